@@ -1,0 +1,33 @@
+# mcpctl needs cgo (SQLite) and the FTS5 build tag everywhere.
+GO      ?= go
+TAGS    := sqlite_fts5
+PKGS    := ./...
+BENCH   ?= .
+FUZZTIME ?= 20s
+
+.PHONY: build run test bench lint fuzz clean
+
+build:
+	CGO_ENABLED=1 $(GO) build -tags $(TAGS) -o bin/mcpctl ./cmd/mcpctl
+
+run: build
+	./bin/mcpctl demo
+
+test:
+	CGO_ENABLED=1 $(GO) test -race -tags $(TAGS) $(PKGS)
+
+bench:
+	CGO_ENABLED=1 $(GO) test -tags $(TAGS) -run '^$$' -bench '$(BENCH)' -benchmem $(PKGS)
+
+lint:
+	gofmt -l . | tee /dev/stderr | (! read)
+	$(GO) vet -tags $(TAGS) $(PKGS)
+
+fuzz:
+	@for t in $$(grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1 dirname | sort -u); do \
+	  for f in $$(grep -ho '^func Fuzz[A-Za-z0-9_]*' $$t/*_test.go | cut -d' ' -f2); do \
+	    echo "== $$t $$f"; CGO_ENABLED=1 $(GO) test -tags $(TAGS) -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$t || exit 1; \
+	  done; done
+
+clean:
+	rm -rf bin

@@ -1,0 +1,5 @@
+// Package promptlib is the prompt library's vocabulary: folders, prompts, colors, the field
+// rules every write must pass, the error codes (with hints) the model and the user see, and the
+// Prompteka-compatible SQL schema. It does no I/O of its own; functions that touch a database take
+// a *sql.DB or *sql.Tx opened by the caller, so the package stays free of any driver.
+package promptlib

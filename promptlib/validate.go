@@ -1,0 +1,115 @@
+package promptlib
+
+import (
+	"net/url"
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/rivo/uniseg"
+)
+
+// Field limits, counted in characters (code points), as the app counts them.
+const (
+	MaxTitle   = 255
+	MaxContent = 100000
+	MaxName    = 255
+	MaxURL     = 2048
+)
+
+var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
+// ValidID reports whether s is a UUID, in either case: the app writes upper-case ids.
+func ValidID(s string) bool { return uuidRE.MatchString(s) }
+
+// ValidateID checks an id field.
+func ValidateID(field, s string) error {
+	if !ValidID(s) {
+		return Errorf(CodeInvalidUUID, "%s %q is not a UUID", field, truncate(s, 60))
+	}
+	return nil
+}
+
+// ValidateTitle checks a prompt title: 1–255 characters, not blank.
+func ValidateTitle(s string) error { return validateText("title", s, MaxTitle) }
+
+// ValidateName checks a folder name: 1–255 characters, not blank.
+func ValidateName(s string) error { return validateText("name", s, MaxName) }
+
+// ValidateContent checks a prompt body: 1–100000 characters, not blank.
+func ValidateContent(s string) error {
+	if n := utf8.RuneCountInString(s); n > MaxContent {
+		return Errorf(CodePayloadTooLarge, "content has %d characters; the limit is %d", n, MaxContent)
+	}
+	return validateText("content", s, MaxContent)
+}
+
+func validateText(field, s string, max int) error {
+	if !utf8.ValidString(s) {
+		return Errorf(CodeInvalidInput, "%s is not valid UTF-8", field)
+	}
+	if strings.TrimSpace(s) == "" {
+		return Errorf(CodeInvalidInput, "%s must not be empty or blank", field)
+	}
+	if n := utf8.RuneCountInString(s); n > max {
+		return Errorf(CodeInvalidInput, "%s has %d characters; the limit is %d", field, n, max)
+	}
+	return nil
+}
+
+// ValidateColor checks a color name.
+func ValidateColor(s string) error {
+	if _, ok := ColorHex(s); !ok {
+		return Errorf(CodeInvalidColor, "color %q is not one of %s", truncate(s, 40), strings.Join(ColorNames, ", "))
+	}
+	return nil
+}
+
+// ValidateURL checks a prompt's reference URL: absolute http(s) with a host, at most 2048 characters.
+func ValidateURL(s string) error {
+	if utf8.RuneCountInString(s) > MaxURL {
+		return Errorf(CodeInvalidURL, "url is longer than %d characters", MaxURL)
+	}
+	u, err := url.Parse(s)
+	if err != nil || !u.IsAbs() || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return Errorf(CodeInvalidURL, "url %q is not an absolute http or https URL", truncate(s, 80))
+	}
+	return nil
+}
+
+// ValidateEmoji checks that s is exactly one grapheme cluster and that the cluster is an emoji,
+// so multi-code-point emoji (👨‍💻, 🇫🇷, 👍🏽) pass while letters, digits and symbols such as # fail.
+func ValidateEmoji(s string) error {
+	if s == "" || uniseg.GraphemeClusterCount(s) != 1 || !isEmojiCluster(s) {
+		return Errorf(CodeInvalidEmoji, "emoji %q is not exactly one emoji", truncate(s, 20))
+	}
+	return nil
+}
+
+// isEmojiCluster decides from the cluster's code points. A cluster is an emoji when it holds a
+// pictographic code point, a regional indicator (flags), or is made one by the emoji
+// presentation selector U+FE0F or the keycap U+20E3 (#️⃣, ☺️).
+func isEmojiCluster(s string) bool {
+	for _, r := range s {
+		switch {
+		case r == 0xFE0F || r == 0x20E3:
+			return true
+		case r >= 0x1F000 && r <= 0x1FAFF: // pictographs, emoticons, transport, flags, symbols
+			return true
+		case r >= 0x2600 && r <= 0x27BF: // miscellaneous symbols and dingbats
+			return true
+		case r >= 0x2300 && r <= 0x23FF, r >= 0x2B00 && r <= 0x2BFF, r >= 0x1F900 && r <= 0x1F9FF:
+			return unicode.IsSymbol(r)
+		}
+	}
+	return false
+}
+
+func truncate(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n]) + "…"
+}

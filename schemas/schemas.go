@@ -1,0 +1,172 @@
+// Package schemas holds the JSON Schemas of mcpctl's contracts — every tool's input and output,
+// the queue's operation and response files, project configs — and validates documents against
+// them. Schemas are embedded and compiled once, on first use.
+package schemas
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+)
+
+//go:embed *.schema.json
+var files embed.FS
+
+const suffix = ".schema.json"
+
+// Names lists every schema, sorted: a file "list_prompts.input.schema.json" is named
+// "list_prompts.input".
+func Names() []string {
+	entries, _ := fs.Glob(files, "*"+suffix)
+	names := make([]string, len(entries))
+	for i, e := range entries {
+		names[i] = strings.TrimSuffix(e, suffix)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Raw returns a schema's JSON text, for tool registration. It panics on an unknown name: schema
+// names are compile-time constants of the caller.
+func Raw(name string) json.RawMessage {
+	b, err := files.ReadFile(name + suffix)
+	if err != nil {
+		panic("schemas: no schema " + name)
+	}
+	return b
+}
+
+var compiled struct {
+	once    sync.Once
+	schemas map[string]*jsonschema.Schema
+	err     error
+}
+
+func compile() (map[string]*jsonschema.Schema, error) {
+	compiled.once.Do(func() {
+		c := jsonschema.NewCompiler()
+		c.AssertFormat()
+		names := Names()
+		for _, name := range names {
+			doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(Raw(name)))
+			if err != nil {
+				compiled.err = fmt.Errorf("schemas: %s: %w", name, err)
+				return
+			}
+			if err := c.AddResource(name+suffix, doc); err != nil {
+				compiled.err = fmt.Errorf("schemas: %s: %w", name, err)
+				return
+			}
+		}
+		compiled.schemas = make(map[string]*jsonschema.Schema, len(names))
+		for _, name := range names {
+			s, err := c.Compile(name + suffix)
+			if err != nil {
+				compiled.err = fmt.Errorf("schemas: compile %s: %w", name, err)
+				return
+			}
+			compiled.schemas[name] = s
+		}
+	})
+	return compiled.schemas, compiled.err
+}
+
+// Problem is one way a document breaks its schema.
+type Problem struct {
+	Pointer string // JSON pointer into the document, "" for the whole document
+	Message string
+}
+
+func (p Problem) String() string {
+	ptr := p.Pointer
+	if ptr == "" {
+		ptr = "/"
+	}
+	return ptr + ": " + p.Message
+}
+
+// Error lists every problem found in a document.
+type Error struct {
+	Schema   string
+	Problems []Problem
+}
+
+func (e *Error) Error() string {
+	parts := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		parts[i] = p.String()
+	}
+	return "schemas: " + e.Schema + ": " + strings.Join(parts, "; ")
+}
+
+// Validate checks doc against the named schema. doc is JSON text ([]byte or json.RawMessage) or a
+// Go value, which is validated as it would marshal. A document that breaks the schema gives an
+// *Error; a document that is not JSON gives an *Error with one problem at the root.
+func Validate(name string, doc any) error {
+	schemas, err := compile()
+	if err != nil {
+		return err
+	}
+	s, ok := schemas[name]
+	if !ok {
+		return fmt.Errorf("schemas: no schema %q", name)
+	}
+	var text []byte
+	switch d := doc.(type) {
+	case []byte:
+		text = d
+	case json.RawMessage:
+		text = d
+	default:
+		if text, err = json.Marshal(doc); err != nil {
+			return fmt.Errorf("schemas: %s: %w", name, err)
+		}
+	}
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(text))
+	if err != nil {
+		return &Error{Schema: name, Problems: []Problem{{Message: "not valid JSON: " + err.Error()}}}
+	}
+	err = s.Validate(v)
+	if err == nil {
+		return nil
+	}
+	ve, ok := err.(*jsonschema.ValidationError)
+	if !ok {
+		return fmt.Errorf("schemas: %s: %w", name, err)
+	}
+	out := &Error{Schema: name}
+	collect(ve, &out.Problems)
+	return out
+}
+
+var printer = message.NewPrinter(language.English)
+
+// collect keeps the leaves of the cause tree: the specific failures, not the "doesn't validate
+// with ..." summaries above them.
+func collect(e *jsonschema.ValidationError, into *[]Problem) {
+	if len(e.Causes) == 0 {
+		*into = append(*into, Problem{Pointer: pointer(e.InstanceLocation), Message: e.ErrorKind.LocalizedString(printer)})
+		return
+	}
+	for _, c := range e.Causes {
+		collect(c, into)
+	}
+}
+
+func pointer(tokens []string) string {
+	var b strings.Builder
+	for _, t := range tokens {
+		b.WriteByte('/')
+		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(t))
+	}
+	return b.String()
+}
