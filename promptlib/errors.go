@@ -67,8 +67,22 @@ func (c Code) Hint() string { return hints[c] }
 type Error struct {
 	Code    Code
 	Message string
-	Err     error // the cause, if any; never shown to the model
+	// For write failures: the queue operation's id and whether it was applied, so the model
+	// never retries blindly.
+	OperationID string
+	Outcome     Outcome
+	Err         error // the cause, if any; never shown to the model
 }
+
+// Outcome says what became of a queued operation that did not report success.
+type Outcome string
+
+// Outcomes of a failed write.
+const (
+	Applied    Outcome = "applied"
+	NotApplied Outcome = "not_applied"
+	Unknown    Outcome = "unknown"
+)
 
 // Errorf builds an *Error with a formatted message.
 func Errorf(code Code, format string, args ...any) *Error {

@@ -1,0 +1,158 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpctl/mcpctl/promptlib"
+	"github.com/mcpctl/mcpctl/queue"
+)
+
+func runDemo(ctx context.Context, env Env, args []string) error {
+	fs := newFlagSet("demo", "mcpctl demo [--keep]",
+		"Creates a throw-away standalone library, starts 'mcpctl serve' on it as a real MCP client would,\n"+
+			"and prints a transcript of a short session: browse, search, read, save a prompt, check health.")
+	keep := fs.Bool("keep", false, "keep the demo library and print its path")
+	if err := fs.parse(env, args); err != nil {
+		return err
+	}
+	bin, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "mcpctl-demo-")
+	if err != nil {
+		return err
+	}
+	if !*keep {
+		defer os.RemoveAll(tmp)
+	}
+	dir := filepath.Join(tmp, "library")
+	if err := queue.CreateLibrary(ctx, dir, promptlib.Starter()); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	childEnv := append(os.Environ(), "LOG_LEVEL=warn", "XDG_CACHE_HOME="+filepath.Join(tmp, "cache"))
+	c, init, err := dialServer(ctx, bin, childEnv, env.Stderr, "--library", dir)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	t := transcript{w: env.Stdout}
+	t.say("Started `mcpctl serve --library %s` and connected over stdio.", dir)
+	t.say("Server %s %s, protocol %s.", init.ServerInfo.Name, init.ServerInfo.Version, init.ProtocolVersion)
+	return demoSession(ctx, c, &t, *keep, dir)
+}
+
+func demoSession(ctx context.Context, c *client.Client, t *transcript, keep bool, dir string) error {
+	tools, err := c.ListTools(ctx, mcp.ListToolsRequest{})
+	if err != nil {
+		return err
+	}
+	names := make([]string, len(tools.Tools))
+	for i, tl := range tools.Tools {
+		names[i] = tl.Name
+	}
+	t.step("tools/list", "%d tools: %s", len(names), strings.Join(names, ", "))
+
+	var folders foldersOut
+	if _, err := callTool(ctx, c, "list_folders", map[string]any{}, &folders); err != nil {
+		return err
+	}
+	var fl []string
+	for _, f := range folders.Folders {
+		fl = append(fl, fmt.Sprintf("%s (%d prompts)", f.Path, f.PromptCount))
+	}
+	t.step("list_folders {}", "%s", strings.Join(fl, "; "))
+
+	var found promptsOut
+	if _, err := callTool(ctx, c, "search_prompts", map[string]any{"query": "review engineer"}, &found); err != nil {
+		return err
+	}
+	t.step(`search_prompts {"query": "review engineer"}`, "%d found: %s", found.Total, titles(found.Prompts))
+	if len(found.Prompts) > 0 {
+		var p promptlib.Prompt
+		if _, err := callTool(ctx, c, "get_prompt", map[string]any{"id": found.Prompts[0].ID}, &p); err != nil {
+			return err
+		}
+		t.step(fmt.Sprintf(`get_prompt {"id": %q}`, p.ID), "%q, %d characters:\n%s", p.Title, len([]rune(p.Content)), indent(firstLines(p.Content, 3)))
+	}
+	if hasTool(names, "create_prompt") {
+		var created struct {
+			Status, Message string
+			ID              *string
+		}
+		args := map[string]any{"title": "Demo: Bug Report", "content": "Turn these notes into a bug report with steps to reproduce, expected and actual behaviour.", "emoji": "🐛", "color": "red"}
+		if _, err := callTool(ctx, c, "create_prompt", args, &created); err != nil {
+			return err
+		}
+		t.step(`create_prompt {"title": "Demo: Bug Report", "emoji": "🐛", "color": "red", …}`, "%s: %s", created.Status, created.Message)
+		if _, err := callTool(ctx, c, "search_prompts", map[string]any{"query": "bug reproduce"}, &found); err != nil {
+			return err
+		}
+		t.step(`search_prompts {"query": "bug reproduce"}`, "%d found: %s", found.Total, titles(found.Prompts))
+	}
+	var bad toolError
+	if _, err := callTool(ctx, c, "get_prompt", map[string]any{"id": "not-a-uuid"}, &bad); err != nil {
+		return err
+	}
+	t.step(`get_prompt {"id": "not-a-uuid"}`, "error %s: %s\n   hint: %s", bad.Error, bad.Message, bad.Hint)
+	var h healthOut
+	if _, err := callTool(ctx, c, "health_check", map[string]any{}, &h); err != nil {
+		return err
+	}
+	t.step("health_check {}", "%s, mode %s, %d prompts in %d folders, queue %s, search index %s",
+		h.Status, h.Mode, h.Counts.Prompts, h.Counts.Folders, h.Queue.State, h.Search.Index)
+	if keep {
+		t.say("The library is kept at %s; serve it with: mcpctl serve --library %s", dir, dir)
+	}
+	return nil
+}
+
+type transcript struct {
+	w io.Writer
+	n int
+}
+
+func (t *transcript) say(format string, args ...any) { fmt.Fprintf(t.w, format+"\n", args...) }
+
+func (t *transcript) step(call, format string, args ...any) {
+	t.n++
+	fmt.Fprintf(t.w, "\n%d. → %s\n   ← %s\n", t.n, call, fmt.Sprintf(format, args...))
+}
+
+func titles(ps []promptlib.Prompt) string {
+	var s []string
+	for _, p := range ps {
+		s = append(s, fmt.Sprintf("%q", p.Title))
+	}
+	return strings.Join(s, ", ")
+}
+
+func firstLines(s string, n int) string {
+	lines := strings.SplitN(s, "\n", n+1)
+	if len(lines) > n {
+		lines = append(lines[:n], "…")
+	}
+	return strings.Join(lines, "\n")
+}
+
+func indent(s string) string { return "     " + strings.ReplaceAll(s, "\n", "\n     ") }
+
+func hasTool(names []string, name string) bool {
+	for _, n := range names {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}

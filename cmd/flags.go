@@ -1,0 +1,55 @@
+package cmd
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// flagSet is a subcommand's flags with its usage text. Its errors become usage errors (exit 2)
+// instead of exiting the process.
+type flagSet struct {
+	*flag.FlagSet
+	synopsis, about string
+}
+
+func newFlagSet(name, synopsis, about string) *flagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return &flagSet{FlagSet: fs, synopsis: synopsis, about: about}
+}
+
+// parse parses args; -h prints the usage to stdout and ends the command with exit 0.
+func (fs *flagSet) parse(env Env, args []string) error {
+	err := fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(env.Stdout, fs.usage())
+		return exitError(0)
+	}
+	if err != nil {
+		return fs.usageError("%v", err)
+	}
+	return nil
+}
+
+func (fs *flagSet) usageError(format string, args ...any) error {
+	return &usageError{msg: fs.Name() + ": " + fmt.Sprintf(format, args...),
+		hint: fmt.Sprintf("run 'mcpctl %s -h' for its usage", fs.Name())}
+}
+
+func (fs *flagSet) usage() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Usage: %s\n\n%s\n", fs.synopsis, fs.about)
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	if n > 0 {
+		b.WriteString("\nFlags:\n")
+		fs.SetOutput(&b)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
+	return b.String()
+}

@@ -1,0 +1,61 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strconv"
+
+	"github.com/mcpctl/mcpctl/promptlib"
+	"github.com/mcpctl/mcpctl/queue"
+)
+
+func runLibrary(ctx context.Context, env Env, args []string) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
+		fmt.Fprint(env.Stdout, "Usage: mcpctl library init [--sample N] DIR\n\n"+
+			"  init   create a standalone library in DIR (schema, WAL, queue directories, marker)\n")
+		if len(args) == 0 {
+			return exitError(2)
+		}
+		return nil
+	}
+	switch args[0] {
+	case "init":
+		return runLibraryInit(ctx, env, args[1:])
+	default:
+		return &usageError{msg: fmt.Sprintf("library: unknown subcommand %q", args[0]), hint: "run 'mcpctl library -h'"}
+	}
+}
+
+func runLibraryInit(ctx context.Context, env Env, args []string) error {
+	fs := newFlagSet("library init", "mcpctl library init [--sample N] DIR",
+		"Creates a standalone library in DIR: prompts.db (Prompteka schema, WAL mode), import-queue/ with mode 0700,\n"+
+			"and the marker file that tells 'mcpctl serve' to process its queue itself. Without --sample it holds\n"+
+			"a few starter prompts; with --sample N, N generated prompts in nested folders (for trying things at scale).")
+	sample := fs.Int("sample", -1, "fill the library with `N` generated prompts instead of the starter prompts")
+	if err := fs.parse(env, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return fs.usageError("want exactly one DIR, got %d arguments", fs.NArg())
+	}
+	dir, err := filepath.Abs(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	lib := promptlib.Starter()
+	if *sample >= 0 {
+		if *sample > 1_000_000 {
+			return fs.usageError("--sample %d is more than 1000000", *sample)
+		}
+		fmt.Fprintf(env.Stderr, "generating %d sample prompts…\n", *sample)
+		lib = promptlib.Sample(*sample, 1)
+	}
+	if err := queue.CreateLibrary(ctx, dir, lib); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "created a standalone library with %s prompts in %d folders at %s\n",
+		strconv.Itoa(len(lib.Prompts)), len(lib.Folders), dir)
+	fmt.Fprintf(env.Stdout, "serve it with: mcpctl serve --library %s\n", dir)
+	return nil
+}

@@ -1,0 +1,125 @@
+// Package cmd is mcpctl's command line: one file per subcommand, the library path resolver, and
+// the MCP server assembly that wires the library reader, the queue, gated sessions and content
+// pipelines into tools, prompts and resources.
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// Env is what a subcommand may touch of the process: its streams and environment. Tests build
+// one with pipes and a map, so commands run in-process exactly as from a shell.
+type Env struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	Getenv func(string) string
+}
+
+// command is one subcommand.
+type command struct {
+	summary string
+	run     func(ctx context.Context, env Env, args []string) error
+}
+
+// commands is the subcommand table; each lives in a file of its name.
+func commands() map[string]command {
+	return map[string]command{
+		"serve":    {"run the stdio MCP server (what .mcp.json starts)", runServe},
+		"library":  {"manage libraries: library init [--sample N] DIR", runLibrary},
+		"queue":    {"process and inspect the import queue: queue process|status|clean", runQueue},
+		"validate": {"check queue operation and response files against the schemas", runValidate},
+		"demo":     {"run a scripted session against a throw-away sample library", runDemo},
+		"version":  {"print the version", runVersion},
+		"help":     {"show help for mcpctl or a subcommand", runHelp},
+	}
+}
+
+// Main runs mcpctl with args (without the program name) and returns the exit code: 0 success,
+// 1 failure, 2 bad invocation.
+func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	env := Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: getenv}
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage())
+		return 2
+	}
+	name := args[0]
+	if name == "-h" || name == "--help" {
+		name = "help"
+	}
+	c, ok := commands()[name]
+	if !ok {
+		return report(stderr, &usageError{
+			msg:  fmt.Sprintf("unknown command %q", args[0]),
+			hint: "run 'mcpctl help' to see the commands",
+		})
+	}
+	return report(stderr, c.run(ctx, env, args[1:]))
+}
+
+func report(stderr io.Writer, err error) int {
+	if err == nil {
+		return 0
+	}
+	var ue *usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(stderr, "mcpctl: %s\n", ue.msg)
+		if ue.hint != "" {
+			fmt.Fprintf(stderr, "hint: %s\n", ue.hint)
+		}
+		return 2
+	}
+	var ee exitError
+	if errors.As(err, &ee) {
+		return int(ee)
+	}
+	fmt.Fprintf(stderr, "mcpctl: %v\n", err)
+	return 1
+}
+
+// usageError is a bad invocation: exit 2 with a hint.
+type usageError struct{ msg, hint string }
+
+func (e *usageError) Error() string { return e.msg }
+
+// exitError ends a command with a code after it has already said why.
+type exitError int
+
+func (e exitError) Error() string { return fmt.Sprintf("exit %d", int(e)) }
+
+func usage() string {
+	var b strings.Builder
+	b.WriteString("mcpctl — a local MCP agent for your prompt library\n\nUsage: mcpctl <command> [flags]\n\nCommands:\n")
+	cmds := commands()
+	names := make([]string, 0, len(cmds))
+	for n := range cmds {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(&b, "  %-9s %s\n", n, cmds[n].summary)
+	}
+	b.WriteString("\nRun 'mcpctl help <command>' for a command's flags.\n")
+	return b.String()
+}
+
+func runHelp(ctx context.Context, env Env, args []string) error {
+	if len(args) == 0 {
+		fmt.Fprint(env.Stdout, usage())
+		return nil
+	}
+	c, ok := commands()[args[0]]
+	if !ok || args[0] == "help" {
+		if !ok {
+			return &usageError{msg: fmt.Sprintf("unknown command %q", args[0]), hint: "run 'mcpctl help' to see the commands"}
+		}
+		fmt.Fprint(env.Stdout, usage())
+		return nil
+	}
+	return c.run(ctx, env, []string{"-h"})
+}

@@ -1,0 +1,179 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+
+	"github.com/adrg/xdg"
+
+	"github.com/mcpctl/mcpctl/promptlib"
+	"github.com/mcpctl/mcpctl/queue"
+)
+
+// Library is a resolved library: where its database and queue are, and who processes its queue.
+type Library struct {
+	Dir        string // the directory holding the database
+	DB         string // prompts.db
+	Queue      string // import-queue/
+	Standalone bool   // mcpctl processes the queue (the marker file is present)
+	Source     string // how it was found, for health_check and error messages
+}
+
+// libraryFlags are the flags every subcommand that touches a library accepts.
+type libraryFlags struct{ library, db, queue string }
+
+func addLibraryFlags(fs *flagSet) *libraryFlags {
+	f := &libraryFlags{}
+	fs.StringVar(&f.library, "library", "", "library `DIR` holding prompts.db and import-queue/")
+	fs.StringVar(&f.db, "db", "", "library database `FILE` (instead of --library)")
+	fs.StringVar(&f.queue, "queue", "", "import queue `DIR` (default: import-queue/ beside the database)")
+	return f
+}
+
+// The Prompteka app's library locations on macOS, sandboxed first.
+var promptekaDirs = []string{
+	"Library/Containers/com.robertgrow.prompteka/Data/Library/Application Support/prompteka",
+	"Library/Application Support/prompteka",
+}
+
+// resolve finds the library, first hit wins: flags, environment, the Prompteka app's locations
+// on macOS, then the standalone library under $XDG_DATA_HOME/mcpctl/library. With create set, a
+// missing standalone library is made with the starter prompts.
+func (f *libraryFlags) resolve(ctx context.Context, env Env, create bool) (Library, error) {
+	var lib Library
+	switch {
+	case f.library != "" && f.db != "":
+		return lib, &usageError{msg: "--library and --db are alternatives; give one", hint: "use --library DIR for a library directory"}
+	case f.library != "":
+		lib = Library{DB: filepath.Join(f.library, queue.DBName), Source: "--library"}
+	case f.db != "":
+		lib = Library{DB: f.db, Source: "--db"}
+	case env.Getenv("PROMPTEKA_DB_PATH") != "":
+		lib = Library{DB: env.Getenv("PROMPTEKA_DB_PATH"), Source: "PROMPTEKA_DB_PATH"}
+	default:
+		found, err := findPrompteka(env)
+		if err != nil {
+			return lib, err
+		}
+		if found != "" {
+			lib = Library{DB: filepath.Join(found, queue.DBName), Source: "Prompteka app"}
+		} else {
+			lib = Library{DB: filepath.Join(dataHome(env), "mcpctl", "library", queue.DBName), Source: "standalone default"}
+			if create {
+				if err := ensureStandalone(ctx, filepath.Dir(lib.DB)); err != nil {
+					return lib, err
+				}
+			}
+		}
+	}
+	abs, err := filepath.Abs(lib.DB)
+	if err != nil {
+		return lib, err
+	}
+	lib.DB = abs
+	lib.Dir = filepath.Dir(abs)
+	switch {
+	case f.queue != "":
+		lib.Queue = f.queue
+	case f.library == "" && f.db == "" && env.Getenv("PROMPTEKA_QUEUE_PATH") != "":
+		lib.Queue = env.Getenv("PROMPTEKA_QUEUE_PATH")
+	default:
+		lib.Queue = filepath.Join(lib.Dir, queue.QueueName)
+	}
+	if lib.Queue, err = filepath.Abs(lib.Queue); err != nil {
+		return lib, err
+	}
+	if _, err := os.Stat(lib.DB); err != nil {
+		return lib, dbAccessError(lib, err)
+	}
+	lib.Standalone = queue.IsStandalone(lib.Dir)
+	return lib, nil
+}
+
+// findPrompteka returns the first Prompteka library directory on this Mac, or "" when there is
+// none. A library that exists but cannot be read (the sandbox asks for permission) is an error
+// that says what to do, rather than a silent fall-through to the standalone library.
+func findPrompteka(env Env) (string, error) {
+	if runtime.GOOS != "darwin" {
+		return "", nil
+	}
+	home := env.Getenv("HOME")
+	if home == "" {
+		return "", nil
+	}
+	for _, rel := range promptekaDirs {
+		dir := filepath.Join(home, rel)
+		_, err := os.Stat(filepath.Join(dir, queue.DBName))
+		switch {
+		case err == nil:
+			return dir, nil
+		case errors.Is(err, fs.ErrPermission):
+			return "", dbAccessError(Library{DB: filepath.Join(dir, queue.DBName), Source: "Prompteka app"}, err)
+		}
+	}
+	return "", nil
+}
+
+func dbAccessError(lib Library, err error) error {
+	switch {
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Errorf("cannot read the library at %s (found by %s): permission denied.\n"+
+			"On macOS, give the app that starts mcpctl (Terminal, Claude, Cursor) Full Disk Access in "+
+			"System Settings → Privacy & Security, then start it again", lib.DB, lib.Source)
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("no library database at %s (found by %s).\n"+
+			"Check the path, or create a library there with 'mcpctl library init %s'", lib.DB, lib.Source, filepath.Dir(lib.DB))
+	default:
+		return fmt.Errorf("cannot open the library at %s (found by %s): %v", lib.DB, lib.Source, err)
+	}
+}
+
+func dataHome(env Env) string {
+	if d := env.Getenv("XDG_DATA_HOME"); d != "" {
+		return d
+	}
+	if h := env.Getenv("HOME"); h != "" && runtime.GOOS != "darwin" {
+		return filepath.Join(h, ".local", "share")
+	}
+	return xdg.DataHome
+}
+
+func cacheHome(env Env) string {
+	if d := env.Getenv("XDG_CACHE_HOME"); d != "" {
+		return d
+	}
+	if h := env.Getenv("HOME"); h != "" && runtime.GOOS != "darwin" {
+		return filepath.Join(h, ".cache")
+	}
+	return xdg.CacheHome
+}
+
+func configHome(env Env) string {
+	if d := env.Getenv("XDG_CONFIG_HOME"); d != "" {
+		return d
+	}
+	if h := env.Getenv("HOME"); h != "" && runtime.GOOS != "darwin" {
+		return filepath.Join(h, ".config")
+	}
+	return xdg.ConfigHome
+}
+
+// ensureStandalone creates the default standalone library with the starter prompts, once.
+func ensureStandalone(ctx context.Context, dir string) error {
+	if _, err := os.Stat(filepath.Join(dir, queue.DBName)); err == nil {
+		return nil
+	}
+	err := queue.CreateLibrary(ctx, dir, promptlib.Starter())
+	if errors.Is(err, queue.ErrLibraryExists) { // another process made it first
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("create the standalone library in %s: %w", dir, err)
+	}
+	return nil
+}

@@ -1,0 +1,100 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcpctl/mcpctl/dbread"
+)
+
+// ServerConfig is everything the MCP server needs; serve builds it from flags and environment,
+// tests build it directly.
+type ServerConfig struct {
+	Library  Library
+	CacheDir string // the search sidecar's home ($XDG_CACHE_HOME/mcpctl)
+	Logger   *slog.Logger
+}
+
+// deps is what tool, prompt and resource handlers share for one server.
+type deps struct {
+	cfg     ServerConfig
+	lib     Library
+	db      *dbread.DB
+	log     *slog.Logger
+	started time.Time
+	srv     *server.MCPServer
+
+	calls  sync.Map // *mcp.CallToolResult → callInfo, for the call's log line
+	starts sync.Map // request id → start time
+}
+
+// RunStdioServer serves MCP over in/out until ctx ends or in closes. Nothing but JSON-RPC is
+// ever written to out; logs go to cfg.Logger.
+func RunStdioServer(ctx context.Context, cfg ServerConfig, in io.Reader, out io.Writer) error {
+	started := time.Now()
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	db, err := dbread.Open(ctx, cfg.Library.DB, dbread.Options{CacheDir: cfg.CacheDir, Logger: cfg.Logger})
+	if err != nil {
+		return fmt.Errorf("open the library: %w", err)
+	}
+	defer db.Close()
+	d := &deps{cfg: cfg, lib: cfg.Library, db: db, log: cfg.Logger, started: started}
+
+	hooks := &server.Hooks{}
+	d.logCalls(hooks)
+	d.srv = server.NewMCPServer("mcpctl", version(),
+		server.WithToolCapabilities(true),
+		server.WithPromptCapabilities(true),
+		server.WithResourceCapabilities(false, true),
+		server.WithCompletions(),
+		server.WithHooks(hooks),
+		server.WithRecovery(),
+		server.WithInstructions(instructions),
+	)
+
+	ws, err := startWriteSide(ctx, d)
+	if err != nil {
+		return err
+	}
+	defer ws.close()
+	tools := append(d.readTools(), ws.tools...)
+	d.srv.AddTools(tools...)
+
+	stopSurface, err := startPromptSurface(ctx, d)
+	if err != nil {
+		return err
+	}
+	defer stopSurface()
+
+	d.log.Info("serving", "library", cfg.Library.Dir, "mode", d.mode(), "source", cfg.Library.Source, "tools", len(tools))
+	stdio := server.NewStdioServer(d.srv)
+	stdio.SetErrorLogger(slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelError))
+	err = stdio.Listen(ctx, in, out)
+	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
+		err = nil
+	}
+	d.log.Info("stopped", "uptimeSeconds", time.Since(started).Seconds())
+	return err
+}
+
+func (d *deps) mode() string {
+	if d.lib.Standalone {
+		return "standalone"
+	}
+	return "prompteka"
+}
+
+const instructions = `mcpctl serves the user's prompt library (Prompteka). Use search_prompts to find prompts by words, ` +
+	`list_folders and list_prompts to browse, get_prompt to read one in full. Ids are UUIDs returned by these tools.`

@@ -1,0 +1,283 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcpctl/mcpctl/dbread"
+	"github.com/mcpctl/mcpctl/promptlib"
+)
+
+// maxFolders caps list_folders: beyond it the model should search, not scroll.
+const maxFolders = 1000
+
+// readTools are the library's read-only tools, answered straight from the database.
+func (d *deps) readTools() []server.ServerTool {
+	return []server.ServerTool{
+		d.serverTool(tool{
+			name: "list_folders", title: "List folders", readOnly: true, idempotent: true, timeout: 2 * time.Second,
+			description: "List the library's folders as a tree (parents first) with their ids, paths and how many prompts " +
+				"and subfolders each holds. Use a folder's id as folderId in list_prompts or create_prompt.",
+			handle: d.listFolders,
+		}),
+		d.serverTool(tool{
+			name: "list_prompts", title: "List prompts", readOnly: true, idempotent: true, timeout: 3 * time.Second,
+			description: "List prompts newest first, with their full content, a page at a time. Give folderId for one " +
+				"folder (null for the top level); page with limit and offset; total says how many there are.",
+			handle: d.listPrompts,
+		}),
+		d.serverTool(tool{
+			name: "get_prompt", title: "Get a prompt", readOnly: true, idempotent: true, timeout: time.Second,
+			description: "Get one prompt in full by its id.",
+			handle:      d.getPrompt,
+		}),
+		d.serverTool(tool{
+			name: "search_prompts", title: "Search prompts", readOnly: true, idempotent: true, timeout: 5 * time.Second,
+			description: "Find prompts by words in their title or content: every word must occur, in any order, and " +
+				"results come most relevant first. Plain words only; quotes and operators are matched as text.",
+			handle: d.searchPrompts,
+		}),
+		d.serverTool(tool{
+			name: "health_check", title: "Check health", readOnly: true, idempotent: true, timeout: 2 * time.Second,
+			description: "Report whether the library and its import queue are usable, which library is served and how " +
+				"(prompteka: the app applies writes; standalone: mcpctl does), and how many prompts and folders it holds.",
+			handle: d.healthCheck,
+		}),
+	}
+}
+
+type folderOut struct {
+	ID          string         `json:"id"`
+	Name        string         `json:"name"`
+	ParentID    *string        `json:"parentId"`
+	Path        string         `json:"path"`
+	ChildCount  int            `json:"childCount"`
+	PromptCount int            `json:"promptCount"`
+	CreatedAt   promptlib.Time `json:"createdAt"`
+	UpdatedAt   promptlib.Time `json:"updatedAt"`
+}
+
+type foldersOut struct {
+	Folders   []folderOut `json:"folders"`
+	Total     int         `json:"total"`
+	Truncated bool        `json:"truncated"`
+}
+
+func (d *deps) listFolders(ctx context.Context, args json.RawMessage) (any, error) {
+	var in struct {
+		IncludeEmpty bool `json:"includeEmpty"`
+	}
+	if err := json.Unmarshal(args, &in); err != nil {
+		return nil, badArgs(err)
+	}
+	all, err := d.db.Folders(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := foldersOut{Folders: []folderOut{}}
+	for _, f := range all {
+		if !in.IncludeEmpty && f.PromptCount == 0 && f.ChildCount == 0 {
+			continue
+		}
+		out.Total++
+		if len(out.Folders) == maxFolders {
+			out.Truncated = true
+			continue
+		}
+		out.Folders = append(out.Folders, folderOut{ID: f.ID, Name: f.Name, ParentID: f.ParentID, Path: f.Path,
+			ChildCount: f.ChildCount, PromptCount: f.PromptCount, CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt})
+	}
+	return out, nil
+}
+
+type promptsOut struct {
+	Prompts []promptlib.Prompt `json:"prompts"`
+	Total   int                `json:"total"`
+	Offset  int                `json:"offset"`
+	Limit   int                `json:"limit"`
+}
+
+// page is the paging part of list and search inputs, with the schema's defaults.
+type page struct {
+	Limit  *int `json:"limit"`
+	Offset int  `json:"offset"`
+}
+
+func (p page) limit() int {
+	if p.Limit == nil {
+		return 100
+	}
+	return *p.Limit
+}
+
+func (d *deps) listPrompts(ctx context.Context, args json.RawMessage) (any, error) {
+	var in struct {
+		page
+		FolderID json.RawMessage `json:"folderId"` // absent: all prompts; null: top level
+	}
+	if err := json.Unmarshal(args, &in); err != nil {
+		return nil, badArgs(err)
+	}
+	opts := dbread.ListOptions{Limit: in.limit(), Offset: in.Offset}
+	switch {
+	case in.FolderID == nil:
+	case string(in.FolderID) == "null":
+		opts.Root = true
+	default:
+		if err := json.Unmarshal(in.FolderID, &opts.FolderID); err != nil {
+			return nil, badArgs(err)
+		}
+		if _, err := d.db.Folder(ctx, opts.FolderID); errors.Is(err, dbread.ErrNotFound) {
+			return nil, promptlib.Errorf(promptlib.CodeFolderNotFound, "no folder has id %s", opts.FolderID)
+		} else if err != nil {
+			return nil, err
+		}
+	}
+	prompts, total, err := d.db.ListPrompts(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return promptsOut{Prompts: nonNil(prompts), Total: total, Offset: opts.Offset, Limit: opts.Limit}, nil
+}
+
+func (d *deps) getPrompt(ctx context.Context, args json.RawMessage) (any, error) {
+	var in struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal(args, &in); err != nil {
+		return nil, badArgs(err)
+	}
+	p, err := d.db.Prompt(ctx, in.ID)
+	if errors.Is(err, dbread.ErrNotFound) {
+		return nil, promptlib.Errorf(promptlib.CodePromptNotFound, "no prompt has id %s", in.ID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func (d *deps) searchPrompts(ctx context.Context, args json.RawMessage) (any, error) {
+	var in struct {
+		page
+		Query string `json:"query"`
+	}
+	if err := json.Unmarshal(args, &in); err != nil {
+		return nil, badArgs(err)
+	}
+	if strings.TrimSpace(in.Query) == "" {
+		return nil, promptlib.Errorf(promptlib.CodeSearchInvalid, "query is blank")
+	}
+	prompts, total, err := d.db.Search(ctx, in.Query, in.limit(), in.Offset)
+	if err != nil {
+		return nil, err
+	}
+	return promptsOut{Prompts: nonNil(prompts), Total: total, Offset: in.Offset, Limit: in.limit()}, nil
+}
+
+type healthOut struct {
+	Status        string  `json:"status"`
+	Version       string  `json:"version"`
+	Mode          string  `json:"mode"`
+	Library       string  `json:"library"`
+	UptimeSeconds float64 `json:"uptimeSeconds"`
+	Database      struct {
+		Path             string  `json:"path"`
+		Reachable        bool    `json:"reachable"`
+		SchemaCompatible bool    `json:"schemaCompatible"`
+		Error            *string `json:"error"`
+	} `json:"database"`
+	Queue struct {
+		Path    string `json:"path"`
+		State   string `json:"state"`
+		Pending int    `json:"pending"`
+	} `json:"queue"`
+	Search struct {
+		Index string  `json:"index"`
+		Error *string `json:"error,omitempty"`
+	} `json:"search"`
+	Counts struct {
+		Prompts int `json:"prompts"`
+		Folders int `json:"folders"`
+	} `json:"counts"`
+}
+
+// healthCheck never fails: what is wrong is the answer.
+func (d *deps) healthCheck(ctx context.Context, _ json.RawMessage) (any, error) {
+	var h healthOut
+	h.Version, h.Mode, h.Library = version(), d.mode(), d.lib.Dir
+	h.UptimeSeconds = time.Since(d.started).Seconds()
+	h.Database.Path = d.lib.DB
+	prompts, folders, err := d.db.Counts(ctx)
+	switch {
+	case err == nil:
+		h.Database.Reachable, h.Database.SchemaCompatible = true, true
+		h.Counts.Prompts, h.Counts.Folders = prompts, folders
+	case errors.Is(err, dbread.ErrSchema):
+		h.Database.Reachable = true
+		h.Database.Error = promptlib.Ptr(err.Error())
+	default:
+		h.Database.Error = promptlib.Ptr(err.Error())
+	}
+	h.Queue.Path = d.lib.Queue
+	h.Queue.State, h.Queue.Pending = queueState(d.lib.Queue)
+	state, serr := d.db.SearchIndex()
+	h.Search.Index = state
+	if serr != nil {
+		h.Search.Error = promptlib.Ptr(serr.Error())
+	}
+	switch {
+	case !h.Database.Reachable || !h.Database.SchemaCompatible:
+		h.Status = "unhealthy"
+	case h.Queue.State != "writable" || h.Search.Index == "unavailable":
+		h.Status = "degraded"
+	default:
+		h.Status = "healthy"
+	}
+	return h, nil
+}
+
+// queueState inspects the import queue directory the way the writer's safety checks do.
+func queueState(dir string) (state string, pending int) {
+	fi, err := os.Lstat(dir)
+	switch {
+	case err != nil:
+		return "missing", 0
+	case fi.Mode()&os.ModeSymlink != 0:
+		return "symlink", 0
+	case !fi.IsDir():
+		return "not_directory", 0
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
+		return "wrong_owner", 0
+	}
+	if syscall.Access(dir, 0x2 /* W_OK */) != nil {
+		return "not_writable", 0
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if n := e.Name(); !e.IsDir() && !strings.HasPrefix(n, ".") && strings.HasSuffix(n, ".json") {
+			pending++
+		}
+	}
+	return "writable", pending
+}
+
+func nonNil(p []promptlib.Prompt) []promptlib.Prompt {
+	if p == nil {
+		return []promptlib.Prompt{}
+	}
+	return p
+}
+
+// badArgs should not happen: arguments passed the input schema before a handler sees them.
+func badArgs(err error) error {
+	return &promptlib.Error{Code: promptlib.CodeInvalidInput, Message: "arguments do not match the tool's input schema", Err: err}
+}

@@ -1,0 +1,130 @@
+package gate
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/mcpctl/mcpctl/promptlib"
+)
+
+// SystemFolder is the top-level library folder that holds the gate texts. Its prompts configure
+// the gate and are never part of a prompt index.
+const SystemFolder = "mcpctl-system"
+
+// PathSep joins folder names into a path, as the app shows them: "Engineering / Backend".
+const PathSep = " / "
+
+// FolderPaths gives every folder its path from the top level, "A / B". A folder whose parent is
+// missing, or that sits in a parent cycle, is treated as top level rather than dropped.
+func FolderPaths(folders []promptlib.Folder) map[string]string {
+	byID := make(map[string]promptlib.Folder, len(folders))
+	for _, f := range folders {
+		byID[f.ID] = f
+	}
+	paths := make(map[string]string, len(folders))
+	var path func(id string, depth int) string
+	path = func(id string, depth int) string {
+		if p, ok := paths[id]; ok {
+			return p
+		}
+		f := byID[id]
+		p := f.Name
+		if f.ParentID != nil && depth < len(folders) {
+			if _, ok := byID[*f.ParentID]; ok && *f.ParentID != id {
+				p = path(*f.ParentID, depth+1) + PathSep + f.Name
+			}
+		}
+		paths[id] = p
+		return p
+	}
+	for _, f := range folders {
+		path(f.ID, 0)
+	}
+	return paths
+}
+
+// ResolveFolder finds the folder a project names: by id (either case), by path from the top
+// level ("A / B", spaces around the slashes optional), or by a name found exactly once anywhere.
+// A name found in several places is an error listing their paths, so the user can write one.
+func ResolveFolder(folders []promptlib.Folder, spec string) (string, error) {
+	paths := FolderPaths(folders)
+	for _, f := range folders {
+		if strings.EqualFold(f.ID, spec) {
+			return f.ID, nil
+		}
+	}
+	want := normPath(spec)
+	for id, p := range paths {
+		if normPath(p) == want {
+			return id, nil
+		}
+	}
+	var hits []string
+	for _, f := range folders {
+		if f.Name == strings.TrimSpace(spec) {
+			hits = append(hits, f.ID)
+		}
+	}
+	switch len(hits) {
+	case 1:
+		return hits[0], nil
+	case 0:
+		return "", &Error{Op: "resolve folder", Path: spec, Err: ErrNoFolder}
+	}
+	var ps []string
+	for _, id := range hits {
+		ps = append(ps, quote(paths[id]))
+	}
+	sort.Strings(ps)
+	return "", &Error{Op: "resolve folder", Path: spec, Err: errors.Join(ErrNoFolder,
+		fmt.Errorf("the name is ambiguous, write the path: %s", strings.Join(ps, ", ")))}
+}
+
+func quote(s string) string { return `"` + s + `"` }
+
+func normPath(p string) string {
+	parts := strings.Split(p, "/")
+	for i, s := range parts {
+		parts[i] = strings.TrimSpace(s)
+	}
+	return strings.Join(parts, "/")
+}
+
+// subtree is the set of folder ids at or below root.
+func subtree(folders []promptlib.Folder, root string) map[string]bool {
+	children := make(map[string][]string, len(folders))
+	for _, f := range folders {
+		if f.ParentID != nil {
+			children[*f.ParentID] = append(children[*f.ParentID], f.ID)
+		}
+	}
+	in := map[string]bool{root: true}
+	stack := []string{root}
+	for len(stack) > 0 {
+		id := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, c := range children[id] {
+			if !in[c] {
+				in[c] = true
+				stack = append(stack, c)
+			}
+		}
+	}
+	return in
+}
+
+// systemFolders is the set of folder ids in the SystemFolder subtree: every top-level folder of
+// that name and what is below it.
+func systemFolders(folders []promptlib.Folder) map[string]bool {
+	in := map[string]bool{}
+	for _, f := range folders {
+		if f.ParentID == nil && f.Name == SystemFolder {
+			for id := range subtree(folders, f.ID) {
+				in[id] = true
+			}
+		}
+	}
+	return in
+}

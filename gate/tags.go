@@ -1,0 +1,82 @@
+package gate
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Tag limits. Ten tags of 40 characters say what a task is about; more would only slow matching
+// and let one call pull in the whole library.
+const (
+	MaxTags   = 10
+	MaxTagLen = 40
+)
+
+// NormalizeTags cleans tags the way matching needs them, deterministically:
+//   - lower case; only letters, digits, '-', '_' and spaces kept, anything else dropped;
+//   - runs of spaces collapsed to one, leading and trailing spaces trimmed;
+//   - cut to MaxTagLen characters (then trimmed again);
+//   - empty tags dropped, duplicates dropped (the first one stays), at most MaxTags kept.
+//
+// The result never holds more than MaxTags tags of 1..MaxTagLen characters each.
+func NormalizeTags(tags []string) []string {
+	out := make([]string, 0, min(len(tags), MaxTags))
+	seen := make(map[string]bool, len(tags))
+	for _, t := range tags {
+		if len(out) == MaxTags {
+			break
+		}
+		n := normalizeTag(t)
+		if n == "" || seen[n] {
+			continue
+		}
+		seen[n] = true
+		out = append(out, n)
+	}
+	return out
+}
+
+func normalizeTag(t string) string {
+	var b strings.Builder
+	space := false
+	n := 0
+	for _, r := range t {
+		if n >= MaxTagLen {
+			break
+		}
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_':
+			if space && b.Len() > 0 {
+				b.WriteByte(' ')
+				n++
+				if n >= MaxTagLen {
+					continue
+				}
+			}
+			space = false
+			b.WriteRune(unicode.ToLower(r))
+			n++
+		case unicode.IsSpace(r):
+			space = true
+		}
+	}
+	s := strings.TrimSpace(b.String())
+	for utf8.RuneCountInString(s) > MaxTagLen { // ToLower can change nothing here, but be sure
+		_, size := utf8.DecodeLastRuneInString(s)
+		s = strings.TrimSpace(s[:len(s)-size])
+	}
+	return s
+}
+
+// fold is the form both tags and prompt fields are compared in: lower case, with '-' and '_'
+// read as spaces, so the tag "error-handling" finds the title "Error Handling" and the tag
+// "error handling" finds the name "error-handling".
+func fold(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '-' || r == '_' {
+			return ' '
+		}
+		return unicode.ToLower(r)
+	}, s)
+}

@@ -1,0 +1,377 @@
+package promptlib
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Apply runs op against the library inside the caller's transaction and returns the response
+// the app would write. It validates the data again (the queue is a boundary: a file may come
+// from anywhere) and enforces the write rules: folder names unique per parent (compared without
+// case), no folder moved into itself or below itself, delete_folder refuses a non-empty folder
+// unless recursive, deleting a missing prompt succeeds, new and moved folders go to the end of
+// their parent, timestamps are Unix seconds, colors hex, the emoji lives in icon.
+//
+// Apply works inside a savepoint: when it answers an error, the transaction holds none of its
+// writes and can be committed (to record the answer) or rolled back. Ids of new prompts and
+// folders are upper-case UUIDv4, the spelling the app writes; existing ids are matched in
+// either case and stored as they are spelt.
+func Apply(ctx context.Context, tx *sql.Tx, op Operation) Response {
+	v, err := DecodeData(op)
+	if err != nil {
+		return Failure(err)
+	}
+	if _, err := tx.ExecContext(ctx, "SAVEPOINT apply"); err != nil {
+		return Failure(fmt.Errorf("promptlib: apply: %w", err))
+	}
+	a := applier{ctx: ctx, tx: tx, now: time.Now().Unix()}
+	resp, err := a.apply(v)
+	if err != nil {
+		if _, rerr := tx.ExecContext(ctx, "ROLLBACK TO apply"); rerr != nil {
+			return Failure(fmt.Errorf("promptlib: apply: %w", rerr))
+		}
+	}
+	if _, rerr := tx.ExecContext(ctx, "RELEASE apply"); rerr != nil {
+		return Failure(fmt.Errorf("promptlib: apply: %w", rerr))
+	}
+	if err != nil {
+		return Failure(err)
+	}
+	return resp
+}
+
+type applier struct {
+	ctx context.Context
+	tx  *sql.Tx
+	now int64
+}
+
+func (a applier) apply(v Validator) (Response, error) {
+	switch d := v.(type) {
+	case *CreatePromptData:
+		return a.createPrompt(d)
+	case *UpdatePromptData:
+		return a.updatePrompt(d)
+	case *DeletePromptData:
+		return a.deletePrompt(d)
+	case *CreateFolderData:
+		return a.createFolder(d)
+	case *UpdateFolderData:
+		return a.updateFolder(d)
+	case *DeleteFolderData:
+		return a.deleteFolder(d)
+	}
+	return Response{}, Errorf(CodeInternal, "no rule for %T", v)
+}
+
+func newEntityID() string { return strings.ToUpper(uuid.NewString()) }
+
+// lookup returns the stored spelling of an id in table, or "" when there is none.
+func (a applier) lookup(table, id string) (string, error) {
+	var stored string
+	err := a.tx.QueryRowContext(a.ctx, "SELECT id FROM "+table+" WHERE id = ? COLLATE NOCASE LIMIT 1", id).Scan(&stored)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("promptlib: look up %s %s: %w", table, id, err)
+	}
+	return stored, nil
+}
+
+// folderRef resolves a folder id the data refers to; code is the error when it is missing.
+func (a applier) folderRef(field, id string, code Code) (string, error) {
+	stored, err := a.lookup("folders", id)
+	if err != nil {
+		return "", err
+	}
+	if stored == "" {
+		return "", Errorf(code, "%s %s does not exist", field, id)
+	}
+	return stored, nil
+}
+
+func (a applier) createPrompt(d *CreatePromptData) (Response, error) {
+	var folder *string
+	if d.FolderID != nil {
+		f, err := a.folderRef("folder", *d.FolderID, CodeFolderNotFound)
+		if err != nil {
+			return Response{}, err
+		}
+		folder = &f
+	}
+	id := newEntityID()
+	_, err := a.tx.ExecContext(a.ctx,
+		`INSERT INTO prompts (id, title, body, folder_id, icon, color, url, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		id, d.Title, d.Content, folder, d.Emoji, StoredColor(d.Color), d.URL, a.now, a.now)
+	if err != nil {
+		return Response{}, fmt.Errorf("promptlib: create prompt: %w", err)
+	}
+	return Success(id, "Prompt '%s' created", truncate(d.Title, 80)), nil
+}
+
+func (a applier) updatePrompt(d *UpdatePromptData) (Response, error) {
+	id, err := a.lookup("prompts", d.ID)
+	if err != nil {
+		return Response{}, err
+	}
+	if id == "" {
+		return Response{}, Errorf(CodePromptNotFound, "prompt %s does not exist", d.ID)
+	}
+	var sets []string
+	var args []any
+	set := func(col string, v any) { sets = append(sets, col+" = ?"); args = append(args, v) }
+	if d.Title.Set {
+		set("title", d.Title.Value)
+	}
+	if d.Content.Set {
+		set("body", d.Content.Value)
+	}
+	if d.FolderID.Set {
+		if d.FolderID.Null {
+			set("folder_id", nil)
+		} else {
+			f, err := a.folderRef("folder", d.FolderID.Value, CodeFolderNotFound)
+			if err != nil {
+				return Response{}, err
+			}
+			set("folder_id", f)
+		}
+	}
+	if d.Emoji.Set {
+		set("icon", nullable(d.Emoji))
+	}
+	if d.Color.Set {
+		var hex *string
+		if !d.Color.Null {
+			hex = StoredColor(&d.Color.Value)
+		}
+		set("color", hex)
+	}
+	if d.URL.Set {
+		set("url", nullable(d.URL))
+	}
+	set("updated_at", a.now)
+	args = append(args, id)
+	if _, err := a.tx.ExecContext(a.ctx, "UPDATE prompts SET "+strings.Join(sets, ", ")+" WHERE id = ?", args...); err != nil {
+		return Response{}, fmt.Errorf("promptlib: update prompt: %w", err)
+	}
+	return Success(id, "Prompt %s updated", id), nil
+}
+
+func nullable(o Optional[string]) *string {
+	if o.Null {
+		return nil
+	}
+	return &o.Value
+}
+
+func (a applier) deletePrompt(d *DeletePromptData) (Response, error) {
+	res, err := a.tx.ExecContext(a.ctx, "DELETE FROM prompts WHERE id = ? COLLATE NOCASE", d.ID)
+	if err != nil {
+		return Response{}, fmt.Errorf("promptlib: delete prompt: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		// Deleting is idempotent: a retried or duplicate delete must not fail.
+		return Success(d.ID, "Prompt %s was already deleted", d.ID), nil
+	}
+	return Success(d.ID, "Prompt %s deleted", d.ID), nil
+}
+
+// nameTaken reports whether parent (nil = top level) already holds a folder called name, other
+// than except.
+func (a applier) nameTaken(parent *string, name, except string) (bool, error) {
+	var n int
+	err := a.tx.QueryRowContext(a.ctx,
+		`SELECT COUNT(*) FROM folders WHERE name = ? COLLATE NOCASE AND parent_id IS ? AND id <> ?`,
+		name, parent, except).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("promptlib: check folder name: %w", err)
+	}
+	return n > 0, nil
+}
+
+// nextPosition is one past the last position among parent's children.
+func (a applier) nextPosition(parent *string) (int64, error) {
+	var pos sql.NullInt64
+	if err := a.tx.QueryRowContext(a.ctx, `SELECT MAX(position) FROM folders WHERE parent_id IS ?`, parent).Scan(&pos); err != nil {
+		return 0, fmt.Errorf("promptlib: folder position: %w", err)
+	}
+	if !pos.Valid {
+		return 0, nil
+	}
+	return pos.Int64 + 1, nil
+}
+
+func (a applier) createFolder(d *CreateFolderData) (Response, error) {
+	var parent *string
+	if d.ParentID != nil {
+		p, err := a.folderRef("parent folder", *d.ParentID, CodeParentFolderNotFound)
+		if err != nil {
+			return Response{}, err
+		}
+		parent = &p
+	}
+	if taken, err := a.nameTaken(parent, d.Name, ""); err != nil {
+		return Response{}, err
+	} else if taken {
+		return Response{}, Errorf(CodeFolderExists, "a folder named '%s' already exists there", truncate(d.Name, 80))
+	}
+	pos, err := a.nextPosition(parent)
+	if err != nil {
+		return Response{}, err
+	}
+	id := newEntityID()
+	if _, err := a.tx.ExecContext(a.ctx,
+		`INSERT INTO folders (id, name, parent_id, position, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)`,
+		id, d.Name, parent, pos, a.now, a.now); err != nil {
+		return Response{}, fmt.Errorf("promptlib: create folder: %w", err)
+	}
+	return Success(id, "Folder '%s' created", truncate(d.Name, 80)), nil
+}
+
+// folder reads one folder's stored id, name and parent.
+func (a applier) folder(id string) (stored, name string, parent *string, err error) {
+	var p sql.NullString
+	err = a.tx.QueryRowContext(a.ctx, `SELECT id, name, parent_id FROM folders WHERE id = ? COLLATE NOCASE LIMIT 1`, id).
+		Scan(&stored, &name, &p)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", "", nil, Errorf(CodeFolderNotFound, "folder %s does not exist", id)
+	}
+	if err != nil {
+		return "", "", nil, fmt.Errorf("promptlib: read folder %s: %w", id, err)
+	}
+	if p.Valid {
+		parent = &p.String
+	}
+	return stored, name, parent, nil
+}
+
+// subtree returns folder id and every folder below it. The walk compares ids without case, as
+// the app's ids may be spelt either way, and stops at cycles a corrupt library might hold.
+func (a applier) subtree(id string) ([]string, error) {
+	rows, err := a.tx.QueryContext(a.ctx, `
+WITH RECURSIVE sub(id) AS (
+  SELECT id FROM folders WHERE id = ?
+  UNION
+  SELECT f.id FROM folders f JOIN sub ON f.parent_id = sub.id COLLATE NOCASE
+)
+SELECT id FROM sub`, id)
+	if err != nil {
+		return nil, fmt.Errorf("promptlib: folder subtree: %w", err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, fmt.Errorf("promptlib: folder subtree: %w", err)
+		}
+		ids = append(ids, s)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("promptlib: folder subtree: %w", err)
+	}
+	return ids, nil
+}
+
+func (a applier) updateFolder(d *UpdateFolderData) (Response, error) {
+	id, name, parent, err := a.folder(d.ID)
+	if err != nil {
+		return Response{}, err
+	}
+	newParent, moved := parent, false
+	if d.ParentID.Set {
+		if d.ParentID.Null {
+			newParent = nil
+		} else {
+			p, err := a.folderRef("parent folder", d.ParentID.Value, CodeParentFolderNotFound)
+			if err != nil {
+				return Response{}, err
+			}
+			sub, err := a.subtree(id)
+			if err != nil {
+				return Response{}, err
+			}
+			for _, s := range sub {
+				if strings.EqualFold(s, p) {
+					return Response{}, Errorf(CodeFolderCycle, "folder %s cannot move into %s, which is itself or one of its subfolders", id, p)
+				}
+			}
+			newParent = &p
+		}
+		moved = !sameParent(parent, newParent)
+	}
+	newName := name
+	if d.Name.Set {
+		newName = d.Name.Value
+	}
+	if moved || newName != name {
+		if taken, err := a.nameTaken(newParent, newName, id); err != nil {
+			return Response{}, err
+		} else if taken {
+			return Response{}, Errorf(CodeFolderExists, "a folder named '%s' already exists there", truncate(newName, 80))
+		}
+	}
+	sets, args := []string{"name = ?", "updated_at = ?"}, []any{newName, a.now}
+	if moved {
+		pos, err := a.nextPosition(newParent)
+		if err != nil {
+			return Response{}, err
+		}
+		sets = append(sets, "parent_id = ?", "position = ?")
+		args = append(args, newParent, pos)
+	}
+	args = append(args, id)
+	if _, err := a.tx.ExecContext(a.ctx, "UPDATE folders SET "+strings.Join(sets, ", ")+" WHERE id = ?", args...); err != nil {
+		return Response{}, fmt.Errorf("promptlib: update folder: %w", err)
+	}
+	return Success(id, "Folder %s updated", id), nil
+}
+
+func sameParent(a, b *string) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return strings.EqualFold(*a, *b)
+}
+
+func (a applier) deleteFolder(d *DeleteFolderData) (Response, error) {
+	id, name, _, err := a.folder(d.ID)
+	if err != nil {
+		return Response{}, err
+	}
+	sub, err := a.subtree(id)
+	if err != nil {
+		return Response{}, err
+	}
+	in := "(" + strings.TrimSuffix(strings.Repeat("?,", len(sub)), ",") + ")"
+	args := make([]any, len(sub))
+	for i, s := range sub {
+		args[i] = s
+	}
+	var prompts int
+	if err := a.tx.QueryRowContext(a.ctx, "SELECT COUNT(*) FROM prompts WHERE folder_id COLLATE NOCASE IN "+in, args...).Scan(&prompts); err != nil {
+		return Response{}, fmt.Errorf("promptlib: delete folder: %w", err)
+	}
+	if !d.Recursive && (prompts > 0 || len(sub) > 1) {
+		return Response{}, Errorf(CodeFolderNotEmpty, "folder '%s' holds %d prompts and %d subfolders; use recursive=true to delete it with its contents",
+			truncate(name, 80), prompts, len(sub)-1)
+	}
+	if _, err := a.tx.ExecContext(a.ctx, "DELETE FROM prompts WHERE folder_id COLLATE NOCASE IN "+in, args...); err != nil {
+		return Response{}, fmt.Errorf("promptlib: delete folder: %w", err)
+	}
+	if _, err := a.tx.ExecContext(a.ctx, "DELETE FROM folders WHERE id IN "+in, args...); err != nil {
+		return Response{}, fmt.Errorf("promptlib: delete folder: %w", err)
+	}
+	if len(sub) == 1 && prompts == 0 {
+		return Success(id, "Folder '%s' deleted", truncate(name, 80)), nil
+	}
+	return Success(id, "Folder '%s' deleted with %d subfolders and %d prompts", truncate(name, 80), len(sub)-1, prompts), nil
+}
