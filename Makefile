@@ -20,8 +20,9 @@ bench:
 	CGO_ENABLED=1 $(GO) test -tags $(TAGS) -run '^$$' -bench '$(BENCH)' -benchmem $(PKGS)
 
 lint:
-	gofmt -l . | tee /dev/stderr | (! read)
+	@test -z "$$(gofmt -l .)" || (gofmt -l .; exit 1)
 	$(GO) vet -tags $(TAGS) $(PKGS)
+	@if command -v golangci-lint >/dev/null; then golangci-lint run; else echo "golangci-lint not installed; skipped"; fi
 
 fuzz:
 	@for t in $$(grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1 dirname | sort -u); do \

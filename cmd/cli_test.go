@@ -1,0 +1,123 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcpctl/mcpctl/promptlib"
+	"github.com/mcpctl/mcpctl/queue"
+)
+
+// run runs mcpctl in-process with env vars from vars and returns exit code, stdout, stderr.
+func run(tb testing.TB, vars map[string]string, args ...string) (int, string, string) {
+	tb.Helper()
+	var stdout, stderr bytes.Buffer
+	code := Main(context.Background(), args, strings.NewReader(""), &stdout, &stderr, func(k string) string { return vars[k] })
+	return code, stdout.String(), stderr.String()
+}
+
+func TestUsageErrorsExit2WithHint(t *testing.T) {
+	for _, args := range [][]string{
+		{},
+		{"frobnicate"},
+		{"serve", "--no-such-flag"},
+		{"serve", "extra-arg"},
+		{"library", "init"},
+		{"library", "init", "--sample", "x", "dir"},
+		{"library", "explode"},
+		{"help", "frobnicate"},
+		{"serve", "--library", "a", "--db", "b"},
+	} {
+		code, _, stderr := run(t, nil, args...)
+		if code != 2 {
+			t.Errorf("mcpctl %v: exit %d, want 2 (stderr %q)", args, code, stderr)
+			continue
+		}
+		if len(args) > 0 && !strings.Contains(stderr, "hint:") {
+			t.Errorf("mcpctl %v: stderr %q has no hint", args, stderr)
+		}
+	}
+}
+
+func TestHelpAndVersion(t *testing.T) {
+	code, out, _ := run(t, nil, "help")
+	if code != 0 || !strings.Contains(out, "serve") || !strings.Contains(out, "library") {
+		t.Errorf("help: exit %d, output %q", code, out)
+	}
+	code, out, _ = run(t, nil, "serve", "-h")
+	if code != 0 || !strings.Contains(out, "--library") {
+		t.Errorf("serve -h: exit %d, output %q", code, out)
+	}
+	code, out, _ = run(t, nil, "version")
+	if code != 0 || !strings.HasPrefix(out, "mcpctl ") {
+		t.Errorf("version: exit %d, output %q", code, out)
+	}
+}
+
+func TestLibraryInit(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "lib")
+	code, out, stderr := run(t, nil, "library", "init", "--sample", "30", dir)
+	if code != 0 {
+		t.Fatalf("library init: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(out, "30 prompts") {
+		t.Errorf("library init said %q, want it to count 30 prompts", out)
+	}
+	for _, name := range []string{queue.DBName, queue.MarkerName} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("library init made no %s: %v", name, err)
+		}
+	}
+	for _, sub := range []string{"", "processing", "processed", "failed"} {
+		fi, err := os.Stat(filepath.Join(dir, queue.QueueName, sub))
+		if err != nil {
+			t.Fatalf("queue dir %q: %v", sub, err)
+		}
+		if perm := fi.Mode().Perm(); perm != 0o700 {
+			t.Errorf("queue dir %q has mode %o, want 700", sub, perm)
+		}
+	}
+	if code, _, stderr := run(t, nil, "library", "init", dir); code != 1 || !strings.Contains(stderr, "already exists") {
+		t.Errorf("second init: exit %d, stderr %q; want 1 saying it exists", code, stderr)
+	}
+}
+
+func TestResolveOrder(t *testing.T) {
+	home := t.TempDir()
+	flagLib := filepath.Join(home, "flag")
+	envDB := filepath.Join(home, "env", "prompts.db")
+	for _, p := range []string{flagLib, filepath.Dir(envDB)} {
+		if err := queue.CreateLibrary(context.Background(), p, queueStarter()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	vars := map[string]string{"HOME": home, "XDG_DATA_HOME": filepath.Join(home, "data"),
+		"PROMPTEKA_DB_PATH": envDB, "PROMPTEKA_QUEUE_PATH": filepath.Join(home, "q")}
+	env := Env{Getenv: func(k string) string { return vars[k] }}
+	ctx := context.Background()
+
+	got, err := (&libraryFlags{library: flagLib}).resolve(ctx, env, false)
+	if err != nil || got.DB != filepath.Join(flagLib, "prompts.db") || got.Queue != filepath.Join(flagLib, "import-queue") || !got.Standalone {
+		t.Errorf("--library: got %+v, %v", got, err)
+	}
+	got, err = (&libraryFlags{}).resolve(ctx, env, false)
+	if err != nil || got.DB != envDB || got.Queue != filepath.Join(home, "q") || got.Source != "PROMPTEKA_DB_PATH" {
+		t.Errorf("env: got %+v, %v", got, err)
+	}
+	delete(vars, "PROMPTEKA_DB_PATH")
+	delete(vars, "PROMPTEKA_QUEUE_PATH")
+	if _, err := (&libraryFlags{}).resolve(ctx, env, false); err == nil || !strings.Contains(err.Error(), "library init") {
+		t.Errorf("missing standalone without create: err %v, want advice to run library init", err)
+	}
+	got, err = (&libraryFlags{}).resolve(ctx, env, true)
+	want := filepath.Join(home, "data", "mcpctl", "library", "prompts.db")
+	if err != nil || got.DB != want || !got.Standalone {
+		t.Fatalf("standalone default: got %+v, %v; want %s", got, err, want)
+	}
+}
+
+func queueStarter() promptlib.Library { return promptlib.Starter() }

@@ -1,0 +1,111 @@
+package promptlib
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestValidateEmoji(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want bool
+	}{
+		{"📝", true}, {"👨‍💻", true}, {"🇫🇷", true}, {"👍🏽", true}, {"⚙️", true}, {"#️⃣", true}, {"☕", true},
+		{"a", false}, {"1", false}, {"#", false}, {"ab", false}, {"", false}, {"📝📝", false}, {"é", false},
+		{"👍🏽x", false}, {" ", false},
+	} {
+		err := ValidateEmoji(tc.in)
+		if got := err == nil; got != tc.want {
+			t.Errorf("ValidateEmoji(%q) = %v, want valid=%v", tc.in, err, tc.want)
+		}
+		if err != nil && CodeOf(err) != CodeInvalidEmoji {
+			t.Errorf("ValidateEmoji(%q) code = %s, want %s", tc.in, CodeOf(err), CodeInvalidEmoji)
+		}
+	}
+}
+
+func TestValidateText(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		fn   func(string) error
+		in   string
+		want Code // "" = valid
+	}{
+		{"title ok", ValidateTitle, "Security Review", ""},
+		{"title non-ascii 255", ValidateTitle, strings.Repeat("é", 255), ""},
+		{"title 256", ValidateTitle, strings.Repeat("a", 256), CodeInvalidInput},
+		{"title blank", ValidateTitle, " \t\n", CodeInvalidInput},
+		{"title empty", ValidateTitle, "", CodeInvalidInput},
+		{"title bad utf8", ValidateTitle, "a\xffb", CodeInvalidInput},
+		{"content 100000", ValidateContent, strings.Repeat("x", 100000), ""},
+		{"content 100001", ValidateContent, strings.Repeat("x", 100001), CodePayloadTooLarge},
+		{"content blank", ValidateContent, "   ", CodeInvalidInput},
+		{"name ok", ValidateName, "Données", ""},
+		{"color ok", ValidateColor, "purple", ""},
+		{"color hex", ValidateColor, "#A855F7", CodeInvalidColor},
+		{"color case", ValidateColor, "Purple", CodeInvalidColor},
+		{"url https", ValidateURL, "https://example.com/x?y=1", ""},
+		{"url http", ValidateURL, "http://localhost:8080/", ""},
+		{"url relative", ValidateURL, "/docs", CodeInvalidURL},
+		{"url ftp", ValidateURL, "ftp://example.com", CodeInvalidURL},
+		{"url javascript", ValidateURL, "javascript:alert(1)", CodeInvalidURL},
+		{"url no host", ValidateURL, "https://", CodeInvalidURL},
+		{"url too long", ValidateURL, "https://e.com/" + strings.Repeat("a", 2040), CodeInvalidURL},
+	} {
+		err := tc.fn(tc.in)
+		var got Code
+		if err != nil {
+			got = CodeOf(err)
+		}
+		if got != tc.want {
+			t.Errorf("%s: got %q (%v), want %q", tc.name, got, err, tc.want)
+		}
+	}
+}
+
+func TestValidID(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want bool
+	}{
+		{"3f2a1b4c-0d5e-4f6a-8b7c-9d0e1f2a3b4c", true},
+		{"3F2A1B4C-0D5E-4F6A-8B7C-9D0E1F2A3B4C", true},
+		{"3f2a1b4c0d5e4f6a8b7c9d0e1f2a3b4c", false},
+		{"3f2a1b4c-0d5e-4f6a-8b7c-9d0e1f2a3b4", false},
+		{"../../etc/passwd", false},
+		{"", false},
+	} {
+		if got := ValidID(tc.in); got != tc.want {
+			t.Errorf("ValidID(%q) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestColors(t *testing.T) {
+	for _, name := range ColorNames {
+		hex, ok := ColorHex(name)
+		if !ok {
+			t.Fatalf("ColorHex(%q) unknown", name)
+		}
+		if got := ColorName(strings.ToLower(hex)); got == nil || *got != name {
+			t.Errorf("ColorName(%q) = %v, want %q", hex, got, name)
+		}
+	}
+	if got := ColorName("#123456"); got != nil {
+		t.Errorf("ColorName of an unknown hex = %q, want nil", *got)
+	}
+	if got := StoredColor(Ptr("green")); got == nil || *got != "#22C55E" {
+		t.Errorf("StoredColor(green) = %v, want #22C55E", got)
+	}
+}
+
+func TestEveryCodeHasAHint(t *testing.T) {
+	for code := range hints {
+		if code.Hint() == "" {
+			t.Errorf("%s has no hint", code)
+		}
+	}
+	if got := Errorf(CodeFolderNotFound, "no folder %s", "x").Hint(); !strings.Contains(got, "list_folders") {
+		t.Errorf("FOLDER_NOT_FOUND hint %q does not point to list_folders", got)
+	}
+}

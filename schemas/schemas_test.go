@@ -1,0 +1,59 @@
+package schemas
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestEverySchemaCompiles(t *testing.T) {
+	if _, err := compile(); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range Names() {
+		var doc map[string]any
+		if err := json.Unmarshal(Raw(name), &doc); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		if doc["type"] != "object" {
+			t.Errorf("%s: top-level type %v, want object (MCP needs object schemas)", name, doc["type"])
+		}
+	}
+}
+
+func TestValidateReportsEveryProblemWithItsPointer(t *testing.T) {
+	err := Validate("list_prompts.input", []byte(`{"limit": 0, "offset": -1, "extra": true}`))
+	var se *Error
+	if !errors.As(err, &se) {
+		t.Fatalf("got %v, want *Error", err)
+	}
+	got := map[string]bool{}
+	for _, p := range se.Problems {
+		got[p.Pointer] = true
+	}
+	for _, want := range []string{"/limit", "/offset", ""} {
+		if !got[want] {
+			t.Errorf("no problem reported at %q; got %v", want, se.Problems)
+		}
+	}
+}
+
+func TestValidateAcceptsGoValuesAndText(t *testing.T) {
+	for _, doc := range []any{
+		map[string]any{"id": "3F2A1B4C-0D5E-4F6A-8B7C-9D0E1F2A3B4C"},
+		[]byte(`{"id": "3f2a1b4c-0d5e-4f6a-8b7c-9d0e1f2a3b4c"}`),
+		json.RawMessage(`{"id": "3f2a1b4c-0d5e-4f6a-8b7c-9d0e1f2a3b4c"}`),
+	} {
+		if err := Validate("get_prompt.input", doc); err != nil {
+			t.Errorf("Validate(%v) = %v, want valid", doc, err)
+		}
+	}
+	err := Validate("get_prompt.input", []byte(`{"id": `))
+	if err == nil || !strings.Contains(err.Error(), "not valid JSON") {
+		t.Errorf("truncated JSON: got %v, want a 'not valid JSON' problem", err)
+	}
+	if err := Validate("no-such-schema", []byte(`{}`)); err == nil {
+		t.Error("unknown schema name: got nil error")
+	}
+}
