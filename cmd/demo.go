@@ -41,7 +41,7 @@ func runDemo(ctx context.Context, env Env, args []string) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	childEnv := append(os.Environ(), "LOG_LEVEL=warn", "XDG_CACHE_HOME="+filepath.Join(tmp, "cache"))
+	childEnv := append(os.Environ(), "LOG_LEVEL=error", "XDG_CACHE_HOME="+filepath.Join(tmp, "cache"))
 	c, init, err := dialServer(ctx, bin, childEnv, env.Stderr, "--library", dir)
 	if err != nil {
 		return err
@@ -70,7 +70,7 @@ func demoSession(ctx context.Context, c *client.Client, t *transcript, keep bool
 	}
 	var fl []string
 	for _, f := range folders.Folders {
-		fl = append(fl, fmt.Sprintf("%s (%d prompts)", f.Path, f.PromptCount))
+		fl = append(fl, fmt.Sprintf("%s (%s)", f.Path, countOf(f.PromptCount, "prompt")))
 	}
 	t.step("list_folders {}", "%s", strings.Join(fl, "; "))
 
@@ -155,4 +155,11 @@ func hasTool(names []string, name string) bool {
 		}
 	}
 	return false
+}
+
+func countOf(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -49,6 +50,7 @@ type session struct {
 	*client.Client
 	init   *mcp.InitializeResult
 	stderr *syncBuffer
+	cmd    *exec.Cmd // the child process
 
 	mu            sync.Mutex
 	notifications []mcp.JSONRPCNotification
@@ -61,7 +63,7 @@ func serve(tb testing.TB, env []string, args ...string) *session {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	s := &session{stderr: &syncBuffer{}, notified: make(chan struct{}, 1)}
-	c, init, err := dialServerNotify(ctx, os.Args[0], env, s.stderr, s.onNotification, args...)
+	c, init, err := dialServerNotify(ctx, os.Args[0], env, s.stderr, s.onNotification, func(c *exec.Cmd) { s.cmd = c }, args...)
 	if err != nil {
 		tb.Fatalf("start mcpctl serve %v: %v\nstderr:\n%s", args, err, s.stderr)
 	}

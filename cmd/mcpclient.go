@@ -16,17 +16,20 @@ import (
 // over stdio, pinned to the protocol revision real clients use. The caller closes the client,
 // which ends the child.
 func dialServer(ctx context.Context, bin string, env []string, stderr io.Writer, args ...string) (*client.Client, *mcp.InitializeResult, error) {
-	return dialServerNotify(ctx, bin, env, stderr, nil, args...)
+	return dialServerNotify(ctx, bin, env, stderr, nil, nil, args...)
 }
 
 // dialServerNotify is dialServer with a notification handler installed before the handshake,
-// so no notification is missed.
+// so no notification is missed, and a hook that sees the child's command once it is built.
 func dialServerNotify(ctx context.Context, bin string, env []string, stderr io.Writer,
-	onNotify func(mcp.JSONRPCNotification), args ...string) (*client.Client, *mcp.InitializeResult, error) {
+	onNotify func(mcp.JSONRPCNotification), onCmd func(*exec.Cmd), args ...string) (*client.Client, *mcp.InitializeResult, error) {
 	// env is the child's whole environment (the default would add ours), so tests are hermetic.
 	exact := transport.WithCommandFunc(func(ctx context.Context, command string, env []string, args []string) (*exec.Cmd, error) {
 		c := exec.CommandContext(ctx, command, args...)
 		c.Env = env
+		if onCmd != nil {
+			onCmd(c)
+		}
 		return c, nil
 	})
 	t := transport.NewStdioWithOptions(bin, env, append([]string{"serve"}, args...), exact, transport.WithCommandStderrWriter(stderr))

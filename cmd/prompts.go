@@ -1,12 +1,261 @@
 package cmd
 
-// STUB owned by the prompts engineer: library prompts as MCP prompts and resources.
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
 
-import "context"
+	"github.com/mark3labs/mcp-go/mcp"
 
-// startPromptSurface registers the library's prompts as MCP prompts, its prompts and folders as
-// resources (with templates and completion), and starts the live updater that follows library
-// changes. stop ends the updater and waits for it.
-func startPromptSurface(ctx context.Context, d *deps) (stop func(), err error) {
-	return func() {}, nil
+	"github.com/mcpctl/mcpctl/dbread"
+	"github.com/mcpctl/mcpctl/gate"
+	"github.com/mcpctl/mcpctl/promptlib"
+)
+
+// servedLibrary decides which prompts and folders the MCP prompts and resources show: all of
+// them but the gate's system folder and everything under it (its prompts configure mcpctl;
+// they are not the user's slash commands). Project scoping narrows the set here.
+func servedLibrary(prompts []promptlib.Prompt, folders []dbread.FolderInfo) ([]promptlib.Prompt, []dbread.FolderInfo) {
+	hidden := make(map[string]bool)
+	for _, f := range folders { // tree order: a parent comes before its children
+		if (f.ParentID == nil && f.Name == gate.SystemFolder) || (f.ParentID != nil && hidden[*f.ParentID]) {
+			hidden[f.ID] = true
+		}
+	}
+	if len(hidden) == 0 {
+		return prompts, folders
+	}
+	servedFolders := make([]dbread.FolderInfo, 0, len(folders))
+	for _, f := range folders {
+		if !hidden[f.ID] {
+			servedFolders = append(servedFolders, f)
+		}
+	}
+	served := make([]promptlib.Prompt, 0, len(prompts))
+	for _, p := range prompts {
+		if p.FolderID == nil || !hidden[*p.FolderID] {
+			served = append(served, p)
+		}
+	}
+	return served, servedFolders
+}
+
+// mcpPrompt is the MCP prompt for a library prompt: its arguments are the body's placeholders,
+// each saying whether it is required, its default, and where the body uses it, so a client can
+// ask the user for a value with some context.
+func mcpPrompt(name, title, summary string, args []promptlib.Placeholder) mcp.Prompt {
+	p := mcp.Prompt{Name: name, Title: title, Description: summary}
+	for _, a := range args {
+		p.Arguments = append(p.Arguments, mcp.PromptArgument{
+			Name:        a.Name,
+			Description: argumentDescription(a),
+			Required:    a.Required,
+		})
+	}
+	return p
+}
+
+func argumentDescription(a promptlib.Placeholder) string {
+	kind := "Required"
+	if !a.Required {
+		kind = "Optional, default " + strconv.Quote(a.Default)
+	}
+	return kind + "; used in " + a.Where() + "."
+}
+
+// signature lists a prompt's arguments for error messages: `language (required), tone
+// (optional, default "friendly")`.
+func signature(args []promptlib.Placeholder) string {
+	if len(args) == 0 {
+		return "no arguments"
+	}
+	parts := make([]string, len(args))
+	for i, a := range args {
+		if a.Required {
+			parts[i] = a.Name + " (required)"
+		} else {
+			parts[i] = fmt.Sprintf("%s (optional, default %q)", a.Name, a.Default)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// getPrompt renders a library prompt as one user message. It reads the prompt afresh, so the
+// text is what the library holds now even if the listing lags a change by a moment.
+func (s *promptSurface) getPrompt(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+	name := req.Params.Name
+	sp := s.snap.Load().byName[name]
+	if sp == nil {
+		return nil, fmt.Errorf("prompt %q is no longer in the library: %w; call prompts/list for the current names", name, errNotServed)
+	}
+	p, err := s.db.Prompt(ctx, sp.id)
+	if errors.Is(err, dbread.ErrNotFound) {
+		return nil, fmt.Errorf("prompt %q was just deleted from the library: %w; call prompts/list for the current names", name, errNotServed)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read prompt %q: %w; try again in a moment", name, err)
+	}
+	text, err := promptlib.Render(p.Content, req.Params.Arguments)
+	if err != nil {
+		return nil, argumentsProblem(name, promptlib.Placeholders(p.Content), err)
+	}
+	if p.URL != nil && *p.URL != "" {
+		text += "\n\nReference: " + *p.URL
+	}
+	return mcp.NewGetPromptResult(sp.prompt.Description, []mcp.PromptMessage{
+		mcp.NewPromptMessage(mcp.RoleUser, mcp.NewTextContent(text)),
+	}), nil
+}
+
+// argumentsProblem says what is wrong with a prompts/get call's arguments and what to send.
+func argumentsProblem(name string, args []promptlib.Placeholder, err error) error {
+	var ae *promptlib.ArgumentError
+	if !errors.As(err, &ae) {
+		return err
+	}
+	var parts []string
+	if len(ae.Missing) > 0 {
+		parts = append(parts, "missing required "+plural("argument", len(ae.Missing))+" "+quoted(ae.Missing))
+	}
+	if len(ae.Unknown) > 0 {
+		parts = append(parts, "unknown "+plural("argument", len(ae.Unknown))+" "+quoted(ae.Unknown))
+	}
+	return fmt.Errorf("prompt %q: %s. It takes %s; call prompts/get again with those arguments",
+		name, strings.Join(parts, "; "), signature(args))
+}
+
+func plural(word string, n int) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
+
+func quoted(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	return strings.Join(q, ", ")
+}
+
+// checkGetPrompt runs before mcp-go looks the prompt up. mcp-go turns every handler error into
+// an internal error (-32603); the one invalid-params error (-32602) it makes is for a prompt
+// name it does not have. So a request the handler would refuse for its name or arguments is
+// pointed here at a name that cannot exist (it holds spaces, which no slug does) and that
+// carries the explanation: the client gets -32602 with a message that names the problem and
+// says what to send. mcp-go formats it as "prompt '<carrier>' not found: prompt not found".
+// The handler checks again with the prompt as stored, for the moment between the two.
+func (s *promptSurface) checkGetPrompt(_ context.Context, _ any, req *mcp.GetPromptRequest) {
+	if req == nil {
+		return
+	}
+	name := req.Params.Name
+	snap := s.snap.Load()
+	sp := snap.byName[name]
+	if sp == nil {
+		hint := "Call prompts/list for every name"
+		if close := snap.closestNames(name, 3); len(close) > 0 {
+			hint = "Did you mean " + orList(close) + "? " + hint
+		}
+		req.Params.Name = name + "' is not a prompt of this library. " + hint + ". Unknown prompt '" + name
+		return
+	}
+	if err := promptlib.CheckArguments(sp.args, req.Params.Arguments); err != nil {
+		msg := argumentsProblem(name, sp.args, err).Error()
+		req.Params.Name = name + "' was not rendered: " + strings.TrimPrefix(msg, "prompt "+strconv.Quote(name)+": ") + ". Invalid arguments for prompt '" + name
+	}
+}
+
+func orList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = "'" + n + "'"
+	}
+	if len(q) == 1 {
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
+}
+
+// closestNames suggests up to n served names for a mistyped one: names that start with it
+// (or it with them) first, then names that contain it, then those within a small edit
+// distance, nearest first.
+func (snap *librarySnapshot) closestNames(typed string, n int) []string {
+	typed = strings.ToLower(strings.TrimSpace(typed))
+	if typed == "" {
+		return nil
+	}
+	slug := promptlib.Slug(typed)
+	limit := max(2, len(slug)/3)
+	type cand struct {
+		name string
+		rank int
+		dist int
+	}
+	var cands []cand
+	for _, p := range snap.prompts {
+		switch {
+		case strings.HasPrefix(p.name, slug) || strings.HasPrefix(slug, p.name):
+			cands = append(cands, cand{p.name, 0, abs(len(p.name) - len(slug))})
+		case strings.Contains(p.name, slug):
+			cands = append(cands, cand{p.name, 1, len(p.name) - len(slug)})
+		case abs(len(p.name)-len(slug)) <= limit:
+			if d := editDistance(slug, p.name, limit); d <= limit {
+				cands = append(cands, cand{p.name, 2, d})
+			}
+		}
+	}
+	sort.Slice(cands, func(i, j int) bool {
+		a, b := cands[i], cands[j]
+		if a.rank != b.rank {
+			return a.rank < b.rank
+		}
+		if a.dist != b.dist {
+			return a.dist < b.dist
+		}
+		return a.name < b.name
+	})
+	var out []string
+	for _, c := range cands[:min(n, len(cands))] {
+		out = append(out, c.name)
+	}
+	return out
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+// editDistance is the Levenshtein distance of a and b (bytes; names are ASCII), or limit+1
+// as soon as it is sure to exceed limit.
+func editDistance(a, b string, limit int) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		best := cur[0]
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			best = min(best, cur[j])
+		}
+		if best > limit {
+			return limit + 1
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }

@@ -122,7 +122,7 @@ func TestReadToolsEndToEnd(t *testing.T) {
 		if !strings.Contains(te.Hint, "search_prompts") {
 			t.Errorf("not-found hint %q does not suggest search_prompts", te.Hint)
 		}
-		te = s.callError(t, "get_prompt", map[string]any{"id": "12345"}, "INVALID_INPUT")
+		te = s.callError(t, "get_prompt", map[string]any{"id": "12345"}, "INVALID_UUID")
 		if !strings.Contains(te.Message, "id") {
 			t.Errorf("malformed id message %q does not name the field", te.Message)
 		}

@@ -82,22 +82,30 @@ func (d *deps) serverTool(t tool) server.ServerTool {
 	}}
 }
 
-// inputError turns schema problems into an INVALID_INPUT error naming every bad field.
+// inputError turns schema problems into one error naming every bad field. A malformed id is
+// INVALID_UUID, so the model knows to look the id up rather than re-type it.
 func inputError(err error) error {
 	var se *schemas.Error
 	if !errors.As(err, &se) {
 		return err
 	}
+	code := promptlib.CodeInvalidInput
 	parts := make([]string, len(se.Problems))
 	for i, p := range se.Problems {
 		field := strings.TrimPrefix(p.Pointer, "/")
-		if field == "" {
+		msg := p.Message
+		switch {
+		case field == "":
 			field = "arguments"
+		case isIDField(field) && strings.Contains(msg, "does not match pattern"):
+			code, msg = promptlib.CodeInvalidUUID, "is not a UUID"
 		}
-		parts[i] = field + ": " + p.Message
+		parts[i] = field + ": " + msg
 	}
-	return promptlib.Errorf(promptlib.CodeInvalidInput, "%s", strings.Join(parts, "; "))
+	return promptlib.Errorf(code, "%s", strings.Join(parts, "; "))
 }
+
+func isIDField(field string) bool { return field == "id" || strings.HasSuffix(field, "Id") }
 
 // toolError is the JSON body of an isError result (schemas/error).
 type toolError struct {

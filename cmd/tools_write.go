@@ -1,11 +1,18 @@
 package cmd
 
-// STUB owned by the queue engineer: the write side of `mcpctl serve`.
-
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"time"
 
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcpctl/mcpctl/dbread"
+	"github.com/mcpctl/mcpctl/promptlib"
+	"github.com/mcpctl/mcpctl/queue"
 )
 
 // writeSide is what the write side adds to a server: its tools, and a close func that stops
@@ -15,9 +22,281 @@ type writeSide struct {
 	close func()
 }
 
+// electionRetry is how often a server that lost the processor election tries again, so that
+// the queue keeps moving when the elected server exits.
+const electionRetry = 5 * time.Second
+
 // startWriteSide prepares the queue writer for d.lib (orphan cleanup), starts the in-process
 // processor when the library is standalone (one per library, elected by flock), and returns the
 // write tools (create_prompt, ..., get_operation_status) built with d.tool.
 func startWriteSide(ctx context.Context, d *deps) (writeSide, error) {
-	return writeSide{close: func() {}}, nil
+	w := queue.NewWriter(d.lib.Queue, d.log)
+	// A queue that cannot be cleaned (missing, unreadable) still lets the read tools work; each
+	// write then says what is wrong with it.
+	if _, err := w.Cleanup(); err != nil {
+		d.log.Warn("queue: unusable; writes will fail until it is fixed", "queue", d.lib.Queue, "err", err)
+	}
+	ws := writeSide{close: func() {}}
+	if d.lib.Standalone {
+		ctx, cancel := context.WithCancel(ctx)
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			queue.RunElected(ctx, d.lib.Queue, d.lib.DB, d.log, electionRetry, nil)
+		}()
+		ws.close = func() { cancel(); wg.Wait() }
+	}
+	ws.tools = d.writeTools(w)
+	return ws, nil
+}
+
+func (d *deps) writeTools(w *queue.Writer) []server.ServerTool {
+	write := func(kind promptlib.OpKind, check func(context.Context, promptlib.Validator) error) func(context.Context, json.RawMessage) (any, error) {
+		return func(ctx context.Context, args json.RawMessage) (any, error) {
+			return d.submit(ctx, w, kind, args, check)
+		}
+	}
+	const queued = " The change goes through the app's import queue; the answer carries an operationId that " +
+		"get_operation_status can be asked about if the outcome is pending."
+	return []server.ServerTool{
+		d.serverTool(tool{
+			name: "create_prompt", title: "Create a prompt",
+			description: "Save a new prompt in the library, optionally in a folder (folderId from list_folders) with an " +
+				"emoji, a color and a reference url. Returns the new prompt's id." + queued,
+			handle: write(promptlib.OpCreatePrompt, d.checkCreatePrompt),
+		}),
+		d.serverTool(tool{
+			name: "update_prompt", title: "Update a prompt", idempotent: true,
+			description: "Change a prompt. Only the fields given change; null clears emoji, color or url, and null " +
+				"folderId moves the prompt to the top level." + queued,
+			handle: write(promptlib.OpUpdatePrompt, d.checkUpdatePrompt),
+		}),
+		d.serverTool(tool{
+			name: "delete_prompt", title: "Delete a prompt", destructive: true, idempotent: true,
+			description: "Delete a prompt by id. Deleting a prompt that is already gone succeeds." + queued,
+			handle:      write(promptlib.OpDeletePrompt, nil),
+		}),
+		d.serverTool(tool{
+			name: "create_folder", title: "Create a folder",
+			description: "Create a folder, at the top level or inside parentId. Names are unique among siblings. " +
+				"Returns the new folder's id." + queued,
+			handle: write(promptlib.OpCreateFolder, d.checkCreateFolder),
+		}),
+		d.serverTool(tool{
+			name: "update_folder", title: "Update a folder", idempotent: true,
+			description: "Rename a folder or move it under another (null parentId moves it to the top level). A folder " +
+				"cannot move into itself or its subfolders." + queued,
+			handle: write(promptlib.OpUpdateFolder, d.checkUpdateFolder),
+		}),
+		d.serverTool(tool{
+			name: "delete_folder", title: "Delete a folder", destructive: true,
+			description: "Delete a folder. A folder holding prompts or subfolders is refused unless recursive is true, " +
+				"which deletes everything inside it too; ask the user before passing recursive." + queued,
+			handle: write(promptlib.OpDeleteFolder, d.checkDeleteFolder),
+		}),
+		d.serverTool(tool{
+			name: "get_operation_status", title: "Get a write's status", readOnly: true, idempotent: true, timeout: 2 * time.Second,
+			description: "Say what became of a write by its operationId: pending (waiting for the app), processing, " +
+				"applied (with the app's answer), failed (with the reason) or unknown.",
+			handle: func(ctx context.Context, args json.RawMessage) (any, error) {
+				var in struct {
+					OperationID string `json:"operationId"`
+				}
+				if err := json.Unmarshal(args, &in); err != nil {
+					return nil, badArgs(err)
+				}
+				st, err := w.Status(in.OperationID)
+				if err != nil {
+					return nil, err
+				}
+				if st.Status == queue.StateUnknown {
+					st.Reason = promptlib.Ptr("no trace of this operation in the queue: it was never queued, was withdrawn, " +
+						"or its record has been cleaned up")
+				}
+				return st, nil
+			},
+		}),
+	}
+}
+
+// writeOut is a write tool's structured result.
+type writeOut struct {
+	Status      string  `json:"status"`
+	ID          *string `json:"id"`
+	Message     string  `json:"message"`
+	Error       *string `json:"error"`
+	OperationID string  `json:"operationId"`
+}
+
+// OpID is the operation id, for the call's log line.
+func (o writeOut) OpID() string { return o.OperationID }
+
+// submit validates the input (field rules, then the domain rules against the library) before
+// anything touches the disk, then queues it and waits for the answer.
+func (d *deps) submit(ctx context.Context, w *queue.Writer, kind promptlib.OpKind, args json.RawMessage,
+	check func(context.Context, promptlib.Validator) error) (any, error) {
+	data, err := promptlib.DecodeData(promptlib.Operation{Operation: kind, Data: args})
+	if err != nil {
+		return nil, err
+	}
+	if check != nil {
+		if err := check(ctx, data); err != nil {
+			return nil, err
+		}
+	}
+	// The input as given, not re-encoded: absent and null must reach the app as they came.
+	res, err := w.Submit(ctx, kind, args)
+	if err != nil {
+		return nil, err
+	}
+	return writeOut{Status: res.Response.Status, ID: res.Response.ID, Message: res.Response.Message, OperationID: res.OperationID}, nil
+}
+
+// folderMustExist maps a missing folder to code.
+func (d *deps) folderMustExist(ctx context.Context, field, id string, code promptlib.Code) error {
+	_, err := d.db.Folder(ctx, id)
+	if errors.Is(err, dbread.ErrNotFound) {
+		return promptlib.Errorf(code, "%s %s does not exist", field, id)
+	}
+	return err
+}
+
+func (d *deps) checkCreatePrompt(ctx context.Context, v promptlib.Validator) error {
+	in := v.(*promptlib.CreatePromptData)
+	if in.FolderID == nil {
+		return nil
+	}
+	return d.folderMustExist(ctx, "folder", *in.FolderID, promptlib.CodeFolderNotFound)
+}
+
+func (d *deps) checkUpdatePrompt(ctx context.Context, v promptlib.Validator) error {
+	in := v.(*promptlib.UpdatePromptData)
+	if _, err := d.db.Prompt(ctx, in.ID); errors.Is(err, dbread.ErrNotFound) {
+		return promptlib.Errorf(promptlib.CodePromptNotFound, "prompt %s does not exist", in.ID)
+	} else if err != nil {
+		return err
+	}
+	if in.FolderID.Set && !in.FolderID.Null {
+		return d.folderMustExist(ctx, "folder", in.FolderID.Value, promptlib.CodeFolderNotFound)
+	}
+	return nil
+}
+
+// folderTree indexes the library's folders by upper-cased id: ids may be spelt either way.
+type folderTree map[string]dbread.FolderInfo
+
+func (d *deps) folderTree(ctx context.Context) (folderTree, error) {
+	all, err := d.db.Folders(ctx)
+	if err != nil {
+		return nil, err
+	}
+	t := make(folderTree, len(all))
+	for _, f := range all {
+		t[strings.ToUpper(f.ID)] = f
+	}
+	return t, nil
+}
+
+func (t folderTree) get(id string) (dbread.FolderInfo, bool) {
+	f, ok := t[strings.ToUpper(id)]
+	return f, ok
+}
+
+// siblingNamed reports whether parent (nil: the top level) holds a folder named name other
+// than except; names compare without case, as the write rules do.
+func (t folderTree) siblingNamed(parent *string, name, except string) bool {
+	for _, f := range t {
+		if strings.EqualFold(f.ID, except) || !strings.EqualFold(f.Name, name) {
+			continue
+		}
+		if (parent == nil && f.ParentID == nil) || (parent != nil && f.ParentID != nil && strings.EqualFold(*f.ParentID, *parent)) {
+			return true
+		}
+	}
+	return false
+}
+
+// under reports whether folder id is ancestor itself or lies below it. The walk is bounded, so
+// a corrupt tree with a cycle cannot hang it.
+func (t folderTree) under(id, ancestor string) bool {
+	for i := 0; i <= len(t) && id != ""; i++ {
+		if strings.EqualFold(id, ancestor) {
+			return true
+		}
+		f, ok := t.get(id)
+		if !ok || f.ParentID == nil {
+			return false
+		}
+		id = *f.ParentID
+	}
+	return false
+}
+
+func (d *deps) checkCreateFolder(ctx context.Context, v promptlib.Validator) error {
+	in := v.(*promptlib.CreateFolderData)
+	t, err := d.folderTree(ctx)
+	if err != nil {
+		return err
+	}
+	if in.ParentID != nil {
+		if _, ok := t.get(*in.ParentID); !ok {
+			return promptlib.Errorf(promptlib.CodeParentFolderNotFound, "parent folder %s does not exist", *in.ParentID)
+		}
+	}
+	if t.siblingNamed(in.ParentID, in.Name, "") {
+		return promptlib.Errorf(promptlib.CodeFolderExists, "a folder named '%s' already exists there", in.Name)
+	}
+	return nil
+}
+
+func (d *deps) checkUpdateFolder(ctx context.Context, v promptlib.Validator) error {
+	in := v.(*promptlib.UpdateFolderData)
+	t, err := d.folderTree(ctx)
+	if err != nil {
+		return err
+	}
+	cur, ok := t.get(in.ID)
+	if !ok {
+		return promptlib.Errorf(promptlib.CodeFolderNotFound, "folder %s does not exist", in.ID)
+	}
+	parent := cur.ParentID
+	if in.ParentID.Set {
+		parent = nil
+		if !in.ParentID.Null {
+			if _, ok := t.get(in.ParentID.Value); !ok {
+				return promptlib.Errorf(promptlib.CodeParentFolderNotFound, "parent folder %s does not exist", in.ParentID.Value)
+			}
+			if t.under(in.ParentID.Value, cur.ID) {
+				return promptlib.Errorf(promptlib.CodeFolderCycle, "folder %s cannot move into %s, which is itself or one of its subfolders",
+					cur.ID, in.ParentID.Value)
+			}
+			parent = &in.ParentID.Value
+		}
+	}
+	name := cur.Name
+	if in.Name.Set {
+		name = in.Name.Value
+	}
+	if t.siblingNamed(parent, name, cur.ID) {
+		return promptlib.Errorf(promptlib.CodeFolderExists, "a folder named '%s' already exists there", name)
+	}
+	return nil
+}
+
+func (d *deps) checkDeleteFolder(ctx context.Context, v promptlib.Validator) error {
+	in := v.(*promptlib.DeleteFolderData)
+	t, err := d.folderTree(ctx)
+	if err != nil {
+		return err
+	}
+	f, ok := t.get(in.ID)
+	if !ok {
+		return promptlib.Errorf(promptlib.CodeFolderNotFound, "folder %s does not exist", in.ID)
+	}
+	if !in.Recursive && (f.ChildCount > 0 || f.PromptCount > 0) {
+		return promptlib.Errorf(promptlib.CodeFolderNotEmpty, "folder '%s' holds %d prompts and %d subfolders; use recursive=true to delete it with its contents",
+			f.Name, f.PromptCount, f.ChildCount)
+	}
+	return nil
 }

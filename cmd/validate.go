@@ -1,9 +1,152 @@
 package cmd
 
-// STUB owned by the queue engineer: `mcpctl validate PATH...`.
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
 
-import "context"
+	"github.com/mcpctl/mcpctl/promptlib"
+	"github.com/mcpctl/mcpctl/schemas"
+)
 
 func runValidate(ctx context.Context, env Env, args []string) error {
-	return &usageError{msg: "validate: not built yet"}
+	fs := newFlagSet("validate", "mcpctl validate [--kind operation|response] PATH...",
+		"Checks queue operation files ({id}.json) and response files (.response-{id}.json) against the schemas\n"+
+			"and the field rules. A directory is checked file by file (*.json, recursively). The kind is told by the\n"+
+			"file name unless --kind says it. Prints one line per problem, 'file: /json/pointer: message'.\n"+
+			"Exit status: 0 all valid, 1 some invalid, 2 usage error.")
+	kind := fs.String("kind", "", "treat every file as an `operation` or a `response`")
+	if err := fs.parse(env, args); err != nil {
+		return err
+	}
+	if *kind != "" && *kind != "operation" && *kind != "response" {
+		return fs.usageError("--kind must be operation or response, not %q", *kind)
+	}
+	if fs.NArg() == 0 {
+		return fs.usageError("give at least one file or directory")
+	}
+	var files []string
+	for _, p := range fs.Args() {
+		found, err := queueFiles(p)
+		if err != nil {
+			return fs.usageError("%v", err)
+		}
+		files = append(files, found...)
+	}
+	bad := 0
+	for _, f := range files {
+		k := *kind
+		if k == "" {
+			k = kindOf(f)
+		}
+		problems := validateQueueFile(f, k)
+		for _, p := range problems {
+			fmt.Fprintf(env.Stdout, "%s: %s\n", f, p)
+		}
+		if len(problems) > 0 {
+			bad++
+		}
+	}
+	fmt.Fprintf(env.Stderr, "%d files checked, %d invalid\n", len(files), bad)
+	if bad > 0 {
+		return exitError(1)
+	}
+	return nil
+}
+
+// queueFiles expands path: a file stands for itself, a directory for the *.json files below it.
+func queueFiles(path string) ([]string, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		return []string{path}, nil
+	}
+	var out []string
+	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && strings.HasSuffix(d.Name(), ".json") {
+			out = append(out, p)
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out, err
+}
+
+// kindOf tells a file's kind by its name, as the queue names them.
+func kindOf(path string) string {
+	if strings.HasPrefix(filepath.Base(path), ".response-") {
+		return "response"
+	}
+	return "operation"
+}
+
+// validateQueueFile returns the file's problems as "/pointer: message".
+func validateQueueFile(path, kind string) []string {
+	f, err := os.Open(path)
+	if err != nil {
+		return []string{"/: cannot read: " + errors.Unwrap(err).Error()}
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, promptlib.MaxOperationSize+1))
+	if err != nil {
+		return []string{"/: cannot read: " + err.Error()}
+	}
+	if len(data) > promptlib.MaxOperationSize {
+		return []string{fmt.Sprintf("/: larger than %d bytes", promptlib.MaxOperationSize)}
+	}
+	if err := schemas.Validate(kind, data); err != nil {
+		var se *schemas.Error
+		if !errors.As(err, &se) {
+			return []string{"/: " + err.Error()}
+		}
+		out := make([]string, len(se.Problems))
+		for i, p := range se.Problems {
+			out[i] = p.String()
+		}
+		return out
+	}
+	if kind != "operation" {
+		return nil
+	}
+	// Past the schema: the field rules the schema cannot say (one emoji, http(s) URLs, blank
+	// text), and the file name the processor claims it by.
+	var op promptlib.Operation
+	if err := json.Unmarshal(data, &op); err != nil {
+		return []string{"/: " + err.Error()}
+	}
+	var out []string
+	if _, err := promptlib.DecodeData(op); err != nil {
+		msg := err.Error()
+		var pe *promptlib.Error
+		if errors.As(err, &pe) {
+			msg = pe.Message
+		}
+		out = append(out, dataPointer(msg)+": "+msg)
+	}
+	if base := filepath.Base(path); promptlib.ValidID(strings.TrimSuffix(base, ".json")) && !strings.EqualFold(base, op.ID+".json") {
+		out = append(out, fmt.Sprintf("/id: %s does not match the file name %s", op.ID, base))
+	}
+	return out
+}
+
+// dataPointer points a field rule's message ("emoji ... is not exactly one emoji") at its field.
+func dataPointer(msg string) string {
+	field, _, _ := strings.Cut(msg, " ")
+	switch field {
+	case "title", "content", "folderId", "emoji", "color", "url", "name", "parentId", "id":
+		return "/data/" + field
+	}
+	return "/data"
 }

@@ -2,8 +2,11 @@ package gate
 
 import (
 	"regexp"
+	"runtime"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/mcpctl/mcpctl/promptlib"
@@ -19,20 +22,16 @@ const ImportantPriority = 7
 type Entry struct {
 	ID         string
 	Name       string   // unique MCP prompt name (promptlib.Names over the project's prompts)
-	Title      string   //
+	Title      string   // as stored
 	Summary    string   // promptlib.Summary of the content
 	Priority   int      // 1..10, from the project's priorities, else 5
 	Chapters   []string // the content's markdown headings, in order, markup removed
 	FolderPath string   // "A / B"; "" at the top level
 	Bytes      int      // len(Content)
 	Content    string
-
-	// hay holds the matched fields in folded form (see fold), computed once so matching a
-	// 10k-prompt index costs only substring searches.
-	hay [numFields]string
 }
 
-// The fields a tag is searched in; each counts at most one hit per tag.
+// The fields a tag is searched in (see match.go); each counts at most one hit per tag.
 const (
 	fieldName = iota
 	fieldTitle
@@ -61,6 +60,14 @@ func (e Entry) Line() string {
 type Index struct {
 	project Project
 	entries []Entry // index order: priority descending, then name
+	// cols hold each matched field of every entry, folded (see fold) and concatenated in index
+	// order, so a tag is found with one fast substring scan per field over the whole index
+	// instead of one search per prompt.
+	cols [numFields]column
+	// rank is each entry's place in (title, id) order and byRank its inverse, so matching
+	// sorts integers.
+	rank    []int32
+	byRank  []int32
 	byID    map[string]int
 	byName  map[string]int
 	unknown []string
@@ -71,16 +78,23 @@ type Index struct {
 // summaries, chapters and priorities. The only error is a project folder that is not in the
 // library (ErrNoFolder).
 func NewIndex(lib promptlib.Library, p Project) (*Index, error) {
+	return build(lib, p, nil)
+}
+
+// Update builds the index of a new snapshot of the library, as NewIndex does, reusing the
+// summaries and chapters of every prompt whose content has not changed since ix was built (the
+// costly part). ix is left as it was; a nil ix builds from scratch.
+func (ix *Index) Update(lib promptlib.Library, p Project) (*Index, error) {
+	return build(lib, p, ix)
+}
+
+func build(lib promptlib.Library, p Project, prev *Index) (*Index, error) {
 	if p.Priorities == nil {
 		p.Priorities = map[string]int{}
 	}
-	var scope map[string]bool
-	if p.Folder != "" {
-		root, err := ResolveFolder(lib.Folders, p.Folder)
-		if err != nil {
-			return nil, err
-		}
-		scope = subtree(lib.Folders, root)
+	scope, err := FolderScope(lib.Folders, p)
+	if err != nil {
+		return nil, err
 	}
 	system := systemFolders(lib.Folders)
 	paths := FolderPaths(lib.Folders)
@@ -96,6 +110,7 @@ func NewIndex(lib promptlib.Library, p Project) (*Index, error) {
 	names := promptlib.Names(inScope)
 
 	ix := &Index{project: p, entries: make([]Entry, 0, len(inScope))}
+	var todo []int // entries whose summary and chapters must be computed
 	for _, pr := range inScope {
 		folder := ""
 		if pr.FolderID != nil {
@@ -108,22 +123,19 @@ func NewIndex(lib promptlib.Library, p Project) (*Index, error) {
 			ID:         pr.ID,
 			Name:       names[pr.ID],
 			Title:      pr.Title,
-			Summary:    promptlib.Summary(pr.Content),
-			Chapters:   Chapters(pr.Content),
 			FolderPath: folder,
 			Bytes:      len(pr.Content),
 			Content:    pr.Content,
+			Priority:   p.Priority(names[pr.ID]),
 		}
-		e.Priority = p.Priority(e.Name)
-		e.hay = [numFields]string{
-			fieldName:     fold(e.Name),
-			fieldTitle:    fold(e.Title),
-			fieldSummary:  fold(e.Summary),
-			fieldChapters: fold(strings.Join(e.Chapters, "\n")),
-			fieldFolder:   fold(e.FolderPath),
+		if old, ok := prev.lookup(pr.ID); ok && old.Content == pr.Content {
+			e.Summary, e.Chapters = old.Summary, old.Chapters
+		} else {
+			todo = append(todo, len(ix.entries))
 		}
 		ix.entries = append(ix.entries, e)
 	}
+	derive(ix.entries, todo)
 	sort.Slice(ix.entries, func(i, j int) bool {
 		a, b := &ix.entries[i], &ix.entries[j]
 		if a.Priority != b.Priority {
@@ -134,6 +146,23 @@ func NewIndex(lib promptlib.Library, p Project) (*Index, error) {
 		}
 		return a.ID < b.ID
 	})
+	ix.cols = newColumns(ix.entries, prev)
+	byTitle := make([]int32, len(ix.entries))
+	for i := range byTitle {
+		byTitle[i] = int32(i)
+	}
+	slices.SortFunc(byTitle, func(a, b int32) int {
+		ea, eb := &ix.entries[a], &ix.entries[b]
+		if c := strings.Compare(ea.Title, eb.Title); c != 0 {
+			return c
+		}
+		return strings.Compare(ea.ID, eb.ID)
+	})
+	ix.rank = make([]int32, len(ix.entries))
+	for r, i := range byTitle {
+		ix.rank[i] = int32(r)
+	}
+	ix.byRank = byTitle
 	ix.byID = make(map[string]int, len(ix.entries))
 	ix.byName = make(map[string]int, len(ix.entries))
 	for i, e := range ix.entries {
@@ -147,6 +176,41 @@ func NewIndex(lib promptlib.Library, p Project) (*Index, error) {
 	}
 	sort.Strings(ix.unknown)
 	return ix, nil
+}
+
+// derive computes the summary and chapters of the listed entries. They cost most of a build
+// (promptlib.Summary runs regular expressions and sentence segmentation), so large builds are
+// spread over the CPUs; the workers are waited for before derive returns.
+func derive(entries []Entry, todo []int) {
+	do := func(part []int) {
+		for _, i := range part {
+			e := &entries[i]
+			e.Summary, e.Chapters = promptlib.Summary(e.Content), Chapters(e.Content)
+		}
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(todo)/512+1)
+	if workers <= 1 {
+		do(todo)
+		return
+	}
+	var wg sync.WaitGroup
+	size := (len(todo) + workers - 1) / workers
+	for part := range slices.Chunk(todo, size) {
+		wg.Go(func() { do(part) })
+	}
+	wg.Wait()
+}
+
+// lookup finds an entry by id in a possibly nil index.
+func (ix *Index) lookup(id string) (*Entry, bool) {
+	if ix == nil {
+		return nil, false
+	}
+	i, ok := ix.byID[id]
+	if !ok {
+		return nil, false
+	}
+	return &ix.entries[i], true
 }
 
 // Project is the project the index was built for.
@@ -175,6 +239,153 @@ func (ix *Index) ByName(name string) (Entry, bool) {
 		return Entry{}, false
 	}
 	return ix.entries[i], true
+}
+
+// field is one of an entry's matched fields, unfolded. Chapters are searched as one field, one
+// heading a line (no tag holds a newline, so a match never spans two headings).
+func (e *Entry) field(f int) string {
+	switch f {
+	case fieldName:
+		return e.Name
+	case fieldTitle:
+		return e.Title
+	case fieldSummary:
+		return e.Summary
+	case fieldChapters:
+		return strings.Join(e.Chapters, "\n")
+	default:
+		return e.FolderPath
+	}
+}
+
+// column is one field of every entry, folded. Entries often share a value (a folder path, the
+// same headings), so each distinct value is stored once: text holds the distinct values, each
+// followed by a NUL (which no tag holds, so no match spans two values); starts[v] is where value
+// v begins and starts[len] is len(text); of[i] is entry i's value.
+type column struct {
+	text   string
+	starts []int32
+	of     []int32
+}
+
+// newColumns builds the five columns, each on its own goroutine: they share nothing, and on a
+// rebuild they are most of the work. A column whose values are those of prev's, entry for entry
+// (an edit usually changes one prompt's summary and chapters, not every name and folder), is
+// reused as is. All are done when it returns.
+func newColumns(entries []Entry, prev *Index) [numFields]column {
+	var cols [numFields]column
+	var wg sync.WaitGroup
+	for f := range cols {
+		wg.Go(func() {
+			if prev != nil && sameField(prev.entries, entries, f) {
+				cols[f] = prev.cols[f]
+				return
+			}
+			cols[f] = newColumn(entries, f)
+		})
+	}
+	wg.Wait()
+	return cols
+}
+
+func sameField(a, b []Entry, f int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if f == fieldChapters {
+			if !slices.Equal(a[i].Chapters, b[i].Chapters) {
+				return false
+			}
+		} else if a[i].field(f) != b[i].field(f) {
+			return false
+		}
+	}
+	return true
+}
+
+func newColumn(entries []Entry, field int) column {
+	var b strings.Builder
+	c := column{of: make([]int32, len(entries))}
+	ids := make(map[string]int32, len(entries)) // keyed by the unfolded value: equal values fold alike
+	for i := range entries {
+		v := entries[i].field(field)
+		id, ok := ids[v]
+		if !ok {
+			id = int32(len(c.starts))
+			ids[v] = id
+			c.starts = append(c.starts, int32(b.Len()))
+			writeFolded(&b, v)
+			b.WriteByte(0)
+		}
+		c.of[i] = id
+	}
+	c.starts = append(c.starts, int32(b.Len()))
+	c.text = b.String()
+	return c
+}
+
+// writeFolded writes fold(s) without building it first; most fields are ASCII.
+func writeFolded(b *strings.Builder, s string) {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= utf8.RuneSelf:
+			b.WriteString(fold(s[i:]))
+			return
+		case 'A' <= c && c <= 'Z':
+			c += 'a' - 'A'
+		case c == '-' || c == '_':
+			c = ' '
+		}
+		b.WriteByte(c)
+	}
+}
+
+// addHits adds one to hits[i] for every entry i whose field contains tag (folded). hit is
+// scratch space of at least one bool per distinct value, all false.
+func (c *column) addHits(tag string, hits []int, hit []bool) {
+	n := len(c.starts) - 1
+	off, k, found := 0, 0, false
+	for off < len(c.text) {
+		j := strings.Index(c.text[off:], tag)
+		if j < 0 {
+			break
+		}
+		// The value holding the match: values are searched in order, so look from the last one on.
+		k = c.valueAt(k, n, int32(off+j))
+		hit[k], found = true, true
+		off = int(c.starts[k+1]) // one hit per value: go on at the next one
+	}
+	if !found {
+		return
+	}
+	for i, v := range c.of {
+		if hit[v] {
+			hits[i]++
+		}
+	}
+	clear(hit[:n])
+}
+
+// valueAt finds the value holding pos, searching from value k on: gallop forward, then bisect.
+func (c *column) valueAt(k, n int, pos int32) int {
+	step := 1
+	lo := k
+	for lo+step < n && c.starts[lo+step] <= pos {
+		lo += step
+		step *= 2
+	}
+	hi := min(lo+step, n) // starts[hi] > pos, or hi == n
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		if c.starts[mid] <= pos {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
 }
 
 // UnknownPriorities lists the names in the project's priorities that match no prompt in the
@@ -221,18 +432,13 @@ func pick(entries []Entry, limit int, skip func(i int) bool) []int {
 	return out
 }
 
-var (
-	heading     = regexp.MustCompile(`^ {0,3}#{1,6}[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$`)
-	headingMark = regexp.MustCompile("[*_`~]+|!?\\[([^\\]]*)\\]\\([^)]*\\)")
-)
-
-// Chapters lists the markdown headings of a body, in order, with markup removed. Lines inside
-// fenced code blocks are not headings (a shell comment is not a chapter).
+// Chapters lists the markdown headings of a body (ATX: "#" to "######" then a space), in order,
+// with emphasis, code marks and link targets removed. Lines inside fenced code blocks are not
+// headings: a shell comment is not a chapter.
 func Chapters(body string) []string {
 	var out []string
 	fence := ""
 	for line := range strings.Lines(body) {
-		line = strings.TrimRight(line, "\r\n")
 		t := strings.TrimSpace(line)
 		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
 			switch {
@@ -243,25 +449,39 @@ func Chapters(body string) []string {
 			}
 			continue
 		}
-		if fence != "" || !strings.Contains(line, "#") {
+		if fence != "" || !strings.HasPrefix(t, "#") || len(line)-len(strings.TrimLeft(line, " ")) > 3 {
 			continue
 		}
-		m := heading.FindStringSubmatch(line)
-		if m == nil {
-			continue
-		}
-		h := headingMark.ReplaceAllStringFunc(m[1], func(s string) string {
-			if sm := headingMark.FindStringSubmatch(s); sm[1] != "" {
-				return sm[1]
-			}
-			return ""
-		})
-		if h = strings.Join(strings.Fields(h), " "); h != "" {
+		if h := headingText(t); h != "" {
 			out = append(out, h)
 		}
 	}
 	return out
 }
+
+// headingText is the text of an ATX heading line (already trimmed), or "" when the line is not
+// a heading.
+func headingText(t string) string {
+	level := len(t) - len(strings.TrimLeft(t, "#"))
+	if level > 6 {
+		return ""
+	}
+	rest := t[level:]
+	if rest != "" && rest[0] != ' ' && rest[0] != '\t' {
+		return "" // "#hashtag" is not a heading
+	}
+	rest = strings.TrimSpace(rest)
+	// A closing run of '#' preceded by a space is not part of the text.
+	if trimmed := strings.TrimRight(rest, "#"); trimmed != rest && (trimmed == "" || strings.HasSuffix(trimmed, " ") || strings.HasSuffix(trimmed, "\t")) {
+		rest = strings.TrimSpace(trimmed)
+	}
+	if strings.ContainsAny(rest, "*_`~[") {
+		rest = headingMark.ReplaceAllString(rest, "$1")
+	}
+	return strings.Join(strings.Fields(rest), " ")
+}
+
+var headingMark = regexp.MustCompile("[*_`~]+|!?\\[([^\\]]*)\\]\\([^)]*\\)")
 
 // clip cuts s to at most n characters, at a word boundary when one is near, marking the cut
 // with "…".

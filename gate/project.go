@@ -71,10 +71,10 @@ func (p Project) Priority(name string) int {
 	return DefaultPriority
 }
 
-// DisplayName is how texts name the project: its name, or "this library" without one.
+// DisplayName is how texts name the project: its name, or "the whole library" without one.
 func (p Project) DisplayName() string {
 	if p.Name == "" {
-		return "this library"
+		return "the whole library"
 	}
 	return p.Name
 }
@@ -197,18 +197,17 @@ func asInt(v any) (int, bool) {
 	return 0, false
 }
 
-var yamlLine = regexp.MustCompile(`line (\d+)`)
+var yamlLine = regexp.MustCompile(`^line (\d+): (.*)$`)
 
+// syntaxProblem turns a YAML parse error ("yaml: line 2: mapping values are not allowed in this
+// context") into a located problem.
 func syntaxProblem(err error) Problem {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	p := Problem{Message: "not valid YAML: " + msg}
 	if m := yamlLine.FindStringSubmatch(msg); m != nil {
-		p.Line, _ = strconv.Atoi(m[1])
-		p.Message = "not valid YAML: " + strings.TrimSpace(yamlLine.ReplaceAllString(msg, ""))
-		p.Message = strings.TrimPrefix(strings.TrimSuffix(p.Message, ":"), ": ")
-		p.Message = strings.Replace(p.Message, ": : ", ": ", 1)
+		line, _ := strconv.Atoi(m[1])
+		return Problem{Line: line, Message: "not valid YAML: " + m[2]}
 	}
-	return p
+	return Problem{Message: "not valid YAML: " + msg}
 }
 
 // nodeValue turns a YAML node into the value JSON Schema sees. Duplicate keys, which JSON cannot

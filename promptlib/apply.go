@@ -184,13 +184,17 @@ func (a applier) deletePrompt(d *DeletePromptData) (Response, error) {
 	return Success(d.ID, "Prompt %s deleted", d.ID), nil
 }
 
+// sameParentSQL matches folders whose parent_id is the bound parent (twice), NULL for the top
+// level, in either case: children may spell their parent's id differently from the parent.
+const sameParentSQL = `(parent_id IS ? OR parent_id = ? COLLATE NOCASE)`
+
 // nameTaken reports whether parent (nil = top level) already holds a folder called name, other
 // than except.
 func (a applier) nameTaken(parent *string, name, except string) (bool, error) {
 	var n int
 	err := a.tx.QueryRowContext(a.ctx,
-		`SELECT COUNT(*) FROM folders WHERE name = ? COLLATE NOCASE AND parent_id IS ? AND id <> ?`,
-		name, parent, except).Scan(&n)
+		`SELECT COUNT(*) FROM folders WHERE name = ? COLLATE NOCASE AND `+sameParentSQL+` AND id <> ?`,
+		name, parent, parent, except).Scan(&n)
 	if err != nil {
 		return false, fmt.Errorf("promptlib: check folder name: %w", err)
 	}
@@ -200,7 +204,7 @@ func (a applier) nameTaken(parent *string, name, except string) (bool, error) {
 // nextPosition is one past the last position among parent's children.
 func (a applier) nextPosition(parent *string) (int64, error) {
 	var pos sql.NullInt64
-	if err := a.tx.QueryRowContext(a.ctx, `SELECT MAX(position) FROM folders WHERE parent_id IS ?`, parent).Scan(&pos); err != nil {
+	if err := a.tx.QueryRowContext(a.ctx, `SELECT MAX(position) FROM folders WHERE `+sameParentSQL, parent, parent).Scan(&pos); err != nil {
 		return 0, fmt.Errorf("promptlib: folder position: %w", err)
 	}
 	if !pos.Valid {

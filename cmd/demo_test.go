@@ -1,0 +1,26 @@
+package cmd
+
+import (
+	"strings"
+	"testing"
+)
+
+// The demo is what a newcomer runs first: it must get through every step against the real
+// server, including a write through the queue.
+func TestDemoTranscript(t *testing.T) {
+	t.Setenv("MCPCTL_BE_MAIN", "1") // the demo re-executes this binary as `mcpctl serve`
+	t.Setenv("TMPDIR", t.TempDir())
+	code, out, stderr := run(t, nil, "demo")
+	if code != 0 {
+		t.Fatalf("demo: exit %d\n%s\n%s", code, out, stderr)
+	}
+	for _, want := range []string{
+		"→ tools/list", "→ list_folders", `1 found: "Code Review"`, "→ get_prompt",
+		"success: Prompt 'Demo: Bug Report' created", `found: "Demo: Bug Report"`,
+		"error INVALID_UUID", "healthy, mode standalone",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("demo transcript lacks %q:\n%s", want, out)
+		}
+	}
+}

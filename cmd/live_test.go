@@ -1,0 +1,306 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcpctl/mcpctl/dbread"
+	"github.com/mcpctl/mcpctl/gate"
+	"github.com/mcpctl/mcpctl/promptlib"
+)
+
+// memLibrary is an in-memory libraryReader: the unit tests and benchmarks of the prompt surface
+// run without SQLite; the end-to-end tests use the real library.
+type memLibrary struct {
+	mu      sync.Mutex
+	lib     promptlib.Library
+	changes chan struct{}
+}
+
+var _ libraryReader = (*memLibrary)(nil)
+
+func newMemLibrary(lib promptlib.Library) *memLibrary {
+	return &memLibrary{lib: lib, changes: make(chan struct{}, 1)}
+}
+
+// edit changes the library and signals a change, as dbread does after a write by the app.
+func (m *memLibrary) edit(f func(lib *promptlib.Library)) {
+	m.mu.Lock()
+	f(&m.lib)
+	m.mu.Unlock()
+	select {
+	case m.changes <- struct{}{}:
+	default:
+	}
+}
+
+func (m *memLibrary) AllPrompts(context.Context) ([]promptlib.Prompt, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]promptlib.Prompt(nil), m.lib.Prompts...), nil
+}
+
+func (m *memLibrary) Folders(context.Context) ([]dbread.FolderInfo, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	paths := gate.FolderPaths(m.lib.Folders)
+	var out []dbread.FolderInfo
+	var walk func(parent *string)
+	walk = func(parent *string) {
+		for _, f := range m.lib.Folders {
+			if (parent == nil) != (f.ParentID == nil) || (parent != nil && *parent != *f.ParentID) {
+				continue
+			}
+			fi := dbread.FolderInfo{Folder: f, Path: paths[f.ID]}
+			for _, c := range m.lib.Folders {
+				if c.ParentID != nil && *c.ParentID == f.ID {
+					fi.ChildCount++
+				}
+			}
+			for _, p := range m.lib.Prompts {
+				if p.FolderID != nil && *p.FolderID == f.ID {
+					fi.PromptCount++
+				}
+			}
+			out = append(out, fi)
+			walk(&f.ID)
+		}
+	}
+	walk(nil)
+	return out, nil
+}
+
+func (m *memLibrary) Prompt(_ context.Context, id string) (promptlib.Prompt, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, p := range m.lib.Prompts {
+		if strings.EqualFold(p.ID, id) {
+			return p, nil
+		}
+	}
+	return promptlib.Prompt{}, dbread.ErrNotFound
+}
+
+func (m *memLibrary) Folder(_ context.Context, id string) (promptlib.Folder, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, f := range m.lib.Folders {
+		if strings.EqualFold(f.ID, id) {
+			return f, nil
+		}
+	}
+	return promptlib.Folder{}, dbread.ErrNotFound
+}
+
+func (m *memLibrary) Changes() (<-chan struct{}, func()) { return m.changes, func() {} }
+
+// testSurface is a prompt surface on an in-process server configured as RunStdioServer does,
+// with one connected session that records notifications.
+type testSurface struct {
+	*promptSurface
+	lib   *memLibrary
+	notes chan mcp.JSONRPCNotification
+}
+
+func newTestSurface(tb testing.TB, lib promptlib.Library) *testSurface {
+	tb.Helper()
+	srv := server.NewMCPServer("mcpctl", "test",
+		server.WithPromptCapabilities(true),
+		server.WithResourceCapabilities(false, true),
+		server.WithCompletions(),
+		server.WithHooks(&server.Hooks{}),
+	)
+	ts := &testSurface{lib: newMemLibrary(lib), notes: make(chan mcp.JSONRPCNotification, 1000)}
+	ts.promptSurface = newPromptSurface(srv, ts.lib, nil)
+	stop, err := ts.start(context.Background())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(stop)
+	sess := &noteSession{ch: ts.notes}
+	if err := srv.RegisterSession(context.Background(), sess); err != nil {
+		tb.Fatal(err)
+	}
+	return ts
+}
+
+type noteSession struct{ ch chan mcp.JSONRPCNotification }
+
+func (s *noteSession) Initialize()                                        {}
+func (s *noteSession) Initialized() bool                                  { return true }
+func (s *noteSession) NotificationChannel() chan<- mcp.JSONRPCNotification { return s.ch }
+func (s *noteSession) SessionID() string                                  { return "test" }
+
+// rpcError is a JSON-RPC error response.
+type rpcError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+}
+
+// rpc sends one request to the server and decodes the result into out, or returns the error.
+func (ts *testSurface) rpc(tb testing.TB, method string, params any, out any) *rpcError {
+	tb.Helper()
+	req, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	raw, err := json.Marshal(ts.srv.HandleMessage(context.Background(), req))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var resp struct {
+		Result json.RawMessage `json:"result"`
+		Error  *rpcError       `json:"error"`
+	}
+	if err := json.Unmarshal(raw, &resp); err != nil {
+		tb.Fatalf("%s: decode %s: %v", method, raw, err)
+	}
+	if resp.Error != nil {
+		return resp.Error
+	}
+	if out != nil {
+		if err := json.Unmarshal(resp.Result, out); err != nil {
+			tb.Fatalf("%s: decode %s: %v", method, resp.Result, err)
+		}
+	}
+	return nil
+}
+
+// listPromptNames pages through prompts/list.
+func (ts *testSurface) listPromptNames(tb testing.TB) []string {
+	tb.Helper()
+	var names []string
+	cursor := ""
+	for {
+		var res mcp.ListPromptsResult
+		if e := ts.rpc(tb, "prompts/list", map[string]any{"cursor": cursor}, &res); e != nil {
+			tb.Fatalf("prompts/list: %+v", e)
+		}
+		for _, p := range res.Prompts {
+			names = append(names, p.Name)
+		}
+		if res.NextCursor == "" {
+			return names
+		}
+		cursor = string(res.NextCursor)
+	}
+}
+
+// waitReload waits until the surface has served a snapshot that satisfies ok.
+func (ts *testSurface) waitReload(tb testing.TB, ok func(*librarySnapshot) bool) {
+	tb.Helper()
+	deadline := time.NewTimer(10 * time.Second)
+	defer deadline.Stop()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for !ok(ts.snap.Load()) {
+		select {
+		case <-tick.C:
+		case <-deadline.C:
+			tb.Fatal("the surface did not pick up the library change within 10s")
+		}
+	}
+}
+
+func drain(ch chan mcp.JSONRPCNotification) map[string]int {
+	got := map[string]int{}
+	for {
+		select {
+		case n := <-ch:
+			got[n.Method]++
+		default:
+			return got
+		}
+	}
+}
+
+func TestLiveUpdates(t *testing.T) {
+	lib := promptlib.Library{Prompts: []promptlib.Prompt{
+		{ID: "A0000000-0000-4000-8000-000000000001", Title: "Code Review", Content: "Review {{language}} code."},
+		{ID: "A0000000-0000-4000-8000-000000000002", Title: "Summarize", Content: "Summarize this."},
+	}}
+	ts := newTestSurface(t, lib)
+	var changed []*librarySnapshot
+	var mu sync.Mutex
+	// Hooks are added before start in production; here the updater is idle until an edit.
+	ts.onChange = append(ts.onChange, func(s *librarySnapshot) { mu.Lock(); changed = append(changed, s); mu.Unlock() })
+	drain(ts.notes)
+
+	steps := []struct {
+		name  string
+		edit  func(lib *promptlib.Library)
+		want  []string
+		notes bool
+	}{
+		{"add", func(lib *promptlib.Library) {
+			lib.Prompts = append(lib.Prompts, promptlib.Prompt{ID: "A0000000-0000-4000-8000-000000000003", Title: "Write Tests", Content: "x"})
+		}, []string{"code-review", "summarize", "write-tests"}, true},
+		{"rename", func(lib *promptlib.Library) { lib.Prompts[1].Title = "Summarise Briefly" },
+			[]string{"code-review", "summarise-briefly", "write-tests"}, true},
+		{"delete", func(lib *promptlib.Library) { lib.Prompts = lib.Prompts[1:] },
+			[]string{"summarise-briefly", "write-tests"}, true},
+		{"content edit that leaves the listing alone", func(lib *promptlib.Library) { lib.Prompts[0].Content = "Summarize this.\n\nA second paragraph." },
+			[]string{"summarise-briefly", "write-tests"}, false},
+	}
+	for i, step := range steps {
+		ts.lib.edit(step.edit)
+		ts.waitReload(t, func(*librarySnapshot) bool { mu.Lock(); defer mu.Unlock(); return len(changed) > i })
+		if got := ts.listPromptNames(t); strings.Join(got, ",") != strings.Join(step.want, ",") {
+			t.Errorf("%s: prompts/list got %q, want %q", step.name, got, step.want)
+		}
+		notes := drain(ts.notes)
+		n := notes[mcp.MethodNotificationPromptsListChanged]
+		switch {
+		case step.notes && (n < 1 || n > 2):
+			t.Errorf("%s: got %d prompts/list_changed, want 1 or 2", step.name, n)
+		case !step.notes && n != 0:
+			t.Errorf("%s: got %d prompts/list_changed for an unchanged list, want none", step.name, n)
+		}
+		if r := notes[mcp.MethodNotificationResourcesListChanged]; step.notes && (r < 1 || r > 2) {
+			t.Errorf("%s: got %d resources/list_changed, want 1 or 2", step.name, r)
+		}
+	}
+}
+
+// A burst of edits costs a handful of reloads and notifications, not one per edit: the change
+// signal holds at most one pending value, and a reload serves every edit before it.
+func TestLiveBurstCoalesces(t *testing.T) {
+	ts := newTestSurface(t, promptlib.Library{})
+	drain(ts.notes)
+	const edits = 500
+	for i := range edits {
+		ts.lib.edit(func(lib *promptlib.Library) {
+			lib.Prompts = append(lib.Prompts, promptlib.Prompt{ID: fmt.Sprintf("B0000000-0000-4000-8000-%012d", i), Title: fmt.Sprintf("Prompt %d", i), Content: "x"})
+		})
+	}
+	ts.waitReload(t, func(s *librarySnapshot) bool { return len(s.prompts) == edits })
+	notes := drain(ts.notes)
+	if n := notes[mcp.MethodNotificationPromptsListChanged]; n < 1 || n > 10 {
+		t.Errorf("%d edits: got %d prompts/list_changed, want a handful (1..10)", edits, n)
+	}
+}
+
+func TestStopWaitsForTheUpdater(t *testing.T) {
+	srv := server.NewMCPServer("mcpctl", "test", server.WithPromptCapabilities(true), server.WithResourceCapabilities(false, true))
+	lib := newMemLibrary(promptlib.Library{})
+	s := newPromptSurface(srv, lib, nil)
+	stop, err := s.start(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop()
+	stop() // idempotent
+	// After stop no reload may run: an edit is not picked up.
+	lib.edit(func(l *promptlib.Library) { l.Prompts = append(l.Prompts, promptlib.Prompt{ID: "C0000000-0000-4000-8000-000000000001", Title: "x"}) })
+	if n := len(s.snap.Load().prompts); n != 0 {
+		t.Errorf("after stop: got %d prompts served, want 0", n)
+	}
+}

@@ -1,0 +1,329 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpctl/mcpctl/promptlib/librarytest"
+)
+
+// listChangedWithin is the promise of issue 4: a client hears of a library change within 2 s.
+// Tests wait up to it for a notification; they never time how long it took.
+const listChangedWithin = 2 * time.Second
+
+// The library as slash commands, end to end: a library written by another process, read by
+// the real binary, listed, rendered and refused by a real MCP client.
+func TestPromptsEndToEnd(t *testing.T) {
+	lib := librarytest.FromLibrary(t, promptFixture())
+	s := serve(t, testHome(t), "--library", lib.Dir)
+	ctx := context.Background()
+
+	if caps := s.init.Capabilities; caps.Prompts == nil || !caps.Prompts.ListChanged || caps.Resources == nil || !caps.Resources.ListChanged || caps.Completions == nil {
+		t.Fatalf("capabilities %+v: want prompts and resources with listChanged, and completions", caps)
+	}
+	prompts := s.allPrompts(t)
+	var review *mcp.Prompt
+	for i := range prompts {
+		if prompts[i].Name == "code-review" {
+			review = &prompts[i]
+		}
+		if strings.HasPrefix(prompts[i].Name, "gate-") {
+			t.Errorf("prompt %s of the mcpctl-system folder is listed", prompts[i].Name)
+		}
+	}
+	if review == nil {
+		t.Fatalf("no code-review prompt in %v", names(prompts))
+	}
+	if review.Title != "Code Review" || review.Description == "" {
+		t.Errorf("code-review: got title %q description %q", review.Title, review.Description)
+	}
+	args := map[string]mcp.PromptArgument{}
+	for _, a := range review.Arguments {
+		args[a.Name] = a
+	}
+	if a := args["language"]; !a.Required || !strings.Contains(a.Description, "line 1") {
+		t.Errorf("language: got %+v, want required, saying where it is used", a)
+	}
+	if a := args["tone"]; a.Required || !strings.Contains(a.Description, `default "friendly"`) {
+		t.Errorf("tone: got %+v, want optional with its default", a)
+	}
+
+	res, err := s.GetPrompt(ctx, getPromptRequest("code-review", map[string]string{"language": "Go"}))
+	if err != nil {
+		t.Fatalf("prompts/get: %v", err)
+	}
+	want := "Review this **Go** code. Be thorough.\n\n## Tone\n\nKeep it friendly; Go idioms first.\n\nReference: https://example.com/guide"
+	if len(res.Messages) != 1 || res.Messages[0].Role != mcp.RoleUser {
+		t.Fatalf("got %+v, want one user message", res.Messages)
+	}
+	if tc, ok := res.Messages[0].Content.(mcp.TextContent); !ok || tc.Text != want {
+		t.Errorf("rendered:\n got %+v\nwant %q", res.Messages[0].Content, want)
+	}
+
+	refusals := []struct {
+		name   string
+		prompt string
+		args   map[string]string
+		wantIn []string
+	}{
+		{"missing argument", "code-review", map[string]string{"tone": "dry"}, []string{`"language"`, "missing"}},
+		{"extra argument", "code-review", map[string]string{"language": "Go", "audience": "juniors"}, []string{`"audience"`, "unknown"}},
+		{"unknown prompt", "code-reviw", nil, []string{"'code-reviw'", "'code-review'"}},
+	}
+	for _, r := range refusals {
+		_, err := s.GetPrompt(ctx, getPromptRequest(r.prompt, r.args))
+		if !errors.Is(err, mcp.ErrInvalidParams) {
+			t.Errorf("%s: got %v, want an invalid-params error", r.name, err)
+			continue
+		}
+		t.Logf("%s: %v", r.name, err)
+		for _, w := range r.wantIn {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: error %q does not contain %q", r.name, err, w)
+			}
+		}
+	}
+}
+
+// Another process adds, renames and deletes prompts while the client stays connected.
+func TestPromptsLiveEndToEnd(t *testing.T) {
+	lib := librarytest.FromLibrary(t, promptFixture())
+	s := serve(t, testHome(t), "--library", lib.Dir)
+	const newID = "D0000000-0000-4000-8000-0000000000AA"
+	bursts := []struct {
+		name     string
+		sql      []string
+		has      []string // prompt names that must be listed after the burst
+		hasNot   []string
+		resource string // a resource URI that must (or, with !, must not) be listed
+	}{
+		{"add", []string{fmt.Sprintf(`INSERT INTO prompts (id, title, body, created_at, updated_at)
+			VALUES ('%s', 'Write Tests', 'Write tests for {{target}}.', 1800000000, 1800000000)`, newID)},
+			[]string{"write-tests"}, nil, "prompteka://prompt/" + newID},
+		{"rename", []string{fmt.Sprintf(`UPDATE prompts SET title = 'Write Table Tests' WHERE id = '%s'`, newID)},
+			[]string{"write-table-tests"}, []string{"write-tests"}, "prompteka://prompt/" + newID},
+		{"delete", []string{fmt.Sprintf(`DELETE FROM prompts WHERE id = '%s'`, newID)},
+			nil, []string{"write-table-tests"}, "!prompteka://prompt/" + newID},
+		{"burst of 500 edits", burstSQL(burstEdits), []string{fmt.Sprintf("burst-%d", burstEdits-1)}, nil, ""},
+	}
+	for _, b := range bursts {
+		first := s.count(mcp.MethodNotificationPromptsListChanged)
+		seen := first
+		seenRes := s.count(mcp.MethodNotificationResourcesListChanged)
+		for _, q := range b.sql {
+			lib.Exec(t, q)
+		}
+		// A notification that came in late from an earlier burst may precede this burst's;
+		// wait for one after which the list shows the change.
+		deadline := time.Now().Add(listChangedWithin)
+		for {
+			seen = s.waitCount(t, mcp.MethodNotificationPromptsListChanged, seen+1, time.Until(deadline), b.name)
+			listed := names(s.allPrompts(t))
+			if containsAll(listed, b.has) && !containsAny(listed, b.hasNot) {
+				break
+			}
+		}
+		// dbread debounces the app's writes and the surface coalesces reloads: a burst costs a
+		// handful of notifications. Tenfold fewer than edits leaves room for a slow machine
+		// that spreads the writes over several debounce windows.
+		if n := seen - first; len(b.sql) >= burstEdits && n > burstEdits/10 {
+			t.Errorf("%s: %d prompts/list_changed notifications, want a handful", b.name, n)
+		} else {
+			t.Logf("%s: %d prompts/list_changed notifications", b.name, n)
+		}
+		if b.resource == "" {
+			continue
+		}
+		uri, want := strings.CutPrefix(b.resource, "!")
+		for {
+			seenRes = s.waitCount(t, mcp.MethodNotificationResourcesListChanged, seenRes+1, time.Until(deadline), b.name+" (resources)")
+			if slices.Contains(s.allResourceURIs(t), uri) != want {
+				break
+			}
+		}
+	}
+}
+
+const burstEdits = 500
+
+func burstSQL(n int) []string {
+	var out []string
+	for i := range n {
+		out = append(out, fmt.Sprintf(`INSERT INTO prompts (id, title, body, created_at, updated_at)
+			VALUES ('B0000000-0000-4000-8000-%012d', 'Burst %d', 'x', 1800000000, 1800000000)`, i, i))
+	}
+	return out
+}
+
+func TestResourcesEndToEnd(t *testing.T) {
+	lib := librarytest.FromLibrary(t, promptFixture())
+	s := serve(t, testHome(t), "--library", lib.Dir)
+	ctx := context.Background()
+
+	uris := s.allResourceURIs(t)
+	for _, want := range []string{libraryURI, promptURIPrefix + reviewID, folderURIPrefix + workID} {
+		if !slices.Contains(uris, want) {
+			t.Errorf("resources/list lacks %s: %q", want, uris)
+		}
+	}
+	tmpl, err := s.ListResourceTemplates(ctx, mcp.ListResourceTemplatesRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw []string
+	for _, rt := range tmpl.ResourceTemplates {
+		raw = append(raw, rt.URITemplate.Raw())
+	}
+	if !slices.Contains(raw, promptURITemplate) || !slices.Contains(raw, folderURITemplate) {
+		t.Errorf("templates: got %q", raw)
+	}
+
+	read := func(uri string) (string, error) {
+		var req mcp.ReadResourceRequest
+		req.Params.URI = uri
+		res, err := s.ReadResource(ctx, req)
+		if err != nil {
+			return "", err
+		}
+		if len(res.Contents) != 1 {
+			t.Fatalf("%s: got %d contents", uri, len(res.Contents))
+		}
+		tc, ok := res.Contents[0].(mcp.TextResourceContents)
+		if !ok {
+			t.Fatalf("%s: got %T", uri, res.Contents[0])
+		}
+		return tc.MIMEType + "\n" + tc.Text, nil
+	}
+	for uri, wantPrefix := range map[string]string{
+		promptURIPrefix + reviewID: "text/markdown\n# Code Review\n\nReview this",
+		folderURIPrefix + workID:   `application/json` + "\n" + `{"id":"` + workID + `","name":"Work"`,
+		libraryURI:                 "application/json\n{\"prompts\":3,",
+	} {
+		got, err := read(uri)
+		if err != nil {
+			t.Errorf("read %s: %v", uri, err)
+		} else if !strings.HasPrefix(got, wantPrefix) {
+			t.Errorf("read %s:\n got %.120q\nwant prefix %q", uri, got, wantPrefix)
+		}
+	}
+	if _, err := read(promptURIPrefix + "00000000-0000-4000-8000-000000000000"); !errors.Is(err, mcp.ErrResourceNotFound) || !strings.Contains(err.Error(), "search_prompts") {
+		t.Errorf("unknown prompt id: got %v, want resource-not-found with a hint", err)
+	}
+
+	var req mcp.CompleteRequest
+	req.Params.Ref = mcp.ResourceReference{Type: "ref/resource", URI: promptURITemplate}
+	req.Params.Argument = mcp.CompleteArgument{Name: "id", Value: "security"}
+	comp, err := s.Complete(ctx, req)
+	if err != nil {
+		t.Fatalf("completion/complete: %v", err)
+	}
+	if want := []string{"D0000000-0000-4000-8000-000000000003"}; !slices.Equal(comp.Completion.Values, want) {
+		t.Errorf("complete %q: got %q, want %q", req.Params.Argument.Value, comp.Completion.Values, want)
+	}
+}
+
+func getPromptRequest(name string, args map[string]string) mcp.GetPromptRequest {
+	var req mcp.GetPromptRequest
+	req.Params.Name, req.Params.Arguments = name, args
+	return req
+}
+
+func (s *session) allPrompts(tb testing.TB) []mcp.Prompt {
+	tb.Helper()
+	var all []mcp.Prompt
+	var req mcp.ListPromptsRequest
+	for {
+		res, err := s.ListPrompts(context.Background(), req)
+		if err != nil {
+			tb.Fatalf("prompts/list: %v", err)
+		}
+		all = append(all, res.Prompts...)
+		if res.NextCursor == "" {
+			return all
+		}
+		req.Params.Cursor = res.NextCursor
+	}
+}
+
+func (s *session) allResourceURIs(tb testing.TB) []string {
+	tb.Helper()
+	var all []string
+	var req mcp.ListResourcesRequest
+	for {
+		res, err := s.ListResources(context.Background(), req)
+		if err != nil {
+			tb.Fatalf("resources/list: %v", err)
+		}
+		for _, r := range res.Resources {
+			all = append(all, r.URI)
+		}
+		if res.NextCursor == "" {
+			return all
+		}
+		req.Params.Cursor = res.NextCursor
+	}
+}
+
+// count is how many notifications with method arrived so far.
+func (s *session) count(method string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, m := range s.notifications {
+		if m.Method == method {
+			n++
+		}
+	}
+	return n
+}
+
+// waitCount waits until at least n notifications with method have arrived and returns how many
+// have, or fails the test after wait.
+func (s *session) waitCount(tb testing.TB, method string, n int, wait time.Duration, what string) int {
+	tb.Helper()
+	timer := time.NewTimer(max(wait, 0))
+	defer timer.Stop()
+	for {
+		if got := s.count(method); got >= n {
+			return got
+		}
+		select {
+		case <-s.notified:
+		case <-timer.C:
+			tb.Fatalf("%s: no %s (notification %d) within %s of the change", what, method, n, listChangedWithin)
+		}
+	}
+}
+
+func names(prompts []mcp.Prompt) []string {
+	out := make([]string, len(prompts))
+	for i, p := range prompts {
+		out[i] = p.Name
+	}
+	return out
+}
+
+func containsAll(list, want []string) bool {
+	for _, w := range want {
+		if !slices.Contains(list, w) {
+			return false
+		}
+	}
+	return true
+}
+
+func containsAny(list, unwanted []string) bool {
+	for _, u := range unwanted {
+		if slices.Contains(list, u) {
+			return true
+		}
+	}
+	return false
+}

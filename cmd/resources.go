@@ -1,0 +1,290 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcpctl/mcpctl/dbread"
+	"github.com/mcpctl/mcpctl/promptlib"
+)
+
+// The library's resources. Prompts and folders are read by id; the listing names them by their
+// MCP prompt name or folder path so a person can pick one.
+const (
+	libraryURI        = "prompteka://library"
+	promptURIPrefix   = "prompteka://prompt/"
+	folderURIPrefix   = "prompteka://folder/"
+	promptURITemplate = promptURIPrefix + "{id}"
+	folderURITemplate = folderURIPrefix + "{id}"
+
+	markdownMIME = "text/markdown"
+	jsonMIME     = "application/json"
+)
+
+// Resource names must be unique: mcp-go pages resources/list by name (the cursor is the last
+// name sent), so two resources with one name would make a page skip one. Prompt names are
+// unique slugs ([a-z0-9-]); folder and library names hold a ':' no slug has.
+func promptResource(name string, p promptlib.Prompt, summary string) mcp.Resource {
+	return mcp.Resource{URI: promptURIPrefix + p.ID, Name: name, Title: p.Title, Description: summary, MIMEType: markdownMIME}
+}
+
+func folderResource(f dbread.FolderInfo) mcp.Resource {
+	return mcp.Resource{
+		URI: folderURIPrefix + f.ID, Name: "folder:" + f.Path + " #" + f.ID, Title: f.Path,
+		Description: fmt.Sprintf("Folder %q: %d prompts, %d subfolders.", f.Path, f.PromptCount, f.ChildCount),
+		MIMEType:    jsonMIME,
+	}
+}
+
+var libraryResource = mcp.Resource{
+	URI: libraryURI, Name: "library:prompteka", Title: "Prompt library",
+	Description: "The folder tree with how many prompts and subfolders each folder holds.",
+	MIMEType:    jsonMIME,
+}
+
+func (s *promptSurface) resourceTemplates() []server.ServerResourceTemplate {
+	prompt := mcp.NewResourceTemplate(promptURITemplate, "prompt",
+		mcp.WithTemplateDescription("A library prompt as markdown: its title as a heading, then its body. The id is a "+
+			"prompt id from search_prompts, list_prompts or resources/list; completion suggests ids by title."),
+		mcp.WithTemplateMIMEType(markdownMIME))
+	prompt.Title = "Prompt by id"
+	folder := mcp.NewResourceTemplate(folderURITemplate, "folder",
+		mcp.WithTemplateDescription("A library folder as JSON: its subfolders and its prompts' titles and ids. The id is "+
+			"a folder id from list_folders or resources/list; completion suggests ids by path."),
+		mcp.WithTemplateMIMEType(jsonMIME))
+	folder.Title = "Folder by id"
+	return []server.ServerResourceTemplate{
+		{Template: prompt, Handler: s.readPrompt},
+		{Template: folder, Handler: s.readFolder},
+	}
+}
+
+// publishResources lists the library, every served folder and every served prompt. Every
+// listed prompt and folder shares one handler (the URI says which), so a resource costs its
+// listing entry and no closure: about 0.5 KB each, 50 MB at 100k prompts (see
+// BenchmarkResourcesPublish). Like prompts, resources are added and deleted by difference;
+// mcp-go sends resources/list_changed on each call.
+func (s *promptSurface) publishResources(prev, next *librarySnapshot) {
+	var add []server.ServerResource
+	if prev == nil {
+		add = append(add, server.ServerResource{Resource: libraryResource, Handler: s.readLibrary})
+	}
+	listed := func(snap *librarySnapshot) map[string]mcp.Resource {
+		m := make(map[string]mcp.Resource, len(snap.prompts)+len(snap.folders))
+		for _, p := range snap.prompts {
+			m[p.resource.URI] = p.resource
+		}
+		for _, f := range snap.folders {
+			m[f.resource.URI] = f.resource
+		}
+		return m
+	}
+	nextRes := listed(next)
+	var prevRes map[string]mcp.Resource
+	if prev != nil {
+		prevRes = listed(prev)
+	}
+	for uri, r := range nextRes {
+		if old, ok := prevRes[uri]; ok && sameResource(old, r) {
+			continue
+		}
+		handler := s.readPrompt
+		if strings.HasPrefix(uri, folderURIPrefix) {
+			handler = s.readFolder
+		}
+		add = append(add, server.ServerResource{Resource: r, Handler: handler})
+	}
+	var del []string
+	for uri := range prevRes {
+		if _, ok := nextRes[uri]; !ok {
+			del = append(del, uri)
+		}
+	}
+	if len(add) > 0 {
+		s.srv.AddResources(add...)
+	}
+	if len(del) > 0 {
+		s.srv.DeleteResources(del...)
+	}
+}
+
+func sameResource(a, b mcp.Resource) bool {
+	return a.URI == b.URI && a.Name == b.Name && a.Title == b.Title && a.Description == b.Description && a.MIMEType == b.MIMEType
+}
+
+func (s *promptSurface) readPrompt(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+	uri := req.Params.URI
+	p, err := s.db.Prompt(ctx, strings.TrimPrefix(uri, promptURIPrefix))
+	if err != nil {
+		return nil, readError(uri, err)
+	}
+	return []mcp.ResourceContents{mcp.TextResourceContents{URI: uri, MIMEType: markdownMIME, Text: "# " + p.Title + "\n\n" + p.Content}}, nil
+}
+
+// folderDoc is the JSON of prompteka://folder/{id}.
+type folderDoc struct {
+	ID          string       `json:"id"`
+	Name        string       `json:"name"`
+	Path        string       `json:"path"`
+	ParentID    *string      `json:"parentId"`
+	PromptCount int          `json:"promptCount"`
+	Subfolders  []folderNode `json:"subfolders"`
+	Prompts     []promptRef  `json:"prompts"`
+}
+
+type promptRef struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	Name  string `json:"name,omitempty"` // the MCP prompt name, when the prompt is served as one
+	URI   string `json:"uri"`
+}
+
+// folderNode is a folder in the library tree: prompteka://library nests them.
+type folderNode struct {
+	ID          string       `json:"id"`
+	Name        string       `json:"name"`
+	Path        string       `json:"path"`
+	URI         string       `json:"uri"`
+	PromptCount int          `json:"promptCount"`
+	ChildCount  int          `json:"childCount"`
+	Subfolders  []folderNode `json:"subfolders,omitempty"`
+}
+
+func (s *promptSurface) readFolder(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+	uri := req.Params.URI
+	f, err := s.db.Folder(ctx, strings.TrimPrefix(uri, folderURIPrefix))
+	if err != nil {
+		return nil, readError(uri, err)
+	}
+	folders, err := s.db.Folders(ctx)
+	if err != nil {
+		return nil, readError(uri, err)
+	}
+	doc := folderDoc{ID: f.ID, Name: f.Name, ParentID: f.ParentID, Subfolders: []folderNode{}, Prompts: []promptRef{}}
+	for _, fi := range folders {
+		switch {
+		case fi.ID == f.ID:
+			doc.Path, doc.PromptCount = fi.Path, fi.PromptCount
+		case fi.ParentID != nil && *fi.ParentID == f.ID:
+			doc.Subfolders = append(doc.Subfolders, nodeOf(fi))
+		}
+	}
+	// The snapshot has every served prompt's folder; a prompt added a moment ago appears
+	// with the next snapshot, as it does in prompts/list.
+	for _, p := range s.snap.Load().prompts {
+		if strings.EqualFold(p.folderID, f.ID) {
+			doc.Prompts = append(doc.Prompts, promptRef{ID: p.id, Title: p.title, Name: p.name, URI: promptURIPrefix + p.id})
+		}
+	}
+	return jsonContents(uri, doc)
+}
+
+// libraryDoc is the JSON of prompteka://library.
+type libraryDoc struct {
+	Prompts         int          `json:"prompts"`
+	Folders         int          `json:"folders"`
+	TopLevelPrompts int          `json:"topLevelPrompts"`
+	Tree            []folderNode `json:"tree"`
+}
+
+func (s *promptSurface) readLibrary(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+	all, err := s.db.Folders(ctx)
+	if err != nil {
+		return nil, readError(libraryURI, err)
+	}
+	snap := s.snap.Load()
+	_, folders := servedLibrary(nil, all)
+	doc := libraryDoc{Prompts: len(snap.prompts), Folders: len(folders), Tree: []folderNode{}}
+	for _, p := range snap.prompts {
+		if p.folderID == "" {
+			doc.TopLevelPrompts++
+		}
+	}
+	// Folders come parents first, so each child is attached under an already placed parent.
+	children := make(map[string][]dbread.FolderInfo)
+	var roots []dbread.FolderInfo
+	known := make(map[string]bool, len(folders))
+	for _, f := range folders {
+		known[f.ID] = true
+	}
+	for _, f := range folders {
+		if f.ParentID != nil && known[*f.ParentID] {
+			children[*f.ParentID] = append(children[*f.ParentID], f)
+		} else {
+			roots = append(roots, f)
+		}
+	}
+	var grow func(f dbread.FolderInfo, depth int) folderNode
+	grow = func(f dbread.FolderInfo, depth int) folderNode {
+		n := nodeOf(f)
+		if depth < len(folders) { // a parent cycle in a damaged library must not recurse forever
+			for _, c := range children[f.ID] {
+				n.Subfolders = append(n.Subfolders, grow(c, depth+1))
+			}
+		}
+		return n
+	}
+	for _, r := range roots {
+		doc.Tree = append(doc.Tree, grow(r, 0))
+	}
+	return jsonContents(libraryURI, doc)
+}
+
+func nodeOf(f dbread.FolderInfo) folderNode {
+	return folderNode{ID: f.ID, Name: f.Name, Path: f.Path, URI: folderURIPrefix + f.ID, PromptCount: f.PromptCount, ChildCount: f.ChildCount}
+}
+
+func jsonContents(uri string, doc any) ([]mcp.ResourceContents, error) {
+	text, err := json.Marshal(doc)
+	if err != nil {
+		return nil, err
+	}
+	return []mcp.ResourceContents{mcp.TextResourceContents{URI: uri, MIMEType: jsonMIME, Text: string(text)}}, nil
+}
+
+func readError(uri string, err error) error {
+	if errors.Is(err, dbread.ErrNotFound) {
+		return fmt.Errorf("%s: %w; it was deleted a moment ago, call resources/list again", uri, errNotServed)
+	}
+	return fmt.Errorf("read %s: %w; try again in a moment", uri, err)
+}
+
+// checkReadResource runs before mcp-go routes a resources/read. mcp-go reports a URI it has no
+// handler for as resource-not-found (-32002; -32602 for 2026 clients) but a handler's error as
+// internal (-32603). So for a prompteka URI whose prompt or folder does not exist the request
+// is pointed at a URI no handler matches (it holds spaces) that carries what to do instead;
+// mcp-go formats it as "handler not found for resource URI '<carrier>': resource not found".
+func (s *promptSurface) checkReadResource(ctx context.Context, _ any, req *mcp.ReadResourceRequest) {
+	if req == nil {
+		return
+	}
+	uri := req.Params.URI
+	var hint string
+	switch {
+	case uri == libraryURI:
+		return
+	case strings.HasPrefix(uri, promptURIPrefix):
+		_, err := s.db.Prompt(ctx, strings.TrimPrefix(uri, promptURIPrefix))
+		if !errors.Is(err, dbread.ErrNotFound) {
+			return // found, or an error the handler reports
+		}
+		hint = "no prompt has this id. Call search_prompts or resources/list for current prompt ids"
+	case strings.HasPrefix(uri, folderURIPrefix):
+		_, err := s.db.Folder(ctx, strings.TrimPrefix(uri, folderURIPrefix))
+		if !errors.Is(err, dbread.ErrNotFound) {
+			return
+		}
+		hint = "no folder has this id. Call list_folders or read " + libraryURI + " for current folder ids"
+	case strings.HasPrefix(uri, "prompteka:"):
+		hint = "mcpctl serves " + libraryURI + ", " + promptURITemplate + " and " + folderURITemplate
+	default:
+		return
+	}
+	req.Params.URI = uri + "': " + hint + ". Unknown resource '" + uri
+}

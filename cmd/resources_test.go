@@ -1,0 +1,164 @@
+package cmd
+
+import (
+	"encoding/json"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+func TestResourcesList(t *testing.T) {
+	ts := newTestSurface(t, promptFixture())
+	var got []string
+	cursor := ""
+	for {
+		var res mcp.ListResourcesResult
+		if e := ts.rpc(t, "resources/list", map[string]any{"cursor": cursor}, &res); e != nil {
+			t.Fatalf("resources/list: %+v", e)
+		}
+		for _, r := range res.Resources {
+			got = append(got, r.URI+" "+r.MIMEType)
+		}
+		if res.NextCursor == "" {
+			break
+		}
+		cursor = string(res.NextCursor)
+	}
+	sort.Strings(got)
+	want := []string{
+		"prompteka://folder/" + workID + " application/json",
+		"prompteka://library application/json",
+		"prompteka://prompt/" + reviewID + " text/markdown",
+		"prompteka://prompt/D0000000-0000-4000-8000-000000000002 text/markdown",
+		"prompteka://prompt/D0000000-0000-4000-8000-000000000003 text/markdown",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("resources/list (system folder excluded):\n got %q\nwant %q", got, want)
+	}
+
+	var tmpl mcp.ListResourceTemplatesResult
+	if e := ts.rpc(t, "resources/templates/list", nil, &tmpl); e != nil {
+		t.Fatalf("resources/templates/list: %+v", e)
+	}
+	var templates []string
+	for _, rt := range tmpl.ResourceTemplates {
+		templates = append(templates, rt.URITemplate.Raw()+" "+rt.MIMEType)
+	}
+	if want := []string{"prompteka://folder/{id} application/json", "prompteka://prompt/{id} text/markdown"}; !reflect.DeepEqual(templates, want) {
+		t.Errorf("templates: got %q, want %q", templates, want)
+	}
+}
+
+// Pages are cut by name; every resource must appear exactly once however the pages fall.
+func TestResourcesListPagesCoverEveryResource(t *testing.T) {
+	ts := newTestSurface(t, sampleLibrary(3*promptPageSize+17))
+	seen := map[string]int{}
+	cursor, pages := "", 0
+	for {
+		var res mcp.ListResourcesResult
+		if e := ts.rpc(t, "resources/list", map[string]any{"cursor": cursor}, &res); e != nil {
+			t.Fatalf("resources/list: %+v", e)
+		}
+		pages++
+		for _, r := range res.Resources {
+			seen[r.URI]++
+		}
+		if res.NextCursor == "" {
+			break
+		}
+		cursor = string(res.NextCursor)
+	}
+	snap := ts.snap.Load()
+	if want := 1 + len(snap.prompts) + len(snap.folders); len(seen) != want {
+		t.Errorf("got %d distinct resources over %d pages, want %d", len(seen), pages, want)
+	}
+	for uri, n := range seen {
+		if n != 1 {
+			t.Errorf("%s listed %d times", uri, n)
+		}
+	}
+	if pages < 2 {
+		t.Errorf("got %d pages, want several", pages)
+	}
+}
+
+func TestResourcesRead(t *testing.T) {
+	ts := newTestSurface(t, promptFixture())
+	tests := []struct {
+		uri      string
+		wantMIME string
+		check    func(t *testing.T, text string)
+		wantCode int
+		wantIn   string
+	}{
+		{uri: "prompteka://prompt/" + reviewID, wantMIME: "text/markdown", check: func(t *testing.T, text string) {
+			if !strings.HasPrefix(text, "# Code Review\n\nReview this **{{language}}** code.") {
+				t.Errorf("got %q, want the title as a heading, then the body", text)
+			}
+		}},
+		{uri: "prompteka://prompt/" + strings.ToLower(reviewID), wantMIME: "text/markdown", check: func(t *testing.T, text string) {
+			if !strings.HasPrefix(text, "# Code Review\n\n") {
+				t.Errorf("lower-case id: got %q", text)
+			}
+		}},
+		{uri: "prompteka://folder/" + workID, wantMIME: "application/json", check: func(t *testing.T, text string) {
+			var doc folderDoc
+			if err := json.Unmarshal([]byte(text), &doc); err != nil {
+				t.Fatal(err)
+			}
+			if doc.Name != "Work" || doc.Path != "Work" || len(doc.Prompts) != 1 || doc.Prompts[0].ID != reviewID || doc.Prompts[0].Name != "code-review" {
+				t.Errorf("got %+v, want folder Work holding code-review", doc)
+			}
+		}},
+		{uri: "prompteka://folder/" + systemID, wantMIME: "application/json", check: func(t *testing.T, text string) {
+			var doc folderDoc
+			if err := json.Unmarshal([]byte(text), &doc); err != nil {
+				t.Fatal(err)
+			}
+			if len(doc.Subfolders) != 1 || doc.Subfolders[0].Name != "texts" {
+				t.Errorf("got subfolders %+v, want texts", doc.Subfolders)
+			}
+		}},
+		{uri: "prompteka://library", wantMIME: "application/json", check: func(t *testing.T, text string) {
+			var doc libraryDoc
+			if err := json.Unmarshal([]byte(text), &doc); err != nil {
+				t.Fatal(err)
+			}
+			if doc.Prompts != 3 || doc.Folders != 1 || doc.TopLevelPrompts != 2 || len(doc.Tree) != 1 || doc.Tree[0].PromptCount != 1 {
+				t.Errorf("got %+v, want 3 prompts, 2 at the top, one folder Work holding 1", doc)
+			}
+		}},
+		{uri: "prompteka://prompt/00000000-0000-4000-8000-000000000000", wantCode: mcp.RESOURCE_NOT_FOUND, wantIn: "search_prompts"},
+		{uri: "prompteka://folder/00000000-0000-4000-8000-000000000000", wantCode: mcp.RESOURCE_NOT_FOUND, wantIn: "list_folders"},
+		{uri: "prompteka://nothing", wantCode: mcp.RESOURCE_NOT_FOUND, wantIn: "prompteka://prompt/{id}"},
+		{uri: "file:///etc/passwd", wantCode: mcp.RESOURCE_NOT_FOUND, wantIn: "file:///etc/passwd"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.uri, func(t *testing.T) {
+			var res struct {
+				Contents []struct {
+					URI      string `json:"uri"`
+					MIMEType string `json:"mimeType"`
+					Text     string `json:"text"`
+				} `json:"contents"`
+			}
+			e := ts.rpc(t, "resources/read", map[string]any{"uri": tt.uri}, &res)
+			if tt.wantCode != 0 {
+				if e == nil || e.Code != tt.wantCode || !strings.Contains(e.Message, tt.wantIn) {
+					t.Fatalf("got %+v, want code %d naming %q", e, tt.wantCode, tt.wantIn)
+				}
+				return
+			}
+			if e != nil {
+				t.Fatalf("resources/read: %+v", e)
+			}
+			if len(res.Contents) != 1 || res.Contents[0].MIMEType != tt.wantMIME || res.Contents[0].URI != tt.uri {
+				t.Fatalf("got %+v, want one %s content for %s", res.Contents, tt.wantMIME, tt.uri)
+			}
+			tt.check(t, res.Contents[0].Text)
+		})
+	}
+}

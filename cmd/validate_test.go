@@ -1,0 +1,106 @@
+package cmd
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcpctl/mcpctl/promptlib"
+)
+
+var queueTestdata = filepath.Join("..", "testdata", "queue")
+
+func TestValidateAcceptsValidFiles(t *testing.T) {
+	code, out, errOut := run(t, nil, "validate", filepath.Join(queueTestdata, "valid"))
+	if code != 0 || out != "" {
+		t.Errorf("exit %d, stdout %q (stderr %q); want 0 and no problems", code, out, errOut)
+	}
+}
+
+// Every invalid example is rejected, at the JSON pointer testdata/queue/invalid/want.txt names.
+func TestValidateRejectsInvalidFiles(t *testing.T) {
+	dir := filepath.Join(queueTestdata, "invalid")
+	code, out, _ := run(t, nil, "validate", dir)
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	want, err := os.Open(filepath.Join(dir, "want.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer want.Close()
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	sc := bufio.NewScanner(want)
+	n := 0
+	for sc.Scan() {
+		if strings.HasPrefix(sc.Text(), "#") {
+			continue
+		}
+		file, ptr, _ := strings.Cut(sc.Text(), ": ")
+		prefix := filepath.Join(dir, file) + ": " + ptr
+		found := false
+		for _, l := range lines {
+			found = found || strings.HasPrefix(l, prefix)
+		}
+		if !found {
+			t.Errorf("no problem reported at %s; output:\n%s", prefix, out)
+		}
+		n++
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries)-1 != n {
+		t.Errorf("want.txt lists %d files, the directory holds %d", n, len(entries)-1)
+	}
+}
+
+func TestValidateUsage(t *testing.T) {
+	op := filepath.Join(queueTestdata, "valid", "0a000001-0000-4000-8000-000000000001.json")
+	tests := []struct {
+		args []string
+		code int
+	}{
+		{[]string{"validate"}, 2},
+		{[]string{"validate", "--kind", "banana", op}, 2},
+		{[]string{"validate", filepath.Join(t.TempDir(), "missing.json")}, 2},
+		{[]string{"validate", op}, 0},
+		{[]string{"validate", "--kind", "operation", op}, 0},
+		{[]string{"validate", "--kind", "response", op}, 1}, // an operation is not a response
+	}
+	for _, tt := range tests {
+		if code, out, errOut := run(t, nil, tt.args...); code != tt.code {
+			t.Errorf("mcpctl %v: exit %d, want %d\n%s%s", tt.args, code, tt.code, out, errOut)
+		}
+	}
+}
+
+// Every operation the writer can produce is accepted: absent and null fields, upper- and
+// lower-case ids, multi-code-point emoji.
+func TestValidateAcceptsWriterOutput(t *testing.T) {
+	dir := t.TempDir()
+	ops := []struct {
+		kind promptlib.OpKind
+		data string
+	}{
+		{promptlib.OpCreatePrompt, `{"title":"t","content":"c","folderId":"AAAAAAAA-0000-4000-8000-000000000001","emoji":"🇫🇷","color":"green","url":"http://x.example"}`},
+		{promptlib.OpCreatePrompt, `{"title":"t","content":"c","folderId":null,"emoji":null,"color":null,"url":null}`},
+		{promptlib.OpUpdatePrompt, `{"id":"aaaaaaaa-0000-4000-8000-000000000001","emoji":"👍🏽","folderId":null}`},
+		{promptlib.OpDeletePrompt, `{"id":"aaaaaaaa-0000-4000-8000-000000000001"}`},
+		{promptlib.OpCreateFolder, `{"name":"n","parentId":null}`},
+		{promptlib.OpUpdateFolder, `{"id":"aaaaaaaa-0000-4000-8000-000000000001","name":"m","parentId":"AAAAAAAA-0000-4000-8000-000000000002"}`},
+		{promptlib.OpDeleteFolder, `{"id":"aaaaaaaa-0000-4000-8000-000000000001","recursive":false}`},
+	}
+	for _, o := range ops {
+		op, err := promptlib.NewOperation(o.kind, json.RawMessage(o.data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(op)
+		os.WriteFile(filepath.Join(dir, op.ID+".json"), b, 0o600)
+	}
+	if code, out, _ := run(t, nil, "validate", dir); code != 0 {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+}

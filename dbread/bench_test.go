@@ -1,0 +1,231 @@
+package dbread
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcpctl/mcpctl/promptlib"
+	"github.com/mcpctl/mcpctl/promptlib/librarytest"
+)
+
+// benchSizes are the fixture sizes every benchmark reports; 100k is skipped with -short.
+func benchSizes(b *testing.B) []int {
+	if testing.Short() {
+		return []int{1_000, 10_000}
+	}
+	return []int{1_000, 10_000, 100_000}
+}
+
+// benchFixture returns the path of a library of n sample prompts (promptlib.Sample(n, 1)),
+// generated once and kept under os.TempDir() keyed by size: building 100k takes seconds. The
+// reader never writes it, so read benchmarks open it in place.
+func benchFixture(b *testing.B, n int) string {
+	b.Helper()
+	path := filepath.Join(os.TempDir(), fmt.Sprintf("mcpctl-bench-%d.db", n))
+	if _, err := os.Stat(path); err == nil {
+		return path
+	}
+	tmp := path + fmt.Sprintf(".%d.tmp", os.Getpid())
+	w, err := librarytest.OpenWriter(tmp)
+	if err != nil {
+		b.Fatal(err)
+	}
+	err = promptlib.Create(context.Background(), w, promptlib.Sample(n, 1))
+	if err == nil {
+		_, err = w.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
+	}
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		b.Fatal(err)
+	}
+	return path
+}
+
+// benchCopy copies the fixture into a temp dir, for benchmarks that write the library.
+func benchCopy(b *testing.B, n int) string {
+	b.Helper()
+	src, err := os.Open(benchFixture(b, n))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer src.Close()
+	path := filepath.Join(b.TempDir(), "prompts.db")
+	dst, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := io.Copy(dst, src); err != nil {
+		b.Fatal(err)
+	}
+	if err := dst.Close(); err != nil {
+		b.Fatal(err)
+	}
+	return path
+}
+
+// benchDB opens the cached fixture with a sidecar cached beside it, ready.
+func benchDB(b *testing.B, n int) *DB {
+	b.Helper()
+	cache := filepath.Join(os.TempDir(), "mcpctl-bench-cache")
+	db := open(b, benchFixture(b, n), Options{CacheDir: cache, syncWait: waitLimit})
+	waitIndex(b, db, IndexReady)
+	if ok, err := db.side.current(context.Background()); !ok || err != nil {
+		b.Fatal("sidecar not current")
+	}
+	return db
+}
+
+func BenchmarkListPrompts(b *testing.B) {
+	ctx := context.Background()
+	for _, n := range benchSizes(b) {
+		b.Run(fmt.Sprintf("prompts=%d", n), func(b *testing.B) {
+			db := benchDB(b, n)
+			folders, err := db.Folders(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			biggest := folders[0]
+			for _, f := range folders {
+				if f.PromptCount > biggest.PromptCount {
+					biggest = f
+				}
+			}
+			for _, bc := range []struct {
+				name string
+				opts ListOptions
+			}{
+				{"all", ListOptions{Limit: 100}},
+				{"all-deep-page", ListOptions{Limit: 100, Offset: n / 2}},
+				{"folder", ListOptions{FolderID: strings.ToLower(biggest.ID), Limit: 100}},
+				{"root", ListOptions{Root: true, Limit: 100}},
+			} {
+				b.Run(bc.name, func(b *testing.B) {
+					for b.Loop() {
+						ps, _, err := db.ListPrompts(ctx, bc.opts)
+						if err != nil || len(ps) == 0 {
+							b.Fatalf("ListPrompts = %d prompts, %v", len(ps), err)
+						}
+					}
+				})
+			}
+			if db.fallbacks.Load() != 0 {
+				b.Errorf("%d lists answered without the sidecar", db.fallbacks.Load())
+			}
+		})
+	}
+}
+
+func benchSearch(b *testing.B, query func(n int) string) {
+	ctx := context.Background()
+	for _, n := range benchSizes(b) {
+		b.Run(fmt.Sprintf("prompts=%d", n), func(b *testing.B) {
+			db := benchDB(b, n)
+			q := query(n)
+			var total int
+			for b.Loop() {
+				var err error
+				if _, total, err = db.Search(ctx, q, 20, 0); err != nil || total == 0 {
+					b.Fatalf("Search(%q) = total %d, %v", q, total, err)
+				}
+			}
+			b.ReportMetric(float64(total), "matches")
+			if db.fallbacks.Load() != 0 {
+				b.Errorf("%d searches answered by LIKE scan", db.fallbacks.Load())
+			}
+		})
+	}
+}
+
+// BenchmarkSearchSelective: two words of one title, not adjacent (the verb and the number).
+func BenchmarkSearchSelective(b *testing.B) {
+	benchSearch(b, func(n int) string {
+		p := promptlib.Sample(min(n, 1000), 1).Prompts[n%1000/2]
+		words := strings.Fields(p.Title)
+		return words[0] + " " + strings.TrimPrefix(words[len(words)-1], "#") + " "
+	})
+}
+
+// BenchmarkSearchBroad: one word found in about half the library, ranked.
+func BenchmarkSearchBroad(b *testing.B) {
+	benchSearch(b, func(int) string { return "test " })
+}
+
+func BenchmarkGetPrompt(b *testing.B) {
+	ctx := context.Background()
+	for _, n := range benchSizes(b) {
+		b.Run(fmt.Sprintf("prompts=%d", n), func(b *testing.B) {
+			db := benchDB(b, n)
+			all, _, err := db.ListPrompts(ctx, ListOptions{Limit: 1, Offset: n / 2})
+			if err != nil {
+				b.Fatal(err)
+			}
+			id := strings.ToLower(all[0].ID)
+			for b.Loop() {
+				if _, err := db.Prompt(ctx, id); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkSidecarBuild: Open and a full build of the index, to ready.
+func BenchmarkSidecarBuild(b *testing.B) {
+	for _, n := range benchSizes(b) {
+		b.Run(fmt.Sprintf("prompts=%d", n), func(b *testing.B) {
+			path := benchFixture(b, n)
+			for b.Loop() {
+				db, err := Open(context.Background(), path, Options{CacheDir: b.TempDir()})
+				if err != nil {
+					b.Fatal(err)
+				}
+				waitIndex(b, db, IndexReady)
+				if err := db.Close(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkSidecarIncremental: the app edits one prompt; time until the index reflects it (what
+// the next Search waits for).
+func BenchmarkSidecarIncremental(b *testing.B) {
+	ctx := context.Background()
+	for _, n := range benchSizes(b) {
+		b.Run(fmt.Sprintf("prompts=%d", n), func(b *testing.B) {
+			path := benchCopy(b, n)
+			db := open(b, path, Options{CacheDir: b.TempDir(), syncWait: waitLimit})
+			waitIndex(b, db, IndexReady)
+			w, err := librarytest.OpenWriter(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer w.Close()
+			i := 0
+			for b.Loop() {
+				b.StopTimer()
+				i++
+				if _, err := w.Exec("UPDATE prompts SET title = ?, updated_at = updated_at + 1 WHERE rowid = ?",
+					fmt.Sprintf("Edited %d", i), 1+(i*7919)%n); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				if ok, err := db.side.current(ctx); !ok || err != nil {
+					b.Fatal("sidecar did not catch up")
+				}
+			}
+		})
+	}
+}

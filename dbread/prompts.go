@@ -1,0 +1,318 @@
+package dbread
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/mcpctl/mcpctl/promptlib"
+)
+
+// DefaultLimit is the page size when ListOptions.Limit or Search's limit is 0 or less.
+const DefaultLimit = 100
+
+// promptColumns are named explicitly in every query: a reordered or extended table still reads
+// into the right fields.
+const promptColumns = "id, title, body, folder_id, icon, color, url, created_at, updated_at"
+
+// unixTime scans a stored timestamp, which the app writes as integer or real Unix seconds.
+type unixTime struct{ t promptlib.Time }
+
+func (u *unixTime) Scan(v any) error {
+	switch x := v.(type) {
+	case nil:
+		u.t = promptlib.Time{}
+	case int64:
+		u.t = promptlib.FromUnix(float64(x))
+	case float64:
+		u.t = promptlib.FromUnix(x)
+	case []byte:
+		return u.Scan(string(x))
+	case string:
+		f, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
+		if err != nil {
+			return fmt.Errorf("dbread: timestamp %q is not Unix seconds", x)
+		}
+		u.t = promptlib.FromUnix(f)
+	default:
+		return fmt.Errorf("dbread: timestamp of type %T", v)
+	}
+	return nil
+}
+
+// scanPrompt reads promptColumns, preceded by the extra destinations (such as rowid).
+func scanPrompt(rows *sql.Rows, extra ...any) (promptlib.Prompt, error) {
+	var (
+		p                        promptlib.Prompt
+		folder, icon, color, url sql.NullString
+		created, updated         unixTime
+	)
+	dest := append(extra, &p.ID, &p.Title, &p.Content, &folder, &icon, &color, &url, &created, &updated)
+	if err := rows.Scan(dest...); err != nil {
+		return p, err
+	}
+	p.FolderID = nullable(folder)
+	p.Emoji = nullable(icon)
+	if color.Valid {
+		p.Color = promptlib.ColorName(color.String)
+	}
+	p.URL = nullable(url)
+	p.CreatedAt, p.UpdatedAt = created.t, updated.t
+	return p, nil
+}
+
+// nullable maps NULL and "" to nil: the app writes either for "unset".
+func nullable(s sql.NullString) *string {
+	if !s.Valid || s.String == "" {
+		return nil
+	}
+	return &s.String
+}
+
+// idSpellings are the spellings an id may be stored in: as given, lower- and upper-case. The
+// app writes upper-case UUIDs, mcpctl lower-case; `id IN (...)` keeps the primary-key index in
+// use where COLLATE NOCASE would scan the table.
+func idSpellings(id string) []any {
+	return []any{id, strings.ToLower(id), strings.ToUpper(id)}
+}
+
+// Prompt returns one prompt by id (either case). ErrNotFound if absent.
+func (db *DB) Prompt(ctx context.Context, id string) (promptlib.Prompt, error) {
+	const op = "get prompt"
+	pool, release, err := db.acquire()
+	if err != nil {
+		return promptlib.Prompt{}, db.wrap(op, err)
+	}
+	defer release()
+	rows, err := pool.QueryContext(ctx, "SELECT "+promptColumns+" FROM prompts WHERE id IN (?, ?, ?)", idSpellings(id)...)
+	if err != nil {
+		return promptlib.Prompt{}, db.wrap(op, err)
+	}
+	defer rows.Close()
+	var found []promptlib.Prompt
+	for rows.Next() {
+		p, err := scanPrompt(rows)
+		if err != nil {
+			return promptlib.Prompt{}, db.wrap(op, err)
+		}
+		found = append(found, p)
+	}
+	if err := rows.Err(); err != nil {
+		return promptlib.Prompt{}, db.wrap(op, err)
+	}
+	if len(found) == 0 {
+		return promptlib.Prompt{}, db.wrap(op, because(ErrNotFound, "no prompt "+id))
+	}
+	// Two rows differing only in case: prefer the exact spelling.
+	for _, p := range found {
+		if p.ID == id {
+			return p, nil
+		}
+	}
+	return found[0], nil
+}
+
+// ListOptions select a page of prompts, newest first (created_at, then id).
+type ListOptions struct {
+	FolderID string // only prompts directly in this folder ("" = no folder filter)
+	Root     bool   // only prompts at the top level (FolderID must be "")
+	Limit    int    // page size; 0 or less means DefaultLimit
+	Offset   int
+}
+
+// ListPrompts returns a page and the total number of prompts matching the filter, newest first
+// (created_at DESC, id DESC). FolderID matches either case.
+//
+// When the sidecar is ready and current, the page's order comes from its index (the app's
+// database has no index on created_at) and the rows from the app's database by rowid; otherwise
+// the app's database answers directly. A prompt deleted between the two reads is left out of
+// the page.
+func (db *DB) ListPrompts(ctx context.Context, opts ListOptions) ([]promptlib.Prompt, int, error) {
+	const op = "list prompts"
+	if opts.Root && opts.FolderID != "" {
+		return nil, 0, db.wrap(op, errors.New("dbread: Root and FolderID exclude each other"))
+	}
+	if opts.Limit <= 0 {
+		opts.Limit = DefaultLimit
+	}
+	opts.Offset = max(opts.Offset, 0)
+	current, err := db.side.current(ctx)
+	if err != nil {
+		return nil, 0, db.wrap(op, err)
+	}
+	if current {
+		refs, total, err := db.side.list(ctx, opts)
+		if err == nil {
+			ps, err := db.promptsByRowid(ctx, refs)
+			return ps, total, db.wrap(op, err)
+		}
+		db.log.Warn("sidecar list failed; answering from the library", "err", err)
+	}
+	db.fallbacks.Add(1)
+	ps, total, err := db.listDirect(ctx, opts)
+	return ps, total, db.wrap(op, err)
+}
+
+// listDirect pages through the app's database: a sort of the filtered rows (the whole table
+// without a filter).
+func (db *DB) listDirect(ctx context.Context, opts ListOptions) ([]promptlib.Prompt, int, error) {
+	where, args := "", []any(nil)
+	switch {
+	case opts.FolderID != "":
+		where, args = " WHERE folder_id IN (?, ?, ?)", idSpellings(opts.FolderID)
+	case opts.Root:
+		where = " WHERE (folder_id IS NULL OR folder_id = '')"
+	}
+	pool, release, err := db.acquire()
+	if err != nil {
+		return nil, 0, err
+	}
+	defer release()
+	var total int
+	if err := pool.QueryRowContext(ctx, "SELECT count(*) FROM prompts"+where, args...).Scan(&total); err != nil {
+		return nil, 0, err
+	}
+	rows, err := pool.QueryContext(ctx, "SELECT "+promptColumns+" FROM prompts"+where+
+		" ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?", append(args, opts.Limit, opts.Offset)...)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	ps := []promptlib.Prompt{}
+	for rows.Next() {
+		p, err := scanPrompt(rows)
+		if err != nil {
+			return nil, 0, err
+		}
+		ps = append(ps, p)
+	}
+	return ps, total, rows.Err()
+}
+
+// docRef names a prompt by the app's rowid and its id, as the sidecar recorded them.
+type docRef struct {
+	rowid int64
+	id    string
+}
+
+// promptsByRowid reads refs from the app's database in refs' order. A row whose id no longer
+// matches (deleted, its rowid reused) is left out.
+func (db *DB) promptsByRowid(ctx context.Context, refs []docRef) ([]promptlib.Prompt, error) {
+	out := make([]promptlib.Prompt, 0, len(refs))
+	if len(refs) == 0 {
+		return out, nil
+	}
+	args := make([]any, len(refs))
+	for i, r := range refs {
+		args[i] = r.rowid
+	}
+	pool, release, err := db.acquire()
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	rows, err := pool.QueryContext(ctx, "SELECT rowid, "+promptColumns+" FROM prompts WHERE rowid IN ("+placeholders(len(args))+")", args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	byRowid := make(map[int64]promptlib.Prompt, len(refs))
+	for rows.Next() {
+		var rowid int64
+		p, err := scanPrompt(rows, &rowid)
+		if err != nil {
+			return nil, err
+		}
+		byRowid[rowid] = p
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for _, r := range refs {
+		if p, ok := byRowid[r.rowid]; ok && p.ID == r.id {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// placeholders returns "?, ?, ..." with n marks.
+func placeholders(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return strings.Repeat("?, ", n-1) + "?"
+}
+
+// AllPrompts returns every prompt with its content, newest first, for the prompt index and MCP
+// prompts. It reads in short chunks by rowid, so no read transaction is held for the whole
+// table; a prompt the app changes meanwhile may appear in its old or new form. It holds every
+// body in memory: callers that need one page use ListPrompts.
+func (db *DB) AllPrompts(ctx context.Context) ([]promptlib.Prompt, error) {
+	const op = "all prompts"
+	const chunk = 1000
+	var all []promptlib.Prompt
+	last := int64(-1 << 63)
+	for {
+		n, err := db.allChunk(ctx, last, chunk, func(rowid int64, p promptlib.Prompt) {
+			last = rowid
+			all = append(all, p)
+		})
+		if err != nil {
+			return nil, db.wrap(op, err)
+		}
+		if n < chunk {
+			break
+		}
+	}
+	slices.SortFunc(all, func(a, b promptlib.Prompt) int {
+		if c := b.CreatedAt.Compare(a.CreatedAt.Time); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.ID, a.ID)
+	})
+	if all == nil {
+		all = []promptlib.Prompt{}
+	}
+	return all, nil
+}
+
+func (db *DB) allChunk(ctx context.Context, after int64, limit int, add func(int64, promptlib.Prompt)) (int, error) {
+	pool, release, err := db.acquire()
+	if err != nil {
+		return 0, err
+	}
+	defer release()
+	rows, err := pool.QueryContext(ctx, "SELECT rowid, "+promptColumns+" FROM prompts WHERE rowid > ? ORDER BY rowid LIMIT ?", after, limit)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var rowid int64
+		p, err := scanPrompt(rows, &rowid)
+		if err != nil {
+			return 0, err
+		}
+		add(rowid, p)
+		n++
+	}
+	return n, rows.Err()
+}
+
+// Counts returns how many prompts and folders the library holds.
+func (db *DB) Counts(ctx context.Context) (prompts, folders int, err error) {
+	pool, release, err := db.acquire()
+	if err != nil {
+		return 0, 0, db.wrap("count", err)
+	}
+	defer release()
+	err = pool.QueryRowContext(ctx, "SELECT (SELECT count(*) FROM prompts), (SELECT count(*) FROM folders)").Scan(&prompts, &folders)
+	return prompts, folders, db.wrap("count", err)
+}

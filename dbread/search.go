@@ -1,0 +1,151 @@
+package dbread
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/mcpctl/mcpctl/promptlib"
+)
+
+// maxSearchWords bounds the work one query can ask for; words past it are ignored.
+const maxSearchWords = 16
+
+// searchWords splits a user's query into words: maximal runs of letters, digits and combining
+// marks, the characters SQLite's unicode61 tokenizer keeps. Everything else (punctuation,
+// quotes, operators, emoji) separates words and is never interpreted, so `a OR b*` is the three
+// words "a", "OR", "b". prefix reports whether the query ends inside a word: the last word is
+// then matched as a prefix (the user may still be typing it).
+func searchWords(query string) (words []string, prefix bool) {
+	isWord := func(r rune) bool {
+		return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsNumber(r) || unicode.Is(unicode.M, r)
+	}
+	query = strings.ToValidUTF8(query, " ")
+	for f := range strings.FieldsFuncSeq(query, func(r rune) bool { return !isWord(r) }) {
+		if len(words) == maxSearchWords {
+			return words, false
+		}
+		words = append(words, f)
+	}
+	if len(words) > 0 {
+		last, _ := utf8.DecodeLastRuneInString(query)
+		prefix = isWord(last)
+	}
+	return words, prefix
+}
+
+// matchExpr builds an FTS5 MATCH expression that requires every word: each word is an FTS5
+// string ("..." with inner quotes doubled), so no word is ever read as query syntax, and the
+// strings are joined with AND. With prefix the last string is a prefix query ("word"*). It
+// returns "" for no words; the caller must not run an empty expression.
+func matchExpr(words []string, prefix bool) string {
+	var b strings.Builder
+	for i, w := range words {
+		if i > 0 {
+			b.WriteString(" AND ")
+		}
+		b.WriteByte('"')
+		b.WriteString(strings.ReplaceAll(w, `"`, `""`))
+		b.WriteByte('"')
+	}
+	if prefix && len(words) > 0 {
+		b.WriteByte('*')
+	}
+	return b.String()
+}
+
+// likePattern is a LIKE pattern (ESCAPE '\') matching w anywhere: %, _ and \ in w match
+// themselves.
+func likePattern(w string) string {
+	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+	return "%" + r.Replace(w) + "%"
+}
+
+// Search returns prompts holding every word of query (plain text, never query syntax), ranked by
+// relevance then newest, and the total number of matches. A query with no words (only
+// punctuation or emoji, say) matches nothing. limit 0 or less means DefaultLimit.
+//
+// Relevance is bm25 over the sidecar's full-text index with the title weighted over the body,
+// ties broken by created_at DESC then id. If the library changed since the sidecar last caught
+// up, Search first waits (bounded, ~0.5 s) for the incremental sync, so a prompt the app just
+// added is found by the next call; while the index is building, unavailable or late, Search
+// answers through a LIKE scan of the app's database (every word as a substring of title or
+// body, titles hits first, then newest). Sidecar trouble is logged and never fails a search.
+func (db *DB) Search(ctx context.Context, query string, limit, offset int) ([]promptlib.Prompt, int, error) {
+	const op = "search"
+	if limit <= 0 {
+		limit = DefaultLimit
+	}
+	offset = max(offset, 0)
+	words, prefix := searchWords(query)
+	if len(words) == 0 {
+		if db.isClosed() {
+			return nil, 0, db.wrap(op, ErrClosed)
+		}
+		return []promptlib.Prompt{}, 0, nil
+	}
+	current, err := db.side.current(ctx)
+	if err != nil {
+		return nil, 0, db.wrap(op, err)
+	}
+	if current {
+		refs, total, err := db.side.search(ctx, matchExpr(words, prefix), limit, offset)
+		if err == nil {
+			ps, err := db.promptsByRowid(ctx, refs)
+			return ps, total, db.wrap(op, err)
+		}
+		db.log.Warn("sidecar search failed; scanning the library", "err", err)
+	}
+	db.fallbacks.Add(1)
+	ps, total, err := db.searchLike(ctx, words, limit, offset)
+	return ps, total, db.wrap(op, err)
+}
+
+// searchLike scans the app's database: every word must be a substring of the title or the body
+// (LIKE is case-insensitive for ASCII only). Order: more words in the title first, then newest.
+func (db *DB) searchLike(ctx context.Context, words []string, limit, offset int) ([]promptlib.Prompt, int, error) {
+	var where, score []string
+	var args []any
+	for i, w := range words {
+		args = append(args, likePattern(w))
+		n := "?" + strconv.Itoa(i+1)
+		where = append(where, "(title LIKE "+n+" ESCAPE '\\' OR body LIKE "+n+" ESCAPE '\\')")
+		score = append(score, "(title LIKE "+n+" ESCAPE '\\')")
+	}
+	cond := strings.Join(where, " AND ")
+	pool, release, err := db.acquire()
+	if err != nil {
+		return nil, 0, err
+	}
+	defer release()
+	np := len(args)
+	rows, err := pool.QueryContext(ctx, "SELECT count(*) OVER (), "+promptColumns+" FROM prompts WHERE "+cond+
+		" ORDER BY "+strings.Join(score, " + ")+" DESC, created_at DESC, id LIMIT ?"+strconv.Itoa(np+1)+" OFFSET ?"+strconv.Itoa(np+2),
+		append(args, limit, offset)...)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	ps := []promptlib.Prompt{}
+	total := -1
+	for rows.Next() {
+		p, err := scanPrompt(rows, &total)
+		if err != nil {
+			return nil, 0, err
+		}
+		ps = append(ps, p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, err
+	}
+	rows.Close()
+	if total < 0 { // an empty page says nothing about the total
+		total = 0
+		if offset > 0 {
+			err = pool.QueryRowContext(ctx, "SELECT count(*) FROM prompts WHERE "+cond, args...).Scan(&total)
+		}
+	}
+	return ps, total, err
+}

@@ -1,0 +1,237 @@
+package dbread
+
+import (
+	"context"
+	"database/sql"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mcpctl/mcpctl/promptlib/librarytest"
+)
+
+func TestSearchWords(t *testing.T) {
+	tests := []struct {
+		query  string
+		words  []string
+		prefix bool
+	}{
+		{"security review", []string{"security", "review"}, true},
+		{"security review ", []string{"security", "review"}, false},
+		{"100%", []string{"100"}, false},
+		{`"unbalanced`, []string{"unbalanced"}, true},
+		{"NEAR(", []string{"NEAR"}, false},
+		{"a OR b*", []string{"a", "OR", "b"}, false},
+		{"'; DROP TABLE prompts;--", []string{"DROP", "TABLE", "prompts"}, false},
+		{"title:review", []string{"title", "review"}, true},
+		{"", nil, false},
+		{"  \t ", nil, false},
+		{"🚀 👨‍💻 🇫🇷", nil, false},
+		{"日本語", []string{"日本語"}, true},
+		{"Données & analyse", []string{"Données", "analyse"}, true},
+		{"don't", []string{"don", "t"}, true},
+		{"\xff\xfebad utf8", []string{"bad", "utf8"}, true},
+	}
+	for _, tt := range tests {
+		words, prefix := searchWords(tt.query)
+		if !slices.Equal(words, tt.words) || prefix != tt.prefix {
+			t.Errorf("searchWords(%q) = %q, %v; want %q, %v", tt.query, words, prefix, tt.words, tt.prefix)
+		}
+	}
+	many := strings.Repeat("word ", 3*maxSearchWords)
+	if words, _ := searchWords(many); len(words) != maxSearchWords {
+		t.Errorf("searchWords(%d words) kept %d, want %d", 3*maxSearchWords, len(words), maxSearchWords)
+	}
+}
+
+func TestMatchExpr(t *testing.T) {
+	tests := []struct {
+		words  []string
+		prefix bool
+		want   string
+	}{
+		{nil, true, ""},
+		{[]string{"review"}, false, `"review"`},
+		{[]string{"review"}, true, `"review"*`},
+		{[]string{"a", "OR", "b"}, false, `"a" AND "OR" AND "b"`},
+		{[]string{`say"hi"`}, true, `"say""hi"""*`},
+	}
+	for _, tt := range tests {
+		if got := matchExpr(tt.words, tt.prefix); got != tt.want {
+			t.Errorf("matchExpr(%q, %v) = %s, want %s", tt.words, tt.prefix, got, tt.want)
+		}
+	}
+}
+
+func TestLikePattern(t *testing.T) {
+	tests := map[string]string{"abc": "%abc%", "100%": `%100\%%`, "a_b": `%a\_b%`, `c:\x`: `%c:\\x%`}
+	for in, want := range tests {
+		if got := likePattern(in); got != want {
+			t.Errorf("likePattern(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// wellFormed reports whether expr is what matchExpr promises: FTS5 strings joined by " AND ",
+// the last optionally followed by *.
+func wellFormed(expr string) bool {
+	rest := expr
+	for rest != "" {
+		if rest[0] != '"' {
+			return false
+		}
+		i := 1
+		for {
+			j := strings.IndexByte(rest[i:], '"')
+			if j < 0 {
+				return false
+			}
+			i += j
+			if i+1 < len(rest) && rest[i+1] == '"' {
+				i += 2
+				continue
+			}
+			break
+		}
+		if i == 1 {
+			return false // an empty string
+		}
+		rest = rest[i+1:]
+		if rest == "" || rest == "*" {
+			return true
+		}
+		if !strings.HasPrefix(rest, " AND ") {
+			return false
+		}
+		rest = rest[len(" AND "):]
+	}
+	return expr == ""
+}
+
+// FuzzSearchQuery: whatever the user types, the translated expression is well formed and runs
+// on a real FTS5 table (same tokenizer as the sidecar) without error.
+func FuzzSearchQuery(f *testing.F) {
+	for _, seed := range []string{"security review", "100%", `"unbalanced`, "NEAR(", "a OR b*", "'; DROP TABLE prompts;--",
+		"", "🚀", "日本語", "col:val", "^start", "-not", "a AND", "(((", `""`, "x*y", "NOT x", "{title body}: x", "\x00", "é́"} {
+		f.Add(seed)
+	}
+	db, err := sql.Open("sqlite3", "file::memory:")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { db.Close() })
+	db.SetMaxOpenConns(1)
+	for _, stmt := range []string{
+		ftsTable,
+		"INSERT INTO fts (rowid, title, body) VALUES (1, 'Security Review', 'Audit the login flow; 100% 日本語チーム Données')",
+	} {
+		if _, err := db.Exec(stmt); err != nil {
+			f.Fatal(err)
+		}
+	}
+	f.Fuzz(func(t *testing.T, query string) {
+		words, prefix := searchWords(query)
+		expr := matchExpr(words, prefix)
+		if !wellFormed(expr) {
+			t.Fatalf("matchExpr(searchWords(%q)) = %q, not well formed", query, expr)
+		}
+		if (expr == "") != (len(words) == 0) {
+			t.Fatalf("query %q: %d words but expression %q", query, len(words), expr)
+		}
+		if expr == "" {
+			return
+		}
+		var n int
+		if err := db.QueryRow("SELECT count(*) FROM fts WHERE fts MATCH ?", expr).Scan(&n); err != nil {
+			t.Fatalf("query %q: MATCH %q: %v", query, expr, err)
+		}
+		if _, err := db.Exec("SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY "+rankExpr, expr); err != nil {
+			t.Fatalf("query %q: ranked MATCH %q: %v", query, expr, err)
+		}
+	})
+}
+
+// TestSearch runs the same queries with the sidecar ready and without it (LIKE scan).
+func TestSearch(t *testing.T) {
+	lib := librarytest.FromLibrary(t, smallLibrary())
+	id := func(n int) string { return lib.Data.Prompts[n-1].ID }
+	tests := []struct {
+		name  string
+		query string
+		want  []string // in order
+		fts   bool     // only the index can answer (diacritics folded)
+	}{
+		{"title hit ranks first", "review", []string{id(1), id(4), id(2)}, false},
+		{"non-adjacent words", "audit injection", []string{id(1)}, false},
+		{"words in any order", "goroutines wrap", []string{id(2)}, false},
+		{"every word must match", "security changelog", nil, false},
+		{"case", "SECURITY", []string{id(1)}, false},
+		{"percent", "100%", []string{id(3)}, false},
+		{"cjk prefix", "日本語", []string{id(3)}, false},
+		{"diacritics folded", "donnees", []string{id(3)}, true},
+		{"operators are words", "review OR nothing", nil, false},
+		{"quote", `"unbalanced`, nil, false},
+		{"near", "NEAR(", nil, false},
+		{"star", "a OR b*", nil, false},
+		{"injection attempt", "'; DROP TABLE prompts;--", nil, false},
+		{"only punctuation", "!!! ---", nil, false},
+		{"emoji only", "🔒", nil, false},
+		{"empty", "", nil, false},
+		{"column filter syntax", "title:review", nil, false},
+	}
+	modes := map[string]*DB{
+		"sidecar": openReady(t, lib.DB),
+		"like":    open(t, lib.DB, Options{}),
+	}
+	for mode, db := range modes {
+		for _, tt := range tests {
+			if tt.fts && mode == "like" {
+				continue
+			}
+			t.Run(mode+"/"+tt.name, func(t *testing.T) {
+				got, total, err := db.Search(context.Background(), tt.query, 10, 0)
+				if err != nil {
+					t.Fatalf("Search(%q): %v", tt.query, err)
+				}
+				if !slices.Equal(ids(got), tt.want) && !(len(got) == 0 && len(tt.want) == 0) {
+					t.Errorf("Search(%q) = %v, want %v", tt.query, ids(got), tt.want)
+				}
+				if total != len(tt.want) {
+					t.Errorf("Search(%q) total = %d, want %d", tt.query, total, len(tt.want))
+				}
+			})
+		}
+		if n := db.fallbacks.Load(); mode == "sidecar" && n != 0 {
+			t.Errorf("sidecar mode: %d searches answered by LIKE scan, want 0", n)
+		}
+		t.Run(mode+"/paging", func(t *testing.T) {
+			got, total, err := db.Search(context.Background(), "review", 1, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if total != 3 || !slices.Equal(ids(got), []string{id(4)}) {
+				t.Errorf("Search(review, limit 1, offset 1) = %v (total %d), want [%s] (total 3)", ids(got), total, id(4))
+			}
+			got, total, err = db.Search(context.Background(), "review", 10, 5)
+			if err != nil || len(got) != 0 || total != 3 {
+				t.Errorf("Search(review, offset 5) = %v (total %d, %v), want none (total 3)", ids(got), total, err)
+			}
+		})
+	}
+}
+
+func TestSearchSample(t *testing.T) {
+	lib := librarytest.New(t, 400)
+	db := openReady(t, lib.DB)
+	p := lib.Data.Prompts[123]
+	// The verb and the "#124" number are not adjacent in the title.
+	words := strings.Fields(p.Title)
+	query := words[0] + " " + strings.TrimPrefix(words[len(words)-1], "#") + " "
+	got, _, err := db.Search(context.Background(), query, 5, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) == 0 || got[0].ID != p.ID {
+		t.Errorf("Search(%q) = %v, want %s first", query, ids(got), p.ID)
+	}
+}

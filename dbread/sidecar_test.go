@@ -1,0 +1,214 @@
+package dbread
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mcpctl/mcpctl/promptlib"
+	"github.com/mcpctl/mcpctl/promptlib/librarytest"
+)
+
+// TestSidecarFollowsTheApp: what the app inserts, edits, moves and deletes is seen by the next
+// Search and ListPrompts call, with no wait in the test.
+func TestSidecarFollowsTheApp(t *testing.T) {
+	lib := librarytest.New(t, 600) // more than one bucket of rowids
+	db := open(t, lib.DB, Options{CacheDir: t.TempDir(), syncWait: waitLimit})
+	waitIndex(t, db, IndexReady)
+	ctx := context.Background()
+	search := func(q string) []string {
+		t.Helper()
+		got, _, err := db.Search(ctx, q, 10, 0)
+		if err != nil {
+			t.Fatalf("Search(%q): %v", q, err)
+		}
+		return ids(got)
+	}
+	const newID = "C0000000-0000-4000-8000-000000000001"
+
+	lib.Exec(t, "INSERT INTO prompts (id, title, body, folder_id, created_at, updated_at) VALUES (?, 'Zebra crossing', 'Stripes everywhere', NULL, 1900000000, 1900000000)", newID)
+	if got := search("zebra stripes"); !slices.Equal(got, []string{newID}) {
+		t.Errorf("after insert Search(zebra stripes) = %v, want [%s]", got, newID)
+	}
+	page, total, err := db.ListPrompts(ctx, ListOptions{Limit: 1})
+	if err != nil || total != 601 || len(page) != 1 || page[0].ID != newID {
+		t.Errorf("after insert ListPrompts = %v (total %d, %v), want the new prompt first of 601", ids(page), total, err)
+	}
+
+	edited := lib.Data.Prompts[300].ID
+	lib.Exec(t, "UPDATE prompts SET title = 'Quokka habits', updated_at = updated_at + 10 WHERE id = ?", edited)
+	if got := search("quokka"); !slices.Equal(got, []string{edited}) {
+		t.Errorf("after edit Search(quokka) = %v, want [%s]", got, edited)
+	}
+
+	folder := lib.Data.Folders[0].ID
+	lib.Exec(t, "UPDATE prompts SET folder_id = ?, updated_at = updated_at + 10 WHERE id = ?", folder, newID)
+	page, _, err = db.ListPrompts(ctx, ListOptions{FolderID: strings.ToLower(folder), Limit: 1})
+	if err != nil || len(page) != 1 || page[0].ID != newID {
+		t.Errorf("after move ListPrompts(folder) = %v (%v), want the moved prompt first", ids(page), err)
+	}
+
+	lib.Exec(t, "DELETE FROM prompts WHERE id = ?", newID)
+	if got := search("zebra"); len(got) != 0 {
+		t.Errorf("after delete Search(zebra) = %v, want none", got)
+	}
+	if _, total, _ := db.ListPrompts(ctx, ListOptions{}); total != 600 {
+		t.Errorf("after delete ListPrompts total = %d, want 600", total)
+	}
+	if state, err := db.SearchIndex(); state != IndexReady {
+		t.Errorf("SearchIndex = %s (%v), want ready", state, err)
+	}
+	if n := db.fallbacks.Load(); n != 0 {
+		t.Errorf("%d calls answered without the sidecar, want 0 (it should catch up first)", n)
+	}
+}
+
+func sidecarFile(tb testing.TB, db *DB) string {
+	tb.Helper()
+	if db.side.path == "" {
+		tb.Fatal("no sidecar path")
+	}
+	return db.side.path
+}
+
+func TestSidecarUnavailable(t *testing.T) {
+	lib := librarytest.FromLibrary(t, smallLibrary())
+	blocker := filepath.Join(t.TempDir(), "cache")
+	if err := os.WriteFile(blocker, []byte("a file where the cache directory should be"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		cacheDir string
+		reason   string
+	}{
+		{"no cache directory", "", "no cache directory"},
+		{"cache directory cannot be created", blocker, "cache directory"},
+		{"cache directory below a file", filepath.Join(blocker, "mcpctl"), "cache directory"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			db := open(t, lib.DB, Options{CacheDir: tt.cacheDir})
+			waitIndex(t, db, IndexUnavailable)
+			_, err := db.SearchIndex()
+			if err == nil || !strings.Contains(err.Error(), tt.reason) {
+				t.Errorf("SearchIndex reason = %v, want it to mention %q", err, tt.reason)
+			}
+			got, total, err := db.Search(context.Background(), "audit injection", 10, 0)
+			if err != nil || total != 1 || len(got) != 1 {
+				t.Errorf("Search without index = %v (total %d, %v), want the one match", ids(got), total, err)
+			}
+		})
+	}
+}
+
+// TestSidecarReadOnlyDir needs a user whom permissions stop (root writes anyway).
+func TestSidecarReadOnlyDir(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root ignores directory permissions; TestSidecarUnavailable covers the failure")
+	}
+	lib := librarytest.FromLibrary(t, smallLibrary())
+	cache := t.TempDir()
+	if err := os.Chmod(cache, 0o500); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(cache, 0o700) })
+	db := open(t, lib.DB, Options{CacheDir: cache})
+	waitIndex(t, db, IndexUnavailable)
+	if _, _, err := db.Search(context.Background(), "audit", 10, 0); err != nil {
+		t.Errorf("Search with a read-only cache = %v, want the LIKE scan's answer", err)
+	}
+}
+
+// TestSidecarCorrupt: a damaged sidecar file is rebuilt, never a failed search.
+func TestSidecarCorrupt(t *testing.T) {
+	lib := librarytest.FromLibrary(t, smallLibrary())
+	cache := t.TempDir()
+	first := open(t, lib.DB, Options{CacheDir: cache})
+	waitIndex(t, first, IndexReady)
+	path := sidecarFile(t, first)
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, suffix := range []string{"-wal", "-shm"} {
+		os.Remove(path + suffix)
+	}
+	if err := os.WriteFile(path, []byte(strings.Repeat("not a database ", 500)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	db := open(t, lib.DB, Options{CacheDir: cache})
+	waitIndex(t, db, IndexReady)
+	got, _, err := db.Search(context.Background(), "audit injection", 10, 0)
+	if err != nil || len(got) != 1 {
+		t.Errorf("Search after rebuilding a corrupt index = %v, %v; want one match", ids(got), err)
+	}
+}
+
+// TestSidecarReused: a second Open finds the index ready at once and brings it up to date with
+// what changed while it was closed.
+func TestSidecarReused(t *testing.T) {
+	lib := librarytest.New(t, 100)
+	cache := t.TempDir()
+	first := open(t, lib.DB, Options{CacheDir: cache})
+	waitIndex(t, first, IndexReady)
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	lib.Exec(t, "INSERT INTO prompts (id, title, body, created_at, updated_at) VALUES ('D0000000-0000-4000-8000-000000000001', 'Narwhal', 'Tusk', 1700000000, 1700000000)")
+
+	db := open(t, lib.DB, Options{CacheDir: cache})
+	if state, _ := db.SearchIndex(); state == IndexUnavailable {
+		t.Fatalf("SearchIndex after reopening = %s", state)
+	}
+	waitIndex(t, db, IndexReady)
+	got, _, err := db.Search(context.Background(), "narwhal", 10, 0)
+	if err != nil || len(got) != 1 {
+		t.Errorf("Search(narwhal) after reopening = %v, %v; want the prompt added while closed", ids(got), err)
+	}
+}
+
+// TestSearchTies: when many prompts score the same, order falls to newest first then id, across
+// pages, also where a run of equal scores crosses the rows the index ranks first.
+func TestSearchTies(t *testing.T) {
+	lib := promptlib.Library{}
+	for i := range 200 {
+		lib.Prompts = append(lib.Prompts, promptlib.Prompt{
+			ID:        fmt.Sprintf("E0000000-0000-4000-8000-%012d", i),
+			Title:     "Same title",
+			Content:   "Same body",
+			CreatedAt: promptlib.FromUnix(float64(1700000000 + i%50)), // ties in created_at too
+			UpdatedAt: promptlib.FromUnix(1700000000),
+		})
+	}
+	l := librarytest.FromLibrary(t, lib)
+	want := newestFirst(lib.Prompts, func(promptlib.Prompt) bool { return true })
+	// Search breaks ties in created_at by id ascending (ListPrompts by id descending).
+	byCreated := map[string]int64{}
+	for _, p := range lib.Prompts {
+		byCreated[p.ID] = p.CreatedAt.Unix()
+	}
+	slices.SortFunc(want, func(a, b string) int {
+		if c := cmp.Compare(byCreated[b], byCreated[a]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	modes := map[string]*DB{"sidecar": openReady(t, l.DB), "like": open(t, l.DB, Options{})}
+	for mode, db := range modes {
+		for _, page := range []struct{ limit, offset int }{{10, 0}, {10, 20}, {50, 140}, {10, 195}} {
+			got, total, err := db.Search(context.Background(), "same", page.limit, page.offset)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := want[page.offset:min(page.offset+page.limit, len(want))]
+			if total != 200 || !slices.Equal(ids(got), w) {
+				t.Errorf("%s: Search(same, %d, %d) = %v (total %d), want %v (total 200)", mode, page.limit, page.offset, ids(got), total, w)
+			}
+		}
+	}
+}

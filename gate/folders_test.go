@@ -1,0 +1,82 @@
+package gate
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/mcpctl/mcpctl/promptlib"
+)
+
+func TestFolderPaths(t *testing.T) {
+	f := newFixture(t)
+	b := f.folder("Engineering / Backend / Go")
+	w := f.folder("Writing")
+	got := FolderPaths(f.lib.Folders)
+	for id, want := range map[string]string{b: "Engineering / Backend / Go", w: "Writing", f.paths["Engineering"]: "Engineering"} {
+		if got[id] != want {
+			t.Errorf("path of %s = %q, want %q", id, got[id], want)
+		}
+	}
+
+	// A cycle (which the app never writes) still gives every folder a path.
+	cyc := []promptlib.Folder{{ID: "a", Name: "A", ParentID: promptlib.Ptr("b")}, {ID: "b", Name: "B", ParentID: promptlib.Ptr("a")}}
+	if p := FolderPaths(cyc); p["a"] == "" || p["b"] == "" {
+		t.Errorf("cycle: got %q, want a path for each folder", p)
+	}
+}
+
+func TestResolveFolder(t *testing.T) {
+	f := newFixture(t)
+	goID := f.folder("Engineering / Backend / Go")
+	backend := f.paths["Engineering / Backend"]
+	f.folder("Writing / Go")
+	tests := []struct {
+		spec    string
+		want    string
+		wantErr string
+	}{
+		{"Engineering / Backend", backend, ""},
+		{"Engineering/Backend", backend, ""},
+		{"  Engineering /Backend / Go ", goID, ""},
+		{"Backend", backend, ""},
+		{strings.ToLower(backend), backend, ""},
+		{"Go", "", `ambiguous, write the path: "Engineering / Backend / Go", "Writing / Go"`},
+		{"Frontend", "", "project folder not found"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.spec, func(t *testing.T) {
+			got, err := ResolveFolder(f.lib.Folders, tt.spec)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !errors.Is(err, ErrNoFolder) {
+					t.Fatalf("got %q, %v; want an ErrNoFolder error containing %q", got, err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Errorf("got %q, %v; want %q", got, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestFolderScope(t *testing.T) {
+	f := newFixture(t)
+	goID := f.folder("Engineering / Backend / Go")
+	f.folder("Writing")
+	p := NoProject()
+	if got, err := FolderScope(f.lib.Folders, p); got != nil || err != nil {
+		t.Errorf("no folder: got %v, %v; want nil, nil", got, err)
+	}
+	p.Folder = "Engineering / Backend"
+	got, err := FolderScope(f.lib.Folders, p)
+	want := map[string]bool{f.paths["Engineering / Backend"]: true, goID: true}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, %v; want %v", got, err, want)
+	}
+	p.Folder = "Nope"
+	if _, err := FolderScope(f.lib.Folders, p); !errors.Is(err, ErrNoFolder) {
+		t.Errorf("got %v, want ErrNoFolder", err)
+	}
+}

@@ -1,0 +1,168 @@
+package gate
+
+import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// MaxKeywordValue is the longest string argument keywords are taken from, in characters: longer
+// values are content, not a description of the task.
+const MaxKeywordValue = 200
+
+// ExtractKeywords guesses what an intercepted tool call is about, as tags for matching:
+//   - the tool name, then each string value in the arguments, in document order;
+//   - split into words at anything that is not a letter or digit (so snake_case, kebab-case and
+//     paths split) and at camelCase humps ("getHTTPStatus" → get, http, status);
+//   - string values longer than MaxKeywordValue characters are skipped, and so is everything
+//     under a "content" or "body" key (any case, any depth): that is the user's text;
+//   - values that are UUIDs are skipped (an id says nothing about the task);
+//   - stop words, words without a letter and one-letter words are dropped;
+//   - lower case, duplicates dropped, at most MaxTags.
+//
+// Arguments that are not valid JSON give keywords up to the first error.
+func ExtractKeywords(tool string, args json.RawMessage) []string {
+	k := keywords{seen: map[string]bool{}}
+	k.add(tool)
+	if len(bytes.TrimSpace(args)) == 0 {
+		return k.out
+	}
+	dec := json.NewDecoder(bytes.NewReader(args))
+	// Each open container pushes a frame; in an object the frame alternates key and value.
+	type frame struct {
+		object, wantKey, skip bool
+	}
+	var stack []frame
+	// afterValue: a value just ended, so the enclosing object expects a key again.
+	afterValue := func() {
+		if len(stack) > 0 && stack[len(stack)-1].object {
+			stack[len(stack)-1].wantKey = true
+		}
+	}
+	skipping := func() bool { return len(stack) > 0 && stack[len(stack)-1].skip }
+	pendingSkip := false // the value about to come is under content/body
+	for len(k.out) < MaxTags {
+		tok, err := dec.Token()
+		if err != nil {
+			break
+		}
+		top := -1
+		if len(stack) > 0 {
+			top = len(stack) - 1
+		}
+		if top >= 0 && stack[top].object && stack[top].wantKey {
+			if d, ok := tok.(json.Delim); ok && d == '}' {
+				stack = stack[:top]
+				afterValue()
+				continue
+			}
+			key, _ := tok.(string)
+			pendingSkip = stack[top].skip || strings.EqualFold(key, "content") || strings.EqualFold(key, "body")
+			stack[top].wantKey = false
+			continue
+		}
+		skip := pendingSkip || skipping()
+		pendingSkip = false
+		switch v := tok.(type) {
+		case json.Delim:
+			switch v {
+			case '{':
+				stack = append(stack, frame{object: true, wantKey: true, skip: skip})
+			case '[':
+				stack = append(stack, frame{skip: skip})
+			default: // ']'; '}' is handled with the keys
+				if top >= 0 {
+					stack = stack[:top]
+				}
+				afterValue()
+			}
+			continue
+		case string:
+			if !skip && utf8.RuneCountInString(v) <= MaxKeywordValue && !uuidLike.MatchString(strings.TrimSpace(v)) {
+				k.add(v)
+			}
+		}
+		afterValue()
+	}
+	return k.out
+}
+
+type keywords struct {
+	out  []string
+	seen map[string]bool
+}
+
+func (k *keywords) add(s string) {
+	for _, w := range splitWords(s) {
+		if len(k.out) == MaxTags {
+			return
+		}
+		w = normalizeTag(w) // the same lower case as tags, rune by rune
+		if k.seen[w] || stopWords[w] || utf8.RuneCountInString(w) < 2 || utf8.RuneCountInString(w) > MaxTagLen || !hasLetter(w) {
+			continue
+		}
+		k.seen[w] = true
+		k.out = append(k.out, w)
+	}
+}
+
+var uuidLike = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
+// splitWords splits s into words of letters and digits, breaking at every other
+// character and at camelCase humps.
+func splitWords(s string) []string {
+	var words []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			words = append(words, string(cur))
+			cur = cur[:0]
+		}
+	}
+	rs := []rune(s)
+	for i, r := range rs {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			flush()
+			continue
+		}
+		if unicode.IsUpper(r) && len(cur) > 0 {
+			prev := cur[len(cur)-1]
+			nextLower := i+1 < len(rs) && unicode.IsLower(rs[i+1])
+			if unicode.IsLower(prev) || unicode.IsDigit(prev) || (unicode.IsUpper(prev) && nextLower) {
+				flush()
+			}
+		}
+		cur = append(cur, r)
+	}
+	flush()
+	return words
+}
+
+func hasLetter(w string) bool {
+	for _, r := range w {
+		if unicode.IsLetter(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// stopWords carry no meaning for matching: English function words, the verbs and nouns every
+// tool name and argument has, and URL noise.
+var stopWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`
+		a an and are as at be by but for from has have how i if in into is it its me my no not of on
+		or our so than that the their then there these this to too us was we were what when where
+		which who why will with you your all any can do does each more most new other some such
+		get set list create update delete remove read write search find fetch query show add put
+		make use run call tool tools id ids name names type value values limit offset page size
+		true false null none prompt prompts folder folders item items data args arg input output
+		http https www com org net html json`) {
+		m[w] = true
+	}
+	return m
+}()

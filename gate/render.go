@@ -1,0 +1,195 @@
+package gate
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Renderer turns briefings and the index into the markdown a client reads. Its zero value uses
+// the built-in texts and names no tools.
+type Renderer struct {
+	Texts Texts    // overrides of the gate texts (SystemTexts of the current snapshot); nil: defaults
+	Tools []string // the tools available once the session is ungated, for {{tools}}
+}
+
+// Instructions are the initialize instructions: for a gated session the gate-instructions text;
+// for an ungated one the session greeting, the index and the read_prompts reminder. unknown
+// lists template variables the texts use but that do not exist, for the caller to log.
+func (r Renderer) Instructions(ix *Index, gated bool) (text string, unknown []string) {
+	vars := r.vars(ix.Project().DisplayName(), nil, nil, 0)
+	vars[VarPromptIndex] = IndexText(ix)
+	if gated {
+		return Expand(r.Texts.Get(TextInstructions), vars)
+	}
+	var u []string
+	var b strings.Builder
+	b.WriteString(r.expand(r.Texts.Get(TextGreeting), vars, &u))
+	b.WriteString("\n\nPrompts in this project:\n")
+	b.WriteString(vars[VarPromptIndex])
+	b.WriteString("\n\n")
+	b.WriteString(r.expand(r.Texts.Get(TextReminder), vars, &u))
+	return b.String(), u
+}
+
+// IndexText is the index as texts show it: Index.Lines under the project's cap, one per line,
+// and a last line saying how many prompts the cap left out.
+func IndexText(ix *Index) string {
+	lines := ix.Lines(ix.Project().IndexCap)
+	return linesText(lines, ix.Len()-len(lines), "(the library has no prompts for this project yet)")
+}
+
+// BeginSessionDescription is the begin_session tool's description. It carries the index because
+// many clients drop the initialize instructions.
+func BeginSessionDescription(ix *Index) string {
+	return "Start your session with 3 to 10 tags describing your task (for example [\"sql\", \"migrations\", \"error handling\"]). " +
+		"You receive the project's critical rules, the prompts that match your tags, and an index of the rest. " +
+		"Required before the other tools of " + ix.Project().DisplayName() + ".\n\nPrompts in this project:\n" + IndexText(ix)
+}
+
+// ReadPromptsDescription is the read_prompts tool's description.
+const ReadPromptsDescription = "Fetch more of the project's prompts (rules, conventions, decisions) by tags. " +
+	"Use it whenever your work moves into an area you have not been briefed on: it is better to check than to guess. " +
+	"Prompts already sent in this session are not repeated."
+
+// Briefing renders a briefing as markdown. Its structure, section by section (each present only
+// when it has something to say):
+//
+//	[gate-intercept-preamble]                       intercepted calls only
+//	[session-greeting]                              begin_session and intercepted calls
+//	## Critical rules                               priority-10 prompts, in full
+//	## Prompts matching your task (tags: …)         matched prompts, in full; or "No prompt matched"
+//	## Also matching, over the byte budget          index lines
+//	## Already provided in this session             names, not repeated
+//	[gate-encouragement]                            begin_session and intercepted calls
+//	## Other prompts + [read-prompts-reminder]      read_prompts
+//
+// Each prompt in full is a "### Title (name)" heading followed by its content, verbatim, between
+// <prompt name="..."> and </prompt> lines. unknown lists
+// template variables the texts use but that do not exist.
+func (r Renderer) Briefing(b Briefing) (text string, unknown []string) {
+	var matched []string
+	for _, e := range b.Critical {
+		matched = append(matched, e.Line())
+	}
+	for _, e := range b.Full {
+		matched = append(matched, e.Line())
+	}
+	for _, e := range b.Listed {
+		matched = append(matched, e.Line())
+	}
+	var remaining []string
+	for _, e := range b.Remaining {
+		remaining = append(remaining, e.Line())
+	}
+	vars := r.vars(b.Project, matched, remaining, b.Omitted)
+	vars[VarPromptIndex] = b.PromptIndex
+
+	var out []string // sections, joined by blank lines
+	var u []string
+	if b.Kind == KindIntercept {
+		out = append(out, r.expand(r.Texts.Get(TextInterceptPreamble), vars, &u))
+	}
+	if b.Kind != KindRead {
+		out = append(out, r.expand(r.Texts.Get(TextGreeting), vars, &u))
+	}
+	if len(b.Critical) > 0 {
+		out = append(out, "## Critical rules\n\nAlways included, whatever your task. Follow them.")
+		for _, e := range b.Critical {
+			out = append(out, fullPrompt(e))
+		}
+	}
+	tags := "no tags"
+	if len(b.Tags) > 0 {
+		tags = "tags: " + strings.Join(b.Tags, ", ")
+	}
+	heading := "## Prompts matching your task (" + tags + ")"
+	if b.Kind == KindRead {
+		heading = "## Prompts matching your tags (" + tags + ")"
+	}
+	switch {
+	case len(b.Full) > 0:
+		out = append(out, heading)
+		for _, e := range b.Full {
+			out = append(out, fullPrompt(e))
+		}
+	case len(b.Listed) == 0 && b.MoreListed == 0 && len(b.AlreadySent) == 0:
+		out = append(out, heading+"\n\nNo new prompt matched. Try other tags: the words of your task, the area of the code, the kind of change.")
+	}
+	if len(b.Listed) > 0 {
+		out = append(out, "## Also matching, over the byte budget\n\nNot included in full. Call read_prompts again with the same tags for the next ones (what was sent is skipped), or find one with search_prompts and read it with get_prompt:\n"+
+			linesText(linesOf(b.Listed), b.MoreListed, ""))
+	}
+	if len(b.AlreadySent) > 0 {
+		names := make([]string, len(b.AlreadySent))
+		for i, e := range b.AlreadySent {
+			names[i] = "- " + e.Name
+		}
+		out = append(out, "## Already provided in this session\n\nThese match too; they were sent to you earlier in this session and are not repeated:\n"+strings.Join(names, "\n"))
+	}
+	if b.Kind == KindRead {
+		out = append(out, "## Other prompts\n\n"+vars[VarRemainingPrompts])
+		out = append(out, r.expand(r.Texts.Get(TextReminder), vars, &u))
+	} else {
+		out = append(out, r.expand(r.Texts.Get(TextEncouragement), vars, &u))
+	}
+	return strings.Join(out, "\n\n") + "\n", u
+}
+
+func (r Renderer) vars(project string, matched, remaining []string, omitted int) map[string]string {
+	tools := "every tool this server lists"
+	if len(r.Tools) > 0 {
+		tools = strings.Join(r.Tools, ", ")
+	}
+	return map[string]string{
+		VarProjectName:      project,
+		VarTools:            tools,
+		VarMatchedPrompts:   linesText(matched, 0, "(none)"),
+		VarRemainingPrompts: linesText(remaining, omitted, "(none: you have everything in the index)"),
+		VarPromptIndex:      "",
+	}
+}
+
+func (r Renderer) expand(tmpl string, vars map[string]string, unknown *[]string) string {
+	s, u := Expand(tmpl, vars)
+	for _, n := range u {
+		dup := false
+		for _, have := range *unknown {
+			dup = dup || have == n
+		}
+		if !dup {
+			*unknown = append(*unknown, n)
+		}
+	}
+	return strings.TrimRight(s, "\n")
+}
+
+func linesOf(es []Entry) []string {
+	lines := make([]string, len(es))
+	for i, e := range es {
+		lines[i] = e.Line()
+	}
+	return lines
+}
+
+// linesText joins index lines, adds a note for what a cap left out, and says empty when there
+// is nothing.
+func linesText(lines []string, omitted int, empty string) string {
+	if len(lines) == 0 && omitted == 0 {
+		return empty
+	}
+	s := strings.Join(lines, "\n")
+	if omitted > 0 {
+		if s != "" {
+			s += "\n"
+		}
+		s += fmt.Sprintf("- … and %d more: find them with read_prompts or search_prompts", omitted)
+	}
+	return s
+}
+
+// fullPrompt renders a prompt in full. The content is kept verbatim between <prompt> tags:
+// its own headings would otherwise read as sections of the briefing.
+func fullPrompt(e Entry) string {
+	return "### " + e.Title + " (" + e.Name + ")\n\n<prompt name=\"" + e.Name + "\">\n" +
+		strings.TrimRight(e.Content, "\n") + "\n</prompt>"
+}

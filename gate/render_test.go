@@ -1,0 +1,250 @@
+package gate
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// Short texts make the structure visible; the defaults are checked separately.
+var testTexts = Texts{
+	TextInstructions:      "INSTRUCTIONS for {{project_name}}\n{{prompt_index}}",
+	TextGreeting:          "GREETING {{project_name}}; tools: {{tools}}",
+	TextEncouragement:     "ENCOURAGEMENT\n{{remaining_prompts}}",
+	TextReminder:          "REMINDER {{mystery}}",
+	TextInterceptPreamble: "PREAMBLE",
+}
+
+func renderFixture(tb testing.TB) *Index {
+	return buildIndex(tb, 120,
+		spec{"Rules", 10, "Always run the tests.\n"},
+		spec{"Sql Migrations", 5, "Write reversible migrations.\n\n## Rollback\n\nKeep a down step.\n"},
+		spec{"Sql Huge", 6, sized("sql in depth", 300)},
+		spec{"Go Style", 5, "Use gofmt.\n"},
+		spec{"Release", 2, "Tag the release.\n"},
+	)
+}
+
+func TestRenderBriefing(t *testing.T) {
+	ix := renderFixture(t)
+	r := Renderer{Texts: testTexts, Tools: []string{"list_prompts", "read_prompts"}}
+	s := NewSession(ix.Project())
+
+	got, unknown := r.Briefing(s.Begin(ix, []string{"SQL"}))
+	want := `GREETING demo; tools: list_prompts, read_prompts
+
+## Critical rules
+
+Always included, whatever your task. Follow them.
+
+### Rules (rules)
+
+<prompt name="rules">
+Always run the tests.
+</prompt>
+
+## Prompts matching your task (tags: sql)
+
+### Sql Migrations (sql-migrations)
+
+<prompt name="sql-migrations">
+Write reversible migrations.
+
+## Rollback
+
+Keep a down step.
+</prompt>
+
+## Also matching, over the byte budget
+
+Not included in full. Call read_prompts again with the same tags for the next ones (what was sent is skipped), or find one with search_prompts and read it with get_prompt:
+- sql-huge: About sql in depth.
+
+ENCOURAGEMENT
+- go-style: Use gofmt.
+- release: Tag the release.
+`
+	if got != want || len(unknown) != 0 {
+		t.Errorf("begin_session briefing:\n%s\nwant:\n%s\nunknown %q", got, want, unknown)
+	}
+
+	got, unknown = r.Briefing(s.Read(ix, []string{"sql", "gofmt"}))
+	want = `## Prompts matching your tags (tags: sql, gofmt)
+
+### Go Style (go-style)
+
+<prompt name="go-style">
+Use gofmt.
+</prompt>
+
+## Also matching, over the byte budget
+
+Not included in full. Call read_prompts again with the same tags for the next ones (what was sent is skipped), or find one with search_prompts and read it with get_prompt:
+- sql-huge: About sql in depth.
+
+## Already provided in this session
+
+These match too; they were sent to you earlier in this session and are not repeated:
+- sql-migrations
+
+## Other prompts
+
+- release: Tag the release.
+
+REMINDER {{mystery}}
+`
+	if got != want {
+		t.Errorf("read_prompts answer:\n%s\nwant:\n%s", got, want)
+	}
+	if !reflect.DeepEqual(unknown, []string{"mystery"}) {
+		t.Errorf("unknown = %q, want [mystery]", unknown)
+	}
+
+	got, _ = r.Briefing(s.Read(ix, []string{"kubernetes"}))
+	want = `## Prompts matching your tags (tags: kubernetes)
+
+No new prompt matched. Try other tags: the words of your task, the area of the code, the kind of change.
+
+## Other prompts
+
+- sql-huge: About sql in depth.
+- release: Tag the release.
+
+REMINDER {{mystery}}
+`
+	if got != want {
+		t.Errorf("read_prompts without a match:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestRenderIntercept(t *testing.T) {
+	ix := renderFixture(t)
+	r := Renderer{Texts: testTexts}
+	b, ok := NewSession(ix.Project()).Intercept(ix, "search_prompts", json.RawMessage(`{"query":"gofmt"}`))
+	if !ok {
+		t.Fatal("not intercepted")
+	}
+	got, _ := r.Briefing(b)
+	want := `PREAMBLE
+
+GREETING demo; tools: every tool this server lists
+
+## Critical rules
+
+Always included, whatever your task. Follow them.
+
+### Rules (rules)
+
+<prompt name="rules">
+Always run the tests.
+</prompt>
+
+## Prompts matching your task (tags: gofmt)
+
+### Go Style (go-style)
+
+<prompt name="go-style">
+Use gofmt.
+</prompt>
+
+ENCOURAGEMENT
+- sql-huge: About sql in depth.
+- sql-migrations: Write reversible migrations.
+- release: Tag the release.
+`
+	if got != want {
+		t.Errorf("intercept briefing:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestRenderInstructions(t *testing.T) {
+	ix := renderFixture(t)
+	r := Renderer{Texts: testTexts}
+	got, _ := r.Instructions(ix, true)
+	want := `INSTRUCTIONS for demo
+- rules: Always run the tests.
+- sql-huge: About sql in depth.
+- go-style: Use gofmt.
+- sql-migrations: Write reversible migrations.
+- release: Tag the release.`
+	if got != want {
+		t.Errorf("gated instructions:\n%s\nwant:\n%s", got, want)
+	}
+	got, unknown := r.Instructions(ix, false)
+	want = `GREETING demo; tools: every tool this server lists
+
+Prompts in this project:
+- rules: Always run the tests.
+- sql-huge: About sql in depth.
+- go-style: Use gofmt.
+- sql-migrations: Write reversible migrations.
+- release: Tag the release.
+
+REMINDER {{mystery}}`
+	if got != want || !reflect.DeepEqual(unknown, []string{"mystery"}) {
+		t.Errorf("ungated instructions:\n%s\nwant:\n%s\nunknown %q", got, want, unknown)
+	}
+}
+
+func TestRenderDefaults(t *testing.T) {
+	ix, _ := sixty(t, 60, func(i int) int {
+		if i <= 5 {
+			return 10
+		}
+		return 5
+	})
+	r := Renderer{Tools: []string{"search_prompts"}}
+	s := NewSession(ix.Project())
+	for _, kind := range []string{"instructions", "begin", "read"} {
+		var text string
+		var unknown []string
+		switch kind {
+		case "instructions":
+			text, unknown = r.Instructions(ix, true)
+		case "begin":
+			text, unknown = r.Briefing(s.Begin(ix, []string{"number 1"}))
+		case "read":
+			text, unknown = r.Briefing(s.Read(ix, []string{"number 2"}))
+		}
+		if len(unknown) > 0 || strings.Contains(text, "{{") {
+			t.Errorf("%s: unexpanded variables %q in\n%s", kind, unknown, text)
+		}
+		for _, line := range strings.Split(text, "\n") {
+			if strings.HasPrefix(line, "- ") && len([]rune(line)) > MaxIndexLine {
+				t.Errorf("%s: index line too long: %q", kind, line)
+			}
+		}
+	}
+	if desc := BeginSessionDescription(ix); !strings.Contains(desc, "- p01: Prompt number 1.") || !strings.Contains(desc, "… and 55 more") {
+		t.Errorf("begin_session description lacks the capped index:\n%s", desc)
+	}
+}
+
+func FuzzRenderBriefing(f *testing.F) {
+	f.Add("sql", "gofmt", "{{project_name}} {{x}}")
+	f.Add("", "  ", "{{remaining_prompts}}{{")
+	f.Fuzz(func(t *testing.T, tag1, tag2, text string) {
+		ix := renderFixture(t)
+		r := Renderer{Texts: Texts{TextEncouragement: text, TextReminder: text}}
+		s := NewSession(ix.Project())
+		for _, b := range []Briefing{s.Begin(ix, []string{tag1, tag2}), s.Read(ix, []string{tag2, tag1})} {
+			out, unknown := r.Briefing(b)
+			if !strings.HasSuffix(out, "\n") {
+				t.Errorf("briefing does not end with a newline")
+			}
+			for _, u := range unknown {
+				if !strings.Contains(text, u) {
+					t.Errorf("unknown %q not in the template", u)
+				}
+			}
+			checkTags(t, b.Tags)
+			// Every prompt is sent at most once per session.
+			for _, e := range b.Sent() {
+				if strings.Count(out, "### "+e.Title+" ("+e.Name+")") != 1 {
+					t.Errorf("%s not rendered exactly once", e.Name)
+				}
+			}
+		}
+	})
+}

@@ -1,0 +1,154 @@
+package gate
+
+import (
+	"encoding/json"
+	"sync"
+)
+
+// Kind says which call produced a briefing.
+type Kind string
+
+// The kinds of briefing.
+const (
+	KindBegin     Kind = "begin_session" // the assistant called begin_session
+	KindRead      Kind = "read_prompts"  // the assistant called read_prompts
+	KindIntercept Kind = "intercept"     // a real tool was called while the session was gated
+)
+
+// Briefing is what a gate call answers: the selection plus what the renderer needs to say.
+type Briefing struct {
+	Kind    Kind
+	Project string // the project's display name
+	Tool    string // the intercepted tool, for KindIntercept
+	// PromptIndex is IndexText of the index the briefing came from, for {{prompt_index}}.
+	PromptIndex string
+	Selection
+	// Ungated is true when this call ungated the session: the caller lists the full tool set
+	// and sends notifications/tools/list_changed.
+	Ungated bool
+}
+
+// Session is the gate state of one MCP session: whether it is gated, the tags it has given and
+// the prompts already sent in full. The state only moves one way, gated → ungated.
+//
+// A Session is safe for concurrent use: tool calls run concurrently, and of several calls racing
+// on a gated session exactly one ungates it and gets the intercept briefing.
+type Session struct {
+	mu    sync.Mutex
+	mode  GateMode
+	gated bool
+	tags  []string
+	seen  map[string]bool // tags
+	sent  map[string]bool // prompt ids
+}
+
+// NewSession starts a session for a project: gated when the project is (NoProject is not).
+func NewSession(p Project) *Session {
+	return &Session{mode: p.GateMode, gated: p.Gated, seen: map[string]bool{}, sent: map[string]bool{}}
+}
+
+// The gate's own tools.
+const (
+	ToolBeginSession = "begin_session"
+	ToolReadPrompts  = "read_prompts"
+)
+
+// ToolVisible says whether tools/list shows a tool now, for the server's tool filter:
+//   - gated, hard mode: only begin_session;
+//   - gated, soft mode: every tool (the first real call is intercepted);
+//   - ungated: every tool but begin_session (read_prompts takes its place).
+func (s *Session) ToolVisible(tool string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case !s.gated:
+		return tool != ToolBeginSession
+	case s.mode == SoftMode:
+		return true
+	default:
+		return tool == ToolBeginSession
+	}
+}
+
+// Gated reports whether the session is still gated.
+func (s *Session) Gated() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gated
+}
+
+// Ungate opens the session without a briefing. It reports whether this call changed the state.
+func (s *Session) Ungate() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	was := s.gated
+	s.gated = false
+	return was
+}
+
+// Tags lists every normalised tag the session has given, first use first.
+func (s *Session) Tags() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.tags...)
+}
+
+// WasSent reports whether the prompt with this id was sent in full in this session.
+func (s *Session) WasSent(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sent[id]
+}
+
+// Begin answers begin_session: it matches tags against the index within the project's budget,
+// records the prompts it sends, and ungates the session. Called again after ungating it never
+// re-sends a prompt: those are reported as already provided.
+func (s *Session) Begin(ix *Index, tags []string) Briefing {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.brief(ix, KindBegin, tags)
+}
+
+// Read answers read_prompts: new matches only, never a prompt already sent in this session. A
+// gated session (a soft-mode client may call it first) is ungated, as by begin_session.
+func (s *Session) Read(ix *Index, tags []string) Briefing {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.brief(ix, KindRead, tags)
+}
+
+// Intercept is called before a real tool runs. On a gated session it extracts keywords from the
+// tool name and its JSON arguments, builds the briefing from them, ungates the session and
+// returns true: the caller runs the tool and puts the rendered briefing before its result. On
+// an ungated session it does nothing and returns false.
+func (s *Session) Intercept(ix *Index, tool string, args json.RawMessage) (Briefing, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.gated {
+		return Briefing{}, false
+	}
+	b := s.brief(ix, KindIntercept, ExtractKeywords(tool, args))
+	b.Tool = tool
+	return b, true
+}
+
+// brief runs one gate call; s.mu is held.
+func (s *Session) brief(ix *Index, kind Kind, tags []string) Briefing {
+	p := ix.Project()
+	sel := Select(ix, tags, p.ByteBudget, p.IndexCap, s.sent)
+	for _, t := range sel.Tags {
+		if !s.seen[t] {
+			s.seen[t] = true
+			s.tags = append(s.tags, t)
+		}
+	}
+	for _, e := range sel.Critical {
+		s.sent[e.ID] = true
+	}
+	for _, e := range sel.Full {
+		s.sent[e.ID] = true
+	}
+	b := Briefing{Kind: kind, Project: p.DisplayName(), PromptIndex: IndexText(ix), Selection: sel, Ungated: s.gated}
+	s.gated = false
+	return b
+}

@@ -1,0 +1,181 @@
+package gate
+
+import (
+	"encoding/json"
+	"reflect"
+	"sync"
+	"testing"
+)
+
+func TestSessionStates(t *testing.T) {
+	type step struct {
+		op          string // begin, read, intercept, ungate
+		wantChanged bool   // the call ungated the session (Briefing.Ungated, Intercept's ok, Ungate's result)
+		wantGated   bool   // Gated() afterwards
+	}
+	tests := []struct {
+		name  string
+		gated bool
+		steps []step
+	}{
+		{"begin ungates", true, []step{{"begin", true, false}, {"read", false, false}, {"begin", false, false}}},
+		{"intercept ungates once", true, []step{{"intercept", true, false}, {"intercept", false, false}, {"read", false, false}}},
+		{"read while gated ungates", true, []step{{"read", true, false}, {"intercept", false, false}}},
+		{"explicit ungate", true, []step{{"ungate", true, false}, {"ungate", false, false}, {"begin", false, false}}},
+		{"project not gated starts ungated", false, []step{{"intercept", false, false}, {"begin", false, false}}},
+	}
+	ix := buildIndex(t, 1000, spec{"Sql", 5, sized("sql", 10)})
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := ix.Project()
+			p.Gated = tt.gated
+			s := NewSession(p)
+			if got := s.Gated(); got != tt.gated {
+				t.Fatalf("new session: Gated() = %v, want %v", got, tt.gated)
+			}
+			for i, st := range tt.steps {
+				var changed bool
+				switch st.op {
+				case "begin":
+					changed = s.Begin(ix, []string{"sql"}).Ungated
+				case "read":
+					changed = s.Read(ix, []string{"sql"}).Ungated
+				case "intercept":
+					var b Briefing
+					b, changed = s.Intercept(ix, "search_prompts", json.RawMessage(`{"query":"sql"}`))
+					if changed && (b.Kind != KindIntercept || b.Tool != "search_prompts" || !b.Ungated) {
+						t.Errorf("step %d: intercept briefing %+v", i, b)
+					}
+				case "ungate":
+					changed = s.Ungate()
+				}
+				if changed != st.wantChanged {
+					t.Errorf("step %d (%s): changed = %v, want %v", i, st.op, changed, st.wantChanged)
+				}
+				if got := s.Gated(); got != st.wantGated {
+					t.Errorf("step %d (%s): Gated() = %v, want %v", i, st.op, got, st.wantGated)
+				}
+			}
+		})
+	}
+}
+
+func TestSessionNeverResends(t *testing.T) {
+	ix := buildIndex(t, 1000,
+		spec{"Rules", 10, sized("rules", 10)},
+		spec{"Sql", 5, sized("sql", 10)},
+		spec{"Go", 5, sized("go", 10)},
+	)
+	s := NewSession(ix.Project())
+	b := s.Begin(ix, []string{"sql", "SQL", " "})
+	if got, want := names(b.Sent()), []string{"rules", "sql"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("begin sent %q, want %q", got, want)
+	}
+	if b.Kind != KindBegin || b.Project != "demo" {
+		t.Errorf("briefing kind %q project %q", b.Kind, b.Project)
+	}
+	r := s.Read(ix, []string{"sql", "go"})
+	if got := names(r.Full); !reflect.DeepEqual(got, []string{"go"}) {
+		t.Errorf("read sent %q, want only the new match [go]", got)
+	}
+	if got := names(r.AlreadySent); !reflect.DeepEqual(got, []string{"sql"}) {
+		t.Errorf("read reported %q as already provided, want [sql]", got)
+	}
+	if len(r.Critical) != 0 {
+		t.Errorf("read re-sent the critical prompts %q", names(r.Critical))
+	}
+	for _, n := range []string{"rules", "sql", "go"} {
+		if e, _ := ix.ByName(n); !s.WasSent(e.ID) {
+			t.Errorf("WasSent(%s) = false", n)
+		}
+	}
+	if got, want := s.Tags(), []string{"sql", "go"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Tags() = %q, want %q", got, want)
+	}
+}
+
+// Concurrent calls on a gated session: exactly one is intercepted. Run with -race.
+func TestSessionConcurrentIntercept(t *testing.T) {
+	ix := buildIndex(t, 1000, spec{"Sql", 5, sized("sql", 10)})
+	s := NewSession(ix.Project())
+	const calls = 32
+	results := make(chan bool, calls)
+	var wg sync.WaitGroup
+	for range calls {
+		wg.Go(func() {
+			_, ok := s.Intercept(ix, "search_prompts", json.RawMessage(`{"query":"sql"}`))
+			results <- ok
+			s.Read(ix, []string{"sql"})
+		})
+	}
+	wg.Wait()
+	close(results)
+	n := 0
+	for ok := range results {
+		if ok {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d calls were intercepted, want exactly 1", n)
+	}
+}
+
+func TestToolVisible(t *testing.T) {
+	tools := []string{ToolBeginSession, ToolReadPrompts, "search_prompts"}
+	tests := []struct {
+		name  string
+		gated bool
+		mode  GateMode
+		open  bool // ungate first
+		want  []string
+	}{
+		{"hard, gated", true, HardMode, false, []string{ToolBeginSession}},
+		{"soft, gated", true, SoftMode, false, tools},
+		{"hard, ungated", true, HardMode, true, []string{ToolReadPrompts, "search_prompts"}},
+		{"soft, ungated", true, SoftMode, true, []string{ToolReadPrompts, "search_prompts"}},
+		{"not gated", false, HardMode, false, []string{ToolReadPrompts, "search_prompts"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := NoProject()
+			p.Gated, p.GateMode = tt.gated, tt.mode
+			s := NewSession(p)
+			if tt.open {
+				s.Ungate()
+			}
+			var got []string
+			for _, tool := range tools {
+				if s.ToolVisible(tool) {
+					got = append(got, tool)
+				}
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("visible %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// What did not fit the budget comes with the next read_prompts of the same tags, since what was
+// sent no longer takes room; a prompt larger than the budget never does.
+func TestSessionReadPagesThroughMatches(t *testing.T) {
+	ix := buildIndex(t, 100,
+		spec{"Sql A", 5, sized("sql", 60)},
+		spec{"Sql B", 5, sized("sql", 60)},
+		spec{"Sql C", 5, sized("sql", 60)},
+		spec{"Sql Huge", 5, sized("sql", 500)},
+	)
+	s := NewSession(ix.Project())
+	var got [][]string
+	for range 4 {
+		got = append(got, names(s.Read(ix, []string{"sql"}).Full))
+	}
+	want := [][]string{{"sql-a"}, {"sql-b"}, {"sql-c"}, {}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("successive reads sent %q, want %q", got, want)
+	}
+	if last := s.Read(ix, []string{"sql"}); !reflect.DeepEqual(names(last.Listed), []string{"sql-huge"}) {
+		t.Errorf("the oversized prompt: listed %q, want [sql-huge]", names(last.Listed))
+	}
+}

@@ -1,0 +1,72 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"strconv"
+	"time"
+)
+
+// processName claims and handles the pending file name (step 2). Anything that is not a regular
+// file goes to failed/ unread; a file someone else took first (another processor, or the writer
+// withdrawing it) is skipped.
+func (p *Processor) processName(ctx context.Context, name string) {
+	if ctx.Err() != nil || !isPending(name) {
+		return
+	}
+	src := join(p.Dir, name)
+	fi, err := os.Lstat(src)
+	if err != nil {
+		return
+	}
+	id, ok := pendingID(name)
+	switch {
+	case !fi.Mode().IsRegular():
+		p.reject(src, name, "not a regular file ("+fi.Mode().Type().String()+"); it was not read")
+		return
+	case !ok:
+		p.reject(src, name, "the file name is not {uuid}.json")
+		return
+	}
+	claimed := join(p.Dir, processingDir, name)
+	if err := renameNoReplace(src, claimed); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			p.Log.Warn("queue: an operation with this id is already being processed; left pending", "operationId", id)
+		}
+		return // gone: someone else has it
+	}
+	p.hook(HookAfterClaim, id)
+	p.handle(ctx, id, claimed)
+}
+
+// reject moves path (a non-regular or misnamed entry) into failed/ with a reason, without
+// reading or following it.
+func (p *Processor) reject(path, name, reason string) {
+	dst := p.freeName(join(p.Dir, failedDir), name)
+	if err := renameNoReplace(path, dst); err != nil {
+		p.Log.Warn("queue: cannot move a rejected entry to failed/", "file", name, "err", err)
+		return
+	}
+	writeReason(dst, reason)
+	p.Log.Warn("queue: rejected", "file", name, "reason", reason)
+}
+
+// freeName is dir/name, or a suffixed variant when that is taken: filing never replaces.
+func (p *Processor) freeName(dir, name string) string {
+	dst := join(dir, name)
+	if _, err := os.Lstat(dst); err != nil {
+		return dst
+	}
+	return join(dir, name+"."+strconv.FormatInt(p.Now().UnixNano(), 10))
+}
+
+// writeReason stores why an entry failed beside it, as {name-without-.json}.error.
+func writeReason(dst, reason string) {
+	base := dst
+	if n := len(base); n > 5 && base[n-5:] == ".json" {
+		base = base[:n-5]
+	}
+	_ = os.WriteFile(base+".error", []byte(reason+"\n"+time.Now().UTC().Format(time.RFC3339)+"\n"), 0o600)
+}

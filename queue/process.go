@@ -1,0 +1,172 @@
+package queue
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/mcpctl/mcpctl/promptlib"
+	"github.com/mcpctl/mcpctl/schemas"
+)
+
+// handle takes a claimed operation at path through steps 2–4: read (≤ 1 MB) and schema-check,
+// apply exactly once, answer atomically, file it. It runs to the end even when ctx ends, so that
+// shutting down never leaves an operation half done.
+func (p *Processor) handle(ctx context.Context, id, path string) {
+	ctx = context.WithoutCancel(ctx)
+	start := time.Now()
+	op, resp, reused := p.decide(ctx, id, path)
+	p.hook(HookAfterCommit, id)
+	if err := p.respond(id, resp); err != nil {
+		// Without a response the writer reports "outcome pending"; the op stays in processing/
+		// so that the next start answers it from applied_ops.
+		p.Log.Error("queue: cannot write the response; left in processing/", "operationId", id, "err", err)
+		return
+	}
+	p.hook(HookAfterResponse, id)
+	dir, reason := processedDir, ""
+	if !resp.OK() {
+		dir, reason = failedDir, fmt.Sprintf("%s: %s", deref(resp.Error), resp.Message)
+	}
+	dst := p.freeName(join(p.Dir, dir), opName(id))
+	if reason != "" {
+		writeReason(dst, reason)
+	}
+	if err := renameNoReplace(path, dst); err != nil {
+		p.Log.Error("queue: cannot file the operation; left in processing/", "operationId", id, "err", err)
+		return
+	}
+	p.hook(HookDone, id)
+	attrs := []any{"operationId", id, "operation", string(op.Operation), "status", resp.Status,
+		"durationMs", float64(time.Since(start).Microseconds()) / 1000}
+	if reused {
+		attrs = append(attrs, "reused", true)
+	}
+	if !resp.OK() {
+		attrs = append(attrs, "error", deref(resp.Error))
+	}
+	p.Log.Info("queue: operation", attrs...)
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// decide reads and checks the claimed file and applies it once; the response says what
+// happened. reused is true when applied_ops already held the answer (a replay after a crash).
+func (p *Processor) decide(ctx context.Context, id, path string) (op promptlib.Operation, resp promptlib.Response, reused bool) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return op, invalid("cannot read the operation file: %v", err), false
+	}
+	data, ok, err := readLimited(f, promptlib.MaxOperationSize)
+	f.Close()
+	switch {
+	case err != nil:
+		return op, invalid("cannot read the operation file: %v", err), false
+	case !ok:
+		return op, promptlib.Failure(promptlib.Errorf(promptlib.CodePayloadTooLarge, "the operation file is larger than 1 MB")), false
+	}
+	if err := schemas.Validate("operation", data); err != nil {
+		return op, invalid("the operation file is invalid: %v", err), false
+	}
+	if err := json.Unmarshal(data, &op); err != nil {
+		return op, invalid("the operation file is invalid: %v", err), false
+	}
+	if !strings.EqualFold(op.ID, id) {
+		return op, invalid("the operation's id %s does not match its file name", op.ID), false
+	}
+	resp, reused, err = p.applyOnce(ctx, op)
+	if err != nil {
+		p.Log.Error("queue: apply failed", "operationId", id, "err", err)
+		code, msg := promptlib.CodeDatabaseError, "the library could not be written; nothing was applied"
+		if isBusy(err) {
+			code, msg = promptlib.CodeDatabaseLocked, "the library is locked by the app; nothing was applied"
+		}
+		return op, promptlib.Failure(&promptlib.Error{Code: code, Message: msg, Err: err}), false
+	}
+	return op, resp, reused
+}
+
+func invalid(format string, args ...any) promptlib.Response {
+	return promptlib.Failure(promptlib.Errorf(promptlib.CodeInvalidInput, format, args...))
+}
+
+// applyOnce is step 3: one BEGIN IMMEDIATE transaction that either finds the operation in
+// applied_ops and reuses its answer, or applies it and records the answer. A crash anywhere
+// before COMMIT leaves nothing; after it, the record makes the replay a no-op.
+func (p *Processor) applyOnce(ctx context.Context, op promptlib.Operation) (promptlib.Response, bool, error) {
+	tx, err := p.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return promptlib.Response{}, false, fmt.Errorf("queue: begin: %w", err)
+	}
+	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
+	var stored string
+	err = tx.QueryRowContext(ctx, `SELECT response FROM applied_ops WHERE op_id = ?`, op.ID).Scan(&stored)
+	switch {
+	case err == nil:
+		var r promptlib.Response
+		if err := json.Unmarshal([]byte(stored), &r); err != nil {
+			return r, false, fmt.Errorf("queue: recorded response of %s: %w", op.ID, err)
+		}
+		return r, true, nil
+	case !errors.Is(err, sql.ErrNoRows):
+		return promptlib.Response{}, false, fmt.Errorf("queue: applied_ops: %w", err)
+	}
+	resp := promptlib.Apply(ctx, tx, op)
+	b, _ := json.Marshal(resp)
+	if _, err := tx.ExecContext(ctx, `INSERT INTO applied_ops (op_id, applied_at, response) VALUES (?, ?, ?)`,
+		op.ID, p.Now().Unix(), string(b)); err != nil {
+		return promptlib.Response{}, false, fmt.Errorf("queue: record %s: %w", op.ID, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return promptlib.Response{}, false, fmt.Errorf("queue: commit %s: %w", op.ID, err)
+	}
+	return resp, false, nil
+}
+
+func isBusy(err error) bool {
+	s := err.Error()
+	return strings.Contains(s, "database is locked") || strings.Contains(s, "SQLITE_BUSY")
+}
+
+// respond is step 4's first half: the response file appears whole or not at all (temp file,
+// fsync, rename).
+func (p *Processor) respond(id string, resp promptlib.Response) error {
+	b, err := json.Marshal(resp)
+	if err != nil {
+		return err
+	}
+	tmp := join(p.Dir, responseTmpName(id))
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return &Error{Op: "respond", Path: tmp, Err: err}
+	}
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, join(p.Dir, responseName(id)))
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return &Error{Op: "respond", Path: tmp, Err: err}
+	}
+	// No directory fsync: the durable record of the outcome is applied_ops, committed before
+	// this. A response whose rename a crash undoes is re-answered from that record, because the
+	// operation, whose move to processed/ comes later, is then still in processing/.
+	return nil
+}

@@ -1,0 +1,270 @@
+package queue
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/mcpctl/mcpctl/promptlib"
+)
+
+// Hook points where tests inject faults (kill the process, stall, count).
+const (
+	HookAfterClaim    = "after-claim"    // the op is in processing/, nothing applied
+	HookAfterCommit   = "after-commit"   // applied and recorded, no response yet
+	HookAfterResponse = "after-response" // response written, op not yet moved
+	HookDone          = "done"           // op moved to processed/ or failed/
+	HookReady         = "ready"          // start-up recovery and first scan finished (id "")
+)
+
+// Processor is the app's side of the queue for libraries mcpctl processes itself (DESIGN §4,
+// processor steps 1–6): it claims each pending operation, applies it exactly once in one
+// transaction, answers, and files it. Run one per library (see TryLock).
+type Processor struct {
+	Dir string  // the import queue
+	DB  *sql.DB // the library, opened with OpenStore (BEGIN IMMEDIATE, one connection)
+	Log *slog.Logger
+
+	Rescan        time.Duration // full rescan period besides fsnotify (2 s)
+	CleanupEvery  time.Duration // how often processed/ is pruned (24 h)
+	KeepProcessed time.Duration // age after which processed/ entries go (7 days)
+	Now           func() time.Time
+	// Hook, when set, is called at the named points with the operation id; tests use it to
+	// kill or stall the processor at exactly that step.
+	Hook func(point, id string)
+
+	overflows atomic.Int64 // fsnotify overflows, each answered by a rescan
+
+	mu     sync.Mutex
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	err    error
+}
+
+// NewProcessor returns a Processor with the contract's timings.
+func NewProcessor(dir string, db *sql.DB, log *slog.Logger) *Processor {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Processor{Dir: dir, DB: db, Log: log, Rescan: 2 * time.Second, CleanupEvery: 24 * time.Hour,
+		KeepProcessed: 7 * 24 * time.Hour, Now: time.Now}
+}
+
+// Start runs the processor in a goroutine owned by p until ctx ends or Close is called.
+func (p *Processor) Start(ctx context.Context) {
+	ctx, cancel := context.WithCancel(ctx)
+	p.mu.Lock()
+	p.cancel = cancel
+	p.mu.Unlock()
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		err := p.Run(ctx)
+		p.mu.Lock()
+		p.err = err
+		p.mu.Unlock()
+	}()
+}
+
+// Close stops a started processor after the operation in hand and waits for it. It returns the
+// error Run ended with, if any.
+func (p *Processor) Close() error {
+	p.mu.Lock()
+	cancel := p.cancel
+	p.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+	p.wg.Wait()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.err
+}
+
+// Run processes the queue until ctx ends: it finishes what a previous run left in processing/,
+// drains the queue, then acts on fsnotify Create events, rescans every Rescan (and whenever
+// fsnotify overflows, or cannot start at all) and prunes processed/ every CleanupEvery. An
+// operation in hand is always finished before Run returns; it returns nil when ctx ends.
+func (p *Processor) Run(ctx context.Context) error {
+	if err := p.prepare(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return err
+	}
+	var events chan fsnotify.Event
+	var errs chan error
+	if w, err := fsnotify.NewWatcher(); err != nil {
+		p.Log.Warn("queue: fsnotify unavailable; rescanning only", "err", err)
+	} else {
+		defer w.Close()
+		if err := w.Add(p.Dir); err != nil {
+			p.Log.Warn("queue: cannot watch the queue; rescanning only", "err", err)
+		} else {
+			events, errs = w.Events, w.Errors
+		}
+	}
+	p.recover(ctx)
+	p.scan(ctx)
+	p.cleanProcessed()
+	p.hook(HookReady, "")
+
+	rescan := time.NewTicker(p.Rescan)
+	defer rescan.Stop()
+	cleanup := time.NewTicker(p.CleanupEvery)
+	defer cleanup.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev, ok := <-events:
+			if !ok {
+				events = nil // watcher gone: the rescan ticker carries on alone
+				continue
+			}
+			if ev.Has(fsnotify.Create) {
+				p.processName(ctx, filepath.Base(ev.Name))
+			}
+		case err, ok := <-errs:
+			if !ok {
+				errs = nil
+				continue
+			}
+			if errors.Is(err, fsnotify.ErrEventOverflow) {
+				p.overflows.Add(1)
+				p.Log.Debug("queue: fsnotify overflow; rescanning")
+			} else {
+				p.Log.Warn("queue: fsnotify error; rescanning", "err", err)
+			}
+			p.scan(ctx)
+		case <-rescan.C:
+			p.scan(ctx)
+		case <-cleanup.C:
+			p.cleanProcessed()
+		}
+	}
+}
+
+// prepare makes the subdirectories and the applied_ops table a processor needs.
+func (p *Processor) prepare(ctx context.Context) error {
+	if err := checkDir(OSFS{}, p.Dir); err != nil {
+		return &Error{Op: "start processor", Path: p.Dir, Err: err}
+	}
+	for _, d := range []string{processingDir, processedDir, failedDir} {
+		if err := os.Mkdir(join(p.Dir, d), 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+			return &Error{Op: "start processor", Path: p.Dir, Err: err}
+		}
+		if fi, err := os.Lstat(join(p.Dir, d)); err != nil || !fi.IsDir() {
+			return &Error{Op: "start processor", Path: join(p.Dir, d), Err: errors.New("not a directory")}
+		}
+	}
+	if _, err := p.DB.ExecContext(ctx, promptlib.StandaloneSQL); err != nil {
+		return &Error{Op: "start processor", Path: p.Dir, Err: err}
+	}
+	return nil
+}
+
+// scan processes every pending operation, oldest first.
+func (p *Processor) scan(ctx context.Context) {
+	entries, err := os.ReadDir(p.Dir)
+	if err != nil {
+		p.Log.Error("queue: cannot list the queue", "err", err)
+		return
+	}
+	type pending struct {
+		name string
+		at   time.Time
+	}
+	var list []pending
+	for _, e := range entries {
+		if !isPending(e.Name()) {
+			continue
+		}
+		var at time.Time
+		if fi, err := e.Info(); err == nil {
+			at = fi.ModTime()
+		}
+		list = append(list, pending{e.Name(), at})
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i].at.Before(list[j].at) })
+	for _, pe := range list {
+		if ctx.Err() != nil {
+			return
+		}
+		p.processName(ctx, pe.name)
+	}
+}
+
+// recover finishes, once, whatever a previous run left in processing/: applied_ops makes a
+// replay of an already-applied operation answer from the record.
+func (p *Processor) recover(ctx context.Context) {
+	dir := join(p.Dir, processingDir)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		p.Log.Error("queue: cannot list processing/", "err", err)
+		return
+	}
+	for _, e := range entries {
+		if ctx.Err() != nil {
+			return
+		}
+		id, ok := pendingID(e.Name())
+		if !ok || !e.Type().IsRegular() {
+			p.reject(join(dir, e.Name()), e.Name(), "not a regular {uuid}.json file")
+			continue
+		}
+		p.Log.Info("queue: recovering", "operationId", id)
+		p.handle(ctx, id, join(dir, e.Name()))
+	}
+}
+
+func (p *Processor) hook(point, id string) {
+	if p.Hook != nil {
+		p.Hook(point, id)
+	}
+}
+
+// cleanProcessed is step 6: processed/ entries older than KeepProcessed go; failed/ stays for
+// the user to inspect.
+func (p *Processor) cleanProcessed() int {
+	n, err := CleanProcessed(p.Dir, p.Now(), p.KeepProcessed)
+	if err != nil {
+		p.Log.Warn("queue: cleanup of processed/ failed", "err", err)
+	}
+	if n > 0 {
+		p.Log.Info("queue: cleaned processed/", "removed", n)
+	}
+	return n
+}
+
+// CleanProcessed deletes entries of dir/processed older than keep, judged by their modification
+// time; future-dated ones are kept.
+func CleanProcessed(dir string, now time.Time, keep time.Duration) (int, error) {
+	entries, err := os.ReadDir(join(dir, processedDir))
+	if err != nil {
+		return 0, &Error{Op: "clean", Path: join(dir, processedDir), Err: err}
+	}
+	n := 0
+	for _, e := range entries {
+		fi, err := e.Info()
+		if err != nil || now.Sub(fi.ModTime()) <= keep {
+			continue
+		}
+		if err := os.Remove(join(dir, processedDir, e.Name())); err == nil {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// Overflows is how many times fsnotify lost events and a rescan made up for them.
+func (p *Processor) Overflows() int64 { return p.overflows.Load() }

@@ -1,0 +1,132 @@
+package queue
+
+import (
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mcpctl/mcpctl/promptlib"
+)
+
+// OpState is what became of an operation, as get_operation_status reports it.
+type OpState string
+
+// Operation states.
+const (
+	StatePending    OpState = "pending"    // waiting in the queue
+	StateProcessing OpState = "processing" // claimed by the processor
+	StateApplied    OpState = "applied"
+	StateFailed     OpState = "failed"
+	StateUnknown    OpState = "unknown" // no trace of it: never queued, withdrawn, or cleaned up
+)
+
+// OpStatus is get_operation_status's answer.
+type OpStatus struct {
+	OperationID string              `json:"operationId"`
+	Status      OpState             `json:"status"`
+	Response    *promptlib.Response `json:"response"`
+	Reason      *string             `json:"reason"`
+}
+
+// OpID is the operation id, for the tool call's log line.
+func (s OpStatus) OpID() string { return s.OperationID }
+
+// Status reports what became of operation id from the files in the queue. It reads, never
+// deletes: asking twice gives the same answer. An answer still on disk wins; otherwise the
+// places are checked in the order an operation moves through them, so one that moves while
+// Status looks is seen in its later place rather than missed.
+func (w *Writer) Status(id string) (OpStatus, error) {
+	st := OpStatus{OperationID: id, Status: StateUnknown}
+	if !promptlib.ValidID(id) {
+		return st, promptlib.Errorf(promptlib.CodeInvalidUUID, "operationId %q is not a UUID", id)
+	}
+	exists := func(rel string) bool { _, err := w.FS.Lstat(join(w.Dir, rel)); return err == nil }
+	if r, err := w.readResponse(join(w.Dir, responseName(id))); err == nil {
+		st.Response = &r
+		st.Status = StateApplied
+		if !r.OK() {
+			st.Status, st.Reason = StateFailed, promptlib.Ptr(r.Message)
+		}
+		return st, nil
+	}
+	switch {
+	case exists(opName(id)):
+		st.Status = StatePending
+	case exists(join(processingDir, opName(id))):
+		st.Status = StateProcessing
+	case exists(join(processedDir, opName(id))):
+		st.Status, st.Reason = StateApplied, promptlib.Ptr("applied; its response was already collected")
+	case exists(join(failedDir, opName(id))):
+		st.Status, st.Reason = StateFailed, promptlib.Ptr(failureReason(join(w.Dir, failedDir), id))
+	}
+	return st, nil
+}
+
+// failureReason reads failed/{id}.error.
+func failureReason(failed, id string) string {
+	b, err := os.ReadFile(join(failed, id+".error"))
+	if err != nil {
+		return "failed; no reason recorded"
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// Summary is the state of a queue for `mcpctl queue status`.
+type Summary struct {
+	Pending, Processing, Processed, Failed int
+	OldestPending                          time.Time // zero when nothing is pending
+	Failures                               []Failure // the most recent first
+}
+
+// Failure is one operation in failed/.
+type Failure struct {
+	ID     string
+	At     time.Time
+	Reason string
+}
+
+// Inspect summarises the queue in dir, with up to lastFailures of the newest failures.
+func Inspect(dir string, lastFailures int) (Summary, error) {
+	var s Summary
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return s, &Error{Op: "inspect", Path: dir, Err: err}
+	}
+	for _, e := range entries {
+		if !isPending(e.Name()) {
+			continue
+		}
+		s.Pending++
+		if fi, err := e.Info(); err == nil && (s.OldestPending.IsZero() || fi.ModTime().Before(s.OldestPending)) {
+			s.OldestPending = fi.ModTime()
+		}
+	}
+	count := func(sub string) []os.DirEntry {
+		es, _ := os.ReadDir(join(dir, sub))
+		var ops []os.DirEntry
+		for _, e := range es {
+			if strings.HasSuffix(e.Name(), ".json") {
+				ops = append(ops, e)
+			}
+		}
+		return ops
+	}
+	s.Processing = len(count(processingDir))
+	s.Processed = len(count(processedDir))
+	failed := count(failedDir)
+	s.Failed = len(failed)
+	for _, e := range failed {
+		id := strings.TrimSuffix(e.Name(), ".json")
+		f := Failure{ID: id, Reason: failureReason(join(dir, failedDir), id)}
+		if fi, err := e.Info(); err == nil {
+			f.At = fi.ModTime()
+		}
+		s.Failures = append(s.Failures, f)
+	}
+	sort.Slice(s.Failures, func(i, j int) bool { return s.Failures[i].At.After(s.Failures[j].At) })
+	if len(s.Failures) > lastFailures {
+		s.Failures = s.Failures[:lastFailures]
+	}
+	return s, nil
+}

@@ -1,0 +1,58 @@
+package queue
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/mcpctl/mcpctl/promptlib"
+)
+
+// withdraw is step 6: no answer after every attempt. Renaming {id}.json away decides the race
+// with the app: if the rename wins, the app never had the operation and it is definitely not
+// applied; if the file is gone, the app took it and the outcome is pending.
+func (w *Writer) withdraw(ctx context.Context, op promptlib.Operation, watch *dirWatch) (Result, error) {
+	waited := time.Duration(w.Attempts)*w.AttemptTimeout + time.Duration(w.Attempts-1)*w.RetryDelay
+	src, dst := join(w.Dir, opName(op.ID)), join(w.Dir, withdrawnName(op.ID))
+	err := w.FS.Rename(src, dst)
+	switch {
+	case err == nil:
+		if rerr := w.FS.Remove(dst); rerr != nil {
+			w.Log.Warn("queue: cannot delete a withdrawn operation; startup cleanup will", "operationId", op.ID, "err", rerr)
+		}
+		if serr := w.FS.SyncDir(w.Dir); serr != nil {
+			w.Log.Warn("queue: cannot fsync the queue directory", "operationId", op.ID, "err", serr)
+		}
+		// A processor that reads files in place (as the app does) may have answered in the
+		// instant before the rename; its answer wins.
+		if r, _ := w.readResponse(join(w.Dir, responseName(op.ID))); r.Status != "" {
+			return w.finish(op, r)
+		}
+		w.Log.Warn("queue: operation withdrawn", "operationId", op.ID, "waited", waited.String())
+		if ctx.Err() != nil {
+			return Result{}, opError(op.ID, promptlib.NotApplied, promptlib.Errorf(promptlib.CodeTimeout,
+				"the call ended before the app answered; the operation was withdrawn from the queue"))
+		}
+		return Result{}, opError(op.ID, promptlib.NotApplied, promptlib.Errorf(promptlib.CodeResponseTimeout,
+			"the app did not answer within %s and seems not to be running; the operation was withdrawn from the queue", waited.Round(time.Second)))
+	case isNotExist(err):
+		grace := w.Grace
+		if ctx.Err() != nil {
+			grace = 0
+		}
+		got, werr := w.waitResponse(context.WithoutCancel(ctx), op.ID, grace, watch)
+		if werr != nil {
+			return Result{}, werr
+		}
+		if got != nil {
+			return w.finish(op, *got)
+		}
+		w.Log.Warn("queue: operation accepted, outcome pending", "operationId", op.ID)
+		return Result{}, opError(op.ID, promptlib.Unknown, promptlib.Errorf(promptlib.CodeResponseTimeout,
+			"the app accepted the operation but has not answered within %s: outcome pending; call get_operation_status with operationId %s",
+			(waited+grace).Round(100*time.Millisecond), op.ID))
+	default:
+		return Result{}, opError(op.ID, promptlib.Unknown, &promptlib.Error{Code: promptlib.CodeResponseTimeout,
+			Message: fmt.Sprintf("the app did not answer and the operation could not be withdrawn: %v", err), Err: err})
+	}
+}

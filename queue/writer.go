@@ -1,0 +1,154 @@
+package queue
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/mcpctl/mcpctl/promptlib"
+	"github.com/mcpctl/mcpctl/schemas"
+)
+
+// Writer is the MCP side of the queue: it drops an operation file and waits for the app's
+// response (DESIGN §4, writer steps 2–7). It never touches the database. Safe for concurrent
+// use: every call works on its own operation id.
+//
+// The timing fields exist so tests run fast; NewWriter sets the contract's values.
+type Writer struct {
+	Dir string // the import queue
+	Log *slog.Logger
+	FS  FS
+
+	AttemptTimeout time.Duration // how long one attempt waits for the response (5 s)
+	Attempts       int           // attempts before withdrawing (3)
+	RetryDelay     time.Duration // pause between attempts (1 s)
+	Poll           time.Duration // Lstat poll beside fsnotify (50 ms)
+	Grace          time.Duration // wait for a late response once the app has taken the op (1.5 s)
+	MaxPending     int           // QUEUE_FULL at this many pending operations (1000)
+	Now            func() time.Time
+}
+
+// NewWriter returns a Writer for the queue directory dir with the contract's timings.
+func NewWriter(dir string, log *slog.Logger) *Writer {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Writer{
+		Dir: dir, Log: log, FS: OSFS{},
+		AttemptTimeout: 5 * time.Second, Attempts: 3, RetryDelay: time.Second,
+		Poll: 50 * time.Millisecond, Grace: 1500 * time.Millisecond, MaxPending: MaxPending,
+		Now: time.Now,
+	}
+}
+
+// Result is the app's successful answer to an operation.
+type Result struct {
+	OperationID string
+	Response    promptlib.Response
+}
+
+// OpID is the operation id, for the tool call's log line.
+func (r Result) OpID() string { return r.OperationID }
+
+// Submit queues one operation and waits for its answer. data is the tool input (validated by the
+// caller against the schema and the domain rules). On success it returns the response. Every
+// failure is a *promptlib.Error naming the operation id and saying whether the operation was
+// applied, not applied, or its outcome is unknown.
+func (w *Writer) Submit(ctx context.Context, kind promptlib.OpKind, data any) (Result, error) {
+	op, err := promptlib.NewOperation(kind, data)
+	if err != nil {
+		return Result{}, err
+	}
+	return w.SubmitOperation(ctx, op)
+}
+
+// SubmitOperation is Submit for a ready operation (its id must be fresh).
+func (w *Writer) SubmitOperation(ctx context.Context, op promptlib.Operation) (Result, error) {
+	body, err := json.Marshal(op)
+	if err != nil {
+		return Result{}, fmt.Errorf("queue: encode operation %s: %w", op.ID, err)
+	}
+	if len(body) > promptlib.MaxOperationSize {
+		return Result{}, opError(op.ID, promptlib.NotApplied, &promptlib.Error{Code: promptlib.CodePayloadTooLarge,
+			Message: fmt.Sprintf("the operation is %d bytes; the queue takes at most %d", len(body), promptlib.MaxOperationSize)})
+	}
+	// The writer's own output must pass the contract it asks the app to enforce.
+	if err := schemas.Validate("operation", body); err != nil {
+		return Result{}, opError(op.ID, promptlib.NotApplied, &promptlib.Error{Code: promptlib.CodeInvalidInput, Message: err.Error(), Err: err})
+	}
+	if err := checkDir(w.FS, w.Dir); err != nil {
+		return Result{}, opError(op.ID, promptlib.NotApplied, err)
+	}
+	n, err := countPending(w.FS, w.Dir)
+	if err != nil {
+		return Result{}, opError(op.ID, promptlib.NotApplied, fsError("list the import queue", err))
+	}
+	if n >= w.MaxPending {
+		return Result{}, opError(op.ID, promptlib.NotApplied, promptlib.Errorf(promptlib.CodeQueueFull,
+			"the import queue holds %d pending operations", n))
+	}
+	// Watch before publishing, so that a fast answer cannot slip between the two.
+	watch := newDirWatch(w.Dir, w.Log)
+	defer watch.close()
+	if err := w.publish(op.ID, body); err != nil {
+		return Result{}, opError(op.ID, promptlib.NotApplied, err)
+	}
+	w.Log.Debug("queue: operation published", "operationId", op.ID, "operation", string(op.Operation), "bytes", len(body))
+	return w.await(ctx, op, watch)
+}
+
+// await is steps 4–6: three attempts, then withdraw. A retry only waits again: once published,
+// the operation is never dropped a second time.
+func (w *Writer) await(ctx context.Context, op promptlib.Operation, watch *dirWatch) (Result, error) {
+	for attempt := 1; attempt <= w.Attempts; attempt++ {
+		if attempt > 1 && !pause(ctx, w.RetryDelay) {
+			break
+		}
+		got, err := w.waitResponse(ctx, op.ID, w.AttemptTimeout, watch)
+		if err != nil {
+			return Result{}, err
+		}
+		if got != nil {
+			return w.finish(op, *got)
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		w.Log.Debug("queue: no response yet", "operationId", op.ID, "attempt", attempt)
+	}
+	return w.withdraw(ctx, op, watch)
+}
+
+// pause waits d or until ctx ends; it reports whether the full pause elapsed.
+func pause(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// opError stamps err (a *promptlib.Error, or any error, which becomes INTERNAL_ERROR) with the
+// operation id and outcome, and makes its message say both, so the model never retries blindly.
+func opError(id string, outcome promptlib.Outcome, err error) *promptlib.Error {
+	pe, ok := err.(*promptlib.Error)
+	if !ok {
+		pe = &promptlib.Error{Code: promptlib.CodeInternal, Message: "the queue failed: " + err.Error(), Err: err}
+	}
+	out := *pe
+	out.OperationID, out.Outcome = id, outcome
+	switch outcome {
+	case promptlib.Applied:
+		out.Message = fmt.Sprintf("%s (operation %s was applied)", pe.Message, id)
+	case promptlib.NotApplied:
+		out.Message = fmt.Sprintf("%s (operation %s was not applied)", pe.Message, id)
+	default:
+		out.Message = fmt.Sprintf("%s (operation %s: outcome unknown)", pe.Message, id)
+	}
+	return &out
+}
