@@ -58,7 +58,7 @@ func TestCompleteCapsAt20(t *testing.T) {
 	}
 }
 
-func TestRankMatch(t *testing.T) {
+func TestCompletionRank(t *testing.T) {
 	tests := []struct {
 		typed, id, name, text string
 		want                  int

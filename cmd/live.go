@@ -40,6 +40,14 @@ const promptPageSize = 200
 // changes. stop ends the updater and waits for it.
 func startPromptSurface(ctx context.Context, d *deps) (stop func(), err error) {
 	s := newPromptSurface(d.srv, d.db, d.log)
+	if d.gate != nil {
+		// A project serves its folders only. The gate follows library changes on its own
+		// goroutine, so right after a change of the project's folders the two may disagree
+		// until the next change; folders moving in and out of a project is rare.
+		s.inScope = d.gate.inScope
+	}
+	// Caches built from the library subscribe here, before start, to be rebuilt after each
+	// change; the gate's prompt index will: s.OnChange(func(*librarySnapshot) { ... }).
 	return s.start(ctx)
 }
 
@@ -53,11 +61,17 @@ type promptSurface struct {
 
 	snap atomic.Pointer[librarySnapshot]
 
-	// derived caches each prompt's summary and arguments by a hash of its title and content, so
-	// a change to one prompt of 100k re-parses one body, not all. Touched only by whoever
-	// builds snapshots (start, then the updater goroutine).
-	derived map[string]derivedPrompt
-	seed    maphash.Seed
+	// cache keeps each served prompt by id with a hash of what it was built from, so a change
+	// to one prompt of 100k re-parses one body, not all, and unchanged prompts keep their
+	// pointer (publishing compares pointers first). Touched only by the updater goroutine.
+	cache map[string]cachedPrompt
+	seed  maphash.Seed
+
+	// inScope, when set, narrows the served library to a project's folders (see servedLibrary).
+	inScope func(folderID *string) bool
+
+	// ready is closed when the first load of the library has been tried.
+	ready chan struct{}
 
 	// onChange runs after every new snapshot is published, on the updater goroutine. Caches
 	// built from the library register here to be invalidated (the gate's prompt index will).
@@ -68,31 +82,45 @@ func newPromptSurface(srv *server.MCPServer, db libraryReader, log *slog.Logger)
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &promptSurface{srv: srv, db: db, log: log, derived: map[string]derivedPrompt{}, seed: maphash.MakeSeed()}
+	s := &promptSurface{srv: srv, db: db, log: log, cache: map[string]cachedPrompt{}, seed: maphash.MakeSeed(), ready: make(chan struct{})}
+	// Until the first load, the library looks empty.
+	s.snap.Store(&librarySnapshot{byName: map[string]*servedPrompt{}, byID: map[string]*servedPrompt{}})
+	return s
 }
 
 // OnChange adds f to the functions run after each library change. Call before start.
 func (s *promptSurface) OnChange(f func(*librarySnapshot)) { s.onChange = append(s.onChange, f) }
 
-// start loads the library, registers everything with the server and starts the updater.
-// It must run before the server starts serving: it sets server options and hooks.
+// initialLoadWait bounds how long server start waits for the first load of the library. A
+// normal library loads well within it, so the first prompts/list is complete; a huge one
+// finishes loading while the server already answers tools, and clients learn of its prompts
+// through list_changed.
+const initialLoadWait = time.Second
+
+// start registers everything with the server, loads the library and starts the updater. It
+// must run before the server starts serving: it sets server options and hooks.
 func (s *promptSurface) start(ctx context.Context) (stop func(), err error) {
-	// Subscribe before the first load, so a change made while loading is not lost.
-	changes, unsubscribe := s.db.Changes()
-	if err := s.reload(ctx); err != nil {
-		unsubscribe()
-		return nil, err
-	}
 	s.configure()
 
+	// Subscribe before the first load, so a change made while loading is not lost.
+	changes, unsubscribe := s.db.Changes()
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		defer unsubscribe()
-		s.follow(ctx, changes)
+		err := s.reload(ctx)
+		close(s.ready)
+		s.follow(ctx, changes, err)
 	}()
+	timer := time.NewTimer(initialLoadWait)
+	defer timer.Stop()
+	select {
+	case <-s.ready:
+	case <-timer.C:
+		s.log.Info("prompt surface: library still loading; its prompts will follow with list_changed")
+	}
 	var once sync.Once
 	return func() {
 		once.Do(func() {
@@ -117,13 +145,31 @@ func (s *promptSurface) configure() {
 	hooks.AddBeforeGetPrompt(s.checkGetPrompt)
 	hooks.AddBeforeReadResource(s.checkReadResource)
 	s.srv.AddResourceTemplates(s.resourceTemplates()...)
+	s.srv.AddResource(libraryResource, s.readLibrary)
 }
 
 // follow rebuilds the surface after each library change until ctx ends. dbread already
 // debounces a burst of edits into one signal; a signal that arrives while a reload runs waits
 // in the channel and is served by one more reload, so a burst costs a handful of reloads and
-// notifications, never one per edit.
-func (s *promptSurface) follow(ctx context.Context, changes <-chan struct{}) {
+// notifications, never one per edit. A failed reload (the app holding a lock, say) keeps the
+// old snapshot and is retried with backoff, so the surface does not wait for the next edit
+// to catch up. failed is the result of the load before follow started.
+func (s *promptSurface) follow(ctx context.Context, changes <-chan struct{}, failed error) {
+	const firstRetry, maxRetry = 500 * time.Millisecond, 30 * time.Second
+	retry := time.NewTimer(firstRetry)
+	defer retry.Stop()
+	backoff := firstRetry
+	settle := func(err error) {
+		retry.Stop()
+		if err == nil || ctx.Err() != nil {
+			backoff = firstRetry
+			return
+		}
+		s.log.Error("prompt surface: reading the library failed; serving the last good view", "err", err, "retryIn", backoff.String())
+		retry.Reset(backoff)
+		backoff = min(2*backoff, maxRetry)
+	}
+	settle(failed)
 	for {
 		select {
 		case <-ctx.Done():
@@ -132,10 +178,9 @@ func (s *promptSurface) follow(ctx context.Context, changes <-chan struct{}) {
 			if !ok {
 				return
 			}
-			if err := s.reload(ctx); err != nil && ctx.Err() == nil {
-				// The old snapshot stays; the next change retries.
-				s.log.Error("prompt surface: reload after a library change", "err", err)
-			}
+			settle(s.reload(ctx))
+		case <-retry.C:
+			settle(s.reload(ctx))
 		}
 	}
 }
@@ -180,7 +225,6 @@ type servedPrompt struct {
 	folderID        string // "" at the top level
 	args            []promptlib.Placeholder
 	prompt          mcp.Prompt
-	resource        mcp.Resource
 }
 
 // servedFolder is one folder as a resource.
@@ -190,14 +234,14 @@ type servedFolder struct {
 	resource  mcp.Resource
 }
 
-type derivedPrompt struct {
-	hash    uint64
-	summary string
-	args    []promptlib.Placeholder
+// cachedPrompt is a served prompt with the hash of what it was built from.
+type cachedPrompt struct {
+	hash uint64
+	sp   *servedPrompt
 }
 
 func (s *promptSurface) build(all []promptlib.Prompt, allFolders []dbread.FolderInfo) *librarySnapshot {
-	prompts, folders := servedLibrary(all, allFolders)
+	prompts, folders := servedLibrary(all, allFolders, s.inScope)
 	names := promptlib.Names(prompts)
 	snap := &librarySnapshot{
 		prompts: make([]*servedPrompt, 0, len(prompts)),
@@ -205,21 +249,19 @@ func (s *promptSurface) build(all []promptlib.Prompt, allFolders []dbread.Folder
 		byID:    make(map[string]*servedPrompt, len(prompts)),
 		folders: make([]*servedFolder, 0, len(folders)),
 	}
-	derived := make(map[string]derivedPrompt, len(prompts))
+	cache := make(map[string]cachedPrompt, len(prompts))
 	for _, p := range prompts {
-		dp := s.derive(p)
-		derived[p.ID] = dp
-		sp := &servedPrompt{id: p.ID, name: names[p.ID], title: p.Title, lowerTitle: strings.ToLower(p.Title), args: dp.args}
-		if p.FolderID != nil {
-			sp.folderID = *p.FolderID
+		sum := s.hash(p)
+		c, ok := s.cache[p.ID]
+		if !ok || c.hash != sum || c.sp.name != names[p.ID] {
+			c = cachedPrompt{hash: sum, sp: newServedPrompt(p, names[p.ID])}
 		}
-		sp.prompt = mcpPrompt(sp.name, p.Title, dp.summary, dp.args)
-		sp.resource = promptResource(sp.name, p, dp.summary)
-		snap.prompts = append(snap.prompts, sp)
-		snap.byName[sp.name] = sp
-		snap.byID[strings.ToLower(p.ID)] = sp
+		cache[p.ID] = c
+		snap.prompts = append(snap.prompts, c.sp)
+		snap.byName[c.sp.name] = c.sp
+		snap.byID[strings.ToLower(p.ID)] = c.sp
 	}
-	s.derived = derived // drops deleted prompts
+	s.cache = cache // drops deleted prompts
 	sort.Slice(snap.prompts, func(i, j int) bool { return snap.prompts[i].name < snap.prompts[j].name })
 	for _, f := range folders {
 		snap.folders = append(snap.folders, &servedFolder{info: f, lowerPath: strings.ToLower(f.Path), resource: folderResource(f)})
@@ -227,17 +269,38 @@ func (s *promptSurface) build(all []promptlib.Prompt, allFolders []dbread.Folder
 	return snap
 }
 
-func (s *promptSurface) derive(p promptlib.Prompt) derivedPrompt {
+// hash covers everything a servedPrompt is built from but its name (checked apart, as a title
+// clash elsewhere can change it).
+func (s *promptSurface) hash(p promptlib.Prompt) uint64 {
 	var h maphash.Hash
 	h.SetSeed(s.seed)
+	h.WriteString(p.ID)
+	h.WriteByte(0)
 	h.WriteString(p.Title)
 	h.WriteByte(0)
 	h.WriteString(p.Content)
-	sum := h.Sum64()
-	if dp, ok := s.derived[p.ID]; ok && dp.hash == sum {
-		return dp
+	h.WriteByte(0)
+	if p.FolderID != nil {
+		h.WriteString(*p.FolderID)
 	}
-	return derivedPrompt{hash: sum, summary: promptlib.Summary(p.Content), args: promptlib.Placeholders(p.Content)}
+	return h.Sum64()
+}
+
+func newServedPrompt(p promptlib.Prompt, name string) *servedPrompt {
+	// Clone what is cut from the body, so the snapshot does not keep whole bodies alive.
+	summary := strings.Clone(promptlib.Summary(p.Content))
+	args := promptlib.Placeholders(p.Content)
+	sp := &servedPrompt{id: p.ID, name: name, title: p.Title, lowerTitle: strings.ToLower(p.Title), prompt: mcpPrompt(name, p.Title, summary, args)}
+	if p.FolderID != nil {
+		sp.folderID = *p.FolderID
+	}
+	// Checking arguments needs no more than names, required flags and defaults; the uses are
+	// in the argument descriptions already.
+	sp.args = make([]promptlib.Placeholder, len(args))
+	for i, a := range args {
+		sp.args[i] = promptlib.Placeholder{Name: a.Name, Required: a.Required, Default: a.Default, HasDefault: a.HasDefault}
+	}
+	return sp
 }
 
 // publishPrompts registers what was added or changed and removes what went away. Prompts are
@@ -246,13 +309,14 @@ func (s *promptSurface) derive(p promptlib.Prompt) derivedPrompt {
 // AddPrompts and DeletePrompts, so an update sends at most two and an unchanged list none.
 func (s *promptSurface) publishPrompts(prev, next *librarySnapshot) {
 	var add []server.ServerPrompt
+	handler := server.PromptHandlerFunc(s.getPrompt) // one value for all, not one closure each
 	for _, p := range next.prompts {
 		if prev != nil {
-			if old := prev.byName[p.name]; old != nil && samePrompt(old.prompt, p.prompt) {
+			if old := prev.byName[p.name]; old == p || (old != nil && samePrompt(old.prompt, p.prompt)) {
 				continue
 			}
 		}
-		add = append(add, server.ServerPrompt{Prompt: p.prompt, Handler: s.getPrompt})
+		add = append(add, server.ServerPrompt{Prompt: p.prompt, Handler: handler})
 	}
 	var del []string
 	if prev != nil {

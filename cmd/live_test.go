@@ -22,6 +22,7 @@ import (
 type memLibrary struct {
 	mu      sync.Mutex
 	lib     promptlib.Library
+	fail    error // AllPrompts returns it while set
 	changes chan struct{}
 }
 
@@ -45,6 +46,9 @@ func (m *memLibrary) edit(f func(lib *promptlib.Library)) {
 func (m *memLibrary) AllPrompts(context.Context) ([]promptlib.Prompt, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.fail != nil {
+		return nil, m.fail
+	}
 	return append([]promptlib.Prompt(nil), m.lib.Prompts...), nil
 }
 
@@ -52,29 +56,30 @@ func (m *memLibrary) Folders(context.Context) ([]dbread.FolderInfo, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	paths := gate.FolderPaths(m.lib.Folders)
-	var out []dbread.FolderInfo
-	var walk func(parent *string)
-	walk = func(parent *string) {
-		for _, f := range m.lib.Folders {
-			if (parent == nil) != (f.ParentID == nil) || (parent != nil && *parent != *f.ParentID) {
-				continue
-			}
-			fi := dbread.FolderInfo{Folder: f, Path: paths[f.ID]}
-			for _, c := range m.lib.Folders {
-				if c.ParentID != nil && *c.ParentID == f.ID {
-					fi.ChildCount++
-				}
-			}
-			for _, p := range m.lib.Prompts {
-				if p.FolderID != nil && *p.FolderID == f.ID {
-					fi.PromptCount++
-				}
-			}
-			out = append(out, fi)
-			walk(&f.ID)
+	children := map[string][]promptlib.Folder{}
+	var roots []promptlib.Folder
+	for _, f := range m.lib.Folders {
+		if f.ParentID == nil {
+			roots = append(roots, f)
+		} else {
+			children[*f.ParentID] = append(children[*f.ParentID], f)
 		}
 	}
-	walk(nil)
+	prompts := map[string]int{}
+	for _, p := range m.lib.Prompts {
+		if p.FolderID != nil {
+			prompts[*p.FolderID]++
+		}
+	}
+	var out []dbread.FolderInfo
+	var walk func(fs []promptlib.Folder)
+	walk = func(fs []promptlib.Folder) { // tree order, as dbread gives it
+		for _, f := range fs {
+			out = append(out, dbread.FolderInfo{Folder: f, Path: paths[f.ID], ChildCount: len(children[f.ID]), PromptCount: prompts[f.ID]})
+			walk(children[f.ID])
+		}
+	}
+	walk(roots)
 	return out, nil
 }
 
@@ -112,6 +117,13 @@ type testSurface struct {
 
 func newTestSurface(tb testing.TB, lib promptlib.Library) *testSurface {
 	tb.Helper()
+	return newScopedTestSurface(tb, lib, nil, nil)
+}
+
+// newScopedTestSurface serves a project: only the folders inScope accepts. A non-nil fail makes
+// the library unreadable until the test clears it.
+func newScopedTestSurface(tb testing.TB, lib promptlib.Library, inScope func(folderID *string) bool, fail error) *testSurface {
+	tb.Helper()
 	srv := server.NewMCPServer("mcpctl", "test",
 		server.WithPromptCapabilities(true),
 		server.WithResourceCapabilities(false, true),
@@ -119,12 +131,15 @@ func newTestSurface(tb testing.TB, lib promptlib.Library) *testSurface {
 		server.WithHooks(&server.Hooks{}),
 	)
 	ts := &testSurface{lib: newMemLibrary(lib), notes: make(chan mcp.JSONRPCNotification, 1000)}
+	ts.lib.fail = fail
 	ts.promptSurface = newPromptSurface(srv, ts.lib, nil)
+	ts.inScope = inScope
 	stop, err := ts.start(context.Background())
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(stop)
+	<-ts.ready // a big library outlasts initialLoadWait; tests want it loaded
 	sess := &noteSession{ch: ts.notes}
 	if err := srv.RegisterSession(context.Background(), sess); err != nil {
 		tb.Fatal(err)
@@ -134,10 +149,10 @@ func newTestSurface(tb testing.TB, lib promptlib.Library) *testSurface {
 
 type noteSession struct{ ch chan mcp.JSONRPCNotification }
 
-func (s *noteSession) Initialize()                                        {}
-func (s *noteSession) Initialized() bool                                  { return true }
+func (s *noteSession) Initialize()                                         {}
+func (s *noteSession) Initialized() bool                                   { return true }
 func (s *noteSession) NotificationChannel() chan<- mcp.JSONRPCNotification { return s.ch }
-func (s *noteSession) SessionID() string                                  { return "test" }
+func (s *noteSession) SessionID() string                                   { return "test" }
 
 // rpcError is a JSON-RPC error response.
 type rpcError struct {
@@ -288,7 +303,7 @@ func TestLiveBurstCoalesces(t *testing.T) {
 	}
 }
 
-func TestStopWaitsForTheUpdater(t *testing.T) {
+func TestLiveStopWaitsForTheUpdater(t *testing.T) {
 	srv := server.NewMCPServer("mcpctl", "test", server.WithPromptCapabilities(true), server.WithResourceCapabilities(false, true))
 	lib := newMemLibrary(promptlib.Library{})
 	s := newPromptSurface(srv, lib, nil)
@@ -299,8 +314,23 @@ func TestStopWaitsForTheUpdater(t *testing.T) {
 	stop()
 	stop() // idempotent
 	// After stop no reload may run: an edit is not picked up.
-	lib.edit(func(l *promptlib.Library) { l.Prompts = append(l.Prompts, promptlib.Prompt{ID: "C0000000-0000-4000-8000-000000000001", Title: "x"}) })
+	lib.edit(func(l *promptlib.Library) {
+		l.Prompts = append(l.Prompts, promptlib.Prompt{ID: "C0000000-0000-4000-8000-000000000001", Title: "x"})
+	})
 	if n := len(s.snap.Load().prompts); n != 0 {
 		t.Errorf("after stop: got %d prompts served, want 0", n)
 	}
+}
+
+// A library the app holds locked at start is served as soon as it can be read, without
+// waiting for an edit.
+func TestLiveRetriesAFailedLoad(t *testing.T) {
+	ts := newScopedTestSurface(t, promptFixture(), nil, dbread.ErrLocked)
+	if n := len(ts.snap.Load().prompts); n != 0 {
+		t.Fatalf("unreadable library: got %d prompts, want 0", n)
+	}
+	ts.lib.mu.Lock()
+	ts.lib.fail = nil
+	ts.lib.mu.Unlock()
+	ts.waitReload(t, func(s *librarySnapshot) bool { return len(s.prompts) == 3 })
 }

@@ -35,6 +35,9 @@ func commands() map[string]command {
 		"queue":    {"process and inspect the import queue: queue process|status|clean", runQueue},
 		"validate": {"check queue operation and response files against the schemas", runValidate},
 		"demo":     {"run a scripted session against a throw-away sample library", runDemo},
+		"get":      {"list projects or a project's prompts: get projects | get prompts [--project P | -A]", runGet},
+		"describe": {"show a project: describe project NAME", runDescribe},
+		"gate":     {"preview a gated session's briefing: gate preview --project P TAG...", runGate},
 		"version":  {"print the version", runVersion},
 		"help":     {"show help for mcpctl or a subcommand", runHelp},
 	}

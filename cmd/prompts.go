@@ -17,30 +17,34 @@ import (
 
 // servedLibrary decides which prompts and folders the MCP prompts and resources show: all of
 // them but the gate's system folder and everything under it (its prompts configure mcpctl;
-// they are not the user's slash commands). Project scoping narrows the set here.
-func servedLibrary(prompts []promptlib.Prompt, folders []dbread.FolderInfo) ([]promptlib.Prompt, []dbread.FolderInfo) {
+// they are not the user's slash commands), and, when inScope is set (a project is served),
+// only what it accepts (it is given a folder id, nil for the top level).
+func servedLibrary(prompts []promptlib.Prompt, folders []dbread.FolderInfo, inScope func(folderID *string) bool) ([]promptlib.Prompt, []dbread.FolderInfo) {
 	hidden := make(map[string]bool)
 	for _, f := range folders { // tree order: a parent comes before its children
 		if (f.ParentID == nil && f.Name == gate.SystemFolder) || (f.ParentID != nil && hidden[*f.ParentID]) {
 			hidden[f.ID] = true
 		}
 	}
-	if len(hidden) == 0 {
+	if len(hidden) == 0 && inScope == nil {
 		return prompts, folders
+	}
+	served := func(folderID *string) bool {
+		return (folderID == nil || !hidden[*folderID]) && (inScope == nil || inScope(folderID))
 	}
 	servedFolders := make([]dbread.FolderInfo, 0, len(folders))
 	for _, f := range folders {
-		if !hidden[f.ID] {
+		if served(&f.ID) {
 			servedFolders = append(servedFolders, f)
 		}
 	}
-	served := make([]promptlib.Prompt, 0, len(prompts))
+	servedPrompts := make([]promptlib.Prompt, 0, len(prompts))
 	for _, p := range prompts {
-		if p.FolderID == nil || !hidden[*p.FolderID] {
-			served = append(served, p)
+		if served(p.FolderID) {
+			servedPrompts = append(servedPrompts, p)
 		}
 	}
-	return served, servedFolders
+	return servedPrompts, servedFolders
 }
 
 // mcpPrompt is the MCP prompt for a library prompt: its arguments are the body's placeholders,

@@ -132,7 +132,7 @@ func (r getPromptResult) text(tb testing.TB) string {
 	return r.Messages[0].Content.Text
 }
 
-func TestClosestNames(t *testing.T) {
+func TestPromptsClosestNames(t *testing.T) {
 	snap := &librarySnapshot{}
 	for _, n := range []string{"code-review", "code-review-ab12", "security-review", "summarize", "translate", "write-tests"} {
 		snap.prompts = append(snap.prompts, &servedPrompt{name: n})
@@ -151,6 +151,35 @@ func TestClosestNames(t *testing.T) {
 	for _, tt := range tests {
 		if got := snap.closestNames(tt.typed, 3); !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("closestNames(%q): got %q, want %q", tt.typed, got, tt.want)
+		}
+	}
+}
+
+func TestPromptsServedLibrary(t *testing.T) {
+	lib := newMemLibrary(promptFixture())
+	all, _ := lib.AllPrompts(t.Context())
+	folders, _ := lib.Folders(t.Context())
+	inWork := func(id *string) bool { return id != nil && *id == workID }
+	tests := []struct {
+		name        string
+		inScope     func(*string) bool
+		wantPrompts []string
+		wantFolders []string
+	}{
+		{"whole library but mcpctl-system", nil, []string{"Code Review", "Code review", "Security Audit"}, []string{"Work"}},
+		{"a project's folder", inWork, []string{"Code Review"}, []string{"Work"}},
+	}
+	for _, tt := range tests {
+		prompts, fs := servedLibrary(all, folders, tt.inScope)
+		var gotPrompts, gotFolders []string
+		for _, p := range prompts {
+			gotPrompts = append(gotPrompts, p.Title)
+		}
+		for _, f := range fs {
+			gotFolders = append(gotFolders, f.Name)
+		}
+		if !reflect.DeepEqual(gotPrompts, tt.wantPrompts) || !reflect.DeepEqual(gotFolders, tt.wantFolders) {
+			t.Errorf("%s: got prompts %q folders %q, want %q %q", tt.name, gotPrompts, gotFolders, tt.wantPrompts, tt.wantFolders)
 		}
 	}
 }

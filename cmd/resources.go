@@ -11,7 +11,6 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpctl/mcpctl/dbread"
-	"github.com/mcpctl/mcpctl/promptlib"
 )
 
 // The library's resources. Prompts and folders are read by id; the listing names them by their
@@ -30,8 +29,9 @@ const (
 // Resource names must be unique: mcp-go pages resources/list by name (the cursor is the last
 // name sent), so two resources with one name would make a page skip one. Prompt names are
 // unique slugs ([a-z0-9-]); folder and library names hold a ':' no slug has.
-func promptResource(name string, p promptlib.Prompt, summary string) mcp.Resource {
-	return mcp.Resource{URI: promptURIPrefix + p.ID, Name: name, Title: p.Title, Description: summary, MIMEType: markdownMIME}
+// It is built when listing rather than kept, as above maxListedPrompts it is not needed.
+func (p *servedPrompt) resource() mcp.Resource {
+	return mcp.Resource{URI: promptURIPrefix + p.id, Name: p.name, Title: p.title, Description: p.prompt.Description, MIMEType: markdownMIME}
 }
 
 func folderResource(f dbread.FolderInfo) mcp.Resource {
@@ -65,20 +65,26 @@ func (s *promptSurface) resourceTemplates() []server.ServerResourceTemplate {
 	}
 }
 
-// publishResources lists the library, every served folder and every served prompt. Every
-// listed prompt and folder shares one handler (the URI says which), so a resource costs its
-// listing entry and no closure: about 0.5 KB each, 50 MB at 100k prompts (see
-// BenchmarkResourcesPublish). Like prompts, resources are added and deleted by difference;
-// mcp-go sends resources/list_changed on each call.
+// maxListedPrompts caps how many prompts resources/list names. mcp-go copies and sorts every
+// registered resource on each resources/list call: at 100k prompts that is ~0.6 s and ~100 MB
+// of garbage per call (BenchmarkResourcesListFirstPage), for a list no person scrolls. Above
+// the cap resources/list holds the library and its folders, and prompts are read through the
+// prompteka://prompt/{id} template, found by completion, search_prompts or the folder resources.
+const maxListedPrompts = 10_000
+
+// publishResources lists every served folder and (up to maxListedPrompts) every
+// served prompt. Every listed prompt and folder shares one handler (the URI says which), so a
+// resource costs its listing entry and no closure. Like prompts, resources are added and
+// deleted by difference (prompteka://library is registered once, by configure); mcp-go sends resources/list_changed on each call.
 func (s *promptSurface) publishResources(prev, next *librarySnapshot) {
 	var add []server.ServerResource
-	if prev == nil {
-		add = append(add, server.ServerResource{Resource: libraryResource, Handler: s.readLibrary})
-	}
 	listed := func(snap *librarySnapshot) map[string]mcp.Resource {
 		m := make(map[string]mcp.Resource, len(snap.prompts)+len(snap.folders))
-		for _, p := range snap.prompts {
-			m[p.resource.URI] = p.resource
+		if len(snap.prompts) <= maxListedPrompts {
+			for _, p := range snap.prompts {
+				r := p.resource()
+				m[r.URI] = r
+			}
 		}
 		for _, f := range snap.folders {
 			m[f.resource.URI] = f.resource
@@ -90,13 +96,15 @@ func (s *promptSurface) publishResources(prev, next *librarySnapshot) {
 	if prev != nil {
 		prevRes = listed(prev)
 	}
+	// One value per kind for all resources, not one closure each.
+	readPrompt, readFolder := server.ResourceHandlerFunc(s.readPrompt), server.ResourceHandlerFunc(s.readFolder)
 	for uri, r := range nextRes {
 		if old, ok := prevRes[uri]; ok && sameResource(old, r) {
 			continue
 		}
-		handler := s.readPrompt
+		handler := readPrompt
 		if strings.HasPrefix(uri, folderURIPrefix) {
-			handler = s.readFolder
+			handler = readFolder
 		}
 		add = append(add, server.ServerResource{Resource: r, Handler: handler})
 	}
@@ -199,7 +207,7 @@ func (s *promptSurface) readLibrary(ctx context.Context, req mcp.ReadResourceReq
 		return nil, readError(libraryURI, err)
 	}
 	snap := s.snap.Load()
-	_, folders := servedLibrary(nil, all)
+	_, folders := servedLibrary(nil, all, s.inScope)
 	doc := libraryDoc{Prompts: len(snap.prompts), Folders: len(folders), Tree: []folderNode{}}
 	for _, p := range snap.prompts {
 		if p.folderID == "" {
@@ -236,6 +244,13 @@ func (s *promptSurface) readLibrary(ctx context.Context, req mcp.ReadResourceReq
 	return jsonContents(libraryURI, doc)
 }
 
+// inProject reports whether a folder (nil: the top level) belongs to the served project; every
+// folder does when no project is served. The mcpctl-system folder is not listed, but reading it
+// by id stays possible: it is the user's library.
+func (s *promptSurface) inProject(folderID *string) bool {
+	return s.inScope == nil || s.inScope(folderID)
+}
+
 func nodeOf(f dbread.FolderInfo) folderNode {
 	return folderNode{ID: f.ID, Name: f.Name, Path: f.Path, URI: folderURIPrefix + f.ID, PromptCount: f.PromptCount, ChildCount: f.ChildCount}
 }
@@ -270,17 +285,25 @@ func (s *promptSurface) checkReadResource(ctx context.Context, _ any, req *mcp.R
 	case uri == libraryURI:
 		return
 	case strings.HasPrefix(uri, promptURIPrefix):
-		_, err := s.db.Prompt(ctx, strings.TrimPrefix(uri, promptURIPrefix))
-		if !errors.Is(err, dbread.ErrNotFound) {
+		p, err := s.db.Prompt(ctx, strings.TrimPrefix(uri, promptURIPrefix))
+		switch {
+		case errors.Is(err, dbread.ErrNotFound):
+			hint = "no prompt has this id. Call search_prompts or resources/list for current prompt ids"
+		case err == nil && !s.inProject(p.FolderID):
+			hint = "this prompt is outside the project mcpctl serves. Call search_prompts for the project's prompts"
+		default:
 			return // found, or an error the handler reports
 		}
-		hint = "no prompt has this id. Call search_prompts or resources/list for current prompt ids"
 	case strings.HasPrefix(uri, folderURIPrefix):
-		_, err := s.db.Folder(ctx, strings.TrimPrefix(uri, folderURIPrefix))
-		if !errors.Is(err, dbread.ErrNotFound) {
+		f, err := s.db.Folder(ctx, strings.TrimPrefix(uri, folderURIPrefix))
+		switch {
+		case errors.Is(err, dbread.ErrNotFound):
+			hint = "no folder has this id. Call list_folders or read " + libraryURI + " for current folder ids"
+		case err == nil && !s.inProject(&f.ID):
+			hint = "this folder is outside the project mcpctl serves. Read " + libraryURI + " for the project's folders"
+		default:
 			return
 		}
-		hint = "no folder has this id. Call list_folders or read " + libraryURI + " for current folder ids"
 	case strings.HasPrefix(uri, "prompteka:"):
 		hint = "mcpctl serves " + libraryURI + ", " + promptURITemplate + " and " + folderURITemplate
 	default:

@@ -162,3 +162,28 @@ func TestResourcesRead(t *testing.T) {
 		})
 	}
 }
+
+func TestResourcesOfAProject(t *testing.T) {
+	ts := newScopedTestSurface(t, promptFixture(), func(id *string) bool { return id != nil && *id == workID }, nil)
+	if got, want := ts.listPromptNames(t), []string{"code-review"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("prompts/list: got %q, want %q", got, want)
+	}
+	tests := []struct {
+		uri    string
+		wantIn string // "" means readable
+	}{
+		{"prompteka://prompt/" + reviewID, ""},
+		{"prompteka://folder/" + workID, ""},
+		{"prompteka://prompt/D0000000-0000-4000-8000-000000000003", "outside the project"},
+		{"prompteka://folder/" + systemID, "outside the project"},
+	}
+	for _, tt := range tests {
+		e := ts.rpc(t, "resources/read", map[string]any{"uri": tt.uri}, nil)
+		switch {
+		case tt.wantIn == "" && e != nil:
+			t.Errorf("read %s: %+v", tt.uri, e)
+		case tt.wantIn != "" && (e == nil || e.Code != mcp.RESOURCE_NOT_FOUND || !strings.Contains(e.Message, tt.wantIn)):
+			t.Errorf("read %s: got %+v, want resource-not-found saying %q", tt.uri, e, tt.wantIn)
+		}
+	}
+}

@@ -2,18 +2,24 @@ package cmd
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"path/filepath"
 	"strings"
+
+	"github.com/mcpctl/mcpctl/gate"
 )
 
 func runServe(ctx context.Context, env Env, args []string) error {
-	fs := newFlagSet("serve", "mcpctl serve [--library DIR | --db FILE] [--queue DIR]",
+	fs := newFlagSet("serve", "mcpctl serve [--library DIR | --db FILE] [--queue DIR] [--project NAME]",
 		"Runs the stdio MCP server that Claude Code, Claude Desktop or Cursor start from .mcp.json.\n"+
+			"With --project, a coding assistant first receives the project's guidance (gated session).\n"+
 			"Stdout carries only the protocol; logs go to stderr as JSON (LOG_LEVEL=debug|info|warn|error).\n"+
 			"With nothing configured it serves the standalone library in $XDG_DATA_HOME/mcpctl/library,\n"+
 			"creating it with a few sample prompts on first run.")
 	lf := addLibraryFlags(fs)
+	projectName := fs.String("project", "", "serve the project `NAME` ($XDG_CONFIG_HOME/mcpctl/projects/NAME.yaml; default $MCPCTL_PROJECT)")
 	if err := fs.parse(env, args); err != nil {
 		return err
 	}
@@ -26,8 +32,14 @@ func runServe(ctx context.Context, env Env, args []string) error {
 		log.Error("no library", "err", err)
 		return err
 	}
+	project, err := loadProject(env, *projectName)
+	if err != nil {
+		log.Error("bad project", "err", err)
+		return err
+	}
 	return RunStdioServer(ctx, ServerConfig{
 		Library:  lib,
+		Project:  project,
 		CacheDir: filepath.Join(cacheHome(env), "mcpctl"),
 		Logger:   log,
 	}, env.Stdin, env.Stdout)
@@ -47,4 +59,26 @@ func newLogger(env Env) *slog.Logger {
 		level = slog.LevelInfo
 	}
 	return slog.New(slog.NewJSONHandler(env.Stderr, &slog.HandlerOptions{Level: level}))
+}
+
+// projectsDir is where project files live.
+func projectsDir(env Env) string { return filepath.Join(configHome(env), "mcpctl", "projects") }
+
+// loadProject loads the named project, or $MCPCTL_PROJECT; none named is nil (no gate).
+func loadProject(env Env, name string) (*gate.Project, error) {
+	if name == "" {
+		name = env.Getenv("MCPCTL_PROJECT")
+	}
+	if name == "" {
+		return nil, nil
+	}
+	p, err := gate.LoadProject(projectsDir(env), name)
+	if errors.Is(err, gate.ErrNoProject) {
+		return nil, fmt.Errorf("no project %q: create %s (see the README's Projects section), or run 'mcpctl get projects'",
+			name, filepath.Join(projectsDir(env), name+".yaml"))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &p, nil
 }

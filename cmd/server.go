@@ -12,13 +12,15 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpctl/mcpctl/dbread"
+	"github.com/mcpctl/mcpctl/gate"
 )
 
 // ServerConfig is everything the MCP server needs; serve builds it from flags and environment,
 // tests build it directly.
 type ServerConfig struct {
 	Library  Library
-	CacheDir string // the search sidecar's home ($XDG_CACHE_HOME/mcpctl)
+	Project  *gate.Project // nil: the whole library, not gated
+	CacheDir string        // the search sidecar's home ($XDG_CACHE_HOME/mcpctl)
 	Logger   *slog.Logger
 }
 
@@ -30,6 +32,7 @@ type deps struct {
 	log     *slog.Logger
 	started time.Time
 	srv     *server.MCPServer
+	gate    *gateSide // nil without a project
 
 	calls  sync.Map // *mcp.CallToolResult → callInfo, for the call's log line
 	starts sync.Map // request id → start time
@@ -71,6 +74,19 @@ func RunStdioServer(ctx context.Context, cfg ServerConfig, in io.Reader, out io.
 	defer ws.close()
 	tools := append(d.readTools(), ws.tools...)
 	d.srv.AddTools(tools...)
+
+	if cfg.Project != nil {
+		names := make([]string, 0, len(tools)+1)
+		for _, t := range tools {
+			names = append(names, t.Tool.Name)
+		}
+		if d.gate, err = newGateSide(ctx, d, *cfg.Project, append(names, gate.ToolReadPrompts)); err != nil {
+			return err
+		}
+		d.gate.install()
+		stopGate := d.gate.follow(ctx)
+		defer stopGate()
+	}
 
 	stopSurface, err := startPromptSurface(ctx, d)
 	if err != nil {

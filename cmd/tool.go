@@ -76,6 +76,10 @@ func (d *deps) serverTool(t tool) server.ServerTool {
 		if err != nil {
 			return d.errorResult(err), nil
 		}
+		if rt, ok := out.(interface{ ResultText() string }); ok {
+			// Results whose substance is prose (briefings) show the prose, not escaped JSON.
+			text = []byte(rt.ResultText())
+		}
 		res := mcp.NewToolResultStructured(out, string(text))
 		d.calls.Store(res, callInfo{operationID: operationIDOf(out)})
 		return res, nil

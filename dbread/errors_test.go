@@ -84,4 +84,8 @@ func TestLocked(t *testing.T) {
 	if !errors.Is(err, ErrLocked) {
 		t.Errorf("ListPrompts while locked = %v, want ErrLocked", err)
 	}
+	_, _, err = db.Search(ctx, "review", 10, 0)
+	if !errors.Is(err, ErrLocked) {
+		t.Errorf("Search while locked = %v, want ErrLocked", err)
+	}
 }

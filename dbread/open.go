@@ -97,7 +97,7 @@ type DB struct {
 	// pollMu serialises poll: the pinned connection, the file identity and reopening. Lock
 	// order: pollMu before mu.
 	pollMu     sync.Mutex
-	badIdent   fileIdent // a replacement that failed to open; retried only when it changes again
+	badIdent   fileIdent // a replacement that failed to open; not retried on every poll
 	schemaGood bool      // the last schema check passed (for logging transitions only)
 
 	version atomic.Uint64
@@ -142,8 +142,10 @@ func statIdent(path string) (fileIdent, error) {
 	return fileIdent{dev: uint64(st.Dev), ino: uint64(st.Ino)}, nil //nolint:unconvert // types differ by platform
 }
 
-// Open opens the library database at path read-only and checks its schema. Heavy work (the
-// sidecar build) happens in the background; Open returns quickly at any library size.
+// Open opens the library database at path read-only and checks its schema (ErrSchema names a
+// missing table or column; ErrNotFound if there is no file, which Open never creates). Heavy
+// work (the sidecar build) happens in the background; Open returns quickly at any library size.
+// The DB owns two goroutines, the change watcher and the sidecar indexer, until Close.
 func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -207,6 +209,13 @@ func (db *DB) openLibrary(ctx context.Context) (*library, error) {
 		return nil, err
 	}
 	lib := &library{pool: pool, pin: pin, ident: ident}
+	// Reading the schema table makes SQLite read the header: a file that is not a database
+	// fails here, not at the first query.
+	var tables int
+	if err := pin.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master").Scan(&tables); err != nil {
+		lib.close() //nolint:errcheck // the query error is the one to report
+		return nil, err
+	}
 	if err := pin.QueryRowContext(ctx, "PRAGMA data_version").Scan(&lib.dataVersion); err != nil {
 		lib.close() //nolint:errcheck // the query error is the one to report
 		return nil, err

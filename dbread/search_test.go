@@ -29,7 +29,8 @@ func TestSearchWords(t *testing.T) {
 		{"🚀 👨‍💻 🇫🇷", nil, false},
 		{"日本語", []string{"日本語"}, true},
 		{"Données & analyse", []string{"Données", "analyse"}, true},
-		{"don't", []string{"don", "t"}, true},
+		{"don't", []string{"don", "t"}, false}, // one letter: no prefix
+		{"go", []string{"go"}, true},
 		{"\xff\xfebad utf8", []string{"bad", "utf8"}, true},
 	}
 	for _, tt := range tests {
@@ -233,5 +234,31 @@ func TestSearchSample(t *testing.T) {
 	}
 	if len(got) == 0 || got[0].ID != p.ID {
 		t.Errorf("Search(%q) = %v, want %s first", query, ids(got), p.ID)
+	}
+}
+
+// TestSearchLikeEscapes: LIKE's wildcards in a word match only themselves.
+func TestSearchLikeEscapes(t *testing.T) {
+	lib := librarytest.FromLibrary(t, smallLibrary())
+	db := open(t, lib.DB, Options{})
+	tests := []struct {
+		word string
+		want int
+	}{
+		{"100%", 1},   // literally in one body
+		{"e_r", 0},    // unescaped, _ would match "the release"
+		{"%", 1},      // only the body with a percent sign
+		{`\`, 0},      // no backslash anywhere
+		{"e%r", 0},    // unescaped, % would match nearly every body
+		{"review", 3}, // plain word
+	}
+	for _, tt := range tests {
+		got, total, err := db.searchLike(context.Background(), []string{tt.word}, 10, 0)
+		if err != nil {
+			t.Fatalf("searchLike(%q): %v", tt.word, err)
+		}
+		if total != tt.want || len(got) != tt.want {
+			t.Errorf("searchLike(%q) = %d rows (total %d), want %d", tt.word, len(got), total, tt.want)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mcpctl/mcpctl/promptlib"
@@ -210,5 +211,63 @@ func TestSearchTies(t *testing.T) {
 				t.Errorf("%s: Search(same, %d, %d) = %v (total %d), want %v (total 200)", mode, page.limit, page.offset, ids(got), total, w)
 			}
 		}
+	}
+}
+
+// TestConcurrentReadsWhileAppWrites: readers, the watcher and the sidecar run while the app
+// writes; no read fails, and the end state is seen by the next call.
+func TestConcurrentReadsWhileAppWrites(t *testing.T) {
+	lib := librarytest.New(t, 300)
+	db := openReady(t, lib.DB)
+	ctx := context.Background()
+	const writes = 30
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := range writes {
+			if _, err := lib.Writer.Exec("INSERT INTO prompts (id, title, body, created_at, updated_at) VALUES (?, ?, 'Walrus body', ?, ?)",
+				fmt.Sprintf("F0000000-0000-4000-8000-%012d", i), fmt.Sprintf("Walrus %d", i), 1800000000+i, 1800000000+i); err != nil {
+				errs <- err
+				return
+			}
+		}
+	}()
+	for r := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 25 {
+				var err error
+				switch (r + i) % 4 {
+				case 0:
+					_, _, err = db.Search(ctx, "walrus body", 5, 0)
+				case 1:
+					_, _, err = db.ListPrompts(ctx, ListOptions{Limit: 10})
+				case 2:
+					_, err = db.Prompt(ctx, lib.Data.Prompts[i].ID)
+				case 3:
+					_, err = db.Folders(ctx)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Errorf("during concurrent use: %v", err)
+	}
+	got, total, err := db.Search(ctx, "walrus", 50, 0)
+	if err != nil || total != writes || len(got) != writes {
+		t.Errorf("Search(walrus) after the writes = %d (total %d, %v), want %d", len(got), total, err, writes)
+	}
+	page, _, err := db.ListPrompts(ctx, ListOptions{Limit: 1})
+	if err != nil || len(page) != 1 || page[0].Title != fmt.Sprintf("Walrus %d", writes-1) {
+		t.Errorf("newest after the writes = %v, %v; want Walrus %d", ids(page), err, writes-1)
 	}
 }

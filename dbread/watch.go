@@ -80,7 +80,9 @@ func (db *DB) poll(ctx context.Context) error {
 	if ident, err := statIdent(db.path); err == nil && ident != lib.ident && ident != db.badIdent {
 		if err := db.reopen(ctx); err != nil {
 			db.badIdent = ident
-			db.log.Error("library file was replaced but cannot be opened; still reading the old file", "err", translate(err))
+			// Reads fail (with this error) until a readable file takes its place: a new identity
+			// is tried again.
+			db.log.Error("library file was replaced by one that cannot be opened", "err", translate(err))
 			return err
 		}
 		db.badIdent = fileIdent{}
@@ -185,8 +187,7 @@ func (db *DB) watch(ctx context.Context, w *fsnotify.Watcher) {
 			return
 		case ev, ok := <-events:
 			if !ok {
-				events = nil // only Close closes it; keep the periodic check until ctx ends
-				continue
+				return // closed only by our own defer
 			}
 			if !names[filepath.Base(ev.Name)] || pending {
 				continue
@@ -195,8 +196,7 @@ func (db *DB) watch(ctx context.Context, w *fsnotify.Watcher) {
 			timer.Reset(max(0, debounce-time.Since(last)))
 		case err, ok := <-errs:
 			if !ok {
-				errs = nil
-				continue
+				return
 			}
 			db.log.Debug("file events", "err", err)
 			if !pending { // events may have been dropped (overflow): look now

@@ -1,9 +1,12 @@
 package dbread
 
 import (
+	"bytes"
 	"context"
 	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mcpctl/mcpctl/promptlib"
@@ -88,5 +91,44 @@ func TestFileReplaced(t *testing.T) {
 	found, _, err := db.Search(ctx, "injection", 10, 0)
 	if err != nil || len(found) != 1 || found[0].ID != next.Data.Prompts[0].ID {
 		t.Errorf("Search(injection) after replacement = %v, %v; want the new file's prompt", ids(found), err)
+	}
+}
+
+// TestReplacedByGarbage: a file that is not a database renamed over the library fails reads with
+// a clear error (never rows from the wrong file), and a good file renamed over it later is
+// picked up.
+func TestReplacedByGarbage(t *testing.T) {
+	lib := librarytest.New(t, 20)
+	db := open(t, lib.DB, Options{})
+	ctx := context.Background()
+	// An empty WAL: otherwise SQLite would read the old pages from it over the new file.
+	lib.Exec(t, "PRAGMA wal_checkpoint(TRUNCATE)")
+	junk := filepath.Join(t.TempDir(), "junk.db")
+	if err := os.WriteFile(junk, bytes.Repeat([]byte("not sqlite "), 1000), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(junk, lib.DB); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.poll(ctx); err == nil {
+		t.Errorf("poll after a garbage file replaced the library = nil, want an error")
+	}
+	if ps, _, err := db.ListPrompts(ctx, ListOptions{}); err == nil || !strings.Contains(err.Error(), "not a database") {
+		t.Errorf("ListPrompts on a garbage file = %d prompts, %v; want a 'not a database' error", len(ps), err)
+	}
+
+	good := librarytest.FromLibrary(t, smallLibrary())
+	good.Exec(t, "PRAGMA wal_checkpoint(TRUNCATE)")
+	if err := good.Writer.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(good.DB, lib.DB); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.poll(ctx); err != nil {
+		t.Errorf("poll after a good file replaced the garbage = %v", err)
+	}
+	if _, total, err := db.ListPrompts(ctx, ListOptions{}); err != nil || total != len(good.Data.Prompts) {
+		t.Errorf("ListPrompts after recovery = total %d, %v; want %d", total, err, len(good.Data.Prompts))
 	}
 }

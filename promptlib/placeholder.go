@@ -146,13 +146,15 @@ func placeholders(body string, toks []token) []Placeholder {
 		if !seen {
 			i = len(out)
 			index[t.name] = i
-			out = append(out, Placeholder{Name: t.name})
+			// Clones: a placeholder outlives its body in caches, and a substring would keep
+			// the whole body alive.
+			out = append(out, Placeholder{Name: strings.Clone(t.name)})
 		}
 		p := &out[i]
 		if !t.hasDef {
 			p.Required = true
 		} else if !p.HasDefault {
-			p.Default, p.HasDefault = t.def, true
+			p.Default, p.HasDefault = strings.Clone(t.def), true
 		}
 		p.Uses = append(p.Uses, use)
 	}
@@ -184,7 +186,7 @@ func (l *lineIndex) at(n int) PlaceholderUse {
 			l.fenced = !l.fenced
 		case !l.fenced && isHeading(text):
 			// A heading that holds the placeholder counts as its own.
-			l.heading = clip(text, 80)
+			l.heading = strings.Clone(clip(text, 80))
 		}
 		l.line++
 		l.lineEnd = end

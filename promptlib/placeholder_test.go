@@ -72,7 +72,7 @@ func TestPlaceholderWhere(t *testing.T) {
 	}
 }
 
-func TestRender(t *testing.T) {
+func TestPlaceholderRender(t *testing.T) {
 	const body = "Review this {{language}} code; keep the tone {{tone|friendly}}. Again: {{language}}."
 	tests := []struct {
 		name    string

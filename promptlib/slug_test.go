@@ -4,11 +4,11 @@ import "testing"
 
 func TestSlug(t *testing.T) {
 	for in, want := range map[string]string{
-		"Security Review":         "security-review",
+		"Security Review":          "security-review",
 		"  Review -- the  Code!! ": "review-the-code",
-		"Café crème":              "cafe-creme",
-		"日本語":                     "prompt",
-		"API v2 (draft)":          "api-v2-draft",
+		"Café crème":               "cafe-creme",
+		"日本語":                      "prompt",
+		"API v2 (draft)":           "api-v2-draft",
 		"👨‍💻 Pair Programming":     "pair-programming",
 	} {
 		if got := Slug(in); got != want {

@@ -24,3 +24,28 @@ func TestSummary(t *testing.T) {
 		t.Errorf("long summary has %d characters, ends %q; want ≤ %d ending in …", n, long[len(long)-5:], MaxSummary)
 	}
 }
+
+func BenchmarkSummary(b *testing.B) {
+	lib := Sample(1000, 1)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, p := range lib.Prompts {
+			Summary(p.Content)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(lib.Prompts)), "ns/prompt")
+}
+
+func TestFirstSentence(t *testing.T) {
+	for in, want := range map[string]string{
+		"Use it, e.g. for Go. Then stop.": "Use it, e.g. for Go.",
+		"Version 1.2 is out! Yes.":        "Version 1.2 is out!",
+		"日本語です。次の文。":                      "日本語です。",
+		"No terminator":                   "No terminator",
+		"Ends here.":                      "Ends here.",
+	} {
+		if got := firstSentence(in); got != want {
+			t.Errorf("firstSentence(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

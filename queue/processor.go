@@ -43,6 +43,9 @@ type Processor struct {
 	Hook func(point, id string)
 
 	overflows atomic.Int64 // fsnotify overflows, each answered by a rescan
+	// watch opens the change feed of the queue directory; nil means fsnotify. Tests replace it
+	// to lose events on purpose.
+	watch func(dir string) (<-chan fsnotify.Event, <-chan error, func(), error)
 
 	mu     sync.Mutex
 	cancel context.CancelFunc
@@ -101,17 +104,15 @@ func (p *Processor) Run(ctx context.Context) error {
 		}
 		return err
 	}
-	var events chan fsnotify.Event
-	var errs chan error
-	if w, err := fsnotify.NewWatcher(); err != nil {
-		p.Log.Warn("queue: fsnotify unavailable; rescanning only", "err", err)
+	watch := p.watch
+	if watch == nil {
+		watch = watchDir
+	}
+	events, errs, stop, err := watch(p.Dir)
+	if err != nil {
+		p.Log.Warn("queue: cannot watch the queue; rescanning only", "err", err)
 	} else {
-		defer w.Close()
-		if err := w.Add(p.Dir); err != nil {
-			p.Log.Warn("queue: cannot watch the queue; rescanning only", "err", err)
-		} else {
-			events, errs = w.Events, w.Errors
-		}
+		defer stop()
 	}
 	p.recover(ctx)
 	p.scan(ctx)
@@ -268,3 +269,16 @@ func CleanProcessed(dir string, now time.Time, keep time.Duration) (int, error) 
 
 // Overflows is how many times fsnotify lost events and a rescan made up for them.
 func (p *Processor) Overflows() int64 { return p.overflows.Load() }
+
+// watchDir is the fsnotify change feed of dir.
+func watchDir(dir string) (<-chan fsnotify.Event, <-chan error, func(), error) {
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := w.Add(dir); err != nil {
+		w.Close()
+		return nil, nil, nil, err
+	}
+	return w.Events, w.Errors, func() { w.Close() }, nil
+}

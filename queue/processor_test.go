@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fsnotify/fsnotify"
 	"github.com/google/uuid"
 
 	"github.com/mcpctl/mcpctl/promptlib"
@@ -410,5 +412,55 @@ func TestProcessorResponseWriteFails(t *testing.T) {
 	}
 	if n := l.titled(t, "unanswered"); n != 1 {
 		t.Errorf("applied %d times, want once", n)
+	}
+}
+
+// Fault: fsnotify overflows (events lost). The overflow triggers a rescan that picks up every
+// operation the lost events announced; the periodic rescan is out of the picture here.
+func TestProcessorRescansOnOverflow(t *testing.T) {
+	l := newLib(t, 1)
+	events := make(chan fsnotify.Event) // never delivers: every event is lost
+	errs := make(chan error)
+	ready := make(chan struct{})
+	p := NewProcessor(l.Queue, l.DB, testLogger(t))
+	p.Rescan = time.Hour
+	p.watch = func(string) (<-chan fsnotify.Event, <-chan error, func(), error) { return events, errs, func() {}, nil }
+	p.Hook = func(point, _ string) {
+		if point == HookReady {
+			close(ready)
+		}
+	}
+	p.Start(context.Background())
+	defer p.Close()
+	<-ready
+	var ids []string
+	for i := 0; i < 5; i++ {
+		ids = append(ids, dropOp(t, l.Queue, promptlib.OpCreatePrompt, createPrompt(fmt.Sprintf("overflow %d", i))))
+	}
+	errs <- fsnotify.ErrEventOverflow
+	for _, id := range ids {
+		filed(t, l.Queue, id)
+	}
+	if got := p.Overflows(); got != 1 {
+		t.Errorf("overflows: got %d, want 1", got)
+	}
+	if got := l.count(t, `SELECT COUNT(*) FROM prompts WHERE title LIKE 'overflow %'`); got != len(ids) {
+		t.Errorf("applied %d, want %d", got, len(ids))
+	}
+}
+
+// Without fsnotify at all, the periodic rescan alone keeps the queue moving.
+func TestProcessorWithoutFsnotify(t *testing.T) {
+	l := newLib(t, 1)
+	p := NewProcessor(l.Queue, l.DB, testLogger(t))
+	p.Rescan = 20 * time.Millisecond
+	p.watch = func(string) (<-chan fsnotify.Event, <-chan error, func(), error) {
+		return nil, nil, nil, errors.New("inotify: too many instances")
+	}
+	p.Start(context.Background())
+	defer p.Close()
+	id := dropOp(t, l.Queue, promptlib.OpCreatePrompt, createPrompt("polled"))
+	if got := filed(t, l.Queue, id); got != processedDir {
+		t.Errorf("filed in %s, want processed", got)
 	}
 }

@@ -1,0 +1,200 @@
+package cmd
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpctl/mcpctl/gate"
+	"github.com/mcpctl/mcpctl/promptlib"
+	"github.com/mcpctl/mcpctl/promptlib/librarytest"
+)
+
+// projectLibrary is a library with a project folder "Web App" and, outside it, prompts the
+// project must never see; plus the mcpctl-system folder.
+func projectLibrary(tb testing.TB) *librarytest.Library {
+	tb.Helper()
+	t0 := promptlib.Time{Time: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	web := promptlib.Folder{ID: "F0000000-0000-4000-8000-000000000001", Name: "Web App", CreatedAt: t0, UpdatedAt: t0}
+	other := promptlib.Folder{ID: "F0000000-0000-4000-8000-000000000002", Name: "Personal", Position: 1, CreatedAt: t0, UpdatedAt: t0}
+	system := promptlib.Folder{ID: "F0000000-0000-4000-8000-000000000003", Name: gate.SystemFolder, Position: 2, CreatedAt: t0, UpdatedAt: t0}
+	p := func(n int, folder *promptlib.Folder, title, body string) promptlib.Prompt {
+		return promptlib.Prompt{ID: "E0000000-0000-4000-8000-00000000000" + string(rune('0'+n)), Title: title, Content: body,
+			FolderID: &folder.ID, CreatedAt: t0, UpdatedAt: t0}
+	}
+	return librarytest.FromLibrary(tb, promptlib.Library{
+		Folders: []promptlib.Folder{web, other, system},
+		Prompts: []promptlib.Prompt{
+			p(1, &web, "Security Policy", "Never log secrets or tokens. Every endpoint checks authorization."),
+			p(2, &web, "SQL Conventions", "Use migrations for every schema change.\n\n## Queries\n\nParameterise every query."),
+			p(3, &web, "Error Handling", "Wrap errors with context; never swallow them."),
+			p(4, &web, "Deploy Checklist", "Run the smoke tests before promoting a canary."),
+			p(5, &other, "Holiday Packing List", "Passport, charger, sunscreen."),
+		},
+	})
+}
+
+func writeProject(tb testing.TB, env []string, name, yaml string) {
+	tb.Helper()
+	var config string
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "XDG_CONFIG_HOME="); ok {
+			config = v
+		}
+	}
+	dir := filepath.Join(config, "mcpctl", "projects")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".yaml"), []byte(yaml), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+const webProject = `folder: Web App
+byteBudget: 200
+priorities:
+  security-policy: 10
+  sql-conventions: 8
+`
+
+func toolNames(tb testing.TB, s *session) []string {
+	tb.Helper()
+	res, err := s.ListTools(context.Background(), mcp.ListToolsRequest{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var names []string
+	for _, t := range res.Tools {
+		names = append(names, t.Name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func TestGatedSessionBeginThenRead(t *testing.T) {
+	lib := projectLibrary(t)
+	env := testHome(t)
+	writeProject(t, env, "web", webProject)
+	s := serve(t, env, "--library", lib.Dir, "--project", "web")
+
+	if !strings.Contains(s.init.Instructions, "begin_session") || !strings.Contains(s.init.Instructions, "- sql-conventions:") {
+		t.Errorf("instructions lack the gate message or the index:\n%s", s.init.Instructions)
+	}
+	if strings.Contains(s.init.Instructions, "holiday") {
+		t.Error("instructions index a prompt outside the project's folder")
+	}
+	if got := toolNames(t, s); len(got) != 1 || got[0] != "begin_session" {
+		t.Fatalf("gated tools/list = %v, want only begin_session", got)
+	}
+
+	var b gate.Result
+	s.call(t, "begin_session", map[string]any{"tags": []string{"sql", "migrations"}}, &b)
+	if len(b.Critical) != 1 || b.Critical[0] != "security-policy" {
+		t.Errorf("critical = %v, want [security-policy]", b.Critical)
+	}
+	if len(b.Matched) != 1 || b.Matched[0] != "sql-conventions" {
+		t.Errorf("matched = %v, want [sql-conventions]", b.Matched)
+	}
+	if !strings.Contains(b.Text, "Never log secrets") || !strings.Contains(b.Text, "Parameterise every query") {
+		t.Errorf("briefing lacks the prompts in full:\n%s", b.Text)
+	}
+	if !strings.Contains(b.Text, "- error-handling:") || !strings.Contains(b.Text, "read_prompts") {
+		t.Errorf("briefing lacks the remaining index or the encouragement:\n%s", b.Text)
+	}
+	s.waitNotification(t, mcp.MethodNotificationToolsListChanged, 5*time.Second)
+	after := toolNames(t, s)
+	if contains(after, "begin_session") || !contains(after, "read_prompts") || !contains(after, "search_prompts") {
+		t.Errorf("ungated tools/list = %v, want the library tools and read_prompts", after)
+	}
+
+	var r gate.Result
+	s.call(t, "read_prompts", map[string]any{"tags": []string{"errors", "sql"}}, &r)
+	if len(r.Matched) != 1 || r.Matched[0] != "error-handling" {
+		t.Errorf("read_prompts matched %v, want [error-handling]", r.Matched)
+	}
+	if !contains(r.AlreadyProvided, "sql-conventions") || strings.Contains(r.Text, "Parameterise every query") {
+		t.Errorf("read_prompts re-sent sql-conventions: provided %v\n%s", r.AlreadyProvided, r.Text)
+	}
+
+	t.Run("tools are scoped to the project's folder", func(t *testing.T) {
+		var found promptsOut
+		s.call(t, "search_prompts", map[string]any{"query": "passport"}, &found)
+		if found.Total != 0 {
+			t.Errorf("search found %d prompts outside the project", found.Total)
+		}
+		s.callError(t, "get_prompt", map[string]any{"id": "E0000000-0000-4000-8000-000000000005"}, "PROMPT_NOT_FOUND")
+		var all promptsOut
+		s.call(t, "list_prompts", map[string]any{}, &all)
+		if all.Total != 4 {
+			t.Errorf("list_prompts total %d, want the project's 4", all.Total)
+		}
+		var fs foldersOut
+		s.call(t, "list_folders", map[string]any{"includeEmpty": true}, &fs)
+		if fs.Total != 1 || fs.Folders[0].Name != "Web App" {
+			t.Errorf("list_folders = %+v, want only Web App", fs.Folders)
+		}
+	})
+}
+
+func TestGatedSessionInterceptsFirstRealCall(t *testing.T) {
+	lib := projectLibrary(t)
+	env := testHome(t)
+	writeProject(t, env, "web", webProject)
+	s := serve(t, env, "--library", lib.Dir, "--project", "web")
+
+	var found promptsOut
+	res := s.call(t, "search_prompts", map[string]any{"query": "canary smoke"}, &found)
+	if found.Total != 1 {
+		t.Errorf("intercepted search returned %d results, want 1", found.Total)
+	}
+	if len(res.Content) != 2 {
+		t.Fatalf("intercepted call has %d content blocks, want briefing + result", len(res.Content))
+	}
+	brief, _ := mcp.AsTextContent(res.Content[0])
+	if !strings.Contains(brief.Text, "before begin_session") || !strings.Contains(brief.Text, "Never log secrets") {
+		t.Errorf("intercept briefing lacks the preamble or the critical rule:\n%s", brief.Text)
+	}
+	s.waitNotification(t, mcp.MethodNotificationToolsListChanged, 5*time.Second)
+	if got := toolNames(t, s); contains(got, "begin_session") || !contains(got, "read_prompts") {
+		t.Errorf("after the intercept tools/list = %v, want ungated", got)
+	}
+	res = s.call(t, "search_prompts", map[string]any{"query": "canary"}, &found)
+	if len(res.Content) != 1 {
+		t.Errorf("second call still carries a briefing (%d blocks)", len(res.Content))
+	}
+}
+
+func TestGateTextEditedInTheAppTakesEffect(t *testing.T) {
+	lib := projectLibrary(t)
+	env := testHome(t)
+	writeProject(t, env, "web", "folder: Web App\ngated: false\n")
+	s := serve(t, env, "--library", lib.Dir, "--project", "web")
+
+	var r gate.Result
+	s.call(t, "read_prompts", map[string]any{"tags": []string{"deploy"}}, &r)
+	if !strings.Contains(r.Text, "read_prompts fetches more prompts") {
+		t.Fatalf("default reminder missing:\n%s", r.Text)
+	}
+	lib.Exec(t, `INSERT INTO prompts (id, title, body, folder_id, created_at, updated_at)
+		VALUES ('E0000000-0000-4000-8000-000000000009', 'Read Prompts Reminder', 'CUSTOM REMINDER for {{project_name}}.',
+		'F0000000-0000-4000-8000-000000000003', 1800000000, 1800000000)`)
+	eventually(t, 10*time.Second, "the edited reminder reaches a briefing", func() bool {
+		s.call(t, "read_prompts", map[string]any{"tags": []string{"errors"}}, &r)
+		return strings.Contains(r.Text, "CUSTOM REMINDER for web.")
+	})
+}
+
+func TestServeUnknownProject(t *testing.T) {
+	lib := projectLibrary(t)
+	code, _, stderr := run(t, map[string]string{"XDG_CONFIG_HOME": t.TempDir()}, "serve", "--library", lib.Dir, "--project", "nope")
+	if code != 1 || !strings.Contains(stderr, "nope.yaml") {
+		t.Errorf("unknown project: exit %d, stderr %q; want 1 naming the file to create", code, stderr)
+	}
+}
