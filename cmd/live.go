@@ -197,7 +197,10 @@ func (s *promptSurface) reload(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	next := s.build(prompts, folders)
+	next, err := s.build(ctx, prompts, folders)
+	if err != nil {
+		return err
+	}
 	prev := s.snap.Swap(next)
 	s.publishPrompts(prev, next)
 	s.publishResources(prev, next)
@@ -240,7 +243,9 @@ type cachedPrompt struct {
 	sp   *servedPrompt
 }
 
-func (s *promptSurface) build(all []promptlib.Prompt, allFolders []dbread.FolderInfo) *librarySnapshot {
+// build makes the snapshot of a library read whole. At 100k prompts the first build takes
+// seconds, so it gives up when ctx ends: stopping the server must not wait for it.
+func (s *promptSurface) build(ctx context.Context, all []promptlib.Prompt, allFolders []dbread.FolderInfo) (*librarySnapshot, error) {
 	prompts, folders := servedLibrary(all, allFolders, s.inScope)
 	names := promptlib.Names(prompts)
 	snap := &librarySnapshot{
@@ -250,7 +255,10 @@ func (s *promptSurface) build(all []promptlib.Prompt, allFolders []dbread.Folder
 		folders: make([]*servedFolder, 0, len(folders)),
 	}
 	cache := make(map[string]cachedPrompt, len(prompts))
-	for _, p := range prompts {
+	for i, p := range prompts {
+		if i%1024 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		sum := s.hash(p)
 		c, ok := s.cache[p.ID]
 		if !ok || c.hash != sum || c.sp.name != names[p.ID] {
@@ -266,7 +274,7 @@ func (s *promptSurface) build(all []promptlib.Prompt, allFolders []dbread.Folder
 	for _, f := range folders {
 		snap.folders = append(snap.folders, &servedFolder{info: f, lowerPath: strings.ToLower(f.Path), resource: folderResource(f)})
 	}
-	return snap
+	return snap, nil
 }
 
 // hash covers everything a servedPrompt is built from but its name (checked apart, as a title

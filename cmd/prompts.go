@@ -148,11 +148,13 @@ func quoted(names []string) string {
 
 // checkGetPrompt runs before mcp-go looks the prompt up. mcp-go turns every handler error into
 // an internal error (-32603); the one invalid-params error (-32602) it makes is for a prompt
-// name it does not have. So a request the handler would refuse for its name or arguments is
-// pointed here at a name that cannot exist (it holds spaces, which no slug does) and that
+// name it does not have. So a request the handler would refuse for its name or arguments gets
+// its name replaced by one that cannot exist (it holds spaces, which no slug does) and that
 // carries the explanation: the client gets -32602 with a message that names the problem and
 // says what to send. mcp-go formats it as "prompt '<carrier>' not found: prompt not found".
-// The handler checks again with the prompt as stored, for the moment between the two.
+// This relies on mcp-go (v1.2.1) handing the hook the request by pointer and using it after;
+// the end-to-end tests pin the codes. The handler checks again with the prompt as stored, for
+// the moment between the two.
 func (s *promptSurface) checkGetPrompt(_ context.Context, _ any, req *mcp.GetPromptRequest) {
 	if req == nil {
 		return
@@ -162,8 +164,8 @@ func (s *promptSurface) checkGetPrompt(_ context.Context, _ any, req *mcp.GetPro
 	sp := snap.byName[name]
 	if sp == nil {
 		hint := "Call prompts/list for every name"
-		if close := snap.closestNames(name, 3); len(close) > 0 {
-			hint = "Did you mean " + orList(close) + "? " + hint
+		if near := snap.closestNames(name, 3); len(near) > 0 {
+			hint = "Did you mean " + orList(near) + "? " + hint
 		}
 		req.Params.Name = name + "' is not a prompt of this library. " + hint + ". Unknown prompt '" + name
 		return

@@ -89,3 +89,22 @@ func BenchmarkSurfaceReload(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCompleteResourceID is one keystroke of completion for prompteka://prompt/{id}: a
+// scan of every served prompt's id, name and title.
+func BenchmarkCompleteResourceID(b *testing.B) {
+	for _, n := range benchSizes(b) {
+		b.Run(fmt.Sprintf("prompts=%d", n), func(b *testing.B) {
+			ts := newTestSurface(b, sampleLibrary(n))
+			c := idCompleter{ts.promptSurface}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				res, err := c.CompleteResourceArgument(b.Context(), promptURITemplate, mcp.CompleteArgument{Name: "id", Value: "rev"}, mcp.CompleteContext{})
+				if err != nil || len(res.Values) == 0 {
+					b.Fatalf("complete: %v, %d values", err, len(res.Values))
+				}
+			}
+		})
+	}
+}

@@ -72,10 +72,13 @@ func (s *promptSurface) resourceTemplates() []server.ServerResourceTemplate {
 // prompteka://prompt/{id} template, found by completion, search_prompts or the folder resources.
 const maxListedPrompts = 10_000
 
-// publishResources lists every served folder and (up to maxListedPrompts) every
-// served prompt. Every listed prompt and folder shares one handler (the URI says which), so a
-// resource costs its listing entry and no closure. Like prompts, resources are added and
-// deleted by difference (prompteka://library is registered once, by configure); mcp-go sends resources/list_changed on each call.
+// publishResources lists every served folder and (up to maxListedPrompts) every served prompt;
+// prompteka://library is registered once, by configure. Every listed prompt and folder shares
+// one handler (the URI says which), so a resource costs its listing entry and no closure. Like
+// prompts, resources are added and deleted by difference, and mcp-go sends
+// resources/list_changed on each of the two calls. mcp-go has no resource filter to hide the
+// in-between state, so a burst that both adds and deletes shows the added ones with the
+// deleted ones until the second notification; a burst of one kind sends one notification.
 func (s *promptSurface) publishResources(prev, next *librarySnapshot) {
 	var add []server.ServerResource
 	listed := func(snap *librarySnapshot) map[string]mcp.Resource {
@@ -275,6 +278,7 @@ func readError(uri string, err error) error {
 // internal (-32603). So for a prompteka URI whose prompt or folder does not exist the request
 // is pointed at a URI no handler matches (it holds spaces) that carries what to do instead;
 // mcp-go formats it as "handler not found for resource URI '<carrier>': resource not found".
+// Like checkGetPrompt, this relies on mcp-go passing the request by pointer; tests pin it.
 func (s *promptSurface) checkReadResource(ctx context.Context, _ any, req *mcp.ReadResourceRequest) {
 	if req == nil {
 		return

@@ -83,7 +83,7 @@ func (d *deps) listFolders(ctx context.Context, args json.RawMessage) (any, erro
 	}
 	out := foldersOut{Folders: []folderOut{}}
 	for _, f := range all {
-		if !in.IncludeEmpty && f.PromptCount == 0 && f.ChildCount == 0 {
+		if !d.inScope(&f.ID) || !in.IncludeEmpty && f.PromptCount == 0 && f.ChildCount == 0 {
 			continue
 		}
 		out.Total++
@@ -125,7 +125,7 @@ func (d *deps) listPrompts(ctx context.Context, args json.RawMessage) (any, erro
 	if err := json.Unmarshal(args, &in); err != nil {
 		return nil, badArgs(err)
 	}
-	opts := dbread.ListOptions{Limit: in.limit(), Offset: in.Offset}
+	opts := dbread.ListOptions{Limit: in.limit(), Offset: in.Offset, InFolders: d.scope()}
 	switch {
 	case in.FolderID == nil:
 	case string(in.FolderID) == "null":
@@ -134,7 +134,7 @@ func (d *deps) listPrompts(ctx context.Context, args json.RawMessage) (any, erro
 		if err := json.Unmarshal(in.FolderID, &opts.FolderID); err != nil {
 			return nil, badArgs(err)
 		}
-		if _, err := d.db.Folder(ctx, opts.FolderID); errors.Is(err, dbread.ErrNotFound) {
+		if f, err := d.db.Folder(ctx, opts.FolderID); errors.Is(err, dbread.ErrNotFound) || err == nil && !d.inScope(&f.ID) {
 			return nil, promptlib.Errorf(promptlib.CodeFolderNotFound, "no folder has id %s", opts.FolderID)
 		} else if err != nil {
 			return nil, err
@@ -155,7 +155,7 @@ func (d *deps) getPrompt(ctx context.Context, args json.RawMessage) (any, error)
 		return nil, badArgs(err)
 	}
 	p, err := d.db.Prompt(ctx, in.ID)
-	if errors.Is(err, dbread.ErrNotFound) {
+	if errors.Is(err, dbread.ErrNotFound) || err == nil && !d.inScope(p.FolderID) {
 		return nil, promptlib.Errorf(promptlib.CodePromptNotFound, "no prompt has id %s", in.ID)
 	}
 	if err != nil {
@@ -175,7 +175,7 @@ func (d *deps) searchPrompts(ctx context.Context, args json.RawMessage) (any, er
 	if strings.TrimSpace(in.Query) == "" {
 		return nil, promptlib.Errorf(promptlib.CodeSearchInvalid, "query is blank")
 	}
-	prompts, total, err := d.db.Search(ctx, in.Query, in.limit(), in.Offset)
+	prompts, total, err := d.db.SearchIn(ctx, in.Query, d.scope(), in.limit(), in.Offset)
 	if err != nil {
 		return nil, err
 	}
@@ -280,4 +280,25 @@ func nonNil(p []promptlib.Prompt) []promptlib.Prompt {
 // badArgs should not happen: arguments passed the input schema before a handler sees them.
 func badArgs(err error) error {
 	return &promptlib.Error{Code: promptlib.CodeInvalidInput, Message: "arguments do not match the tool's input schema", Err: err}
+}
+
+// scope lists the folders a project's session sees, nil for the whole library.
+func (d *deps) scope() []string {
+	if d.gate == nil {
+		return nil
+	}
+	v := d.gate.current()
+	if v.scope == nil {
+		return nil
+	}
+	ids := make([]string, 0, len(v.scope))
+	for id := range v.scope {
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// inScope reports whether a folder (nil: the top level) is visible to the session.
+func (d *deps) inScope(folderID *string) bool {
+	return d.gate == nil || d.gate.inScope(folderID)
 }

@@ -229,3 +229,23 @@ func BenchmarkSidecarIncremental(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkOpen: Open returns before the sidecar is built, at any size.
+func BenchmarkOpen(b *testing.B) {
+	for _, n := range benchSizes(b) {
+		b.Run(fmt.Sprintf("prompts=%d", n), func(b *testing.B) {
+			path := benchFixture(b, n)
+			for b.Loop() {
+				db, err := Open(context.Background(), path, Options{CacheDir: b.TempDir()})
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				if err := db.Close(); err != nil { // cancels the build it started
+					b.Fatal(err)
+				}
+				b.StartTimer()
+			}
+		})
+	}
+}

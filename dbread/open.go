@@ -224,7 +224,8 @@ func (db *DB) openLibrary(ctx context.Context) (*library, error) {
 }
 
 // Close stops the watcher and sidecar work and closes every connection. Channels returned by
-// Changes are closed. Close is idempotent.
+// Changes receive nothing more; they are not closed, so that a loop selecting on one does not
+// spin (stop it with its own context). Close is idempotent.
 func (db *DB) Close() error {
 	db.mu.Lock()
 	if db.closed {
@@ -238,9 +239,6 @@ func (db *DB) Close() error {
 	db.wg.Wait()
 
 	db.subsMu.Lock()
-	for s := range db.subs {
-		s.close()
-	}
 	db.subs = nil
 	db.subsMu.Unlock()
 

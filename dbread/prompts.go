@@ -1,6 +1,7 @@
 package dbread
 
 import (
+	"encoding/json"
 	"cmp"
 	"context"
 	"database/sql"
@@ -123,6 +124,9 @@ type ListOptions struct {
 	Root     bool   // only prompts at the top level (FolderID must be "")
 	Limit    int    // page size; 0 or less means DefaultLimit
 	Offset   int
+	// InFolders, when not nil, keeps only prompts in one of these folders (ids as stored): a
+	// project's scope. An empty non-nil slice keeps nothing.
+	InFolders []string
 }
 
 // ListPrompts returns a page and the total number of prompts matching the filter, newest first
@@ -161,12 +165,21 @@ func (db *DB) ListPrompts(ctx context.Context, opts ListOptions) ([]promptlib.Pr
 // listDirect pages through the app's database: a sort of the filtered rows (the whole table
 // without a filter).
 func (db *DB) listDirect(ctx context.Context, opts ListOptions) ([]promptlib.Prompt, int, error) {
-	where, args := "", []any(nil)
+	var conds []string
+	var args []any
 	switch {
 	case opts.FolderID != "":
-		where, args = " WHERE folder_id IN (?, ?, ?)", idSpellings(opts.FolderID)
+		conds, args = append(conds, "folder_id IN (?, ?, ?)"), idSpellings(opts.FolderID)
 	case opts.Root:
-		where = " WHERE (folder_id IS NULL OR folder_id = '')"
+		conds = append(conds, "(folder_id IS NULL OR folder_id = '')")
+	}
+	if opts.InFolders != nil {
+		conds = append(conds, "folder_id IN (SELECT value FROM json_each(?))")
+		args = append(args, jsonList(opts.InFolders, false))
+	}
+	where := ""
+	if len(conds) > 0 {
+		where = " WHERE " + strings.Join(conds, " AND ")
 	}
 	pool, release, err := db.acquire()
 	if err != nil {
@@ -239,6 +252,20 @@ func (db *DB) promptsByRowid(ctx context.Context, refs []docRef) ([]promptlib.Pr
 		}
 	}
 	return out, nil
+}
+
+// jsonList encodes ids as a JSON array, one bound parameter however many folders a scope has
+// (read back with json_each); lower-cased for the sidecar, which stores folders that way.
+func jsonList(ids []string, lower bool) string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		if lower {
+			id = strings.ToLower(id)
+		}
+		out[i] = id
+	}
+	b, _ := json.Marshal(out)
+	return string(b)
 }
 
 // placeholders returns "?, ?, ..." with n marks.

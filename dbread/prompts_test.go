@@ -271,3 +271,30 @@ func TestAllPromptsAndCounts(t *testing.T) {
 		t.Errorf("Counts = %d, %d, want %d, %d", np, nf, len(lib.Data.Prompts), len(lib.Data.Folders))
 	}
 }
+
+func TestUnixTimeScan(t *testing.T) {
+	tests := []struct {
+		in      any
+		want    string
+		wantErr bool
+	}{
+		{int64(1700000000), "2023-11-14T22:13:20.000Z", false},
+		{float64(1700000000.25), "2023-11-14T22:13:20.250Z", false},
+		{"1700000000.5", "2023-11-14T22:13:20.500Z", false},
+		{[]byte("1700000000"), "2023-11-14T22:13:20.000Z", false},
+		{nil, "0001-01-01T00:00:00.000Z", false},
+		{"yesterday", "", true},
+		{true, "", true},
+	}
+	for _, tt := range tests {
+		var u unixTime
+		err := u.Scan(tt.in)
+		if (err != nil) != tt.wantErr {
+			t.Errorf("Scan(%#v) error = %v, want error %v", tt.in, err, tt.wantErr)
+			continue
+		}
+		if err == nil && u.t.String() != tt.want {
+			t.Errorf("Scan(%#v) = %s, want %s", tt.in, u.t, tt.want)
+		}
+	}
+}

@@ -80,6 +80,12 @@ func likePattern(w string) string {
 // answers through a LIKE scan of the app's database (every word as a substring of title or
 // body, titles hits first, then newest). Sidecar trouble is logged and never fails a search.
 func (db *DB) Search(ctx context.Context, query string, limit, offset int) ([]promptlib.Prompt, int, error) {
+	return db.SearchIn(ctx, query, nil, limit, offset)
+}
+
+// SearchIn is Search restricted to prompts in one of inFolders (ids as stored), a project's
+// scope; nil means the whole library.
+func (db *DB) SearchIn(ctx context.Context, query string, inFolders []string, limit, offset int) ([]promptlib.Prompt, int, error) {
 	const op = "search"
 	if limit <= 0 {
 		limit = DefaultLimit
@@ -97,7 +103,7 @@ func (db *DB) Search(ctx context.Context, query string, limit, offset int) ([]pr
 		return nil, 0, db.wrap(op, err)
 	}
 	if current {
-		refs, total, err := db.side.search(ctx, matchExpr(words, prefix), limit, offset)
+		refs, total, err := db.side.search(ctx, matchExpr(words, prefix), inFolders, limit, offset)
 		if err == nil {
 			ps, err := db.promptsByRowid(ctx, refs)
 			return ps, total, db.wrap(op, err)
@@ -105,13 +111,13 @@ func (db *DB) Search(ctx context.Context, query string, limit, offset int) ([]pr
 		db.log.Warn("sidecar search failed; scanning the library", "err", err)
 	}
 	db.fallbacks.Add(1)
-	ps, total, err := db.searchLike(ctx, words, limit, offset)
+	ps, total, err := db.searchLike(ctx, words, inFolders, limit, offset)
 	return ps, total, db.wrap(op, err)
 }
 
 // searchLike scans the app's database: every word must be a substring of the title or the body
 // (LIKE is case-insensitive for ASCII only). Order: more words in the title first, then newest.
-func (db *DB) searchLike(ctx context.Context, words []string, limit, offset int) ([]promptlib.Prompt, int, error) {
+func (db *DB) searchLike(ctx context.Context, words []string, inFolders []string, limit, offset int) ([]promptlib.Prompt, int, error) {
 	var where, score []string
 	var args []any
 	for i, w := range words {
@@ -119,6 +125,10 @@ func (db *DB) searchLike(ctx context.Context, words []string, limit, offset int)
 		n := "?" + strconv.Itoa(i+1)
 		where = append(where, "(title LIKE "+n+" ESCAPE '\\' OR body LIKE "+n+" ESCAPE '\\')")
 		score = append(score, "(title LIKE "+n+" ESCAPE '\\')")
+	}
+	if inFolders != nil {
+		args = append(args, jsonList(inFolders, false))
+		where = append(where, "folder_id IN (SELECT value FROM json_each(?"+strconv.Itoa(len(args))+"))")
 	}
 	cond := strings.Join(where, " AND ")
 	pool, release, err := db.acquire()

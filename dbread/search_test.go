@@ -253,7 +253,7 @@ func TestSearchLikeEscapes(t *testing.T) {
 		{"review", 3}, // plain word
 	}
 	for _, tt := range tests {
-		got, total, err := db.searchLike(context.Background(), []string{tt.word}, 10, 0)
+		got, total, err := db.searchLike(context.Background(), []string{tt.word}, nil, 10, 0)
 		if err != nil {
 			t.Fatalf("searchLike(%q): %v", tt.word, err)
 		}

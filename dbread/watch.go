@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -19,23 +18,17 @@ const (
 )
 
 // subscriber is one Changes channel.
-type subscriber struct {
-	ch   chan struct{}
-	once sync.Once
-}
-
-func (s *subscriber) close() { s.once.Do(func() { close(s.ch) }) }
+type subscriber struct{ ch chan struct{} }
 
 // Changes returns a channel that receives a value (coalesced) after each detected change of the
 // library, debounced ~250 ms, and a function that unsubscribes. Caches key off Version. The
-// channel has a buffer of one: a slow reader sees one pending signal, not a backlog. It is
-// closed when the DB is closed.
+// channel has a buffer of one: a slow reader sees one pending signal, not a backlog. After
+// Close it receives nothing more (it is not closed).
 func (db *DB) Changes() (<-chan struct{}, func()) {
 	s := &subscriber{ch: make(chan struct{}, 1)}
 	db.subsMu.Lock()
 	defer db.subsMu.Unlock()
-	if db.subs == nil { // closed
-		s.close()
+	if db.subs == nil { // closed: a channel that never fires
 		return s.ch, func() {}
 	}
 	db.subs[s] = struct{}{}
@@ -54,7 +47,7 @@ func (db *DB) Version() uint64 { return db.version.Load() }
 func (db *DB) changed() {
 	db.version.Add(1)
 	db.subsMu.Lock()
-	for s := range db.subs {
+	for s := range db.subs { // nil after Close: nothing to signal
 		select {
 		case s.ch <- struct{}{}:
 		default: // a signal is already pending; coalesce
