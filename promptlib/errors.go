@@ -29,6 +29,7 @@ const (
 	CodeQueueFull            Code = "QUEUE_FULL"
 	CodePermissionDenied     Code = "PERMISSION_DENIED"
 	CodeResponseTimeout      Code = "RESPONSE_TIMEOUT"
+	CodeQueueIO              Code = "QUEUE_IO_ERROR"
 	CodeOperationNotFound    Code = "OPERATION_NOT_FOUND"
 	CodeTimeout              Code = "TIMEOUT"
 	CodeInternal             Code = "INTERNAL_ERROR"
@@ -54,6 +55,7 @@ var hints = map[Code]string{
 	CodeQueueFull:            "The app has 1000 operations waiting; wait until it catches up, then try again.",
 	CodePermissionDenied:     "Check that the import queue directory belongs to this user with mode 0700.",
 	CodeResponseTimeout:      "Make sure the Prompteka app is running, then call get_operation_status with the operation id before retrying.",
+	CodeQueueIO:              "The import queue's disk failed (full or an I/O error); free space or fix the disk, then try again.",
 	CodeOperationNotFound:    "Pass the operationId exactly as a write tool returned it.",
 	CodeTimeout:              "The library took too long to answer; try again, or narrow the request.",
 	CodeInternal:             "This is a bug in mcpctl; try again, and report it if it repeats.",

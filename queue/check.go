@@ -17,8 +17,10 @@ import (
 const MaxPending = 1000
 
 // checkDir refuses a queue directory that is missing, not a directory, a symlink, someone
-// else's, open to other users, or not writable: an operation dropped there could be read,
-// swapped or lost by someone else. The errors are PERMISSION_DENIED and say which check failed.
+// else's, writable by other users, or not writable by us: an operation dropped there could be
+// swapped or lost by someone else. A directory others may only read is accepted: our files are
+// 0600, and refusing the app's own 0755 queue would make every write fail. The errors are
+// PERMISSION_DENIED and say which check failed.
 func checkDir(fsys FS, dir string) error {
 	fi, err := fsys.Lstat(dir)
 	switch {
@@ -30,8 +32,8 @@ func checkDir(fsys FS, dir string) error {
 		return promptlib.Errorf(promptlib.CodePermissionDenied, "the import queue %s is a symlink; mcpctl refuses symlinked queues", dir)
 	case !fi.IsDir():
 		return promptlib.Errorf(promptlib.CodePermissionDenied, "the import queue %s is not a directory", dir)
-	case fi.Mode().Perm()&0o077 != 0:
-		return promptlib.Errorf(promptlib.CodePermissionDenied, "the import queue %s has mode %04o; it must be 0700", dir, fi.Mode().Perm())
+	case fi.Mode().Perm()&0o022 != 0:
+		return promptlib.Errorf(promptlib.CodePermissionDenied, "the import queue %s has mode %04o: other users can write to it; run chmod 700 %s", dir, fi.Mode().Perm(), dir)
 	}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
 		return promptlib.Errorf(promptlib.CodePermissionDenied, "the import queue %s belongs to uid %d, not to this user (uid %d)", dir, st.Uid, os.Getuid())

@@ -48,7 +48,7 @@ func (w *Writer) publish(id string, body []byte) error {
 
 // fsError turns a file-system failure into a user-facing error that names the cause.
 func fsError(what string, err error) *promptlib.Error {
-	code := promptlib.CodeDatabaseError
+	code := promptlib.CodeQueueIO
 	cause := "an I/O error (" + rootCause(err) + ")"
 	switch {
 	case errors.Is(err, fs.ErrPermission):

@@ -252,7 +252,8 @@ func TestWriterRefusesUnsafeQueue(t *testing.T) {
 			os.WriteFile(f, nil, 0o600)
 			return f
 		}},
-		{"group readable", func(t *testing.T, q string) string { os.Chmod(q, 0o750); return q }},
+		{"group writable", func(t *testing.T, q string) string { os.Chmod(q, 0o770); return q }},
+		{"world writable", func(t *testing.T, q string) string { os.Chmod(q, 0o757); return q }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
