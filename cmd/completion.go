@@ -43,11 +43,11 @@ func (c idCompleter) CompleteResourceArgument(_ context.Context, uri string, arg
 	switch uri {
 	case promptURITemplate:
 		for i, p := range snap.prompts {
-			add(p.id, i, rankMatch(typed, strings.ToLower(p.id), p.name, p.lowerTitle))
+			add(p.id, i, rankMatch(typed, p.id, p.name, p.lowerTitle))
 		}
 	case folderURITemplate:
 		for i, f := range snap.folders {
-			add(f.info.ID, i, rankMatch(typed, strings.ToLower(f.info.ID), strings.ToLower(f.info.Name), f.lowerPath))
+			add(f.info.ID, i, rankMatch(typed, f.info.ID, strings.ToLower(f.info.Name), f.lowerPath))
 		}
 	default:
 		return &mcp.Completion{Values: []string{}}, nil
@@ -66,14 +66,15 @@ func (c idCompleter) CompleteResourceArgument(_ context.Context, uri string, arg
 }
 
 // rankMatch scores how well typed (lower case) matches an item, lower is better, -1 for no
-// match. Everything matches an empty value.
+// match. Everything matches an empty value. id is compared ignoring case (the app writes upper
+// case) without lowering a copy of it on every keystroke.
 func rankMatch(typed, id, name, text string) int {
 	switch {
 	case typed == "":
 		return 5
-	case typed == id || typed == name:
+	case strings.EqualFold(typed, id) || typed == name:
 		return 0
-	case strings.HasPrefix(id, typed):
+	case len(id) >= len(typed) && strings.EqualFold(id[:len(typed)], typed):
 		return 1
 	case strings.HasPrefix(name, typed) || strings.HasPrefix(text, typed):
 		return 2

@@ -60,6 +60,9 @@ type promptSurface struct {
 	log *slog.Logger
 
 	snap atomic.Pointer[librarySnapshot]
+	// publishing is true while mcp-go's prompt registry catches up with a new snapshot; only
+	// then can the two differ (see visiblePrompts).
+	publishing atomic.Bool
 
 	// cache keeps each served prompt by id with a hash of what it was built from, so a change
 	// to one prompt of 100k re-parses one body, not all, and unchanged prompts keep their
@@ -201,8 +204,10 @@ func (s *promptSurface) reload(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	s.publishing.Store(true)
 	prev := s.snap.Swap(next)
 	s.publishPrompts(prev, next)
+	s.publishing.Store(false)
 	s.publishResources(prev, next)
 	for _, f := range s.onChange {
 		f(next)
@@ -347,6 +352,9 @@ func (s *promptSurface) publishPrompts(prev, next *librarySnapshot) {
 // list complete and current already at the first notification (a rename never shows both
 // names), so a client that re-lists on it sees the change.
 func (s *promptSurface) visiblePrompts(_ context.Context, prompts []mcp.Prompt) []mcp.Prompt {
+	if !s.publishing.Load() {
+		return prompts // the registry is the snapshot: nothing to hide, no lookups to pay
+	}
 	snap := s.snap.Load()
 	out := prompts[:0]
 	for _, p := range prompts {

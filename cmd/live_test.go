@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -111,8 +113,9 @@ func (m *memLibrary) Changes() (<-chan struct{}, func()) { return m.changes, fun
 // with one connected session that records notifications.
 type testSurface struct {
 	*promptSurface
-	lib   *memLibrary
-	notes chan mcp.JSONRPCNotification
+	lib       *memLibrary
+	notes     chan mcp.JSONRPCNotification
+	published atomic.Pointer[librarySnapshot] // the last snapshot whose changes were sent
 }
 
 func newTestSurface(tb testing.TB, lib promptlib.Library) *testSurface {
@@ -134,6 +137,7 @@ func newScopedTestSurface(tb testing.TB, lib promptlib.Library, inScope func(fol
 	ts.lib.fail = fail
 	ts.promptSurface = newPromptSurface(srv, ts.lib, nil)
 	ts.inScope = inScope
+	ts.OnChange(func(s *librarySnapshot) { ts.published.Store(s) })
 	stop, err := ts.start(context.Background())
 	if err != nil {
 		tb.Fatal(err)
@@ -209,14 +213,18 @@ func (ts *testSurface) listPromptNames(tb testing.TB) []string {
 	}
 }
 
-// waitReload waits until the surface has served a snapshot that satisfies ok.
+// waitReload waits until the surface has published a snapshot that satisfies ok: served, and
+// its notifications sent.
 func (ts *testSurface) waitReload(tb testing.TB, ok func(*librarySnapshot) bool) {
 	tb.Helper()
 	deadline := time.NewTimer(10 * time.Second)
 	defer deadline.Stop()
 	tick := time.NewTicker(5 * time.Millisecond)
 	defer tick.Stop()
-	for !ok(ts.snap.Load()) {
+	for {
+		if s := ts.published.Load(); s != nil && ok(s) {
+			return
+		}
 		select {
 		case <-tick.C:
 		case <-deadline.C:
@@ -333,4 +341,27 @@ func TestLiveRetriesAFailedLoad(t *testing.T) {
 	ts.lib.fail = nil
 	ts.lib.mu.Unlock()
 	ts.waitReload(t, func(s *librarySnapshot) bool { return len(s.prompts) == 3 })
+}
+
+// While the registry catches up with a new snapshot, prompts/list shows the snapshot: a rename
+// announced by the first notification never lists the old name beside the new one.
+func TestLiveListShowsTheSnapshotWhilePublishing(t *testing.T) {
+	ts := newTestSurface(t, promptFixture())
+	// The registry still has every prompt; the snapshot has lost security-audit.
+	next := *ts.snap.Load()
+	next.byName = map[string]*servedPrompt{}
+	for name, p := range ts.snap.Load().byName {
+		if name != "security-audit" {
+			next.byName[name] = p
+		}
+	}
+	ts.snap.Store(&next)
+	ts.publishing.Store(true)
+	if got, want := ts.listPromptNames(t), []string{"code-review", "code-review-d000"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("while publishing: got %q, want %q", got, want)
+	}
+	ts.publishing.Store(false)
+	if got := ts.listPromptNames(t); len(got) != 3 {
+		t.Errorf("after publishing the registry is the snapshot and is listed whole: got %q", got)
+	}
 }

@@ -103,15 +103,16 @@ func TestPromptsLiveEndToEnd(t *testing.T) {
 		has      []string // prompt names that must be listed after the burst
 		hasNot   []string
 		resource string // a resource URI that must (or, with !, must not) be listed
+		title    string // the title it must be listed with
 	}{
 		{"add", []string{fmt.Sprintf(`INSERT INTO prompts (id, title, body, created_at, updated_at)
 			VALUES ('%s', 'Write Tests', 'Write tests for {{target}}.', 1800000000, 1800000000)`, newID)},
-			[]string{"write-tests"}, nil, "prompteka://prompt/" + newID},
+			[]string{"write-tests"}, nil, "prompteka://prompt/" + newID, "Write Tests"},
 		{"rename", []string{fmt.Sprintf(`UPDATE prompts SET title = 'Write Table Tests' WHERE id = '%s'`, newID)},
-			[]string{"write-table-tests"}, []string{"write-tests"}, "prompteka://prompt/" + newID},
+			[]string{"write-table-tests"}, []string{"write-tests"}, "prompteka://prompt/" + newID, "Write Table Tests"},
 		{"delete", []string{fmt.Sprintf(`DELETE FROM prompts WHERE id = '%s'`, newID)},
-			nil, []string{"write-table-tests"}, "!prompteka://prompt/" + newID},
-		{"burst of 500 edits", burstSQL(burstEdits), []string{fmt.Sprintf("burst-%d", burstEdits-1)}, nil, ""},
+			nil, []string{"write-table-tests"}, "!prompteka://prompt/" + newID, ""},
+		{"burst of 500 edits", burstSQL(burstEdits), []string{fmt.Sprintf("burst-%d", burstEdits-1)}, nil, "", ""},
 	}
 	for _, b := range bursts {
 		first := s.count(mcp.MethodNotificationPromptsListChanged)
@@ -141,10 +142,12 @@ func TestPromptsLiveEndToEnd(t *testing.T) {
 		if b.resource == "" {
 			continue
 		}
-		uri, want := strings.CutPrefix(b.resource, "!")
+		uri, absent := strings.CutPrefix(b.resource, "!")
 		for {
 			seenRes = s.waitCount(t, mcp.MethodNotificationResourcesListChanged, seenRes+1, time.Until(deadline), b.name+" (resources)")
-			if slices.Contains(s.allResourceURIs(t), uri) != want {
+			listed := s.allResources(t)
+			i := slices.IndexFunc(listed, func(r mcp.Resource) bool { return r.URI == uri })
+			if (absent && i < 0) || (!absent && i >= 0 && listed[i].Title == b.title) {
 				break
 			}
 		}
@@ -185,23 +188,30 @@ func (s *session) allPrompts(tb testing.TB) []mcp.Prompt {
 	}
 }
 
-func (s *session) allResourceURIs(tb testing.TB) []string {
+func (s *session) allResources(tb testing.TB) []mcp.Resource {
 	tb.Helper()
-	var all []string
+	var all []mcp.Resource
 	var req mcp.ListResourcesRequest
 	for {
 		res, err := s.ListResources(context.Background(), req)
 		if err != nil {
 			tb.Fatalf("resources/list: %v", err)
 		}
-		for _, r := range res.Resources {
-			all = append(all, r.URI)
-		}
+		all = append(all, res.Resources...)
 		if res.NextCursor == "" {
 			return all
 		}
 		req.Params.Cursor = res.NextCursor
 	}
+}
+
+func (s *session) allResourceURIs(tb testing.TB) []string {
+	tb.Helper()
+	var uris []string
+	for _, r := range s.allResources(tb) {
+		uris = append(uris, r.URI)
+	}
+	return uris
 }
 
 // count is how many notifications with method arrived so far.

@@ -232,9 +232,10 @@ func quoteList(names []string) string {
 	return strings.Join(q, ", ")
 }
 
-// CheckArguments reports the required arguments values lacks and the values no placeholder
-// uses, or nil. An empty value for an optional argument counts as omitted (clients tend to send
-// every declared argument, with "" for those the user skipped), so the default applies.
+// CheckArguments reports, as an *ArgumentError, the required arguments values lacks and the
+// values no placeholder uses; nil if there are none. An empty value is a value here: for an
+// optional argument Render then uses the default (clients tend to send every declared argument,
+// with "" for those the user skipped), for a required one it renders empty.
 func CheckArguments(args []Placeholder, values map[string]string) error {
 	var e ArgumentError
 	known := make(map[string]bool, len(args))
