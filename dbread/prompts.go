@@ -1,10 +1,10 @@
 package dbread
 
 import (
-	"encoding/json"
 	"cmp"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
