@@ -91,13 +91,31 @@ func newPromptSurface(srv *server.MCPServer, db libraryReader, log *slog.Logger)
 	return s
 }
 
+// awaitLoad holds a prompts or resources request until the first load of the library is done,
+// at most initialLoadWait: the first prompts/list of a session shows the whole library.
+func (s *promptSurface) awaitLoad(ctx context.Context) {
+	select {
+	case <-s.ready:
+		return
+	default:
+	}
+	timer := time.NewTimer(initialLoadWait)
+	defer timer.Stop()
+	select {
+	case <-s.ready:
+	case <-ctx.Done():
+	case <-timer.C:
+		s.log.Info("prompt surface: library still loading; its prompts will follow with list_changed")
+	}
+}
+
 // OnChange adds f to the functions run after each library change. Call before start.
 func (s *promptSurface) OnChange(f func(*librarySnapshot)) { s.onChange = append(s.onChange, f) }
 
-// initialLoadWait bounds how long server start waits for the first load of the library. A
-// normal library loads well within it, so the first prompts/list is complete; a huge one
-// finishes loading while the server already answers tools, and clients learn of its prompts
-// through list_changed.
+// initialLoadWait bounds how long a prompts or resources request waits for the first load of
+// the library. Serving starts at once, so initialize is answered in milliseconds at any library
+// size; a normal library has loaded before the client's first prompts/list, and a huge one
+// finishes in the background and is announced through list_changed.
 const initialLoadWait = time.Second
 
 // start registers everything with the server, loads the library and starts the updater. It
@@ -117,13 +135,6 @@ func (s *promptSurface) start(ctx context.Context) (stop func(), err error) {
 		close(s.ready)
 		s.follow(ctx, changes, err)
 	}()
-	timer := time.NewTimer(initialLoadWait)
-	defer timer.Stop()
-	select {
-	case <-s.ready:
-	case <-timer.C:
-		s.log.Info("prompt surface: library still loading; its prompts will follow with list_changed")
-	}
 	var once sync.Once
 	return func() {
 		once.Do(func() {
@@ -145,6 +156,11 @@ func (s *promptSurface) configure() {
 		hooks = &server.Hooks{}
 		server.WithHooks(hooks)(s.srv)
 	}
+	hooks.AddBeforeListPrompts(func(ctx context.Context, _ any, _ *mcp.ListPromptsRequest) { s.awaitLoad(ctx) })
+	hooks.AddBeforeListResources(func(ctx context.Context, _ any, _ *mcp.ListResourcesRequest) { s.awaitLoad(ctx) })
+	hooks.AddBeforeComplete(func(ctx context.Context, _ any, _ *mcp.CompleteRequest) { s.awaitLoad(ctx) })
+	hooks.AddBeforeGetPrompt(func(ctx context.Context, _ any, _ *mcp.GetPromptRequest) { s.awaitLoad(ctx) })
+	hooks.AddBeforeReadResource(func(ctx context.Context, _ any, _ *mcp.ReadResourceRequest) { s.awaitLoad(ctx) })
 	hooks.AddBeforeGetPrompt(s.checkGetPrompt)
 	hooks.AddBeforeReadResource(s.checkReadResource)
 	s.srv.AddResourceTemplates(s.resourceTemplates()...)
