@@ -174,21 +174,24 @@ func TestGatedSessionInterceptsFirstRealCall(t *testing.T) {
 func TestGateTextEditedInTheAppTakesEffect(t *testing.T) {
 	lib := projectLibrary(t)
 	env := testHome(t)
-	writeProject(t, env, "web", "folder: Web App\ngated: false\n")
+	writeProject(t, env, "web", webProject)
 	s := serve(t, env, "--library", lib.Dir, "--project", "web")
 
-	var r gate.Result
-	s.call(t, "read_prompts", map[string]any{"tags": []string{"deploy"}}, &r)
-	if !strings.Contains(r.Text, "read_prompts fetches more prompts") {
-		t.Fatalf("default reminder missing:\n%s", r.Text)
+	var b gate.Result
+	s.call(t, "begin_session", map[string]any{"tags": []string{"deploy"}}, &b)
+	if !strings.Contains(b.Text, "Do not assume you have all the context") {
+		t.Fatalf("default encouragement missing:\n%s", b.Text)
 	}
 	lib.Exec(t, `INSERT INTO prompts (id, title, body, folder_id, created_at, updated_at)
-		VALUES ('E0000000-0000-4000-8000-000000000009', 'Read Prompts Reminder', 'CUSTOM REMINDER for {{project_name}}.',
+		VALUES ('E0000000-0000-4000-8000-000000000009', 'Gate Encouragement', 'CUSTOM ENCOURAGEMENT for {{project_name}}.',
 		'F0000000-0000-4000-8000-000000000003', 1800000000, 1800000000)`)
-	eventually(t, 10*time.Second, "the edited reminder reaches a briefing", func() bool {
-		s.call(t, "read_prompts", map[string]any{"tags": []string{"errors"}}, &r)
-		return strings.Contains(r.Text, "CUSTOM REMINDER for web.")
+	eventually(t, 10*time.Second, "the edited encouragement reaches a briefing", func() bool {
+		s.call(t, "begin_session", map[string]any{"tags": []string{"errors"}}, &b)
+		return strings.Contains(b.Text, "CUSTOM ENCOURAGEMENT for web.")
 	})
+	if strings.Contains(b.Text, "Do not assume you have all the context") {
+		t.Errorf("the default encouragement is still there beside the edited one:\n%s", b.Text)
+	}
 }
 
 func TestServeUnknownProject(t *testing.T) {
