@@ -101,6 +101,9 @@ func demoSession(ctx context.Context, c *client.Client, t *transcript, keep bool
 		}
 		t.step(`search_prompts {"query": "bug reproduce"}`, "%d found: %s", found.Total, titles(found.Prompts))
 	}
+	if err := demoSlashCommands(ctx, c, t); err != nil {
+		return err
+	}
 	var bad toolError
 	if _, err := callTool(ctx, c, "get_prompt", map[string]any{"id": "not-a-uuid"}, &bad); err != nil {
 		return err
@@ -162,4 +165,33 @@ func countOf(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// demoSlashCommands shows the library as MCP prompts: what a client lists as slash commands, and
+// one rendered with an argument.
+func demoSlashCommands(ctx context.Context, c *client.Client, t *transcript) error {
+	list, err := c.ListPrompts(ctx, mcp.ListPromptsRequest{})
+	if err != nil {
+		return err
+	}
+	var names []string
+	for _, p := range list.Prompts {
+		names = append(names, "/"+p.Name)
+	}
+	t.step("prompts/list", "%d slash commands: %s", len(names), strings.Join(names, " "))
+	var req mcp.GetPromptRequest
+	req.Params.Name = "code-review"
+	req.Params.Arguments = map[string]string{"language": "Go"}
+	got, err := c.GetPrompt(ctx, req)
+	if err != nil {
+		return err
+	}
+	var text string
+	if len(got.Messages) > 0 {
+		if tc, ok := mcp.AsTextContent(got.Messages[0].Content); ok {
+			text = tc.Text
+		}
+	}
+	t.step(`prompts/get {"name": "code-review", "arguments": {"language": "Go"}}`, "%s", strings.ReplaceAll(firstLines(text, 1), "\n", "\n     "))
+	return nil
 }

@@ -18,6 +18,7 @@ func TestDemoTranscript(t *testing.T) {
 		"→ tools/list", "→ list_folders", `1 found: "Code Review"`, "→ get_prompt",
 		"success: Prompt 'Demo: Bug Report' created", `found: "Demo: Bug Report"`,
 		"error INVALID_UUID", "healthy, mode standalone",
+		"/code-review", "Review this Go change",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("demo transcript lacks %q:\n%s", want, out)

@@ -97,14 +97,14 @@ func inputError(err error) error {
 	parts := make([]string, len(se.Problems))
 	for i, p := range se.Problems {
 		field := strings.TrimPrefix(p.Pointer, "/")
-		msg := p.Message
 		switch {
 		case field == "":
-			field = "arguments"
-		case isIDField(field) && strings.Contains(msg, "does not match pattern"):
-			code, msg = promptlib.CodeInvalidUUID, "is not a UUID"
+			parts[i] = "arguments: " + p.Message
+		case isIDField(field) && strings.Contains(p.Message, "does not match pattern"):
+			code, parts[i] = promptlib.CodeInvalidUUID, field+" is not a UUID"
+		default:
+			parts[i] = field + ": " + p.Message
 		}
-		parts[i] = field + ": " + msg
 	}
 	return promptlib.Errorf(code, "%s", strings.Join(parts, "; "))
 }
