@@ -41,19 +41,49 @@ type deps struct {
 // RunStdioServer serves MCP over in/out until ctx ends or in closes. Nothing but JSON-RPC is
 // ever written to out; logs go to cfg.Logger.
 func RunStdioServer(ctx context.Context, cfg ServerConfig, in io.Reader, out io.Writer) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	d, stop, err := newServer(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	stdio := server.NewStdioServer(d.srv)
+	stdio.SetErrorLogger(slog.NewLogLogger(d.log.Handler(), slog.LevelError))
+	err = stdio.Listen(ctx, in, out)
+	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
+		err = nil
+	}
+	d.log.Info("stopped", "uptimeSeconds", time.Since(d.started).Seconds())
+	return err
+}
+
+// newServer assembles the MCP server: the library reader, the read and write tools, the gate
+// for a project, and the library's prompts and resources. stop undoes it all, in reverse, and
+// waits for every goroutine it started.
+func newServer(ctx context.Context, cfg ServerConfig) (d *deps, stop func(), err error) {
 	started := time.Now()
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	var stops []func()
+	stop = func() {
+		for i := len(stops) - 1; i >= 0; i-- {
+			stops[i]()
+		}
+	}
+	defer func() {
+		if err != nil {
+			stop()
+		}
+	}()
 
 	db, err := dbread.Open(ctx, cfg.Library.DB, dbread.Options{CacheDir: cfg.CacheDir, Logger: cfg.Logger})
 	if err != nil {
-		return fmt.Errorf("open the library: %w", err)
+		return nil, nil, fmt.Errorf("open the library: %w", err)
 	}
-	defer db.Close()
-	d := &deps{cfg: cfg, lib: cfg.Library, db: db, log: cfg.Logger, started: started}
+	stops = append(stops, func() { db.Close() })
+	d = &deps{cfg: cfg, lib: cfg.Library, db: db, log: cfg.Logger, started: started}
 
 	hooks := &server.Hooks{}
 	d.logCalls(hooks)
@@ -69,9 +99,9 @@ func RunStdioServer(ctx context.Context, cfg ServerConfig, in io.Reader, out io.
 
 	ws, err := startWriteSide(ctx, d)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	defer ws.close()
+	stops = append(stops, ws.close)
 	tools := append(d.readTools(), ws.tools...)
 	d.srv.AddTools(tools...)
 
@@ -81,28 +111,20 @@ func RunStdioServer(ctx context.Context, cfg ServerConfig, in io.Reader, out io.
 			names = append(names, t.Tool.Name)
 		}
 		if d.gate, err = newGateSide(ctx, d, *cfg.Project, append(names, gate.ToolReadPrompts)); err != nil {
-			return err
+			return nil, nil, err
 		}
 		d.gate.install()
-		stopGate := d.gate.follow(ctx)
-		defer stopGate()
+		stops = append(stops, d.gate.follow(ctx))
 	}
 
 	stopSurface, err := startPromptSurface(ctx, d)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	defer stopSurface()
+	stops = append(stops, stopSurface)
 
 	d.log.Info("serving", "library", cfg.Library.Dir, "mode", d.mode(), "source", cfg.Library.Source, "tools", len(tools))
-	stdio := server.NewStdioServer(d.srv)
-	stdio.SetErrorLogger(slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelError))
-	err = stdio.Listen(ctx, in, out)
-	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
-		err = nil
-	}
-	d.log.Info("stopped", "uptimeSeconds", time.Since(started).Seconds())
-	return err
+	return d, stop, nil
 }
 
 func (d *deps) mode() string {
