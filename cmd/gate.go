@@ -232,7 +232,7 @@ func (g *gateSide) inScope(folderID *string) bool {
 	if v.scope == nil {
 		return true
 	}
-	return folderID != nil && v.scope[*folderID]
+	return folderID != nil && v.scope[promptlib.Key(*folderID)]
 }
 
 // snapshot reads the whole library: what the gate's index is built from.

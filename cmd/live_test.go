@@ -77,7 +77,7 @@ func (m *memLibrary) Folders(context.Context) ([]dbread.FolderInfo, error) {
 	var walk func(fs []promptlib.Folder)
 	walk = func(fs []promptlib.Folder) { // tree order, as dbread gives it
 		for _, f := range fs {
-			out = append(out, dbread.FolderInfo{Folder: f, Path: paths[f.ID], ChildCount: len(children[f.ID]), PromptCount: prompts[f.ID]})
+			out = append(out, dbread.FolderInfo{Folder: f, Path: paths[promptlib.Key(f.ID)], ChildCount: len(children[f.ID]), PromptCount: prompts[f.ID]})
 			walk(children[f.ID])
 		}
 	}

@@ -22,15 +22,15 @@ import (
 func servedLibrary(prompts []promptlib.Prompt, folders []dbread.FolderInfo, inScope func(folderID *string) bool) ([]promptlib.Prompt, []dbread.FolderInfo) {
 	hidden := make(map[string]bool)
 	for _, f := range folders { // tree order: a parent comes before its children
-		if (f.ParentID == nil && f.Name == gate.SystemFolder) || (f.ParentID != nil && hidden[*f.ParentID]) {
-			hidden[f.ID] = true
+		if (f.ParentID == nil && f.Name == gate.SystemFolder) || (f.ParentID != nil && hidden[promptlib.Key(*f.ParentID)]) {
+			hidden[promptlib.Key(f.ID)] = true
 		}
 	}
 	if len(hidden) == 0 && inScope == nil {
 		return prompts, folders
 	}
 	served := func(folderID *string) bool {
-		return (folderID == nil || !hidden[*folderID]) && (inScope == nil || inScope(folderID))
+		return (folderID == nil || !hidden[promptlib.Key(*folderID)]) && (inScope == nil || inScope(folderID))
 	}
 	servedFolders := make([]dbread.FolderInfo, 0, len(folders))
 	for _, f := range folders {

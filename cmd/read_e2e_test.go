@@ -241,3 +241,15 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// A file that is not a library fails serve with an error that says so, never a panic.
+func TestServeRejectsBrokenLibrary(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "prompts.db"), []byte("this is not a database"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := run(t, map[string]string{"XDG_CACHE_HOME": t.TempDir()}, "serve", "--library", dir)
+	if code != 1 || !strings.Contains(stderr, "open the library") || strings.Contains(stderr, "panic") {
+		t.Errorf("broken library: exit %d, stderr %q", code, stderr)
+	}
+}

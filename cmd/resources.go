@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpctl/mcpctl/dbread"
+	"github.com/mcpctl/mcpctl/promptlib"
 )
 
 // The library's resources. Prompts and folders are read by id; the listing names them by their
@@ -180,9 +181,9 @@ func (s *promptSurface) readFolder(ctx context.Context, req mcp.ReadResourceRequ
 	doc := folderDoc{ID: f.ID, Name: f.Name, ParentID: f.ParentID, Subfolders: []folderNode{}, Prompts: []promptRef{}}
 	for _, fi := range folders {
 		switch {
-		case fi.ID == f.ID:
+		case strings.EqualFold(fi.ID, f.ID):
 			doc.Path, doc.PromptCount = fi.Path, fi.PromptCount
-		case fi.ParentID != nil && *fi.ParentID == f.ID:
+		case fi.ParentID != nil && strings.EqualFold(*fi.ParentID, f.ID):
 			doc.Subfolders = append(doc.Subfolders, nodeOf(fi))
 		}
 	}
@@ -222,11 +223,11 @@ func (s *promptSurface) readLibrary(ctx context.Context, req mcp.ReadResourceReq
 	var roots []dbread.FolderInfo
 	known := make(map[string]bool, len(folders))
 	for _, f := range folders {
-		known[f.ID] = true
+		known[promptlib.Key(f.ID)] = true
 	}
 	for _, f := range folders {
-		if f.ParentID != nil && known[*f.ParentID] {
-			children[*f.ParentID] = append(children[*f.ParentID], f)
+		if f.ParentID != nil && known[promptlib.Key(*f.ParentID)] {
+			children[promptlib.Key(*f.ParentID)] = append(children[promptlib.Key(*f.ParentID)], f)
 		} else {
 			roots = append(roots, f)
 		}
@@ -235,7 +236,7 @@ func (s *promptSurface) readLibrary(ctx context.Context, req mcp.ReadResourceReq
 	grow = func(f dbread.FolderInfo, depth int) folderNode {
 		n := nodeOf(f)
 		if depth < len(folders) { // a parent cycle in a damaged library must not recurse forever
-			for _, c := range children[f.ID] {
+			for _, c := range children[promptlib.Key(f.ID)] {
 				n.Subfolders = append(n.Subfolders, grow(c, depth+1))
 			}
 		}

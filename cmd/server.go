@@ -48,8 +48,11 @@ func RunStdioServer(ctx context.Context, cfg ServerConfig, in io.Reader, out io.
 		return err
 	}
 	defer stop()
+	// Writes to a Prompteka library whose app is not running wait up to ~18 s each; enough
+	// workers that a few of those never hold up the read tools.
 	stdio := server.NewStdioServer(d.srv)
 	stdio.SetErrorLogger(slog.NewLogLogger(d.log.Handler(), slog.LevelError))
+	server.WithWorkerPoolSize(16)(stdio)
 	err = stdio.Listen(ctx, in, out)
 	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 		err = nil
@@ -61,29 +64,31 @@ func RunStdioServer(ctx context.Context, cfg ServerConfig, in io.Reader, out io.
 // newServer assembles the MCP server: the library reader, the read and write tools, the gate
 // for a project, and the library's prompts and resources. stop undoes it all, in reverse, and
 // waits for every goroutine it started.
-func newServer(ctx context.Context, cfg ServerConfig) (d *deps, stop func(), err error) {
+func newServer(ctx context.Context, cfg ServerConfig) (_ *deps, _ func(), err error) {
 	started := time.Now()
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	var stops []func()
-	stop = func() {
+	cleanup := func() {
 		for i := len(stops) - 1; i >= 0; i-- {
 			stops[i]()
 		}
 	}
 	defer func() {
 		if err != nil {
-			stop()
+			cleanup()
 		}
 	}()
 
-	db, err := dbread.Open(ctx, cfg.Library.DB, dbread.Options{CacheDir: cfg.CacheDir, Logger: cfg.Logger})
+	// The busy timeout stays below the shortest tool timeout (get_prompt, 1 s), so a library the
+	// app holds locked is reported as DATABASE_LOCKED rather than as a generic timeout.
+	db, err := dbread.Open(ctx, cfg.Library.DB, dbread.Options{CacheDir: cfg.CacheDir, Logger: cfg.Logger, BusyTimeout: 800 * time.Millisecond})
 	if err != nil {
 		return nil, nil, fmt.Errorf("open the library: %w", err)
 	}
 	stops = append(stops, func() { db.Close() })
-	d = &deps{cfg: cfg, lib: cfg.Library, db: db, log: cfg.Logger, started: started}
+	d := &deps{cfg: cfg, lib: cfg.Library, db: db, log: cfg.Logger, started: started}
 
 	hooks := &server.Hooks{}
 	d.logCalls(hooks)
@@ -124,7 +129,7 @@ func newServer(ctx context.Context, cfg ServerConfig) (d *deps, stop func(), err
 	stops = append(stops, stopSurface)
 
 	d.log.Info("serving", "library", cfg.Library.Dir, "mode", d.mode(), "source", cfg.Library.Source, "tools", len(tools))
-	return d, stop, nil
+	return d, cleanup, nil
 }
 
 func (d *deps) mode() string {

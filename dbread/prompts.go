@@ -174,8 +174,8 @@ func (db *DB) listDirect(ctx context.Context, opts ListOptions) ([]promptlib.Pro
 		conds = append(conds, "(folder_id IS NULL OR folder_id = '')")
 	}
 	if opts.InFolders != nil {
-		conds = append(conds, "folder_id IN (SELECT value FROM json_each(?))")
-		args = append(args, jsonList(opts.InFolders, false))
+		conds = append(conds, "lower(folder_id) IN (SELECT value FROM json_each(?))")
+		args = append(args, jsonList(opts.InFolders))
 	}
 	where := ""
 	if len(conds) > 0 {
@@ -255,14 +255,12 @@ func (db *DB) promptsByRowid(ctx context.Context, refs []docRef) ([]promptlib.Pr
 }
 
 // jsonList encodes ids as a JSON array, one bound parameter however many folders a scope has
-// (read back with json_each); lower-cased for the sidecar, which stores folders that way.
-func jsonList(ids []string, lower bool) string {
+// (read back with json_each), lower-cased: folder ids are compared case-insensitively, since
+// the app may spell a folder's id differently in a prompt's folder_id.
+func jsonList(ids []string) string {
 	out := make([]string, len(ids))
 	for i, id := range ids {
-		if lower {
-			id = strings.ToLower(id)
-		}
-		out[i] = id
+		out[i] = strings.ToLower(id)
 	}
 	b, _ := json.Marshal(out)
 	return string(b)

@@ -127,8 +127,8 @@ func (db *DB) searchLike(ctx context.Context, words []string, inFolders []string
 		score = append(score, "(title LIKE "+n+" ESCAPE '\\')")
 	}
 	if inFolders != nil {
-		args = append(args, jsonList(inFolders, false))
-		where = append(where, "folder_id IN (SELECT value FROM json_each(?"+strconv.Itoa(len(args))+"))")
+		args = append(args, jsonList(inFolders))
+		where = append(where, "lower(folder_id) IN (SELECT value FROM json_each(?"+strconv.Itoa(len(args))+"))")
 	}
 	cond := strings.Join(where, " AND ")
 	pool, release, err := db.acquire()

@@ -452,7 +452,7 @@ func (s *sidecar) search(ctx context.Context, expr string, inFolders []string, l
 	scope, scopeArgs := "", []any(nil)
 	if inFolders != nil {
 		scope = " AND fts.rowid IN (SELECT rid FROM docs WHERE folder IN (SELECT value FROM json_each(?)))"
-		scopeArgs = []any{jsonList(inFolders, true)}
+		scopeArgs = []any{jsonList(inFolders)}
 	}
 	keep := offset + limit + tieSlack
 	rows, err := rd.QueryContext(ctx, `WITH top AS (
@@ -515,7 +515,7 @@ func (s *sidecar) list(ctx context.Context, opts ListOptions) ([]docRef, int, er
 	}
 	if opts.InFolders != nil {
 		conds = append(conds, "folder IN (SELECT value FROM json_each(?))")
-		args = append(args, jsonList(opts.InFolders, true))
+		args = append(args, jsonList(opts.InFolders))
 	}
 	where := ""
 	if len(conds) > 0 {

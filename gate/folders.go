@@ -16,12 +16,13 @@ const SystemFolder = "mcpctl-system"
 // PathSep joins folder names into a path, as the app shows them: "Engineering / Backend".
 const PathSep = " / "
 
-// FolderPaths gives every folder its path from the top level, "A / B". A folder whose parent is
-// missing, or that sits in a parent cycle, is treated as top level rather than dropped.
+// FolderPaths gives every folder its path from the top level, "A / B", keyed by
+// promptlib.Key(id). A folder whose parent is missing, or that sits in a parent cycle, is treated
+// as top level rather than dropped.
 func FolderPaths(folders []promptlib.Folder) map[string]string {
 	byID := make(map[string]promptlib.Folder, len(folders))
 	for _, f := range folders {
-		byID[f.ID] = f
+		byID[promptlib.Key(f.ID)] = f
 	}
 	paths := make(map[string]string, len(folders))
 	var path func(id string, depth int) string
@@ -32,15 +33,17 @@ func FolderPaths(folders []promptlib.Folder) map[string]string {
 		f := byID[id]
 		p := f.Name
 		if f.ParentID != nil && depth < len(folders) {
-			if _, ok := byID[*f.ParentID]; ok && *f.ParentID != id {
-				p = path(*f.ParentID, depth+1) + PathSep + f.Name
+			if parent := promptlib.Key(*f.ParentID); parent != id {
+				if _, ok := byID[parent]; ok {
+					p = path(parent, depth+1) + PathSep + f.Name
+				}
 			}
 		}
 		paths[id] = p
 		return p
 	}
 	for _, f := range folders {
-		path(f.ID, 0)
+		path(promptlib.Key(f.ID), 0)
 	}
 	return paths
 }
@@ -56,9 +59,9 @@ func ResolveFolder(folders []promptlib.Folder, spec string) (string, error) {
 		}
 	}
 	want := normPath(spec)
-	for id, p := range paths {
-		if normPath(p) == want {
-			return id, nil
+	for _, f := range folders {
+		if normPath(paths[promptlib.Key(f.ID)]) == want {
+			return f.ID, nil
 		}
 	}
 	var hits []string
@@ -75,7 +78,7 @@ func ResolveFolder(folders []promptlib.Folder, spec string) (string, error) {
 	}
 	var ps []string
 	for _, id := range hits {
-		ps = append(ps, quote(paths[id]))
+		ps = append(ps, quote(paths[promptlib.Key(id)]))
 	}
 	sort.Strings(ps)
 	return "", &Error{Op: "resolve folder", Path: spec, Err: errors.Join(ErrNoFolder,
@@ -92,7 +95,7 @@ func normPath(p string) string {
 	return strings.Join(parts, "/")
 }
 
-// FolderScope is the set of folder ids a project sees: its folder and everything below it, for
+// FolderScope is the set of folder ids (as promptlib.Key) a project sees: its folder and everything below it, for
 // the server to scope tools, prompts and resources. It is nil (everything) when the project has
 // no folder. Prompts at the top level are outside every folder scope.
 func FolderScope(folders []promptlib.Folder, p Project) (map[string]bool, error) {
@@ -106,14 +109,16 @@ func FolderScope(folders []promptlib.Folder, p Project) (map[string]bool, error)
 	return subtree(folders, root), nil
 }
 
-// subtree is the set of folder ids at or below root.
+// subtree is the set of folder ids (as promptlib.Key) at or below root.
 func subtree(folders []promptlib.Folder, root string) map[string]bool {
 	children := make(map[string][]string, len(folders))
 	for _, f := range folders {
 		if f.ParentID != nil {
-			children[*f.ParentID] = append(children[*f.ParentID], f.ID)
+			parent := promptlib.Key(*f.ParentID)
+			children[parent] = append(children[parent], promptlib.Key(f.ID))
 		}
 	}
+	root = promptlib.Key(root)
 	in := map[string]bool{root: true}
 	stack := []string{root}
 	for len(stack) > 0 {
@@ -129,7 +134,7 @@ func subtree(folders []promptlib.Folder, root string) map[string]bool {
 	return in
 }
 
-// systemFolders is the set of folder ids in the SystemFolder subtree: every top-level folder of
+// systemFolders is the set of folder ids (as promptlib.Key) in the SystemFolder subtree: every top-level folder of
 // that name and what is below it.
 func systemFolders(folders []promptlib.Folder) map[string]bool {
 	in := map[string]bool{}

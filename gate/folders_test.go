@@ -80,3 +80,21 @@ func TestFolderScope(t *testing.T) {
 		t.Errorf("got %v, want ErrNoFolder", err)
 	}
 }
+
+// The app may spell a parent's id in another case in a child's parent_id: the child is still in
+// the project's scope, and its path still runs through the parent.
+func TestFolderScopeIgnoresIDCase(t *testing.T) {
+	parent := promptlib.Folder{ID: "AAAA0000-0000-4000-8000-000000000001", Name: "Web"}
+	child := promptlib.Folder{ID: "BBBB0000-0000-4000-8000-000000000002", Name: "API", ParentID: promptlib.Ptr("aaaa0000-0000-4000-8000-000000000001")}
+	folders := []promptlib.Folder{parent, child}
+	scope, err := FolderScope(folders, Project{Folder: "Web"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !scope[promptlib.Key(child.ID)] {
+		t.Errorf("scope %v lacks the child whose parent_id is lower case", scope)
+	}
+	if got := FolderPaths(folders)[promptlib.Key(child.ID)]; got != "Web / API" {
+		t.Errorf("child path %q, want Web / API", got)
+	}
+}

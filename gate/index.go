@@ -103,7 +103,7 @@ func build(lib promptlib.Library, p Project, prev *Index) (*Index, error) {
 	// the MCP prompt names the server gives the same set.
 	inScope := make([]promptlib.Prompt, 0, len(lib.Prompts))
 	for _, pr := range lib.Prompts {
-		if scope == nil || (pr.FolderID != nil && scope[*pr.FolderID]) {
+		if scope == nil || (pr.FolderID != nil && scope[promptlib.Key(*pr.FolderID)]) {
 			inScope = append(inScope, pr)
 		}
 	}
@@ -114,10 +114,10 @@ func build(lib promptlib.Library, p Project, prev *Index) (*Index, error) {
 	for _, pr := range inScope {
 		folder := ""
 		if pr.FolderID != nil {
-			if system[*pr.FolderID] {
+			if system[promptlib.Key(*pr.FolderID)] {
 				continue
 			}
-			folder = paths[*pr.FolderID]
+			folder = paths[promptlib.Key(*pr.FolderID)]
 		}
 		e := Entry{
 			ID:         pr.ID,

@@ -82,7 +82,7 @@ func SystemTexts(lib promptlib.Library) Texts {
 	t := Texts{}
 	chosen := map[string]promptlib.Prompt{}
 	for _, p := range lib.Prompts {
-		if p.FolderID == nil || !system[*p.FolderID] {
+		if p.FolderID == nil || !system[promptlib.Key(*p.FolderID)] {
 			continue
 		}
 		name := promptlib.Slug(p.Title)

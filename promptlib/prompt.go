@@ -2,6 +2,7 @@ package promptlib
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 )
 
@@ -75,3 +76,8 @@ func (t *Time) UnmarshalJSON(b []byte) error {
 
 // Ptr returns a pointer to v; optional fields are pointers.
 func Ptr[T any](v T) *T { return &v }
+
+// Key is the form of an id for maps and comparisons: the app may spell the same id in upper
+// case in one place and lower case in another (a folder's id and a child's parent_id), so ids
+// are compared case-insensitively and shown as stored.
+func Key(id string) string { return strings.ToLower(id) }

@@ -41,6 +41,8 @@ func (w *Writer) Status(id string) (OpStatus, error) {
 	if !promptlib.ValidID(id) {
 		return st, promptlib.Errorf(promptlib.CodeInvalidUUID, "operationId %q is not a UUID", id)
 	}
+	// The writer names files with lower-case ids; a model may give the id back in upper case.
+	id = strings.ToLower(id)
 	exists := func(rel string) bool { _, err := w.FS.Lstat(join(w.Dir, rel)); return err == nil }
 	if r, err := w.readResponse(join(w.Dir, responseName(id))); err == nil {
 		st.Response = &r

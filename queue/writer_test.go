@@ -79,7 +79,7 @@ func TestWriterNoProcessorWithdraws(t *testing.T) {
 		}
 	})
 	<-ready
-	st, _ := w.Status(pe.OperationID)
+	st, _ := w.Status(strings.ToUpper(pe.OperationID)) // a model may give the id back in upper case
 	if st.Status != StateUnknown {
 		t.Errorf("Status: got %s, want unknown", st.Status)
 	}
