@@ -29,6 +29,10 @@ type gateSide struct {
 	sess    *gate.Session
 	view    atomic.Pointer[gateView]
 	tools   []string // the tools listed once ungated, for the briefing's {{tools}}; fixed
+
+	// changes is subscribed before the first load, so an edit made while loading is not missed.
+	changes     <-chan struct{}
+	unsubscribe func()
 }
 
 // gateView is everything derived from one library snapshot; a library change swaps in a new one.
@@ -42,7 +46,9 @@ type gateView struct {
 // initialize instructions can carry the index.
 func newGateSide(ctx context.Context, d *deps, p gate.Project, tools []string) (*gateSide, error) {
 	g := &gateSide{d: d, project: p, sess: gate.NewSession(p), tools: tools}
+	g.changes, g.unsubscribe = d.db.Changes()
 	if err := g.reload(ctx); err != nil {
+		g.unsubscribe()
 		return nil, err
 	}
 	return g, nil
@@ -121,8 +127,17 @@ func (g *gateSide) intercept(next server.ToolHandlerFunc) server.ToolHandlerFunc
 		v := g.current()
 		b, ok := g.sess.Intercept(v.ix, name, args)
 		res, err := next(ctx, req)
-		if !ok || err != nil || res == nil {
+		if !ok {
 			return res, err
+		}
+		// The session is ungated and the briefing's prompts count as sent: the briefing must
+		// reach the model even when the tool failed.
+		if err != nil || res == nil {
+			msg := "the tool returned no result"
+			if err != nil {
+				msg = err.Error()
+			}
+			res = mcp.NewToolResultError(msg)
 		}
 		text, unknown := v.r.Briefing(b)
 		g.logUnknown(unknown)
@@ -195,23 +210,29 @@ func (g *gateSide) brief(args json.RawMessage, call func(*gate.Index, []string) 
 
 // follow rebuilds the gate's view after each library change: a new index, the texts edited in
 // the app's mcpctl-system folder, and begin_session's description (which carries the index).
+// A failed reload (the app holding a lock) is retried after a pause; meanwhile the last good
+// view serves.
 func (g *gateSide) follow(ctx context.Context) (stop func()) {
-	changes, unsubscribe := g.d.db.Changes()
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		defer unsubscribe()
+		defer g.unsubscribe()
+		retry := time.NewTimer(time.Hour)
+		retry.Stop()
+		defer retry.Stop()
 		for {
 			select {
 			case <-ctx.Done():
 				return
-			case <-changes:
+			case <-g.changes:
+			case <-retry.C:
 			}
 			before := g.current()
 			if err := g.reload(ctx); err != nil {
-				g.d.log.Error("gate: reload after a library change", "err", err)
+				g.d.log.Error("gate: reload after a library change; retrying", "err", err)
+				retry.Reset(time.Second)
 				continue
 			}
 			after := g.current()

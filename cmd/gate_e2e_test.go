@@ -201,3 +201,22 @@ func TestServeUnknownProject(t *testing.T) {
 		t.Errorf("unknown project: exit %d, stderr %q; want 1 naming the file to create", code, stderr)
 	}
 }
+
+// A first call that fails still carries the briefing: the session is ungated by it, and the
+// critical rules would otherwise never reach the model.
+func TestGatedSessionBriefsAFailedFirstCall(t *testing.T) {
+	lib := projectLibrary(t)
+	env := testHome(t)
+	writeProject(t, env, "web", webProject)
+	s := serve(t, env, "--library", lib.Dir, "--project", "web")
+
+	var te toolError
+	res := s.call(t, "get_prompt", map[string]any{"id": "00000000-0000-4000-8000-000000000000"}, &te)
+	if !res.IsError || te.Error != "PROMPT_NOT_FOUND" || len(res.Content) != 2 {
+		t.Fatalf("got isError=%v %s with %d blocks, want PROMPT_NOT_FOUND after a briefing", res.IsError, te.Error, len(res.Content))
+	}
+	if brief, _ := mcp.AsTextContent(res.Content[0]); !strings.Contains(brief.Text, "Never log secrets") {
+		t.Errorf("briefing of the failed call lacks the critical rule:\n%s", brief.Text)
+	}
+	s.waitNotification(t, mcp.MethodNotificationToolsListChanged, 10*time.Second)
+}

@@ -170,6 +170,19 @@ func (d *deps) logCalls(h *server.Hooks) {
 	h.AddBeforeCallTool(func(ctx context.Context, id any, req *mcp.CallToolRequest) {
 		d.starts.Store(fmt.Sprint(id), time.Now())
 	})
+	// A call refused before any handler (an unknown tool) gets its log line here, and its start
+	// time is dropped.
+	h.AddOnError(func(ctx context.Context, id any, method mcp.MCPMethod, message any, err error) {
+		if method != mcp.MethodToolsCall {
+			return
+		}
+		d.starts.LoadAndDelete(fmt.Sprint(id))
+		name := ""
+		if req, ok := message.(*mcp.CallToolRequest); ok {
+			name = req.Params.Name
+		}
+		d.log.Warn("tool call", "tool", name, "requestId", fmt.Sprint(id), "status", "error", "err", err.Error())
+	})
 	h.AddAfterCallTool(func(ctx context.Context, id any, req *mcp.CallToolRequest, result any) {
 		attrs := []any{"tool", req.Params.Name, "requestId", fmt.Sprint(id)}
 		if s, ok := d.starts.LoadAndDelete(fmt.Sprint(id)); ok {

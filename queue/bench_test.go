@@ -82,16 +82,29 @@ func drainBacklog(tb testing.TB, n int) (time.Duration, int64) {
 	start := time.Now()
 	var wg sync.WaitGroup
 	const writers = 4
+	errs := make(chan error, writers)
 	for g := 0; g < writers; g++ {
 		wg.Add(1)
-		go func() {
+		go func() { // tb.Fatal is for the test goroutine: publishers report errors instead
 			defer wg.Done()
+			w := NewWriter(l.Queue, testLogger(tb))
 			for i := g; i < n; i += writers {
-				dropOp(tb, l.Queue, promptlib.OpCreatePrompt, createPrompt(fmt.Sprintf("backlog %d", i)))
+				op, err := promptlib.NewOperation(promptlib.OpCreatePrompt, createPrompt(fmt.Sprintf("backlog %d", i)))
+				if err == nil {
+					err = w.publish(op.ID, mustJSON(tb, op))
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
 			}
 		}()
 	}
 	wg.Wait()
+	close(errs)
+	for err := range errs {
+		tb.Fatal(err)
+	}
 	select {
 	case <-all:
 	case <-time.After(10 * time.Minute):

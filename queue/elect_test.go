@@ -48,12 +48,14 @@ func TestRunElectedHandsOver(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mu.Lock()
-	winner := processedBy[first.OperationID]
-	mu.Unlock()
-	if winner == "" {
-		t.Fatal("no elector processed the first operation")
-	}
+	// The done hook fires after the response is visible: wait for it rather than race it.
+	var winner string
+	waitFor(t, "an elector records the first operation", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		winner = processedBy[first.OperationID]
+		return winner != ""
+	})
 	if winner == "a" {
 		stopA()
 	} else {
@@ -63,9 +65,14 @@ func TestRunElectedHandsOver(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if by := processedBy[second.OperationID]; by == winner || by == "" {
+	var by string
+	waitFor(t, "an elector records the second operation", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		by = processedBy[second.OperationID]
+		return by != ""
+	})
+	if by == winner {
 		t.Errorf("second operation processed by %q, want the other elector after %q stopped", by, winner)
 	}
 }
