@@ -121,3 +121,30 @@ func TestResolveOrder(t *testing.T) {
 }
 
 func queueStarter() promptlib.Library { return promptlib.Starter() }
+
+// Servers started together on a fresh machine make one standalone library between them.
+func TestEnsureStandaloneConcurrently(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data", "mcpctl", "library")
+	errs := make(chan error, 4)
+	for i := 0; i < 4; i++ {
+		go func() { errs <- ensureStandalone(context.Background(), dir) }()
+	}
+	for i := 0; i < 4; i++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	db, err := queue.OpenStore(filepath.Join(dir, queue.DBName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM folders WHERE name = 'Engineering'`).Scan(&n); err != nil || n != 1 {
+		t.Errorf("got %d Engineering folders (%v), want 1", n, err)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(dir))
+	if len(entries) != 1 {
+		t.Errorf("left behind %d entries beside the library, want only the library", len(entries)-1)
+	}
+}

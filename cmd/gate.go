@@ -39,7 +39,8 @@ type gateSide struct {
 type gateView struct {
 	ix    *gate.Index
 	r     gate.Renderer
-	scope map[string]bool // folder ids the project sees; nil: the whole library
+	scope map[string]bool // folder ids (promptlib.Key) the project sees; nil: the whole library
+	root  string          // the project's folder id, as stored; "" without a folder
 }
 
 // newGateSide loads the project's view of the library. It runs before serving starts, so the
@@ -72,10 +73,16 @@ func (g *gateSide) reload(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("project %s: %w", g.project.Name, err)
 	}
+	var root string
+	if g.project.Folder != "" {
+		if root, err = gate.ResolveFolder(lib.Folders, g.project.Folder); err != nil {
+			return fmt.Errorf("project %s: %w", g.project.Name, err)
+		}
+	}
 	if u := ix.UnknownPriorities(); len(u) > 0 {
 		g.d.log.Warn("project priorities name prompts that do not exist", "project", g.project.Name, "names", u)
 	}
-	g.view.Store(&gateView{ix: ix, r: gate.Renderer{Texts: gate.SystemTexts(lib), Tools: g.tools}, scope: scope})
+	g.view.Store(&gateView{ix: ix, r: gate.Renderer{Texts: gate.SystemTexts(lib), Tools: g.tools}, scope: scope, root: root})
 	return nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpctl/mcpctl/gate"
 	"github.com/mcpctl/mcpctl/promptlib"
 	"github.com/mcpctl/mcpctl/promptlib/librarytest"
+	"github.com/mcpctl/mcpctl/queue"
 )
 
 // projectLibrary is a library with a project folder "Web App" and, outside it, prompts the
@@ -219,4 +220,41 @@ func TestGatedSessionBriefsAFailedFirstCall(t *testing.T) {
 		t.Errorf("briefing of the failed call lacks the critical rule:\n%s", brief.Text)
 	}
 	s.waitNotification(t, mcp.MethodNotificationToolsListChanged, 10*time.Second)
+}
+
+// A project's session writes only inside its folder: a prompt saved without a folder lands in
+// the project's folder (where the session finds it again), and what lies outside cannot be
+// changed through it.
+func TestProjectWritesStayInTheProject(t *testing.T) {
+	lib := projectLibrary(t)
+	marker := filepath.Join(lib.Dir, queue.MarkerName) // a standalone library: the server processes writes
+	if err := os.WriteFile(marker, []byte(`{"processor":"mcpctl","version":1}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := testHome(t)
+	writeProject(t, env, "web", "folder: Web App\ngated: false\n")
+	s := serve(t, env, "--library", lib.Dir, "--project", "web")
+
+	var created struct {
+		Status string  `json:"status"`
+		ID     *string `json:"id"`
+	}
+	s.call(t, "create_prompt", map[string]any{"title": "Caching Rules", "content": "Cache only idempotent reads."}, &created)
+	if created.Status != "success" || created.ID == nil {
+		t.Fatalf("create_prompt: %+v", created)
+	}
+	var p promptlib.Prompt
+	s.call(t, "get_prompt", map[string]any{"id": *created.ID}, &p)
+	if p.FolderID == nil || !strings.EqualFold(*p.FolderID, "F0000000-0000-4000-8000-000000000001") {
+		t.Errorf("a prompt saved without a folder went to %v, want the project's folder", p.FolderID)
+	}
+	s.callError(t, "update_prompt", map[string]any{"id": "E0000000-0000-4000-8000-000000000005", "title": "Hijacked"}, "PROMPT_NOT_FOUND")
+	s.callError(t, "delete_prompt", map[string]any{"id": "E0000000-0000-4000-8000-000000000005"}, "PROMPT_NOT_FOUND")
+	s.callError(t, "update_prompt", map[string]any{"id": *created.ID, "folderId": nil}, "INVALID_INPUT")
+	s.callError(t, "create_prompt", map[string]any{"title": "x", "content": "y", "folderId": "F0000000-0000-4000-8000-000000000002"}, "FOLDER_NOT_FOUND")
+	s.callError(t, "delete_folder", map[string]any{"id": "F0000000-0000-4000-8000-000000000001", "recursive": true}, "INVALID_INPUT")
+	var title string
+	if err := lib.Writer.QueryRow(`SELECT title FROM prompts WHERE id = 'E0000000-0000-4000-8000-000000000005'`).Scan(&title); err != nil || title != "Holiday Packing List" {
+		t.Errorf("the prompt outside the project is now %q (%v)", title, err)
+	}
 }

@@ -163,16 +163,29 @@ func configHome(env Env) string {
 	return xdg.ConfigHome
 }
 
-// ensureStandalone creates the default standalone library with the starter prompts, once.
+// ensureStandalone creates the default standalone library with the starter prompts, once. It
+// builds the library in a temporary sibling directory and renames it into place, so two servers
+// started together on a fresh machine never both fill one database, and neither ever sees half a
+// library.
 func ensureStandalone(ctx context.Context, dir string) error {
 	if _, err := os.Stat(filepath.Join(dir, queue.DBName)); err == nil {
 		return nil
 	}
-	err := queue.CreateLibrary(ctx, dir, promptlib.Starter())
-	if errors.Is(err, queue.ErrLibraryExists) { // another process made it first
-		return nil
+	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
+		return fmt.Errorf("create the standalone library in %s: %w", dir, err)
 	}
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), ".library-*")
 	if err != nil {
+		return fmt.Errorf("create the standalone library in %s: %w", dir, err)
+	}
+	defer os.RemoveAll(tmp) // gone after a successful rename; the loser's copy otherwise
+	if err := queue.CreateLibrary(ctx, tmp, promptlib.Starter()); err != nil {
+		return fmt.Errorf("create the standalone library in %s: %w", dir, err)
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		if _, statErr := os.Stat(filepath.Join(dir, queue.DBName)); statErr == nil {
+			return nil // another process made it first
+		}
 		return fmt.Errorf("create the standalone library in %s: %w", dir, err)
 	}
 	return nil

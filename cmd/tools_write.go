@@ -140,6 +140,9 @@ func (d *deps) submit(ctx context.Context, w *queue.Writer, kind promptlib.OpKin
 	if err != nil {
 		return nil, err
 	}
+	if args, err = d.scopeWrite(ctx, kind, data, args); err != nil {
+		return nil, err
+	}
 	if check != nil {
 		if err := check(ctx, data); err != nil {
 			return nil, err

@@ -99,10 +99,14 @@ func build(lib promptlib.Library, p Project, prev *Index) (*Index, error) {
 	system := systemFolders(lib.Folders)
 	paths := FolderPaths(lib.Folders)
 
-	// Names are given over every prompt in scope, system prompts included, so they agree with
-	// the MCP prompt names the server gives the same set.
+	// Names are given over the prompts in scope without the system folder's, the same set the
+	// server serves as MCP prompts, so a name means the same prompt in a briefing, in
+	// priorities and as a slash command.
 	inScope := make([]promptlib.Prompt, 0, len(lib.Prompts))
 	for _, pr := range lib.Prompts {
+		if pr.FolderID != nil && system[promptlib.Key(*pr.FolderID)] {
+			continue
+		}
 		if scope == nil || (pr.FolderID != nil && scope[promptlib.Key(*pr.FolderID)]) {
 			inScope = append(inScope, pr)
 		}
