@@ -5,6 +5,7 @@ import (
 	"errors"
 	"hash/maphash"
 	"log/slog"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -21,7 +22,7 @@ import (
 // libraryReader is what the prompt surface reads; *dbread.DB is the real one, tests and
 // benchmarks use an in-memory library.
 type libraryReader interface {
-	AllPrompts(ctx context.Context) ([]promptlib.Prompt, error)
+	EachPrompt(ctx context.Context, fn func(promptlib.Prompt) error) error
 	Folders(ctx context.Context) ([]dbread.FolderInfo, error)
 	Prompt(ctx context.Context, id string) (promptlib.Prompt, error)
 	Folder(ctx context.Context, id string) (promptlib.Folder, error)
@@ -111,6 +112,10 @@ func (s *promptSurface) awaitLoad(ctx context.Context) {
 
 // OnChange adds f to the functions run after each library change. Call before start.
 func (s *promptSurface) OnChange(f func(*librarySnapshot)) { s.onChange = append(s.onChange, f) }
+
+// bigReload is how many newly digested prompts make a reload big enough to return its garbage
+// to the OS at once.
+const bigReload = 5000
 
 // initialLoadWait bounds how long a prompts or resources request waits for the first load of
 // the library. Serving starts at once, so initialize is answered in milliseconds at any library
@@ -208,7 +213,24 @@ func (s *promptSurface) follow(ctx context.Context, changes <-chan struct{}, fai
 // clients) what changed.
 func (s *promptSurface) reload(ctx context.Context) error {
 	started := time.Now()
-	prompts, err := s.db.AllPrompts(ctx)
+	// Bodies are read a chunk at a time and dropped once digested: at 100k prompts the library
+	// is hundreds of megabytes, the surface keeps a few hundred bytes a prompt.
+	var prompts []promptlib.Prompt
+	digests := make(map[string]bodyDigest)
+	fresh := 0
+	err := s.db.EachPrompt(ctx, func(p promptlib.Prompt) error {
+		dg := bodyDigest{hash: s.hash(p)}
+		if c, ok := s.cache[p.ID]; !ok || c.hash != dg.hash {
+			dg.summary, dg.args, dg.fresh = strings.Clone(promptlib.Summary(p.Content)), detach(promptlib.Placeholders(p.Content)), true
+		}
+		if dg.fresh {
+			fresh++
+		}
+		digests[p.ID] = dg
+		p.Content = ""
+		prompts = append(prompts, p)
+		return nil
+	})
 	if err != nil {
 		return err
 	}
@@ -216,7 +238,7 @@ func (s *promptSurface) reload(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	next, err := s.build(ctx, prompts, folders)
+	next, err := s.build(ctx, prompts, digests, folders)
 	if err != nil {
 		return err
 	}
@@ -227,6 +249,11 @@ func (s *promptSurface) reload(ctx context.Context) error {
 	s.publishResources(prev, next)
 	for _, f := range s.onChange {
 		f(next)
+	}
+	if fresh > bigReload {
+		// A big load leaves the heap far above what the surface keeps; hand it back to the OS
+		// now rather than let a long-lived server sit on it.
+		debug.FreeOSMemory()
 	}
 	s.log.Debug("prompt surface loaded", "prompts", len(next.prompts), "folders", len(next.folders),
 		"ms", time.Since(started).Milliseconds())
@@ -266,7 +293,7 @@ type cachedPrompt struct {
 
 // build makes the snapshot of a library read whole. At 100k prompts the first build takes
 // seconds, so it gives up when ctx ends: stopping the server must not wait for it.
-func (s *promptSurface) build(ctx context.Context, all []promptlib.Prompt, allFolders []dbread.FolderInfo) (*librarySnapshot, error) {
+func (s *promptSurface) build(ctx context.Context, all []promptlib.Prompt, digests map[string]bodyDigest, allFolders []dbread.FolderInfo) (*librarySnapshot, error) {
 	prompts, folders := servedLibrary(all, allFolders, s.inScope)
 	names := promptlib.Names(prompts)
 	snap := &librarySnapshot{
@@ -280,10 +307,13 @@ func (s *promptSurface) build(ctx context.Context, all []promptlib.Prompt, allFo
 		if i%1024 == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		sum := s.hash(p)
+		dg := digests[p.ID]
 		c, ok := s.cache[p.ID]
-		if !ok || c.hash != sum || c.sp.name != names[p.ID] {
-			c = cachedPrompt{hash: sum, sp: newServedPrompt(p, names[p.ID])}
+		switch {
+		case !ok || dg.fresh:
+			c = cachedPrompt{hash: dg.hash, sp: newServedPrompt(p, names[p.ID], dg.summary, dg.args)}
+		case c.sp.name != names[p.ID]: // a clash elsewhere renamed it; its body is unchanged
+			c = cachedPrompt{hash: dg.hash, sp: c.sp.renamed(names[p.ID])}
 		}
 		cache[p.ID] = c
 		snap.prompts = append(snap.prompts, c.sp)
@@ -315,10 +345,37 @@ func (s *promptSurface) hash(p promptlib.Prompt) uint64 {
 	return h.Sum64()
 }
 
-func newServedPrompt(p promptlib.Prompt, name string) *servedPrompt {
-	// Clone what is cut from the body, so the snapshot does not keep whole bodies alive.
-	summary := strings.Clone(promptlib.Summary(p.Content))
-	args := promptlib.Placeholders(p.Content)
+// bodyDigest is what the surface derives from a prompt's body: its hash, and for a prompt not
+// already cached (fresh), the summary and the arguments.
+type bodyDigest struct {
+	hash    uint64
+	fresh   bool
+	summary string
+	args    []promptlib.Placeholder
+}
+
+// detach copies the strings of args that point into a body (names, defaults, headings), so the
+// surface never keeps a whole 100 KB body alive through a 5-byte argument name.
+func detach(args []promptlib.Placeholder) []promptlib.Placeholder {
+	for i := range args {
+		args[i].Name, args[i].Default = strings.Clone(args[i].Name), strings.Clone(args[i].Default)
+		for j := range args[i].Uses {
+			args[i].Uses[j].Heading = strings.Clone(args[i].Uses[j].Heading)
+		}
+	}
+	return args
+}
+
+// renamed is sp under another name (a title clash elsewhere moved it), sharing what the body
+// gave it.
+func (sp *servedPrompt) renamed(name string) *servedPrompt {
+	c := *sp
+	c.name = name
+	c.prompt.Name = name
+	return &c
+}
+
+func newServedPrompt(p promptlib.Prompt, name, summary string, args []promptlib.Placeholder) *servedPrompt {
 	sp := &servedPrompt{id: p.ID, name: name, title: p.Title, lowerTitle: strings.ToLower(p.Title), prompt: mcpPrompt(name, p.Title, summary, args)}
 	if p.FolderID != nil {
 		sp.folderID = *p.FolderID

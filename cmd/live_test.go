@@ -45,13 +45,19 @@ func (m *memLibrary) edit(f func(lib *promptlib.Library)) {
 	}
 }
 
-func (m *memLibrary) AllPrompts(context.Context) ([]promptlib.Prompt, error) {
+func (m *memLibrary) EachPrompt(_ context.Context, fn func(promptlib.Prompt) error) error {
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.fail != nil {
-		return nil, m.fail
+	prompts, fail := append([]promptlib.Prompt(nil), m.lib.Prompts...), m.fail
+	m.mu.Unlock()
+	if fail != nil {
+		return fail
 	}
-	return append([]promptlib.Prompt(nil), m.lib.Prompts...), nil
+	for _, p := range prompts {
+		if err := fn(p); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (m *memLibrary) Folders(context.Context) ([]dbread.FolderInfo, error) {
@@ -363,5 +369,32 @@ func TestLiveListShowsTheSnapshotWhilePublishing(t *testing.T) {
 	ts.publishing.Store(false)
 	if got := ts.listPromptNames(t); len(got) != 3 {
 		t.Errorf("after publishing the registry is the snapshot and is listed whole: got %q", got)
+	}
+}
+
+// A prompt whose body is unchanged but whose name moves (a new prompt took its slug) is renamed
+// from the cache, keeping its summary and arguments.
+func TestSurfaceRenamesUnchangedPromptOnClash(t *testing.T) {
+	t0 := promptlib.Time{Time: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	old := promptlib.Prompt{ID: "BBBB0000-0000-4000-8000-000000000000", Title: "Review", Content: "Check {{lang}} code. More.", CreatedAt: t0, UpdatedAt: t0}
+	lib := newMemLibrary(promptlib.Library{Prompts: []promptlib.Prompt{old}})
+	srv := server.NewMCPServer("mcpctl", "test", server.WithPromptCapabilities(true), server.WithResourceCapabilities(false, true))
+	s := newPromptSurface(srv, lib, nil)
+	if err := s.reload(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	lib.mu.Lock()
+	lib.lib.Prompts = append(lib.lib.Prompts, promptlib.Prompt{ID: "AAAA0000-0000-4000-8000-000000000000", Title: "Review", Content: "Other.", CreatedAt: t0, UpdatedAt: t0})
+	lib.mu.Unlock()
+	if err := s.reload(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	sp := s.snap.Load().byName["review-bbbb"]
+	if sp == nil || sp.id != old.ID || sp.prompt.Name != "review-bbbb" || sp.prompt.Description != "Check {{lang}} code." ||
+		len(sp.prompt.Arguments) != 1 || sp.prompt.Arguments[0].Name != "lang" {
+		t.Fatalf("renamed prompt: %+v", sp)
+	}
+	if got := s.snap.Load().byName["review"]; got == nil || got.id != "AAAA0000-0000-4000-8000-000000000000" {
+		t.Errorf("review now names %+v, want the new prompt", got)
 	}
 }

@@ -157,7 +157,7 @@ func TestPromptsClosestNames(t *testing.T) {
 
 func TestPromptsServedLibrary(t *testing.T) {
 	lib := newMemLibrary(promptFixture())
-	all, _ := lib.AllPrompts(t.Context())
+	all := lib.lib.Prompts
 	folders, _ := lib.Folders(t.Context())
 	inWork := func(id *string) bool { return id != nil && *id == workID }
 	tests := []struct {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -16,15 +17,15 @@ import (
 
 // BenchmarkServeInitialize measures what a user waits for when the client starts mcpctl: spawn
 // to initialize answered, per library size; and the server's resident memory after it has
-// listed, searched and read (rss-MB).
+// listed, searched and read (rss-MB), and once every prompt is served as an MCP prompt
+// (rss-loaded-MB).
 func BenchmarkServeInitialize(b *testing.B) {
 	for _, n := range benchSizes(b) {
 		b.Run(fmt.Sprintf("prompts=%d", n), func(b *testing.B) {
 			lib := librarytest.New(b, n)
 			lib.Writer.Close()
-			env := testHome(b)
-			env = append(env[:len(env):len(env)], "LOG_LEVEL=warn")
-			var rss float64
+			env := testHome(b) // LOG_LEVEL=debug: the surface logs when it has loaded
+			var rss, loaded float64
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				s := serve(b, env, "--library", lib.Dir)
@@ -34,11 +35,16 @@ func BenchmarkServeInitialize(b *testing.B) {
 					s.call(b, "search_prompts", map[string]any{"query": "review go"}, nil)
 					s.call(b, "list_folders", map[string]any{}, nil)
 					rss = residentMB(b, s.cmd.Process.Pid)
+					eventually(b, 2*time.Minute, "the prompt surface has loaded", func() bool {
+						return len(s.stderr.logLines(b, "prompt surface loaded")) > 0
+					})
+					loaded = residentMB(b, s.cmd.Process.Pid)
 					b.StartTimer()
 				}
 				s.Close()
 			}
 			b.ReportMetric(rss, "rss-MB")
+			b.ReportMetric(loaded, "rss-loaded-MB")
 		})
 	}
 }

@@ -279,21 +279,12 @@ func placeholders(n int) string {
 // table; a prompt the app changes meanwhile may appear in its old or new form. It holds every
 // body in memory: callers that need one page use ListPrompts.
 func (db *DB) AllPrompts(ctx context.Context) ([]promptlib.Prompt, error) {
-	const op = "all prompts"
-	const chunk = 1000
 	var all []promptlib.Prompt
-	last := int64(-1 << 63)
-	for {
-		n, err := db.allChunk(ctx, last, chunk, func(rowid int64, p promptlib.Prompt) {
-			last = rowid
-			all = append(all, p)
-		})
-		if err != nil {
-			return nil, db.wrap(op, err)
-		}
-		if n < chunk {
-			break
-		}
+	if err := db.EachPrompt(ctx, func(p promptlib.Prompt) error {
+		all = append(all, p)
+		return nil
+	}); err != nil {
+		return nil, err
 	}
 	slices.SortFunc(all, func(a, b promptlib.Prompt) int {
 		if c := b.CreatedAt.Compare(a.CreatedAt.Time); c != 0 {
@@ -305,6 +296,33 @@ func (db *DB) AllPrompts(ctx context.Context) ([]promptlib.Prompt, error) {
 		all = []promptlib.Prompt{}
 	}
 	return all, nil
+}
+
+// EachPrompt calls fn with every prompt, in no particular order, reading in short chunks by
+// rowid as AllPrompts does, but holding one chunk at a time: callers that keep only what they
+// derive from each body (summaries, arguments) never have the whole library in memory. An
+// error from fn stops the walk and is returned.
+func (db *DB) EachPrompt(ctx context.Context, fn func(promptlib.Prompt) error) error {
+	const op = "all prompts"
+	const chunk = 1000
+	last := int64(-1 << 63)
+	for {
+		var ferr error
+		n, err := db.allChunk(ctx, last, chunk, func(rowid int64, p promptlib.Prompt) {
+			last = rowid
+			if ferr == nil {
+				ferr = fn(p)
+			}
+		})
+		switch {
+		case err != nil:
+			return db.wrap(op, err)
+		case ferr != nil:
+			return ferr
+		case n < chunk:
+			return nil
+		}
+	}
 }
 
 func (db *DB) allChunk(ctx context.Context, after int64, limit int, add func(int64, promptlib.Prompt)) (int, error) {
