@@ -35,6 +35,17 @@ func (fs *flagSet) parse(env Env, args []string) error {
 	return nil
 }
 
+// parseFlagsOnly is parse for commands that take no positional arguments.
+func (fs *flagSet) parseFlagsOnly(env Env, args []string) error {
+	if err := fs.parse(env, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 0 {
+		return fs.usageError("unexpected arguments %v", fs.Args())
+	}
+	return nil
+}
+
 func (fs *flagSet) usageError(format string, args ...any) error {
 	return &usageError{msg: fs.Name() + ": " + fmt.Sprintf(format, args...),
 		hint: fmt.Sprintf("run 'mcpctl %s -h' for its usage", fs.Name())}

@@ -44,11 +44,8 @@ func runQueueProcess(ctx context.Context, env Env, args []string) error {
 			"Stops on SIGINT or SIGTERM after finishing the operation in hand. Only one processor runs per library.")
 	lf := addLibraryFlags(fs)
 	force := fs.Bool("force", false, "process a library that has no mcpctl marker (normally the Prompteka app's job)")
-	if err := fs.parse(env, args); err != nil {
+	if err := fs.parseFlagsOnly(env, args); err != nil {
 		return err
-	}
-	if fs.NArg() != 0 {
-		return fs.usageError("unexpected arguments %v", fs.Args())
 	}
 	lib, err := lf.resolve(ctx, env, false)
 	if err != nil {
@@ -86,11 +83,8 @@ func runQueueStatus(ctx context.Context, env Env, args []string) error {
 			"pending one, and the most recent failures with their reasons.")
 	lf := addLibraryFlags(fs)
 	n := fs.Int("failures", 5, "show the last `N` failures")
-	if err := fs.parse(env, args); err != nil {
+	if err := fs.parseFlagsOnly(env, args); err != nil {
 		return err
-	}
-	if fs.NArg() != 0 {
-		return fs.usageError("unexpected arguments %v", fs.Args())
 	}
 	lib, err := lf.resolve(ctx, env, false)
 	if err != nil {
@@ -123,11 +117,8 @@ func runQueueClean(ctx context.Context, env Env, args []string) error {
 		"Runs the cleanups by hand: responses older than 24 h, stale temp and withdrawn files, and processed\n"+
 			"operations older than 7 days. Pending operations and failed/ are never touched.")
 	lf := addLibraryFlags(fs)
-	if err := fs.parse(env, args); err != nil {
+	if err := fs.parseFlagsOnly(env, args); err != nil {
 		return err
-	}
-	if fs.NArg() != 0 {
-		return fs.usageError("unexpected arguments %v", fs.Args())
 	}
 	lib, err := lf.resolve(ctx, env, false)
 	if err != nil {

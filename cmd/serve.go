@@ -20,11 +20,8 @@ func runServe(ctx context.Context, env Env, args []string) error {
 			"creating it with a few sample prompts on first run.")
 	lf := addLibraryFlags(fs)
 	projectName := fs.String("project", "", "serve the project `NAME` ($XDG_CONFIG_HOME/mcpctl/projects/NAME.yaml; default $MCPCTL_PROJECT)")
-	if err := fs.parse(env, args); err != nil {
+	if err := fs.parseFlagsOnly(env, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fs.usageError("unexpected argument %q", fs.Arg(0))
 	}
 	log := newLogger(env)
 	lib, err := lf.resolve(ctx, env, true)
