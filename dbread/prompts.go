@@ -177,10 +177,7 @@ func (db *DB) listDirect(ctx context.Context, opts ListOptions) ([]promptlib.Pro
 		conds = append(conds, "lower(folder_id) IN (SELECT value FROM json_each(?))")
 		args = append(args, jsonList(opts.InFolders))
 	}
-	where := ""
-	if len(conds) > 0 {
-		where = " WHERE " + strings.Join(conds, " AND ")
-	}
+	where := whereClause(conds)
 	pool, release, err := db.acquire()
 	if err != nil {
 		return nil, 0, err
@@ -252,6 +249,14 @@ func (db *DB) promptsByRowid(ctx context.Context, refs []docRef) ([]promptlib.Pr
 		}
 	}
 	return out, nil
+}
+
+// whereClause joins conditions into a WHERE clause, or "" when there are none.
+func whereClause(conds []string) string {
+	if len(conds) == 0 {
+		return ""
+	}
+	return " WHERE " + strings.Join(conds, " AND ")
 }
 
 // jsonList encodes ids as a JSON array, one bound parameter however many folders a scope has

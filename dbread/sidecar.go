@@ -517,10 +517,7 @@ func (s *sidecar) list(ctx context.Context, opts ListOptions) ([]docRef, int, er
 		conds = append(conds, "folder IN (SELECT value FROM json_each(?))")
 		args = append(args, jsonList(opts.InFolders))
 	}
-	where := ""
-	if len(conds) > 0 {
-		where = " WHERE " + strings.Join(conds, " AND ")
-	}
+	where := whereClause(conds)
 	var total int
 	if where == "" {
 		s.mu.Lock()

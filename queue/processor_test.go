@@ -88,10 +88,7 @@ func TestProcessorFilesOperations(t *testing.T) {
 				id = dropOp(t, l.Queue, promptlib.OpCreatePrompt, createPrompt("filed"))
 			} else {
 				id = uuid.NewString()
-				body := tt.content
-				if strings.Contains(body, "%s") {
-					body = strings.Replace(body, "%s", id, 1)
-				}
+				body := strings.Replace(tt.content, "%s", id, 1)
 				os.WriteFile(filepath.Join(l.Queue, opName(id)), []byte(body), 0o600)
 			}
 			startProcessor(t, l, nil)
