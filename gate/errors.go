@@ -2,8 +2,9 @@ package gate
 
 import (
 	"errors"
-	"fmt"
 	"strings"
+
+	"github.com/mcpctl/mcpctl/schemas"
 )
 
 // Sentinel errors, for errors.Is.
@@ -35,23 +36,7 @@ func (e *Error) Error() string {
 func (e *Error) Unwrap() error { return e.Err }
 
 // Problem is one thing wrong in a project file, located so the user can go straight to it.
-type Problem struct {
-	Field   string // dotted path of the field, "priorities.security-review"; "" for the whole file
-	Line    int    // 1-based line in the file; 0 when unknown
-	Message string
-}
-
-func (p Problem) String() string {
-	var b strings.Builder
-	if p.Line > 0 {
-		fmt.Fprintf(&b, "line %d: ", p.Line)
-	}
-	if p.Field != "" {
-		fmt.Fprintf(&b, "field %q: ", p.Field)
-	}
-	b.WriteString(p.Message)
-	return b.String()
-}
+type Problem = schemas.FileProblem
 
 // ProjectError lists every problem in one project file. It matches ErrInvalidProject.
 type ProjectError struct {

@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 )
@@ -84,6 +85,12 @@ func compile() (map[string]*jsonschema.Schema, error) {
 type Problem struct {
 	Pointer string // JSON pointer into the document, "" for the whole document
 	Message string
+	// Keyword is the schema keyword that failed: "type", "pattern", "additionalProperties",
+	// "propertyNames", ... Callers that explain a problem switch on it, never on Message.
+	Keyword string
+	// Keys names the offending keys of the object at Pointer, for additionalProperties and
+	// propertyNames problems.
+	Keys []string
 }
 
 func (p Problem) String() string {
@@ -153,8 +160,27 @@ var printer = message.NewPrinter(language.English)
 // collect keeps the leaves of the cause tree: the specific failures, not the "doesn't validate
 // with ..." summaries above them.
 func collect(e *jsonschema.ValidationError, into *[]Problem) {
+	if pn, ok := e.ErrorKind.(*kind.PropertyNames); ok {
+		// The causes describe the name as if it were a value; report them at the object, naming
+		// the key.
+		var inner []Problem
+		for _, c := range e.Causes {
+			collect(c, &inner)
+		}
+		for _, p := range inner {
+			*into = append(*into, Problem{Pointer: pointer(e.InstanceLocation), Message: p.Message, Keyword: "propertyNames", Keys: []string{pn.Property}})
+		}
+		return
+	}
 	if len(e.Causes) == 0 {
-		*into = append(*into, Problem{Pointer: pointer(e.InstanceLocation), Message: e.ErrorKind.LocalizedString(printer)})
+		p := Problem{Pointer: pointer(e.InstanceLocation), Message: e.ErrorKind.LocalizedString(printer)}
+		if kp := e.ErrorKind.KeywordPath(); len(kp) > 0 {
+			p.Keyword = kp[0]
+		}
+		if ap, ok := e.ErrorKind.(*kind.AdditionalProperties); ok {
+			p.Keys = ap.Properties
+		}
+		*into = append(*into, p)
 		return
 	}
 	for _, c := range e.Causes {
