@@ -1,0 +1,64 @@
+package cmd
+
+import (
+	"context"
+	"strings"
+
+	"github.com/mcpctl/mcpctl/dbread"
+	"github.com/mcpctl/mcpctl/gate"
+)
+
+// projectIndexes builds each project's prompt index from one read of the library.
+func projectIndexes(ctx context.Context, env Env, lf *libraryFlags, projects []gate.Project) ([]*gate.Index, error) {
+	db, err := openForCLI(ctx, env, lf)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	lib, err := snapshot(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*gate.Index, len(projects))
+	for i, p := range projects {
+		if out[i], err = gate.NewIndex(lib, p); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// openForCLI opens the resolved library read-only for a one-shot command (no search sidecar).
+func openForCLI(ctx context.Context, env Env, lf *libraryFlags) (*dbread.DB, error) {
+	lib, err := lf.resolve(ctx, env, false)
+	if err != nil {
+		return nil, err
+	}
+	return dbread.Open(ctx, lib.DB, dbread.Options{})
+}
+
+// reorder moves flags before positional arguments, so "describe project NAME --library D" works.
+func reorder(args []string) []string {
+	var flags, pos []string
+	for i := 0; i < len(args); i++ {
+		if strings.HasPrefix(args[i], "-") {
+			flags = append(flags, args[i])
+			if !strings.Contains(args[i], "=") && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+				flags = append(flags, args[i+1])
+				i++
+			}
+			continue
+		}
+		pos = append(pos, args[i])
+	}
+	return append(flags, pos...)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func indentBlock(s string) string { return "    " + strings.ReplaceAll(s, "\n", "\n    ") }

@@ -1,0 +1,63 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/mcpctl/mcpctl/gate"
+)
+
+// describeSubjects are what 'mcpctl describe' shows in detail.
+var describeSubjects = map[string]func(ctx context.Context, env Env, args []string) error{
+	"project": describeProject,
+}
+
+func runDescribe(ctx context.Context, env Env, args []string) error {
+	if len(args) == 0 || describeSubjects[args[0]] == nil {
+		return &usageError{msg: "describe: want one of " + subjectList(describeSubjects) + " and a NAME", hint: "mcpctl describe project NAME"}
+	}
+	return describeSubjects[args[0]](ctx, env, args[1:])
+}
+
+func describeProject(ctx context.Context, env Env, args []string) error {
+	fs := newFlagSet("describe project", "mcpctl describe project NAME [--library DIR]",
+		"Shows a project's settings, the greeting a client receives, and its prompts by priority.")
+	lf := addLibraryFlags(fs)
+	if err := fs.parse(env, reorder(args)); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return fs.usageError("want one project NAME")
+	}
+	p, err := loadProject(env, fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	indexes, err := projectIndexes(ctx, env, lf, []gate.Project{*p})
+	if err != nil {
+		return err
+	}
+	ix := indexes[0]
+	w := env.Stdout
+	fmt.Fprintf(w, "Project:     %s\nFile:        %s\nFolder:      %s\nGated:       %v (%s mode)\nByte budget: %d\nIndex cap:   %d\n",
+		p.Name, p.File, orDash(p.Folder), p.Gated, p.GateMode, p.ByteBudget, p.IndexCap)
+	if p.ProxyModel != "" {
+		fmt.Fprintf(w, "Proxy model: %s\n", p.ProxyModel)
+	}
+	if u := ix.UnknownPriorities(); len(u) > 0 {
+		fmt.Fprintf(w, "Warning:     priorities name prompts that do not exist: %s\n", strings.Join(u, ", "))
+	}
+	text, _ := gate.Renderer{}.Instructions(ix, p.Gated)
+	fmt.Fprintf(w, "\nWhat a client receives at initialize:\n\n%s\n\n", indentBlock(text))
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "PRIORITY\tNAME\tFOLDER\tBYTES\tSUMMARY")
+	entries := append([]gate.Entry(nil), ix.Entries()...)
+	sort.SliceStable(entries, func(i, j int) bool { return entries[i].Priority > entries[j].Priority })
+	for _, e := range entries {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%s\n", e.Priority, e.Name, orDash(e.FolderPath), e.Bytes, e.Summary)
+	}
+	return tw.Flush()
+}

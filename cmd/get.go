@@ -1,0 +1,112 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/mcpctl/mcpctl/gate"
+)
+
+// The project commands show what a session of a project would see, without an MCP client.
+
+// getSubjects are what 'mcpctl get' lists, each a table on stdout.
+var getSubjects = map[string]func(ctx context.Context, env Env, args []string) error{
+	"projects": getProjects,
+	"prompts":  getPrompts,
+}
+
+func runGet(ctx context.Context, env Env, args []string) error {
+	if len(args) == 0 || getSubjects[args[0]] == nil {
+		return &usageError{msg: "get: want one of " + subjectList(getSubjects), hint: "mcpctl get projects | mcpctl get prompts [--project P | -A]"}
+	}
+	return getSubjects[args[0]](ctx, env, args[1:])
+}
+
+// subjectList names a command's subjects, sorted, for its usage error.
+func subjectList[F any](m map[string]F) string {
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, "'"+n+"'")
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+func getProjects(_ context.Context, env Env, args []string) error {
+	fs := newFlagSet("get projects", "mcpctl get projects", "Lists the projects in $XDG_CONFIG_HOME/mcpctl/projects.")
+	if err := fs.parse(env, args); err != nil {
+		return err
+	}
+	names, err := gate.ListProjects(projectsDir(env))
+	if err != nil {
+		return err
+	}
+	if len(names) == 0 {
+		fmt.Fprintf(env.Stderr, "no projects in %s\n", projectsDir(env))
+		return nil
+	}
+	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tFOLDER\tGATED\tMODE\tBUDGET\tINDEX CAP")
+	for _, n := range names {
+		p, err := gate.LoadProject(projectsDir(env), n)
+		if err != nil {
+			fmt.Fprintf(tw, "%s\t(invalid: %v)\n", n, err)
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%v\t%s\t%d\t%d\n", p.Name, orDash(p.Folder), p.Gated, p.GateMode, p.ByteBudget, p.IndexCap)
+	}
+	return tw.Flush()
+}
+
+func getPrompts(ctx context.Context, env Env, args []string) error {
+	fs := newFlagSet("get prompts", "mcpctl get prompts [--project P | -A] [--library DIR]",
+		"Lists the prompts a project's sessions see, by priority: PROJECT, NAME, PRIORITY, FOLDER, SUMMARY.\n"+
+			"Without --project, the whole library; with -A, every project.")
+	lf := addLibraryFlags(fs)
+	name := fs.String("project", "", "the project `NAME`")
+	all := fs.Bool("A", false, "every project")
+	if err := fs.parse(env, args); err != nil {
+		return err
+	}
+	if *all && *name != "" {
+		return fs.usageError("--project and -A are alternatives")
+	}
+	var projects []gate.Project
+	switch {
+	case *all:
+		names, err := gate.ListProjects(projectsDir(env))
+		if err != nil {
+			return err
+		}
+		for _, n := range names {
+			p, err := gate.LoadProject(projectsDir(env), n)
+			if err != nil {
+				return err
+			}
+			projects = append(projects, p)
+		}
+	case *name != "":
+		p, err := loadProject(env, *name)
+		if err != nil {
+			return err
+		}
+		projects = append(projects, *p)
+	default:
+		projects = append(projects, gate.NoProject())
+	}
+	indexes, err := projectIndexes(ctx, env, lf, projects)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "PROJECT\tNAME\tPRIORITY\tFOLDER\tSUMMARY")
+	for _, ix := range indexes {
+		for _, e := range ix.Entries() {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", ix.Project().DisplayName(), e.Name, e.Priority, orDash(e.FolderPath), e.Summary)
+		}
+	}
+	return tw.Flush()
+}
