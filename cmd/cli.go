@@ -6,6 +6,7 @@ import (
 
 	"github.com/mcpctl/mcpctl/dbread"
 	"github.com/mcpctl/mcpctl/gate"
+	"github.com/mcpctl/mcpctl/promptlib"
 )
 
 // projectIndexes builds each project's prompt index from one read of the library.
@@ -15,7 +16,7 @@ func projectIndexes(ctx context.Context, env Env, lf *libraryFlags, projects []g
 		return nil, err
 	}
 	defer db.Close()
-	lib, err := snapshot(ctx, db)
+	lib, err := readLibrary(ctx, db)
 	if err != nil {
 		return nil, err
 	}
@@ -62,3 +63,21 @@ func orDash(s string) string {
 }
 
 func indentBlock(s string) string { return "    " + strings.ReplaceAll(s, "\n", "\n    ") }
+
+// readLibrary reads the whole library, bodies included: what the one-shot project commands
+// build a project's index from.
+func readLibrary(ctx context.Context, db *dbread.DB) (promptlib.Library, error) {
+	infos, err := db.Folders(ctx)
+	if err != nil {
+		return promptlib.Library{}, err
+	}
+	prompts, err := db.AllPrompts(ctx)
+	if err != nil {
+		return promptlib.Library{}, err
+	}
+	folders := make([]promptlib.Folder, len(infos))
+	for i, f := range infos {
+		folders[i] = f.Folder
+	}
+	return promptlib.Library{Folders: folders, Prompts: prompts}, nil
+}

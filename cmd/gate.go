@@ -30,7 +30,7 @@ func runGate(ctx context.Context, env Env, args []string) error {
 		return err
 	}
 	defer db.Close()
-	lib, err := snapshot(ctx, db)
+	lib, err := readLibrary(ctx, db)
 	if err != nil {
 		return err
 	}

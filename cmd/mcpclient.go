@@ -10,6 +10,18 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpctl/mcpctl/cmd/internal/mcpserver"
+)
+
+// The tool results the demo (and the end-to-end tests) decode.
+type (
+	toolError  = mcpserver.ToolError
+	foldersOut = mcpserver.FoldersResult
+	promptsOut = mcpserver.PromptsResult
+	healthOut  = mcpserver.HealthResult
+	writeOut   = mcpserver.WriteResult
+	folderOut  = mcpserver.FolderResult
 )
 
 // dialServer starts `bin serve args...` as a child process and connects an MCP client to it

@@ -11,18 +11,13 @@ import (
 
 	"github.com/adrg/xdg"
 
+	"github.com/mcpctl/mcpctl/cmd/internal/mcpserver"
 	"github.com/mcpctl/mcpctl/promptlib"
 	"github.com/mcpctl/mcpctl/queue"
 )
 
 // Library is a resolved library: where its database and queue are, and who processes its queue.
-type Library struct {
-	Dir        string // the directory holding the database
-	DB         string // prompts.db
-	Queue      string // import-queue/
-	Standalone bool   // mcpctl processes the queue (the marker file is present)
-	Source     string // how it was found, for health_check and error messages
-}
+type Library = mcpserver.Library
 
 // libraryFlags are the flags every subcommand that touches a library accepts.
 type libraryFlags struct{ library, db, queue string }
@@ -151,6 +146,16 @@ func cacheHome(env Env) string {
 		return filepath.Join(h, ".cache")
 	}
 	return xdg.CacheHome
+}
+
+func stateHome(env Env) string {
+	if d := env.Getenv("XDG_STATE_HOME"); d != "" {
+		return d
+	}
+	if h := env.Getenv("HOME"); h != "" && runtime.GOOS != "darwin" {
+		return filepath.Join(h, ".local", "state")
+	}
+	return xdg.StateHome
 }
 
 func configHome(env Env) string {

@@ -23,7 +23,7 @@ const listChangedWithin = 20 * time.Second
 // The library as slash commands, end to end: a library written by another process, read by
 // the real binary, listed, rendered and refused by a real MCP client.
 func TestPromptsEndToEnd(t *testing.T) {
-	lib := librarytest.FromLibrary(t, promptFixture())
+	lib := librarytest.FromLibrary(t, librarytest.Fixture())
 	s := serve(t, testHome(t), "--library", lib.Dir)
 	ctx := context.Background()
 
@@ -96,7 +96,7 @@ func TestPromptsEndToEnd(t *testing.T) {
 
 // Another process adds, renames and deletes prompts while the client stays connected.
 func TestPromptsLiveEndToEnd(t *testing.T) {
-	lib := librarytest.FromLibrary(t, promptFixture())
+	lib := librarytest.FromLibrary(t, librarytest.Fixture())
 	s := serve(t, testHome(t), "--library", lib.Dir)
 	const newID = "D0000000-0000-4000-8000-0000000000AA"
 	bursts := []struct {

@@ -15,12 +15,12 @@ import (
 // The library as resources, end to end: listed, read, refused and completed by a real client
 // of the real binary.
 func TestResourcesEndToEnd(t *testing.T) {
-	lib := librarytest.FromLibrary(t, promptFixture())
+	lib := librarytest.FromLibrary(t, librarytest.Fixture())
 	s := serve(t, testHome(t), "--library", lib.Dir)
 	ctx := context.Background()
 
 	uris := s.allResourceURIs(t)
-	for _, want := range []string{libraryURI, promptURIPrefix + reviewID, folderURIPrefix + workID} {
+	for _, want := range []string{"prompteka://library", "prompteka://prompt/" + librarytest.ReviewID, "prompteka://folder/" + librarytest.WorkID} {
 		if !slices.Contains(uris, want) {
 			t.Errorf("resources/list lacks %s: %q", want, uris)
 		}
@@ -33,7 +33,7 @@ func TestResourcesEndToEnd(t *testing.T) {
 	for _, rt := range tmpl.ResourceTemplates {
 		raw = append(raw, rt.URITemplate.Raw())
 	}
-	if !slices.Contains(raw, promptURITemplate) || !slices.Contains(raw, folderURITemplate) {
+	if !slices.Contains(raw, "prompteka://prompt/{id}") || !slices.Contains(raw, "prompteka://folder/{id}") {
 		t.Errorf("templates: got %q", raw)
 	}
 
@@ -54,9 +54,9 @@ func TestResourcesEndToEnd(t *testing.T) {
 		return tc.MIMEType + "\n" + tc.Text, nil
 	}
 	for uri, wantPrefix := range map[string]string{
-		promptURIPrefix + reviewID: "text/markdown\n# Code Review\n\nReview this",
-		folderURIPrefix + workID:   `application/json` + "\n" + `{"id":"` + workID + `","name":"Work"`,
-		libraryURI:                 "application/json\n{\"prompts\":3,",
+		"prompteka://prompt/" + librarytest.ReviewID: "text/markdown\n# Code Review\n\nReview this",
+		"prompteka://folder/" + librarytest.WorkID:   `application/json` + "\n" + `{"id":"` + librarytest.WorkID + `","name":"Work"`,
+		"prompteka://library":                        "application/json\n{\"prompts\":3,",
 	} {
 		got, err := read(uri)
 		if err != nil {
@@ -65,12 +65,12 @@ func TestResourcesEndToEnd(t *testing.T) {
 			t.Errorf("read %s:\n got %.120q\nwant prefix %q", uri, got, wantPrefix)
 		}
 	}
-	if _, err := read(promptURIPrefix + "00000000-0000-4000-8000-000000000000"); !errors.Is(err, mcp.ErrResourceNotFound) || !strings.Contains(err.Error(), "search_prompts") {
+	if _, err := read("prompteka://prompt/00000000-0000-4000-8000-000000000000"); !errors.Is(err, mcp.ErrResourceNotFound) || !strings.Contains(err.Error(), "search_prompts") {
 		t.Errorf("unknown prompt id: got %v, want resource-not-found with a hint", err)
 	}
 
 	var req mcp.CompleteRequest
-	req.Params.Ref = mcp.ResourceReference{Type: "ref/resource", URI: promptURITemplate}
+	req.Params.Ref = mcp.ResourceReference{Type: "ref/resource", URI: "prompteka://prompt/{id}"}
 	req.Params.Argument = mcp.CompleteArgument{Name: "id", Value: "security"}
 	comp, err := s.Complete(ctx, req)
 	if err != nil {

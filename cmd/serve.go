@@ -8,11 +8,13 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mcpctl/mcpctl/cmd/internal/mcpserver"
 	"github.com/mcpctl/mcpctl/gate"
+	"github.com/mcpctl/mcpctl/tui/traffic"
 )
 
 func runServe(ctx context.Context, env Env, args []string) error {
-	fs := newFlagSet("serve", "mcpctl serve [--library DIR | --db FILE] [--queue DIR] [--project NAME]",
+	fs := newFlagSet("serve", "mcpctl serve [--library DIR | --db FILE] [--queue DIR] [--project NAME] [--trace-content]",
 		"Runs the stdio MCP server that Claude Code, Claude Desktop or Cursor start from .mcp.json.\n"+
 			"With --project, a coding assistant first receives the project's guidance (gated session).\n"+
 			"Stdout carries only the protocol; logs go to stderr as JSON (LOG_LEVEL=debug|info|warn|error).\n"+
@@ -20,6 +22,7 @@ func runServe(ctx context.Context, env Env, args []string) error {
 			"creating it with a few sample prompts on first run.")
 	lf := addLibraryFlags(fs)
 	projectName := fs.String("project", "", "serve the project `NAME` ($XDG_CONFIG_HOME/mcpctl/projects/NAME.yaml; default $MCPCTL_PROJECT)")
+	trace := fs.Bool("trace-content", false, "record payloads in the traffic events, not only their sizes (also MCPCTL_TRACE=content)")
 	if err := fs.parseFlagsOnly(env, args); err != nil {
 		return err
 	}
@@ -34,11 +37,14 @@ func runServe(ctx context.Context, env Env, args []string) error {
 		log.Error("bad project", "err", err)
 		return err
 	}
-	return RunStdioServer(ctx, ServerConfig{
-		Library:  lib,
-		Project:  project,
-		CacheDir: filepath.Join(cacheHome(env), "mcpctl"),
-		Logger:   log,
+	return mcpserver.Run(ctx, mcpserver.Config{
+		Library:      lib,
+		Project:      project,
+		CacheDir:     filepath.Join(cacheHome(env), "mcpctl"),
+		TrafficDir:   traffic.Dir(stateHome(env)),
+		TraceContent: *trace || env.Getenv("MCPCTL_TRACE") == "content",
+		Version:      version(),
+		Logger:       log,
 	}, env.Stdin, env.Stdout)
 }
 

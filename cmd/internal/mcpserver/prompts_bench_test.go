@@ -1,4 +1,4 @@
-package cmd
+package mcpserver
 
 import (
 	"fmt"
@@ -37,7 +37,7 @@ func BenchmarkResourcesListFirstPage(b *testing.B) {
 	for _, n := range benchSizes(b) {
 		b.Run(fmt.Sprintf("prompts=%d", n), func(b *testing.B) {
 			ts := newTestSurface(b, sampleLibrary(n))
-			snap := ts.snap.Load()
+			snap := ts.view.current()
 			listed := 1 + len(snap.folders)
 			if n <= maxListedPrompts {
 				listed += len(snap.prompts)
@@ -54,12 +54,12 @@ func BenchmarkResourcesListFirstPage(b *testing.B) {
 	}
 }
 
-// BenchmarkSurfaceReload is the work after one library change: read, rebuild the snapshot
+// BenchmarkViewReload is the work after one library change: read, rebuild the snapshot
 // (summaries and arguments come from the cache for unchanged prompts) and publish the diff.
 // It also reports the heap the surface keeps (the snapshot plus mcp-go's prompt and resource
 // registries) as retained-MB, and the first load (every summary and argument list computed,
 // as at server start) as first-load-ms.
-func BenchmarkSurfaceReload(b *testing.B) {
+func BenchmarkViewReload(b *testing.B) {
 	for _, n := range benchSizes(b) {
 		b.Run(fmt.Sprintf("prompts=%d", n), func(b *testing.B) {
 			lib := sampleLibrary(n)
@@ -67,7 +67,8 @@ func BenchmarkSurfaceReload(b *testing.B) {
 			runtime.GC()
 			runtime.ReadMemStats(&before)
 			srv := server.NewMCPServer("mcpctl", "test", server.WithPromptCapabilities(true), server.WithResourceCapabilities(false, true))
-			s := newPromptSurface(srv, newMemLibrary(lib), nil)
+			s := newView(newMemLibrary(lib), nil, nil)
+			newPromptSurface(srv, s, nil)
 			started := time.Now()
 			if err := s.reload(b.Context()); err != nil {
 				b.Fatal(err)
@@ -107,4 +108,11 @@ func BenchmarkCompleteResourceID(b *testing.B) {
 			}
 		})
 	}
+}
+
+func benchSizes(b *testing.B) []int {
+	if testing.Short() {
+		return []int{1000, 10000}
+	}
+	return []int{1000, 10000, 100000}
 }

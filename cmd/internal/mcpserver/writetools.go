@@ -1,4 +1,4 @@
-package cmd
+package mcpserver
 
 import (
 	"context"
@@ -15,28 +15,29 @@ import (
 	"github.com/mcpctl/mcpctl/queue"
 )
 
-// writeSide is what the write side adds to a server: its tools, and a close func that stops
-// whatever it started (the in-process processor) and waits for it.
-type writeSide struct {
-	tools []server.ServerTool
-	close func()
+// writeTools are the tools that change the library through the import queue, and the
+// in-process processor of a standalone library.
+type writeTools struct {
+	*core
+	w     *queue.Writer
+	close func() // stops the processor and waits for it
 }
 
 // electionRetry is how often a server that lost the processor election tries again, so that
 // the queue keeps moving when the elected server exits.
 const electionRetry = 5 * time.Second
 
-// startWriteSide prepares the queue writer for d.lib (orphan cleanup), starts the in-process
-// processor when the library is standalone (one per library, elected by flock), and returns the
-// write tools (create_prompt, ..., get_operation_status) built with d.tool.
-func startWriteSide(ctx context.Context, d *deps) (writeSide, error) {
+// newWriteTools prepares the queue writer (orphan cleanup) and starts the in-process processor
+// when the library is standalone (one per library, elected by flock).
+func newWriteTools(ctx context.Context, c *core) (*writeTools, error) {
+	d := &writeTools{core: c, close: func() {}}
 	w := queue.NewWriter(d.lib.Queue, d.log)
+	d.w = w
 	// A queue that cannot be cleaned (missing, unreadable) still lets the read tools work; each
 	// write then says what is wrong with it.
 	if _, err := w.Cleanup(); err != nil {
 		d.log.Warn("queue: unusable; writes will fail until it is fixed", "queue", d.lib.Queue, "err", err)
 	}
-	ws := writeSide{close: func() {}}
 	if d.lib.Standalone {
 		ctx, cancel := context.WithCancel(ctx)
 		var wg sync.WaitGroup
@@ -45,13 +46,13 @@ func startWriteSide(ctx context.Context, d *deps) (writeSide, error) {
 			defer wg.Done()
 			queue.RunElected(ctx, d.lib.Queue, d.lib.DB, d.log, electionRetry, nil)
 		}()
-		ws.close = func() { cancel(); wg.Wait() }
+		d.close = func() { cancel(); wg.Wait() }
 	}
-	ws.tools = d.writeTools(w)
-	return ws, nil
+	return d, nil
 }
 
-func (d *deps) writeTools(w *queue.Writer) []server.ServerTool {
+func (d *writeTools) tools() []server.ServerTool {
+	w := d.w
 	write := func(kind promptlib.OpKind, check func(context.Context, promptlib.Validator) error) func(context.Context, json.RawMessage) (any, error) {
 		return func(ctx context.Context, args json.RawMessage) (any, error) {
 			return d.submit(ctx, w, kind, args, check)
@@ -120,8 +121,8 @@ func (d *deps) writeTools(w *queue.Writer) []server.ServerTool {
 	}
 }
 
-// writeOut is a write tool's structured result.
-type writeOut struct {
+// WriteResult is a write tool's structured result.
+type WriteResult struct {
 	Status      string  `json:"status"`
 	ID          *string `json:"id"`
 	Message     string  `json:"message"`
@@ -130,11 +131,11 @@ type writeOut struct {
 }
 
 // OpID is the operation id, for the call's log line.
-func (o writeOut) OpID() string { return o.OperationID }
+func (o WriteResult) OpID() string { return o.OperationID }
 
 // submit validates the input (field rules, then the domain rules against the library) before
 // anything touches the disk, then queues it and waits for the answer.
-func (d *deps) submit(ctx context.Context, w *queue.Writer, kind promptlib.OpKind, args json.RawMessage,
+func (d *writeTools) submit(ctx context.Context, w *queue.Writer, kind promptlib.OpKind, args json.RawMessage,
 	check func(context.Context, promptlib.Validator) error) (any, error) {
 	data, err := promptlib.DecodeData(promptlib.Operation{Operation: kind, Data: args})
 	if err != nil {
@@ -153,11 +154,11 @@ func (d *deps) submit(ctx context.Context, w *queue.Writer, kind promptlib.OpKin
 	if err != nil {
 		return nil, err
 	}
-	return writeOut{Status: res.Response.Status, ID: res.Response.ID, Message: res.Response.Message, OperationID: res.OperationID}, nil
+	return WriteResult{Status: res.Response.Status, ID: res.Response.ID, Message: res.Response.Message, OperationID: res.OperationID}, nil
 }
 
 // folderMustExist maps a missing folder to code.
-func (d *deps) folderMustExist(ctx context.Context, field, id string, code promptlib.Code) error {
+func (d *writeTools) folderMustExist(ctx context.Context, field, id string, code promptlib.Code) error {
 	_, err := d.db.Folder(ctx, id)
 	if errors.Is(err, dbread.ErrNotFound) {
 		return promptlib.Errorf(code, "%s %s does not exist", field, id)
@@ -165,7 +166,7 @@ func (d *deps) folderMustExist(ctx context.Context, field, id string, code promp
 	return err
 }
 
-func (d *deps) checkCreatePrompt(ctx context.Context, v promptlib.Validator) error {
+func (d *writeTools) checkCreatePrompt(ctx context.Context, v promptlib.Validator) error {
 	in := v.(*promptlib.CreatePromptData)
 	if in.FolderID == nil {
 		return nil
@@ -173,7 +174,7 @@ func (d *deps) checkCreatePrompt(ctx context.Context, v promptlib.Validator) err
 	return d.folderMustExist(ctx, "folder", *in.FolderID, promptlib.CodeFolderNotFound)
 }
 
-func (d *deps) checkUpdatePrompt(ctx context.Context, v promptlib.Validator) error {
+func (d *writeTools) checkUpdatePrompt(ctx context.Context, v promptlib.Validator) error {
 	in := v.(*promptlib.UpdatePromptData)
 	if _, err := d.db.Prompt(ctx, in.ID); errors.Is(err, dbread.ErrNotFound) {
 		return promptlib.Errorf(promptlib.CodePromptNotFound, "prompt %s does not exist", in.ID)
@@ -189,7 +190,7 @@ func (d *deps) checkUpdatePrompt(ctx context.Context, v promptlib.Validator) err
 // folderTree indexes the library's folders by upper-cased id: ids may be spelt either way.
 type folderTree map[string]dbread.FolderInfo
 
-func (d *deps) folderTree(ctx context.Context) (folderTree, error) {
+func (d *writeTools) folderTree(ctx context.Context) (folderTree, error) {
 	all, err := d.db.Folders(ctx)
 	if err != nil {
 		return nil, err
@@ -236,7 +237,7 @@ func (t folderTree) under(id, ancestor string) bool {
 	return false
 }
 
-func (d *deps) checkCreateFolder(ctx context.Context, v promptlib.Validator) error {
+func (d *writeTools) checkCreateFolder(ctx context.Context, v promptlib.Validator) error {
 	in := v.(*promptlib.CreateFolderData)
 	t, err := d.folderTree(ctx)
 	if err != nil {
@@ -253,7 +254,7 @@ func (d *deps) checkCreateFolder(ctx context.Context, v promptlib.Validator) err
 	return nil
 }
 
-func (d *deps) checkUpdateFolder(ctx context.Context, v promptlib.Validator) error {
+func (d *writeTools) checkUpdateFolder(ctx context.Context, v promptlib.Validator) error {
 	in := v.(*promptlib.UpdateFolderData)
 	t, err := d.folderTree(ctx)
 	if err != nil {
@@ -287,7 +288,7 @@ func (d *deps) checkUpdateFolder(ctx context.Context, v promptlib.Validator) err
 	return nil
 }
 
-func (d *deps) checkDeleteFolder(ctx context.Context, v promptlib.Validator) error {
+func (d *writeTools) checkDeleteFolder(ctx context.Context, v promptlib.Validator) error {
 	in := v.(*promptlib.DeleteFolderData)
 	t, err := d.folderTree(ctx)
 	if err != nil {

@@ -1,4 +1,4 @@
-package cmd
+package mcpserver
 
 import (
 	"context"
@@ -18,8 +18,13 @@ import (
 // maxFolders caps list_folders: beyond it the model should search, not scroll.
 const maxFolders = 1000
 
-// readTools are the library's read-only tools, answered straight from the database.
-func (d *deps) readTools() []server.ServerTool {
+// readTools are the library's read-only tools, answered straight from the database within the
+// session's scope.
+type readTools struct{ *core }
+
+func newReadTools(c *core) readTools { return readTools{c} }
+
+func (d readTools) tools() []server.ServerTool {
 	return []server.ServerTool{
 		d.serverTool(tool{
 			name: "list_folders", title: "List folders", readOnly: true, idempotent: true, timeout: 2 * time.Second,
@@ -53,7 +58,7 @@ func (d *deps) readTools() []server.ServerTool {
 	}
 }
 
-type folderOut struct {
+type FolderResult struct {
 	ID          string         `json:"id"`
 	Name        string         `json:"name"`
 	ParentID    *string        `json:"parentId"`
@@ -64,13 +69,13 @@ type folderOut struct {
 	UpdatedAt   promptlib.Time `json:"updatedAt"`
 }
 
-type foldersOut struct {
-	Folders   []folderOut `json:"folders"`
-	Total     int         `json:"total"`
-	Truncated bool        `json:"truncated"`
+type FoldersResult struct {
+	Folders   []FolderResult `json:"folders"`
+	Total     int            `json:"total"`
+	Truncated bool           `json:"truncated"`
 }
 
-func (d *deps) listFolders(ctx context.Context, args json.RawMessage) (any, error) {
+func (d readTools) listFolders(ctx context.Context, args json.RawMessage) (any, error) {
 	var in struct {
 		IncludeEmpty bool `json:"includeEmpty"`
 	}
@@ -81,7 +86,7 @@ func (d *deps) listFolders(ctx context.Context, args json.RawMessage) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	out := foldersOut{Folders: []folderOut{}}
+	out := FoldersResult{Folders: []FolderResult{}}
 	for _, f := range all {
 		if !d.inScope(&f.ID) || !in.IncludeEmpty && f.PromptCount == 0 && f.ChildCount == 0 {
 			continue
@@ -91,13 +96,13 @@ func (d *deps) listFolders(ctx context.Context, args json.RawMessage) (any, erro
 			out.Truncated = true
 			continue
 		}
-		out.Folders = append(out.Folders, folderOut{ID: f.ID, Name: f.Name, ParentID: f.ParentID, Path: f.Path,
+		out.Folders = append(out.Folders, FolderResult{ID: f.ID, Name: f.Name, ParentID: f.ParentID, Path: f.Path,
 			ChildCount: f.ChildCount, PromptCount: f.PromptCount, CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt})
 	}
 	return out, nil
 }
 
-type promptsOut struct {
+type PromptsResult struct {
 	Prompts []promptlib.Prompt `json:"prompts"`
 	Total   int                `json:"total"`
 	Offset  int                `json:"offset"`
@@ -117,7 +122,7 @@ func (p page) limit() int {
 	return *p.Limit
 }
 
-func (d *deps) listPrompts(ctx context.Context, args json.RawMessage) (any, error) {
+func (d readTools) listPrompts(ctx context.Context, args json.RawMessage) (any, error) {
 	var in struct {
 		page
 		FolderID json.RawMessage `json:"folderId"` // absent: all prompts; null: top level
@@ -144,10 +149,10 @@ func (d *deps) listPrompts(ctx context.Context, args json.RawMessage) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	return promptsOut{Prompts: nonNil(prompts), Total: total, Offset: opts.Offset, Limit: opts.Limit}, nil
+	return PromptsResult{Prompts: nonNil(prompts), Total: total, Offset: opts.Offset, Limit: opts.Limit}, nil
 }
 
-func (d *deps) getPrompt(ctx context.Context, args json.RawMessage) (any, error) {
+func (d readTools) getPrompt(ctx context.Context, args json.RawMessage) (any, error) {
 	var in struct {
 		ID string `json:"id"`
 	}
@@ -164,7 +169,7 @@ func (d *deps) getPrompt(ctx context.Context, args json.RawMessage) (any, error)
 	return p, nil
 }
 
-func (d *deps) searchPrompts(ctx context.Context, args json.RawMessage) (any, error) {
+func (d readTools) searchPrompts(ctx context.Context, args json.RawMessage) (any, error) {
 	var in struct {
 		page
 		Query string `json:"query"`
@@ -179,10 +184,10 @@ func (d *deps) searchPrompts(ctx context.Context, args json.RawMessage) (any, er
 	if err != nil {
 		return nil, err
 	}
-	return promptsOut{Prompts: nonNil(prompts), Total: total, Offset: in.Offset, Limit: in.limit()}, nil
+	return PromptsResult{Prompts: nonNil(prompts), Total: total, Offset: in.Offset, Limit: in.limit()}, nil
 }
 
-type healthOut struct {
+type HealthResult struct {
 	Status        string  `json:"status"`
 	Version       string  `json:"version"`
 	Mode          string  `json:"mode"`
@@ -210,9 +215,9 @@ type healthOut struct {
 }
 
 // healthCheck never fails: what is wrong is the answer.
-func (d *deps) healthCheck(ctx context.Context, _ json.RawMessage) (any, error) {
-	var h healthOut
-	h.Version, h.Mode, h.Library = version(), d.mode(), d.lib.Dir
+func (d readTools) healthCheck(ctx context.Context, _ json.RawMessage) (any, error) {
+	var h HealthResult
+	h.Version, h.Mode, h.Library = d.cfg.Version, d.mode(), d.lib.Dir
 	h.UptimeSeconds = time.Since(d.started).Seconds()
 	h.Database.Path = d.lib.DB
 	prompts, folders, err := d.db.Counts(ctx)
@@ -282,23 +287,8 @@ func badArgs(err error) error {
 	return &promptlib.Error{Code: promptlib.CodeInvalidInput, Message: "arguments do not match the tool's input schema", Err: err}
 }
 
-// scope lists the folders a project's session sees, nil for the whole library.
-func (d *deps) scope() []string {
-	if d.gate == nil {
-		return nil
-	}
-	v := d.gate.current()
-	if v.scope == nil {
-		return nil
-	}
-	ids := make([]string, 0, len(v.scope))
-	for id := range v.scope {
-		ids = append(ids, id)
-	}
-	return ids
-}
+// scope lists the folders the session reads, nil for the whole library.
+func (c *core) scope() []string { return c.view.current().scope.ids() }
 
-// inScope reports whether a folder (nil: the top level) is visible to the session.
-func (d *deps) inScope(folderID *string) bool {
-	return d.gate == nil || d.gate.inScope(folderID)
-}
+// inScope reports whether a folder (nil: the top level) is readable by the session.
+func (c *core) inScope(folderID *string) bool { return c.view.current().scope.reads(folderID) }

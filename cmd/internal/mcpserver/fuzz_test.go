@@ -1,4 +1,4 @@
-package cmd
+package mcpserver
 
 import (
 	"context"
@@ -27,11 +27,11 @@ func FuzzJSONRPC(f *testing.F) {
 	lib := librarytest.New(f, 20)
 	ctx, cancel := context.WithCancel(context.Background())
 	f.Cleanup(cancel)
-	d, stop, err := newServer(ctx, ServerConfig{Library: Library{Dir: lib.Dir, DB: lib.DB, Queue: lib.Queue}})
+	d, err := New(ctx, Config{Library: Library{Dir: lib.Dir, DB: lib.DB, Queue: lib.Queue}})
 	if err != nil {
 		f.Fatal(err)
 	}
-	f.Cleanup(stop)
+	f.Cleanup(d.Close)
 	f.Fuzz(func(t *testing.T, msg []byte) {
 		if !json.Valid(msg) {
 			return // the stdio reader answers parse errors itself

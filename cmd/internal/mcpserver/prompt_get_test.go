@@ -1,4 +1,4 @@
-package cmd
+package mcpserver
 
 import (
 	"reflect"
@@ -9,34 +9,17 @@ import (
 
 	"github.com/mcpctl/mcpctl/gate"
 	"github.com/mcpctl/mcpctl/promptlib"
+	"github.com/mcpctl/mcpctl/promptlib/librarytest"
 )
 
 const (
-	reviewID = "D0000000-0000-4000-8000-000000000001"
-	systemID = "F0000000-0000-4000-8000-000000000001"
-	subSysID = "F0000000-0000-4000-8000-000000000002"
-	workID   = "F0000000-0000-4000-8000-000000000003"
+	reviewID = librarytest.ReviewID
+	systemID = librarytest.SystemID
+	subSysID = librarytest.SubSysID
+	workID   = librarytest.WorkID
 )
 
-// promptFixture is a small library: a prompt with a required and an optional placeholder and a
-// url, a title clash, a folder, and the gate's system folder with a subfolder.
-func promptFixture() promptlib.Library {
-	return promptlib.Library{
-		Folders: []promptlib.Folder{
-			{ID: systemID, Name: gate.SystemFolder},
-			{ID: subSysID, Name: "texts", ParentID: promptlib.Ptr(systemID)},
-			{ID: workID, Name: "Work"},
-		},
-		Prompts: []promptlib.Prompt{
-			{ID: reviewID, Title: "Code Review", FolderID: promptlib.Ptr(workID), URL: promptlib.Ptr("https://example.com/guide"),
-				Content: "Review this **{{language}}** code. Be thorough.\n\n## Tone\n\nKeep it {{tone|friendly}}; {{language}} idioms first."},
-			{ID: "D0000000-0000-4000-8000-000000000002", Title: "Code review", Content: "Another one."},
-			{ID: "D0000000-0000-4000-8000-000000000003", Title: "Security Audit", Content: "Audit {{target}}."},
-			{ID: "D0000000-0000-4000-8000-000000000004", Title: "Gate intro", FolderID: promptlib.Ptr(systemID), Content: "system"},
-			{ID: "D0000000-0000-4000-8000-000000000005", Title: "Gate text", FolderID: promptlib.Ptr(subSysID), Content: "system"},
-		},
-	}
-}
+func promptFixture() promptlib.Library { return librarytest.Fixture() }
 
 func TestPromptsList(t *testing.T) {
 	ts := newTestSurface(t, promptFixture())
@@ -133,7 +116,7 @@ func (r getPromptResult) text(tb testing.TB) string {
 }
 
 func TestPromptsClosestNames(t *testing.T) {
-	snap := &librarySnapshot{}
+	snap := &snapshot{}
 	for _, n := range []string{"code-review", "code-review-ab12", "security-review", "summarize", "translate", "write-tests"} {
 		snap.prompts = append(snap.prompts, &servedPrompt{name: n})
 	}
@@ -155,31 +138,32 @@ func TestPromptsClosestNames(t *testing.T) {
 	}
 }
 
-func TestPromptsServedLibrary(t *testing.T) {
-	lib := newMemLibrary(promptFixture())
-	all := lib.lib.Prompts
-	folders, _ := lib.Folders(t.Context())
-	inWork := func(id *string) bool { return id != nil && *id == workID }
+func TestViewServedLibrary(t *testing.T) {
+	work := gate.NoProject()
+	work.Name, work.Folder = "work", "Work"
 	tests := []struct {
 		name        string
-		inScope     func(*string) bool
+		project     *gate.Project
 		wantPrompts []string
 		wantFolders []string
 	}{
-		{"whole library but mcpctl-system", nil, []string{"Code Review", "Code review", "Security Audit"}, []string{"Work"}},
-		{"a project's folder", inWork, []string{"Code Review"}, []string{"Work"}},
+		{"whole library but mcpctl-system", nil, []string{"code-review", "code-review-d000", "security-audit"}, []string{"Work"}},
+		{"a project's folder", &work, []string{"code-review"}, []string{"Work"}},
 	}
 	for _, tt := range tests {
-		prompts, fs := servedLibrary(all, folders, tt.inScope)
-		var gotPrompts, gotFolders []string
-		for _, p := range prompts {
-			gotPrompts = append(gotPrompts, p.Title)
+		v := newView(newMemLibrary(promptFixture()), tt.project, nil)
+		if err := v.reload(t.Context()); err != nil {
+			t.Fatal(err)
 		}
-		for _, f := range fs {
-			gotFolders = append(gotFolders, f.Name)
+		var gotPrompts, gotFolders []string
+		for _, p := range v.current().prompts {
+			gotPrompts = append(gotPrompts, p.name)
+		}
+		for _, f := range v.current().folders {
+			gotFolders = append(gotFolders, f.info.Path)
 		}
 		if !reflect.DeepEqual(gotPrompts, tt.wantPrompts) || !reflect.DeepEqual(gotFolders, tt.wantFolders) {
-			t.Errorf("%s: got prompts %q folders %q, want %q %q", tt.name, gotPrompts, gotFolders, tt.wantPrompts, tt.wantFolders)
+			t.Errorf("%s: got %q and %q, want %q and %q", tt.name, gotPrompts, gotFolders, tt.wantPrompts, tt.wantFolders)
 		}
 	}
 }

@@ -1,7 +1,8 @@
-package cmd
+package mcpserver
 
 import (
 	"encoding/json"
+	"github.com/mcpctl/mcpctl/gate"
 	"reflect"
 	"sort"
 	"strings"
@@ -71,7 +72,7 @@ func TestResourcesListPagesCoverEveryResource(t *testing.T) {
 		}
 		cursor = string(res.NextCursor)
 	}
-	snap := ts.snap.Load()
+	snap := ts.view.current()
 	if want := 1 + len(snap.prompts) + len(snap.folders); len(seen) != want {
 		t.Errorf("got %d distinct resources over %d pages, want %d", len(seen), pages, want)
 	}
@@ -164,7 +165,9 @@ func TestResourcesRead(t *testing.T) {
 }
 
 func TestResourcesOfAProject(t *testing.T) {
-	ts := newScopedTestSurface(t, promptFixture(), func(id *string) bool { return id != nil && *id == workID }, nil)
+	work := gate.NoProject()
+	work.Name, work.Folder = "work", "Work"
+	ts := newScopedTestSurface(t, promptFixture(), &work, nil)
 	if got, want := ts.listPromptNames(t), []string{"code-review"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("prompts/list: got %q, want %q", got, want)
 	}

@@ -1,4 +1,4 @@
-package cmd
+package mcpserver
 
 import (
 	"context"
@@ -11,41 +11,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpctl/mcpctl/dbread"
-	"github.com/mcpctl/mcpctl/gate"
 	"github.com/mcpctl/mcpctl/promptlib"
 )
-
-// servedLibrary decides which prompts and folders the MCP prompts and resources show: all of
-// them but the gate's system folder and everything under it (its prompts configure mcpctl;
-// they are not the user's slash commands), and, when inScope is set (a project is served),
-// only what it accepts (it is given a folder id, nil for the top level).
-func servedLibrary(prompts []promptlib.Prompt, folders []dbread.FolderInfo, inScope func(folderID *string) bool) ([]promptlib.Prompt, []dbread.FolderInfo) {
-	hidden := make(map[string]bool)
-	for _, f := range folders { // tree order: a parent comes before its children
-		if (f.ParentID == nil && f.Name == gate.SystemFolder) || (f.ParentID != nil && hidden[promptlib.Key(*f.ParentID)]) {
-			hidden[promptlib.Key(f.ID)] = true
-		}
-	}
-	if len(hidden) == 0 && inScope == nil {
-		return prompts, folders
-	}
-	served := func(folderID *string) bool {
-		return (folderID == nil || !hidden[promptlib.Key(*folderID)]) && (inScope == nil || inScope(folderID))
-	}
-	servedFolders := make([]dbread.FolderInfo, 0, len(folders))
-	for _, f := range folders {
-		if served(&f.ID) {
-			servedFolders = append(servedFolders, f)
-		}
-	}
-	servedPrompts := make([]promptlib.Prompt, 0, len(prompts))
-	for _, p := range prompts {
-		if served(p.FolderID) {
-			servedPrompts = append(servedPrompts, p)
-		}
-	}
-	return servedPrompts, servedFolders
-}
 
 // mcpPrompt is the MCP prompt for a library prompt: its arguments are the body's placeholders,
 // each saying whether it is required, its default, and where the body uses it, so a client can
@@ -91,7 +58,7 @@ func signature(args []promptlib.Placeholder) string {
 // text is what the library holds now even if the listing lags a change by a moment.
 func (s *promptSurface) getPrompt(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 	name := req.Params.Name
-	sp := s.snap.Load().byName[name]
+	sp := s.snap().byName[name]
 	if sp == nil {
 		return nil, fmt.Errorf("prompt %q is no longer in the library: %w; call prompts/list for the current names", name, errNotServed)
 	}
@@ -160,7 +127,7 @@ func (s *promptSurface) checkGetPrompt(_ context.Context, _ any, req *mcp.GetPro
 		return
 	}
 	name := req.Params.Name
-	snap := s.snap.Load()
+	snap := s.snap()
 	sp := snap.byName[name]
 	if sp == nil {
 		hint := "Call prompts/list for every name"
@@ -190,7 +157,7 @@ func orList(names []string) string {
 // closestNames suggests up to n served names for a mistyped one: names that start with it
 // (or it with them) first, then names that contain it, then those within a small edit
 // distance, nearest first.
-func (snap *librarySnapshot) closestNames(typed string, n int) []string {
+func (snap *snapshot) closestNames(typed string, n int) []string {
 	typed = strings.ToLower(strings.TrimSpace(typed))
 	if typed == "" {
 		return nil

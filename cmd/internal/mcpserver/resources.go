@@ -1,4 +1,4 @@
-package cmd
+package mcpserver
 
 import (
 	"context"
@@ -80,9 +80,9 @@ const maxListedPrompts = 10_000
 // resources/list_changed on each of the two calls. mcp-go has no resource filter to hide the
 // in-between state, so a burst that both adds and deletes shows the added ones with the
 // deleted ones until the second notification; a burst of one kind sends one notification.
-func (s *promptSurface) publishResources(prev, next *librarySnapshot) {
+func (s *promptSurface) publishResources(prev, next *snapshot) {
 	var add []server.ServerResource
-	listed := func(snap *librarySnapshot) map[string]mcp.Resource {
+	listed := func(snap *snapshot) map[string]mcp.Resource {
 		m := make(map[string]mcp.Resource, len(snap.prompts)+len(snap.folders))
 		if len(snap.prompts) <= maxListedPrompts {
 			for _, p := range snap.prompts {
@@ -91,7 +91,8 @@ func (s *promptSurface) publishResources(prev, next *librarySnapshot) {
 			}
 		}
 		for _, f := range snap.folders {
-			m[f.resource.URI] = f.resource
+			r := folderResource(f.info)
+			m[r.URI] = r
 		}
 		return m
 	}
@@ -189,7 +190,7 @@ func (s *promptSurface) readFolder(ctx context.Context, req mcp.ReadResourceRequ
 	}
 	// The snapshot has every served prompt's folder; a prompt added a moment ago appears
 	// with the next snapshot, as it does in prompts/list.
-	for _, p := range s.snap.Load().prompts {
+	for _, p := range s.snap().prompts {
 		if strings.EqualFold(p.folderID, f.ID) {
 			doc.Prompts = append(doc.Prompts, promptRef{ID: p.id, Title: p.title, Name: p.name, URI: promptURIPrefix + p.id})
 		}
@@ -210,8 +211,13 @@ func (s *promptSurface) readLibrary(ctx context.Context, req mcp.ReadResourceReq
 	if err != nil {
 		return nil, readError(libraryURI, err)
 	}
-	snap := s.snap.Load()
-	_, folders := servedLibrary(nil, all, s.inScope)
+	snap := s.snap()
+	var folders []dbread.FolderInfo
+	for _, f := range all {
+		if snap.scope.sees(&f.ID) {
+			folders = append(folders, f)
+		}
+	}
 	doc := libraryDoc{Prompts: len(snap.prompts), Folders: len(folders), Tree: []folderNode{}}
 	for _, p := range snap.prompts {
 		if p.folderID == "" {
@@ -252,7 +258,7 @@ func (s *promptSurface) readLibrary(ctx context.Context, req mcp.ReadResourceReq
 // folder does when no project is served. The mcpctl-system folder is not listed, but reading it
 // by id stays possible: it is the user's library.
 func (s *promptSurface) inProject(folderID *string) bool {
-	return s.inScope == nil || s.inScope(folderID)
+	return s.snap().scope.reads(folderID)
 }
 
 func nodeOf(f dbread.FolderInfo) folderNode {

@@ -1,11 +1,10 @@
-package cmd
+package mcpserver
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"strings"
 	"time"
 
@@ -33,16 +32,9 @@ type tool struct {
 	handle func(ctx context.Context, args json.RawMessage) (any, error)
 }
 
-// callInfo is what a handler learned that the call's log line reports; the after-call hook
-// picks it up by result.
-type callInfo struct {
-	code        promptlib.Code
-	operationID string
-}
-
 // serverTool turns t into an mcp-go tool with raw schemas, annotations and a handler that
 // validates input, applies the timeout and shapes results and errors.
-func (d *deps) serverTool(t tool) server.ServerTool {
+func (c *core) serverTool(t tool) server.ServerTool {
 	mt := mcp.NewToolWithRawSchema(t.name, t.description, schemas.Raw(t.name+".input"))
 	mt.RawOutputSchema = schemas.Raw(t.name + ".output")
 	mt.Annotations = mcp.ToolAnnotation{
@@ -58,7 +50,7 @@ func (d *deps) serverTool(t tool) server.ServerTool {
 			args = []byte("{}")
 		}
 		if err := schemas.Validate(t.name+".input", args); err != nil {
-			return d.errorResult(inputError(err)), nil
+			return c.errorResult(ctx, inputError(err)), nil
 		}
 		if t.timeout > 0 {
 			var cancel context.CancelFunc
@@ -70,19 +62,20 @@ func (d *deps) serverTool(t tool) server.ServerTool {
 			if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
 				err = &promptlib.Error{Code: promptlib.CodeTimeout, Message: fmt.Sprintf("%s did not finish within %s", t.name, t.timeout), Err: err}
 			}
-			return d.errorResult(err), nil
+			return c.errorResult(ctx, err), nil
 		}
 		text, err := json.Marshal(out)
 		if err != nil {
-			return d.errorResult(err), nil
+			return c.errorResult(ctx, err), nil
 		}
 		if rt, ok := out.(interface{ ResultText() string }); ok {
 			// Results whose substance is prose (briefings) show the prose, not escaped JSON.
 			text = []byte(rt.ResultText())
 		}
-		res := mcp.NewToolResultStructured(out, string(text))
-		d.calls.Store(res, callInfo{operationID: operationIDOf(out)})
-		return res, nil
+		if id := operationIDOf(out); id != "" {
+			callFrom(ctx).setOperation(id)
+		}
+		return mcp.NewToolResultStructured(out, string(text)), nil
 	}}
 }
 
@@ -111,8 +104,8 @@ func inputError(err error) error {
 
 func isIDField(field string) bool { return field == "id" || strings.HasSuffix(field, "Id") }
 
-// toolError is the JSON body of an isError result (schemas/error).
-type toolError struct {
+// ToolError is the JSON body of an isError result (schemas/error).
+type ToolError struct {
 	Error       string `json:"error"`
 	Message     string `json:"message"`
 	Hint        string `json:"hint"`
@@ -122,16 +115,19 @@ type toolError struct {
 
 // errorResult shapes err for the model. Errors the user can act on keep their code; driver and
 // internal errors are logged in full and shown only by class, never with internals.
-func (d *deps) errorResult(err error) *mcp.CallToolResult {
+func (c *core) errorResult(ctx context.Context, err error) *mcp.CallToolResult {
 	pe := classify(err)
 	if pe.Code == promptlib.CodeInternal || pe.Code == promptlib.CodeDatabaseError {
-		d.log.Error("tool failed", "err", err)
+		c.log.Error("tool failed", "err", err)
 	}
-	te := toolError{Error: string(pe.Code), Message: pe.Message, Hint: pe.Hint(), OperationID: pe.OperationID, Applied: string(pe.Outcome)}
+	te := ToolError{Error: string(pe.Code), Message: pe.Message, Hint: pe.Hint(), OperationID: pe.OperationID, Applied: string(pe.Outcome)}
 	text, _ := json.Marshal(te)
-	res := mcp.NewToolResultError(string(text))
-	d.calls.Store(res, callInfo{code: pe.Code, operationID: pe.OperationID})
-	return res
+	rec := callFrom(ctx)
+	rec.setCode(string(pe.Code))
+	if pe.OperationID != "" {
+		rec.setOperation(pe.OperationID)
+	}
+	return mcp.NewToolResultError(string(text))
 }
 
 // classify maps any error to a user-facing *promptlib.Error.
@@ -162,48 +158,4 @@ func operationIDOf(out any) string {
 		return o.OpID()
 	}
 	return ""
-}
-
-// logCalls installs the hooks that write one log line per tool call: tool, request id,
-// operation id, duration, status and error code — never arguments or content.
-func (d *deps) logCalls(h *server.Hooks) {
-	h.AddBeforeCallTool(func(ctx context.Context, id any, req *mcp.CallToolRequest) {
-		d.starts.Store(fmt.Sprint(id), time.Now())
-	})
-	// A call refused before any handler (an unknown tool) gets its log line here, and its start
-	// time is dropped.
-	h.AddOnError(func(ctx context.Context, id any, method mcp.MCPMethod, message any, err error) {
-		if method != mcp.MethodToolsCall {
-			return
-		}
-		d.starts.LoadAndDelete(fmt.Sprint(id))
-		name := ""
-		if req, ok := message.(*mcp.CallToolRequest); ok {
-			name = req.Params.Name
-		}
-		d.log.Warn("tool call", "tool", name, "requestId", fmt.Sprint(id), "status", "error", "err", err.Error())
-	})
-	h.AddAfterCallTool(func(ctx context.Context, id any, req *mcp.CallToolRequest, result any) {
-		attrs := []any{"tool", req.Params.Name, "requestId", fmt.Sprint(id)}
-		if s, ok := d.starts.LoadAndDelete(fmt.Sprint(id)); ok {
-			attrs = append(attrs, "durationMs", float64(time.Since(s.(time.Time)).Microseconds())/1000)
-		}
-		status, level := "success", slog.LevelInfo
-		if res, ok := result.(*mcp.CallToolResult); ok {
-			if v, ok := d.calls.LoadAndDelete(res); ok {
-				ci := v.(callInfo)
-				if ci.operationID != "" {
-					attrs = append(attrs, "operationId", ci.operationID)
-				}
-				if ci.code != "" {
-					attrs = append(attrs, "error", string(ci.code))
-				}
-			}
-			if res.IsError {
-				status, level = "error", slog.LevelWarn
-			}
-		}
-		attrs = append(attrs, "status", status)
-		d.log.Log(ctx, level, "tool call", attrs...)
-	})
 }

@@ -1,9 +1,8 @@
-package cmd
+package mcpserver
 
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"reflect"
 	"strings"
 	"sync"
@@ -22,9 +21,11 @@ import (
 // memLibrary is an in-memory libraryReader: the unit tests and benchmarks of the prompt surface
 // run without SQLite; the end-to-end tests use the real library.
 type memLibrary struct {
-	mu      sync.Mutex
-	lib     promptlib.Library
-	fail    error // AllPrompts returns it while set
+	mu   sync.Mutex
+	lib  promptlib.Library
+	fail error // EachPrompt returns it while set
+	// hold, while set, makes EachPrompt wait until it is closed or the read's context ends.
+	hold    chan struct{}
 	changes chan struct{}
 }
 
@@ -45,7 +46,17 @@ func (m *memLibrary) edit(f func(lib *promptlib.Library)) {
 	}
 }
 
-func (m *memLibrary) EachPrompt(_ context.Context, fn func(promptlib.Prompt) error) error {
+func (m *memLibrary) EachPrompt(ctx context.Context, fn func(promptlib.Prompt) error) error {
+	m.mu.Lock()
+	hold := m.hold
+	m.mu.Unlock()
+	if hold != nil {
+		select {
+		case <-hold:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 	m.mu.Lock()
 	prompts, fail := append([]promptlib.Prompt(nil), m.lib.Prompts...), m.fail
 	m.mu.Unlock()
@@ -115,13 +126,13 @@ func (m *memLibrary) Folder(_ context.Context, id string) (promptlib.Folder, err
 
 func (m *memLibrary) Changes() (<-chan struct{}, func()) { return m.changes, func() {} }
 
-// testSurface is a prompt surface on an in-process server configured as RunStdioServer does,
-// with one connected session that records notifications.
+// testSurface is a prompt surface on an in-process server configured as New does, over a view
+// of an in-memory library, with one connected session that records notifications.
 type testSurface struct {
 	*promptSurface
 	lib       *memLibrary
 	notes     chan mcp.JSONRPCNotification
-	published atomic.Pointer[librarySnapshot] // the last snapshot whose changes were sent
+	published atomic.Pointer[snapshot] // the last snapshot whose changes were sent
 }
 
 func newTestSurface(tb testing.TB, lib promptlib.Library) *testSurface {
@@ -129,9 +140,9 @@ func newTestSurface(tb testing.TB, lib promptlib.Library) *testSurface {
 	return newScopedTestSurface(tb, lib, nil, nil)
 }
 
-// newScopedTestSurface serves a project: only the folders inScope accepts. A non-nil fail makes
-// the library unreadable until the test clears it.
-func newScopedTestSurface(tb testing.TB, lib promptlib.Library, inScope func(folderID *string) bool, fail error) *testSurface {
+// newScopedTestSurface serves a project (nil: the whole library). A non-nil fail makes the
+// library unreadable until the test clears it.
+func newScopedTestSurface(tb testing.TB, lib promptlib.Library, project *gate.Project, fail error) *testSurface {
 	tb.Helper()
 	srv := server.NewMCPServer("mcpctl", "test",
 		server.WithPromptCapabilities(true),
@@ -141,15 +152,15 @@ func newScopedTestSurface(tb testing.TB, lib promptlib.Library, inScope func(fol
 	)
 	ts := &testSurface{lib: newMemLibrary(lib), notes: make(chan mcp.JSONRPCNotification, 1000)}
 	ts.lib.fail = fail
-	ts.promptSurface = newPromptSurface(srv, ts.lib, nil)
-	ts.inScope = inScope
-	ts.OnChange(func(s *librarySnapshot) { ts.published.Store(s) })
-	stop, err := ts.start(context.Background())
+	v := newView(ts.lib, project, nil)
+	ts.promptSurface = newPromptSurface(srv, v, nil)
+	v.subscribe(func(_, next *snapshot) { ts.published.Store(next) })
+	stop, err := v.start(context.Background(), false)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(stop)
-	<-ts.ready // a big library outlasts initialLoadWait; tests want it loaded
+	<-v.ready // a big library outlasts initialLoadWait; tests want it loaded
 	sess := &noteSession{ch: ts.notes}
 	if err := srv.RegisterSession(context.Background(), sess); err != nil {
 		tb.Fatal(err)
@@ -221,7 +232,7 @@ func (ts *testSurface) listPromptNames(tb testing.TB) []string {
 
 // waitReload waits until the surface has published a snapshot that satisfies ok: served, and
 // its notifications sent.
-func (ts *testSurface) waitReload(tb testing.TB, ok func(*librarySnapshot) bool) {
+func (ts *testSurface) waitReload(tb testing.TB, ok func(*snapshot) bool) {
 	tb.Helper()
 	deadline := time.NewTimer(10 * time.Second)
 	defer deadline.Stop()
@@ -257,10 +268,11 @@ func TestLiveUpdates(t *testing.T) {
 		{ID: "A0000000-0000-4000-8000-000000000002", Title: "Summarize", Content: "Summarize this."},
 	}}
 	ts := newTestSurface(t, lib)
-	var changed []*librarySnapshot
+	var changed []*snapshot
 	var mu sync.Mutex
 	// Hooks are added before start in production; here the updater is idle until an edit.
-	ts.onChange = append(ts.onChange, func(s *librarySnapshot) { mu.Lock(); changed = append(changed, s); mu.Unlock() })
+	// The view is idle until an edit, so subscribing after its start is safe here.
+	ts.view.subscribe(func(_, s *snapshot) { mu.Lock(); changed = append(changed, s); mu.Unlock() })
 	drain(ts.notes)
 
 	steps := []struct {
@@ -281,7 +293,7 @@ func TestLiveUpdates(t *testing.T) {
 	}
 	for i, step := range steps {
 		ts.lib.edit(step.edit)
-		ts.waitReload(t, func(*librarySnapshot) bool { mu.Lock(); defer mu.Unlock(); return len(changed) > i })
+		ts.waitReload(t, func(*snapshot) bool { mu.Lock(); defer mu.Unlock(); return len(changed) > i })
 		if got := ts.listPromptNames(t); strings.Join(got, ",") != strings.Join(step.want, ",") {
 			t.Errorf("%s: prompts/list got %q, want %q", step.name, got, step.want)
 		}
@@ -299,54 +311,17 @@ func TestLiveUpdates(t *testing.T) {
 	}
 }
 
-// A burst of edits costs a handful of reloads and notifications, not one per edit: the change
-// signal holds at most one pending value, and a reload serves every edit before it.
-func TestLiveBurstCoalesces(t *testing.T) {
-	ts := newTestSurface(t, promptlib.Library{})
-	drain(ts.notes)
-	const edits = 500
-	for i := range edits {
-		ts.lib.edit(func(lib *promptlib.Library) {
-			lib.Prompts = append(lib.Prompts, promptlib.Prompt{ID: fmt.Sprintf("B0000000-0000-4000-8000-%012d", i), Title: fmt.Sprintf("Prompt %d", i), Content: "x"})
-		})
-	}
-	ts.waitReload(t, func(s *librarySnapshot) bool { return len(s.prompts) == edits })
-	notes := drain(ts.notes)
-	if n := notes[mcp.MethodNotificationPromptsListChanged]; n < 1 || n > 10 {
-		t.Errorf("%d edits: got %d prompts/list_changed, want a handful (1..10)", edits, n)
-	}
-}
-
-func TestLiveStopWaitsForTheUpdater(t *testing.T) {
-	srv := server.NewMCPServer("mcpctl", "test", server.WithPromptCapabilities(true), server.WithResourceCapabilities(false, true))
-	lib := newMemLibrary(promptlib.Library{})
-	s := newPromptSurface(srv, lib, nil)
-	stop, err := s.start(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	stop()
-	stop() // idempotent
-	// After stop no reload may run: an edit is not picked up.
-	lib.edit(func(l *promptlib.Library) {
-		l.Prompts = append(l.Prompts, promptlib.Prompt{ID: "C0000000-0000-4000-8000-000000000001", Title: "x"})
-	})
-	if n := len(s.snap.Load().prompts); n != 0 {
-		t.Errorf("after stop: got %d prompts served, want 0", n)
-	}
-}
-
 // A library the app holds locked at start is served as soon as it can be read, without
 // waiting for an edit.
 func TestLiveRetriesAFailedLoad(t *testing.T) {
 	ts := newScopedTestSurface(t, promptFixture(), nil, dbread.ErrLocked)
-	if n := len(ts.snap.Load().prompts); n != 0 {
+	if n := len(ts.view.current().prompts); n != 0 {
 		t.Fatalf("unreadable library: got %d prompts, want 0", n)
 	}
 	ts.lib.mu.Lock()
 	ts.lib.fail = nil
 	ts.lib.mu.Unlock()
-	ts.waitReload(t, func(s *librarySnapshot) bool { return len(s.prompts) == 3 })
+	ts.waitReload(t, func(s *snapshot) bool { return len(s.prompts) == 3 })
 }
 
 // While the registry catches up with a new snapshot, prompts/list shows the snapshot: a rename
@@ -354,14 +329,14 @@ func TestLiveRetriesAFailedLoad(t *testing.T) {
 func TestLiveListShowsTheSnapshotWhilePublishing(t *testing.T) {
 	ts := newTestSurface(t, promptFixture())
 	// The registry still has every prompt; the snapshot has lost security-audit.
-	next := *ts.snap.Load()
+	next := *ts.view.current()
 	next.byName = map[string]*servedPrompt{}
-	for name, p := range ts.snap.Load().byName {
+	for name, p := range ts.view.current().byName {
 		if name != "security-audit" {
 			next.byName[name] = p
 		}
 	}
-	ts.snap.Store(&next)
+	ts.view.snap.Store(&next)
 	ts.publishing.Store(true)
 	if got, want := ts.listPromptNames(t), []string{"code-review", "code-review-d000"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("while publishing: got %q, want %q", got, want)
@@ -374,27 +349,26 @@ func TestLiveListShowsTheSnapshotWhilePublishing(t *testing.T) {
 
 // A prompt whose body is unchanged but whose name moves (a new prompt took its slug) is renamed
 // from the cache, keeping its summary and arguments.
-func TestSurfaceRenamesUnchangedPromptOnClash(t *testing.T) {
+func TestViewRenamesUnchangedPromptOnClash(t *testing.T) {
 	t0 := promptlib.Time{Time: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
 	old := promptlib.Prompt{ID: "BBBB0000-0000-4000-8000-000000000000", Title: "Review", Content: "Check {{lang}} code. More.", CreatedAt: t0, UpdatedAt: t0}
 	lib := newMemLibrary(promptlib.Library{Prompts: []promptlib.Prompt{old}})
-	srv := server.NewMCPServer("mcpctl", "test", server.WithPromptCapabilities(true), server.WithResourceCapabilities(false, true))
-	s := newPromptSurface(srv, lib, nil)
-	if err := s.reload(t.Context()); err != nil {
+	v := newView(lib, nil, nil)
+	if err := v.reload(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	lib.mu.Lock()
 	lib.lib.Prompts = append(lib.lib.Prompts, promptlib.Prompt{ID: "AAAA0000-0000-4000-8000-000000000000", Title: "Review", Content: "Other.", CreatedAt: t0, UpdatedAt: t0})
 	lib.mu.Unlock()
-	if err := s.reload(t.Context()); err != nil {
+	if err := v.reload(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	sp := s.snap.Load().byName["review-bbbb"]
+	sp := v.current().byName["review-bbbb"]
 	if sp == nil || sp.id != old.ID || sp.prompt.Name != "review-bbbb" || sp.prompt.Description != "Check {{lang}} code." ||
 		len(sp.prompt.Arguments) != 1 || sp.prompt.Arguments[0].Name != "lang" {
 		t.Fatalf("renamed prompt: %+v", sp)
 	}
-	if got := s.snap.Load().byName["review"]; got == nil || got.id != "AAAA0000-0000-4000-8000-000000000000" {
+	if got := v.current().byName["review"]; got == nil || got.id != "AAAA0000-0000-4000-8000-000000000000" {
 		t.Errorf("review now names %+v, want the new prompt", got)
 	}
 }

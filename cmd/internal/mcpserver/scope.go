@@ -1,4 +1,4 @@
-package cmd
+package mcpserver
 
 import (
 	"context"
@@ -16,11 +16,12 @@ import (
 // scopeWrite checks a write against the project's scope and returns the arguments to queue
 // (create_prompt without a folder gets the project's folder). Without a project it changes
 // nothing.
-func (d *deps) scopeWrite(ctx context.Context, kind promptlib.OpKind, data promptlib.Validator, args json.RawMessage) (json.RawMessage, error) {
-	if d.gate == nil || d.gate.current().scope == nil {
+func (d *writeTools) scopeWrite(ctx context.Context, kind promptlib.OpKind, data promptlib.Validator, args json.RawMessage) (json.RawMessage, error) {
+	sc := d.view.current().scope
+	if sc.folders == nil {
 		return args, nil
 	}
-	root := d.gate.current().root
+	root := sc.root
 	switch in := data.(type) {
 	case *promptlib.CreatePromptData:
 		if in.FolderID == nil {
@@ -45,6 +46,10 @@ func (d *deps) scopeWrite(ctx context.Context, kind promptlib.OpKind, data promp
 		}
 		return args, d.folderInScope(ctx, "parentId", *in.ParentID)
 	case *promptlib.UpdateFolderData:
+		if promptlib.Key(in.ID) == promptlib.Key(root) && (in.Name.Set || in.ParentID.Set) {
+			return nil, promptlib.Errorf(promptlib.CodeInvalidInput, "the project's own folder cannot be renamed or moved from its session; "+
+				"change it in the app and update the project file's folder")
+		}
 		if err := d.folderInScope(ctx, "id", in.ID); err != nil {
 			return nil, err
 		}
@@ -63,7 +68,7 @@ func (d *deps) scopeWrite(ctx context.Context, kind promptlib.OpKind, data promp
 	return args, nil
 }
 
-func (d *deps) promptInScope(ctx context.Context, id string) error {
+func (d *writeTools) promptInScope(ctx context.Context, id string) error {
 	p, err := d.db.Prompt(ctx, id)
 	switch {
 	case errors.Is(err, dbread.ErrNotFound):
@@ -76,7 +81,7 @@ func (d *deps) promptInScope(ctx context.Context, id string) error {
 	return nil
 }
 
-func (d *deps) folderInScope(ctx context.Context, field, id string) error {
+func (d *writeTools) folderInScope(ctx context.Context, field, id string) error {
 	f, err := d.db.Folder(ctx, id)
 	switch {
 	case errors.Is(err, dbread.ErrNotFound):

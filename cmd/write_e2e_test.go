@@ -3,17 +3,12 @@ package cmd
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
-	"github.com/mcpctl/mcpctl/dbread"
 	"github.com/mcpctl/mcpctl/promptlib"
 	"github.com/mcpctl/mcpctl/promptlib/librarytest"
 	"github.com/mcpctl/mcpctl/queue"
@@ -192,43 +187,6 @@ func TestWriteToolsValidateFirst(t *testing.T) {
 	s.call(t, "get_operation_status", map[string]any{"operationId": missing}, &st)
 	if st.Status != queue.StateUnknown {
 		t.Errorf("status of an unknown operation: got %s, want unknown", st.Status)
-	}
-}
-
-// On a Prompteka library with no app running, a write withdraws its operation and says that
-// nothing was applied and the app seems not to be running. Run in-process with short timings;
-// TestWriteNoAppRealTimings checks the real ones.
-func TestWriteNoApp(t *testing.T) {
-	lib := librarytest.New(t, 3)
-	db, err := dbread.Open(context.Background(), lib.DB, dbread.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	d := &deps{lib: Library{Dir: lib.Dir, DB: lib.DB, Queue: lib.Queue}, db: db, log: slog.New(slog.DiscardHandler)}
-	w := queue.NewWriter(lib.Queue, d.log)
-	w.AttemptTimeout, w.RetryDelay, w.Grace = 50*time.Millisecond, 10*time.Millisecond, 10*time.Millisecond
-	var create func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error)
-	for _, st := range d.writeTools(w) {
-		if st.Tool.Name == "create_prompt" {
-			create = st.Handler
-		}
-	}
-	var req mcp.CallToolRequest
-	req.Params.Name = "create_prompt"
-	req.Params.Arguments = map[string]any{"title": "lost", "content": "x"}
-	res, err := create(context.Background(), req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var te toolError
-	json.Unmarshal(resultJSON(t, res), &te)
-	if !res.IsError || te.Error != "RESPONSE_TIMEOUT" || te.Applied != "not_applied" || te.OperationID == "" ||
-		!strings.Contains(te.Message, "not to be running") || !strings.Contains(te.Message, te.OperationID) {
-		t.Errorf("got %+v, want RESPONSE_TIMEOUT, not applied, app not running, naming the operation", te)
-	}
-	if got := pendingOps(t, lib.Queue); len(got) != 0 {
-		t.Errorf("queue holds %v, want it as found", got)
 	}
 }
 

@@ -1,4 +1,4 @@
-package cmd
+package mcpserver
 
 import (
 	"context"
@@ -28,7 +28,7 @@ func (c idCompleter) CompleteResourceArgument(_ context.Context, uri string, arg
 		return &mcp.Completion{Values: []string{}}, nil
 	}
 	typed := strings.ToLower(strings.TrimSpace(arg.Value))
-	snap := c.s.snap.Load()
+	snap := c.s.snap()
 	type match struct {
 		id   string
 		rank int

@@ -1,0 +1,57 @@
+package mcpserver
+
+import (
+	"context"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// chain installs the one order every request follows (DESIGN §8):
+//
+//	observe → gate → pipeline → handler
+//
+// observe (the wire, then the middlewares below) opens the call record and puts it in the
+// context; the gate intercepts a real tool called while the session is gated and puts its
+// briefing before the result; the pipeline passes content through unchanged until a content
+// model is in force; the handler is a local tool, prompt or resource. mcp-go applies tool
+// middlewares in the order added, outermost first.
+func chain(srv *server.MCPServer, obs *observer, g *gateComponent) {
+	srv.Use(observeTool(obs))
+	if g != nil {
+		srv.Use(g.intercept)
+	}
+	server.WithPromptHandlerMiddleware(func(next server.PromptHandlerFunc) server.PromptHandlerFunc {
+		return func(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return next(obs.enter(ctx, req.Params.Meta), req)
+		}
+	})(srv)
+	server.WithResourceHandlerMiddleware(func(next server.ResourceHandlerFunc) server.ResourceHandlerFunc {
+		return func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+			return next(obs.enter(ctx, req.Params.Meta), req)
+		}
+	})(srv)
+}
+
+// observeTool is the chain's first tool middleware: the call's record enters the context.
+func observeTool(obs *observer) server.ToolHandlerMiddleware {
+	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return next(obs.enter(ctx, req.Params.Meta), req)
+		}
+	}
+}
+
+// enter finds the record the wire opened for a request and puts it in ctx. The record's number
+// is taken out of _meta, so nothing of ours travels further (to an upstream server, say).
+func (o *observer) enter(ctx context.Context, meta *mcp.Meta) context.Context {
+	if o.w == nil || meta == nil {
+		return ctx
+	}
+	c := o.w.callBySeq(meta)
+	delete(meta.AdditionalFields, metaCall)
+	if c == nil {
+		return ctx
+	}
+	return withCall(ctx, c)
+}

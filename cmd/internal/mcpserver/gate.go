@@ -1,0 +1,204 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"sync/atomic"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcpctl/mcpctl/gate"
+	"github.com/mcpctl/mcpctl/tui/traffic"
+)
+
+// gateComponent is the gated-session layer of a server that serves a project: the prompt index,
+// the session's state machine, the begin_session and read_prompts tools, and the intercept of
+// real tool calls while gated (the chain's gate stage).
+//
+// One process is one MCP session over stdio, so one gate.Session serves it. mcp-go has no
+// per-session tool lists over stdio: a tool filter shows what the session may see, and the
+// list_changed notification is sent explicitly when the session ungates.
+type gateComponent struct {
+	*core
+	project gate.Project
+	sess    *gate.Session
+	state   atomic.Pointer[gateState]
+	tools   []string // the tools listed once ungated, for the briefing's {{tools}}; fixed
+}
+
+// gateState is what the gate derives from one snapshot of the library view.
+type gateState struct {
+	ix *gate.Index
+	r  gate.Renderer
+}
+
+// newGateComponent subscribes the gate to the library view; install registers it once the first
+// snapshot is in.
+func newGateComponent(c *core, p gate.Project, tools []string) *gateComponent {
+	g := &gateComponent{core: c, project: p, sess: gate.NewSession(p), tools: tools}
+	c.view.subscribe(g.update)
+	return g
+}
+
+// update rebuilds the index and the gate texts from a new snapshot, and begin_session's
+// description (which carries the index) when it changed.
+func (g *gateComponent) update(_, next *snapshot) {
+	var prev *gate.Index
+	before := g.state.Load()
+	if before != nil {
+		prev = before.ix
+	}
+	ix, err := prev.Update(next.gateLib, g.project)
+	if err != nil {
+		g.log.Error("gate: index not rebuilt; serving the last one", "project", g.project.Name, "err", err)
+		return
+	}
+	if u := ix.UnknownPriorities(); len(u) > 0 {
+		g.log.Warn("project priorities name prompts that do not exist", "project", g.project.Name, "names", u)
+	}
+	g.state.Store(&gateState{ix: ix, r: gate.Renderer{Texts: gate.SystemTexts(next.gateLib), Tools: g.tools}})
+	if before != nil && gate.BeginSessionDescription(before.ix) != gate.BeginSessionDescription(ix) {
+		g.srv.AddTools(g.beginSessionTool(ix))
+	}
+}
+
+func (g *gateComponent) current() *gateState { return g.state.Load() }
+
+// install adds the gate's tools, the tool filter and the instructions to the server, before it
+// serves and after the first snapshot.
+func (g *gateComponent) install() {
+	g.srv.AddTools(g.beginSessionTool(g.current().ix), g.readPromptsTool())
+	server.WithToolFilter(g.filterTools)(g.srv)
+	g.srv.GetHooks().AddAfterInitialize(func(ctx context.Context, id any, _ *mcp.InitializeRequest, res *mcp.InitializeResult) {
+		st := g.current()
+		text, unknown := st.r.Instructions(st.ix, g.sess.Gated())
+		g.logUnknown(unknown)
+		res.Instructions = text
+	})
+}
+
+// filterTools shows, at list time, what the session may use now. At call time (mcp-go passes
+// just the called tool) every tool passes: a call to a real tool while gated is not refused but
+// intercepted, so clients that skip begin_session still get their briefing.
+func (g *gateComponent) filterTools(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
+	if len(tools) == 1 {
+		return tools
+	}
+	out := tools[:0:0]
+	for _, t := range tools {
+		if g.sess.ToolVisible(t.Name) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// intercept runs a real tool called while the session is gated, and puts the briefing built
+// from the call's keywords before its result; then the session is ungated.
+func (g *gateComponent) intercept(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		name := req.Params.Name
+		if name == gate.ToolBeginSession || name == gate.ToolReadPrompts || !g.sess.Gated() {
+			return next(ctx, req)
+		}
+		args, err := json.Marshal(req.GetRawArguments())
+		if err != nil {
+			args = nil
+		}
+		st := g.current()
+		b, ok := g.sess.Intercept(st.ix, name, args)
+		res, err := next(ctx, req)
+		if !ok {
+			return res, err
+		}
+		// The session is ungated and the briefing's prompts count as sent: the briefing must
+		// reach the model even when the tool failed.
+		if err != nil || res == nil {
+			msg := "the tool returned no result"
+			if err != nil {
+				msg = err.Error()
+			}
+			res = mcp.NewToolResultError(msg)
+		}
+		text, unknown := st.r.Briefing(b)
+		g.logUnknown(unknown)
+		res.Content = append([]mcp.Content{mcp.NewTextContent(text)}, res.Content...)
+		g.record(ctx, b, len(text))
+		if b.Ungated {
+			g.ungated()
+		}
+		return res, nil
+	}
+}
+
+// record puts what the gate did into the call's record, for its traffic event.
+func (g *gateComponent) record(ctx context.Context, b gate.Briefing, bytes int) {
+	state := "open"
+	if g.sess.Gated() {
+		state = "gated"
+	}
+	sel := b.Selection
+	callFrom(ctx).setGate(traffic.Gate{State: state, Matched: len(sel.Full) + len(sel.Listed) + sel.MoreListed + len(sel.AlreadySent),
+		Sent: len(b.Sent()), Bytes: bytes})
+}
+
+// ungated tells the client the tool list changed: the library tools and read_prompts replace
+// begin_session. Clients that ignore the notification read the same in the briefing.
+func (g *gateComponent) ungated() {
+	g.srv.SendNotificationToAllClients(mcp.MethodNotificationToolsListChanged, nil)
+}
+
+func (g *gateComponent) logUnknown(unknown []string) {
+	if len(unknown) > 0 {
+		g.log.Warn("gate: texts use unknown template variables; left as typed", "variables", unknown)
+	}
+}
+
+// briefingResult is a begin_session or read_prompts result: the structured form for the schema,
+// and the rendered markdown as the text the model reads.
+type briefingResult struct{ gate.Result }
+
+func (b briefingResult) MarshalJSON() ([]byte, error) { return json.Marshal(b.Result) }
+func (b briefingResult) ResultText() string           { return b.Text }
+
+type tagsInput struct {
+	Tags []string `json:"tags"`
+}
+
+func (g *gateComponent) beginSessionTool(ix *gate.Index) server.ServerTool {
+	return g.serverTool(tool{
+		name: gate.ToolBeginSession, title: "Begin session", readOnly: true, timeout: 5 * time.Second,
+		description: gate.BeginSessionDescription(ix),
+		handle: func(ctx context.Context, args json.RawMessage) (any, error) {
+			return g.brief(ctx, args, g.sess.Begin)
+		},
+	})
+}
+
+func (g *gateComponent) readPromptsTool() server.ServerTool {
+	return g.serverTool(tool{
+		name: gate.ToolReadPrompts, title: "Read project prompts", readOnly: true, timeout: 5 * time.Second,
+		description: gate.ReadPromptsDescription,
+		handle: func(ctx context.Context, args json.RawMessage) (any, error) {
+			return g.brief(ctx, args, g.sess.Read)
+		},
+	})
+}
+
+func (g *gateComponent) brief(ctx context.Context, args json.RawMessage, call func(*gate.Index, []string) gate.Briefing) (any, error) {
+	var in tagsInput
+	if err := json.Unmarshal(args, &in); err != nil {
+		return nil, badArgs(err)
+	}
+	st := g.current()
+	b := call(st.ix, in.Tags)
+	text, unknown := st.r.Briefing(b)
+	g.logUnknown(unknown)
+	g.record(ctx, b, len(text))
+	if b.Ungated {
+		g.ungated()
+	}
+	return briefingResult{b.Result(text)}, nil
+}

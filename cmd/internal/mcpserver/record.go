@@ -1,0 +1,65 @@
+package mcpserver
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/mcpctl/mcpctl/tui/traffic"
+)
+
+// call is the record of one request as it travels the chain. The wire opens it when the request
+// line arrives and closes it when the response line leaves; in between it rides in the handler's
+// context, and whatever the chain learns (the error code, the operation id, what the gate sent)
+// is written on it. So a middleware that replaces a result never loses what the log line and
+// the traffic event report.
+type call struct {
+	seq     int64  // the wire's number for it, carried in the request's _meta
+	id      string // the JSON-RPC id as sent
+	method  string
+	name    string // the tool or prompt name, or the resource URI
+	start   time.Time
+	bytesIn int
+
+	mu          sync.Mutex
+	code        string // the error code a tool result carries
+	operationID string
+	gate        *traffic.Gate
+	pipeline    *traffic.Pipeline
+	upstream    string
+	cancelled   bool
+}
+
+type callKey struct{}
+
+// withCall is ctx carrying c.
+func withCall(ctx context.Context, c *call) context.Context {
+	return context.WithValue(ctx, callKey{}, c)
+}
+
+// callFrom is the record in ctx; a request that came in by another way (a unit test calling a
+// handler directly) gets a throw-away record, so handlers never check for nil.
+func callFrom(ctx context.Context) *call {
+	if c, ok := ctx.Value(callKey{}).(*call); ok {
+		return c
+	}
+	return &call{}
+}
+
+func (c *call) setCode(code string) {
+	c.mu.Lock()
+	c.code = code
+	c.mu.Unlock()
+}
+
+func (c *call) setOperation(id string) {
+	c.mu.Lock()
+	c.operationID = id
+	c.mu.Unlock()
+}
+
+func (c *call) setGate(g traffic.Gate) {
+	c.mu.Lock()
+	c.gate = &g
+	c.mu.Unlock()
+}

@@ -1,0 +1,185 @@
+// Package mcpserver is mcpctl's MCP server: the one library view, the request chain, and the
+// components that register tools, prompts and resources on it — read tools, write tools, the
+// gate of a project's session, and the library's prompts and resources.
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcpctl/mcpctl/dbread"
+	"github.com/mcpctl/mcpctl/gate"
+)
+
+// Library is a resolved library: where its database and queue are, and who processes its queue.
+type Library struct {
+	Dir        string // the directory holding the database
+	DB         string // prompts.db
+	Queue      string // import-queue/
+	Standalone bool   // mcpctl processes the queue (the marker file is present)
+	Source     string // how it was found, for health_check and error messages
+}
+
+// Config is everything the server needs; `mcpctl serve` builds it from flags and environment,
+// tests build it directly.
+type Config struct {
+	Library  Library
+	Project  *gate.Project // nil: the whole library, not gated
+	CacheDir string        // the search sidecar's home ($XDG_CACHE_HOME/mcpctl)
+	// TrafficDir is where the session's traffic events go ($XDG_STATE_HOME/mcpctl/traffic);
+	// "" writes none.
+	TrafficDir string
+	// TraceContent puts payloads into traffic events, not only their lengths.
+	TraceContent bool
+	Version      string
+	Logger       *slog.Logger
+}
+
+// core is what every component shares: the configuration, the library and its view, the MCP
+// server they register on.
+type core struct {
+	cfg     Config
+	lib     Library
+	db      *dbread.DB
+	view    *view
+	srv     *server.MCPServer
+	log     *slog.Logger
+	started time.Time
+}
+
+// Server is an assembled MCP server, ready to serve one session over stdio.
+type Server struct {
+	core
+	gate    *gateComponent // nil without a project
+	obs     *observer
+	closers []func()
+}
+
+// Run serves MCP over in/out until ctx ends or in closes. Nothing but JSON-RPC is ever written
+// to out; logs go to cfg.Logger.
+func Run(ctx context.Context, cfg Config, in io.Reader, out io.Writer) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s, err := New(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	return s.Serve(ctx, in, out)
+}
+
+// New assembles the server: the library reader and its view, then each component in the order
+// the request chain needs them. Close undoes it all, in reverse, and waits for every goroutine
+// it started.
+func New(ctx context.Context, cfg Config) (_ *Server, err error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Version == "" {
+		cfg.Version = "dev"
+	}
+	s := &Server{core: core{cfg: cfg, lib: cfg.Library, log: cfg.Logger, started: time.Now()}}
+	defer func() {
+		if err != nil {
+			s.Close()
+		}
+	}()
+
+	// The busy timeout stays below the shortest tool timeout (get_prompt, 1 s), so a library the
+	// app holds locked is reported as DATABASE_LOCKED rather than as a generic timeout.
+	s.db, err = dbread.Open(ctx, cfg.Library.DB, dbread.Options{CacheDir: cfg.CacheDir, Logger: cfg.Logger, BusyTimeout: 800 * time.Millisecond})
+	if err != nil {
+		return nil, fmt.Errorf("open the library: %w", err)
+	}
+	s.closers = append(s.closers, func() { s.db.Close() })
+
+	if s.obs, err = newObserver(cfg, s.log); err != nil {
+		return nil, err
+	}
+	s.closers = append(s.closers, s.obs.close)
+
+	hooks := &server.Hooks{}
+	s.srv = server.NewMCPServer("mcpctl", cfg.Version,
+		server.WithToolCapabilities(true),
+		server.WithPromptCapabilities(true),
+		server.WithResourceCapabilities(false, true),
+		server.WithCompletions(),
+		server.WithHooks(hooks),
+		server.WithRecovery(),
+		server.WithInstructions(instructions),
+	)
+	s.view = newView(s.db, cfg.Project, s.log)
+
+	tools := newReadTools(&s.core).tools()
+	w, err := newWriteTools(ctx, &s.core)
+	if err != nil {
+		return nil, err
+	}
+	s.closers = append(s.closers, w.close)
+	tools = append(tools, w.tools()...)
+	s.srv.AddTools(tools...)
+
+	if cfg.Project != nil {
+		names := make([]string, 0, len(tools)+1)
+		for _, t := range tools {
+			names = append(names, t.Tool.Name)
+		}
+		s.gate = newGateComponent(&s.core, *cfg.Project, append(names, gate.ToolReadPrompts))
+	}
+	newPromptSurface(s.srv, s.view, s.log)
+	chain(s.srv, s.obs, s.gate)
+
+	// A project's first load happens before serving: the initialize instructions carry its
+	// index. Without one, initialize never waits for the library.
+	stopView, err := s.view.start(ctx, cfg.Project != nil)
+	if err != nil {
+		return nil, fmt.Errorf("project %s: %w", cfg.Project.Name, err)
+	}
+	s.closers = append(s.closers, stopView)
+	if s.gate != nil {
+		s.gate.install()
+	}
+	s.log.Info("serving", "library", cfg.Library.Dir, "mode", s.mode(), "source", cfg.Library.Source, "tools", len(tools))
+	return s, nil
+}
+
+// Serve answers one session over in/out until ctx ends or in closes.
+func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
+	// Writes to a Prompteka library whose app is not running wait up to ~18 s each; enough
+	// workers that a few of those never hold up the read tools.
+	stdio := server.NewStdioServer(s.srv)
+	stdio.SetErrorLogger(slog.NewLogLogger(s.log.Handler(), slog.LevelError))
+	server.WithWorkerPoolSize(16)(stdio)
+	w := s.obs.wire(in, out)
+	err := stdio.Listen(ctx, w.in(), w.out())
+	w.close()
+	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
+		err = nil
+	}
+	s.log.Info("stopped", "uptimeSeconds", time.Since(s.started).Seconds())
+	return err
+}
+
+// Close stops every component, in reverse order of assembly, and waits for them.
+func (s *Server) Close() {
+	for i := len(s.closers) - 1; i >= 0; i-- {
+		s.closers[i]()
+	}
+	s.closers = nil
+}
+
+func (c *core) mode() string {
+	if c.lib.Standalone {
+		return "standalone"
+	}
+	return "prompteka"
+}
+
+const instructions = `mcpctl serves the user's prompt library (Prompteka). Use search_prompts to find prompts by words, ` +
+	`list_folders and list_prompts to browse, get_prompt to read one in full. Ids are UUIDs returned by these tools.`

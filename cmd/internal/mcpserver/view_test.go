@@ -1,0 +1,128 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"testing/synctest"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcpctl/mcpctl/gate"
+	"github.com/mcpctl/mcpctl/promptlib"
+)
+
+// One full read of the library per change, with and without a project: the gate and the prompt
+// surface are both built from the view's one pass.
+func TestViewReadsOncePerChange(t *testing.T) {
+	work := gate.NoProject()
+	work.Name, work.Folder = "work", "Work"
+	for _, project := range []*gate.Project{nil, &work} {
+		t.Run(fmt.Sprintf("project=%v", project != nil), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				lib := newMemLibrary(promptFixture())
+				c := &core{view: newView(lib, project, nil), srv: server.NewMCPServer("mcpctl", "test", server.WithToolCapabilities(true),
+					server.WithPromptCapabilities(true), server.WithResourceCapabilities(false, true), server.WithHooks(&server.Hooks{}))}
+				newPromptSurface(c.srv, c.view, nil)
+				var g *gateComponent
+				if project != nil {
+					g = newGateComponent(c, *project, nil)
+				}
+				stop, err := c.view.start(t.Context(), project != nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer stop()
+				synctest.Wait()
+				if got := c.view.reads.Load(); got != 1 {
+					t.Fatalf("start: %d reads, want 1", got)
+				}
+				lib.edit(func(l *promptlib.Library) { l.Prompts[0].Content = "Review this {{language}} code, briefly." })
+				synctest.Wait()
+				if got := c.view.reads.Load(); got != 2 {
+					t.Errorf("after one change: %d reads, want 2", got)
+				}
+				if g != nil && g.current().ix.Len() != 1 {
+					t.Errorf("the gate's index has %d prompts, want the project's 1", g.current().ix.Len())
+				}
+			})
+		})
+	}
+}
+
+// stop cancels the follower and waits for it: a read in progress is abandoned and has returned
+// when stop returns.
+func TestViewStopWaitsForTheFollower(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		lib := newMemLibrary(promptlib.Library{})
+		lib.hold = make(chan struct{}) // the first read blocks until its context ends
+		v := newView(lib, nil, nil)
+		var returned bool
+		v.subscribe(func(_, _ *snapshot) { t.Error("a snapshot was published from a read that never finished") })
+		stop, err := v.start(context.Background(), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait() // the follower is inside EachPrompt
+		go func() {
+			<-v.ready
+			returned = true
+		}()
+		stop()
+		synctest.Wait()
+		if !returned {
+			t.Fatal("stop returned while the follower was still reading")
+		}
+		stop() // idempotent
+	})
+}
+
+// A burst of edits while a read runs costs one more read, not one per edit: the change signal
+// holds at most one pending value, and the read after it sees every edit.
+func TestViewBurstCoalesces(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		lib := newMemLibrary(promptlib.Library{})
+		v := newView(lib, nil, nil)
+		srv := server.NewMCPServer("mcpctl", "test", server.WithPromptCapabilities(true), server.WithResourceCapabilities(false, true))
+		newPromptSurface(srv, v, nil)
+		notes := make(chan mcp.JSONRPCNotification, 1000)
+		if err := srv.RegisterSession(context.Background(), &noteSession{ch: notes}); err != nil {
+			t.Fatal(err)
+		}
+		stop, err := v.start(context.Background(), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer stop()
+		synctest.Wait() // loaded; the follower waits for a change
+		hold := make(chan struct{})
+		lib.mu.Lock()
+		lib.hold = hold
+		lib.mu.Unlock()
+		const edits = 500
+		for i := range edits {
+			lib.edit(func(l *promptlib.Library) {
+				l.Prompts = append(l.Prompts, promptlib.Prompt{ID: fmt.Sprintf("B0000000-0000-4000-8000-%012d", i), Title: fmt.Sprintf("Prompt %d", i), Content: "x"})
+			})
+			synctest.Wait() // the first edit's read is under way and held
+		}
+		if n := len(lib.changes); n != 1 {
+			t.Fatalf("%d change signals pending after the burst, want exactly 1", n)
+		}
+		lib.mu.Lock()
+		lib.hold = nil
+		lib.mu.Unlock()
+		close(hold)
+		synctest.Wait()
+		if got := v.reads.Load(); got != 3 {
+			t.Errorf("%d reads for %d edits, want 3 (the start, the read under way, one for the burst)", got, edits)
+		}
+		if got := len(v.current().prompts); got != edits {
+			t.Errorf("the final snapshot has %d prompts, want %d", got, edits)
+		}
+		if n := drain(notes)[mcp.MethodNotificationPromptsListChanged]; n != 1 {
+			t.Errorf("%d prompts/list_changed, want 1 (the read that saw the burst)", n)
+		}
+	})
+}

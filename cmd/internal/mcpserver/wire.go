@@ -1,0 +1,422 @@
+package mcpserver
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// MaxMessageBytes is the longest JSON-RPC message (one line) the server reads. The largest valid
+// request, a 1 MB write, fits with room to spare; a longer line is refused as it streams in,
+// never held in memory whole.
+const MaxMessageBytes = 4 << 20
+
+// metaCall is the key under params._meta that carries a request's call record number from the
+// wire to the handler chain.
+const metaCall = "mcpctl/call"
+
+// wire sits between the client's stdio and mcp-go's stdio server: the outermost part of the
+// request chain. Reading, it bounds each message, answers what JSON-RPC says is not a request
+// (batches, a non-string method, an object id, requests before initialize) and opens a call
+// record for each request; writing, it closes the record when the response leaves, and drops
+// the response to a request the client cancelled (the client has forgotten its id). Every
+// message in either direction becomes a traffic event.
+type wire struct {
+	obs       *observer
+	clientIn  io.Reader
+	clientOut io.Writer
+	pr        *io.PipeReader // what mcp-go reads
+	pw        *io.PipeWriter
+
+	outMu sync.Mutex // one writer at a time on the client's stdout
+
+	mu          sync.Mutex
+	calls       map[string]*call // open requests by id as sent
+	bySeq       map[int64]*call
+	seq         int64
+	initialized bool
+}
+
+func (o *observer) wire(in io.Reader, out io.Writer) *wire {
+	pr, pw := io.Pipe()
+	w := &wire{obs: o, clientIn: in, clientOut: out, pr: pr, pw: pw, calls: map[string]*call{}, bySeq: map[int64]*call{}}
+	o.w = w
+	return w
+}
+
+// in is what mcp-go reads: the client's messages that passed the wire. It starts the reader.
+func (w *wire) in() io.Reader {
+	go func() {
+		err := w.read()
+		w.pw.CloseWithError(err)
+	}()
+	return w.pr
+}
+
+// out is what mcp-go writes to: one Write per message.
+func (w *wire) out() io.Writer { return wireOut{w} }
+
+// close ends the reader once mcp-go has stopped listening. When the session ended because the
+// client's stdin did, the reader has already returned; when ctx ended it first, the reader may
+// sit in a read of stdin, which only the process can end: it forwards nothing more (the pipe is
+// closed) and goes with the process, as mcp-go's own reader does.
+func (w *wire) close() {
+	w.pr.CloseWithError(io.ErrClosedPipe)
+}
+
+// read forwards the client's messages until its stdin ends.
+func (w *wire) read() error {
+	r := bufio.NewReaderSize(w.clientIn, 64<<10)
+	var line bytes.Buffer
+	for {
+		line.Reset()
+		over, err := readLine(r, &line, MaxMessageBytes)
+		if over > 0 {
+			w.refuseOversized(line.Bytes(), over)
+		} else if line.Len() > 0 {
+			if werr := w.inbound(line.Bytes()); werr != nil {
+				return werr
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// readLine reads one line into buf, at most limit bytes of it; a longer line is read to its end
+// and dropped, and its length returned as over (buf keeps its first part).
+func readLine(r *bufio.Reader, buf *bytes.Buffer, limit int) (over int, err error) {
+	total := 0
+	for {
+		chunk, err := r.ReadSlice('\n')
+		total += len(chunk)
+		if total <= limit {
+			buf.Write(chunk)
+		} else if buf.Len() < 4096 {
+			buf.Write(chunk[:min(len(chunk), 4096-buf.Len())])
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if total > limit {
+			return total, err
+		}
+		return 0, err
+	}
+}
+
+var idPattern = regexp.MustCompile(`"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")`)
+
+// refuseOversized answers a message over MaxMessageBytes, with its id when the start of the
+// line shows one, so the client's call ends with a reason instead of hanging.
+func (w *wire) refuseOversized(head []byte, size int) {
+	id := json.RawMessage("null")
+	if m := idPattern.FindSubmatch(head[:min(len(head), 4096)]); m != nil {
+		id = m[1]
+	}
+	w.obs.log.Warn("refused an oversized message", "bytes", size, "limit", MaxMessageBytes)
+	w.reply(id, mcp.INVALID_REQUEST, fmt.Sprintf("Invalid Request: the message is %d bytes; mcpctl reads at most %d bytes per message. "+
+		"Send large content in smaller pieces", size, MaxMessageBytes))
+}
+
+// envelope is what the wire reads of a message.
+type envelope struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  json.RawMessage `json:"method"`
+	Params  json.RawMessage `json:"params"`
+	Result  json.RawMessage `json:"result"`
+	Error   *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// validID reports whether a JSON-RPC id is a string or a number.
+func validID(id json.RawMessage) bool {
+	if len(id) == 0 {
+		return false
+	}
+	switch id[0] {
+	case '"':
+		return true
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		return true
+	}
+	return false
+}
+
+// inbound handles one message from the client: refuses it, or records it and passes it on.
+func (w *wire) inbound(line []byte) error {
+	trimmed := bytes.TrimSpace(line)
+	if len(trimmed) == 0 {
+		return nil
+	}
+	if trimmed[0] == '[' {
+		w.reply(json.RawMessage("null"), mcp.INVALID_REQUEST, "Invalid Request: JSON-RPC batches are not supported by MCP; send one message per line")
+		return nil
+	}
+	var env envelope
+	if err := json.Unmarshal(trimmed, &env); err != nil {
+		return w.forward(line) // mcp-go answers a parse error
+	}
+	hasID := len(env.ID) > 0 && string(env.ID) != "null"
+	var method string
+	if len(env.Method) > 0 {
+		if err := json.Unmarshal(env.Method, &method); err != nil {
+			id := env.ID
+			if !validID(id) {
+				id = json.RawMessage("null")
+			}
+			w.reply(id, mcp.INVALID_REQUEST, "Invalid Request: method must be a string")
+			return nil
+		}
+	}
+	if hasID && !validID(env.ID) {
+		w.reply(json.RawMessage("null"), mcp.INVALID_REQUEST, "Invalid Request: id must be a string or a number")
+		return nil
+	}
+	if method == "" { // a response to a request of ours (sampling, roots)
+		return w.forward(line)
+	}
+	if !hasID { // a notification
+		if method == string(mcp.MethodNotificationCancelled) {
+			w.cancel(env.Params)
+		}
+		w.obs.notification(method, "in", len(line), trimmed)
+		return w.forward(line)
+	}
+	if method != string(mcp.MethodInitialize) && method != string(mcp.MethodPing) && !w.isInitialized() && !modern(env.Params) {
+		w.reply(env.ID, mcp.INVALID_REQUEST, "Invalid Request: the session is not initialized; send initialize first")
+		return nil
+	}
+	c := &call{id: string(env.ID), method: method, name: requestName(method, env.Params), start: time.Now(), bytesIn: len(line)}
+	w.mu.Lock()
+	if method == string(mcp.MethodInitialize) {
+		w.initialized = true
+	}
+	w.seq++
+	c.seq = w.seq
+	w.calls[c.id] = c
+	w.bySeq[c.seq] = c
+	w.mu.Unlock()
+	w.obs.request(c, trimmed)
+	if routed(method) {
+		if tagged, err := withMeta(trimmed, c.seq); err == nil {
+			line = append(tagged, '\n')
+		}
+	}
+	return w.forward(line)
+}
+
+// routed methods run through the handler chain and so carry their call record's number.
+func routed(method string) bool {
+	switch mcp.MCPMethod(method) {
+	case mcp.MethodToolsCall, mcp.MethodPromptsGet, mcp.MethodResourcesRead:
+		return true
+	}
+	return false
+}
+
+func (w *wire) isInitialized() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.initialized
+}
+
+// modern reports whether a request carries its protocol version in _meta (the 2026 protocol,
+// which has no initialize handshake).
+func modern(params json.RawMessage) bool {
+	var p struct {
+		Meta *mcp.Meta `json:"_meta"`
+	}
+	if json.Unmarshal(params, &p) != nil || p.Meta == nil {
+		return false
+	}
+	return mcp.IsModernProtocol(p.Meta.ProtocolVersion())
+}
+
+// requestName is what a request is about: the tool or prompt name, or the resource URI.
+func requestName(method string, params json.RawMessage) string {
+	var p struct {
+		Name string `json:"name"`
+		URI  string `json:"uri"`
+	}
+	switch mcp.MCPMethod(method) {
+	case mcp.MethodToolsCall, mcp.MethodPromptsGet:
+		_ = json.Unmarshal(params, &p)
+		return p.Name
+	case mcp.MethodResourcesRead:
+		_ = json.Unmarshal(params, &p)
+		return p.URI
+	}
+	return ""
+}
+
+// withMeta adds the call record's number to the request's params._meta.
+func withMeta(msg []byte, seq int64) ([]byte, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(msg, &m); err != nil {
+		return nil, err
+	}
+	var params map[string]json.RawMessage
+	if len(m["params"]) > 0 && string(m["params"]) != "null" {
+		if err := json.Unmarshal(m["params"], &params); err != nil {
+			return nil, err
+		}
+	}
+	if params == nil {
+		params = map[string]json.RawMessage{}
+	}
+	var meta map[string]json.RawMessage
+	if len(params["_meta"]) > 0 && string(params["_meta"]) != "null" {
+		if err := json.Unmarshal(params["_meta"], &meta); err != nil {
+			return nil, err
+		}
+	}
+	if meta == nil {
+		meta = map[string]json.RawMessage{}
+	}
+	meta[metaCall] = json.RawMessage(strconv.FormatInt(seq, 10))
+	var err error
+	if params["_meta"], err = json.Marshal(meta); err != nil {
+		return nil, err
+	}
+	if m["params"], err = json.Marshal(params); err != nil {
+		return nil, err
+	}
+	return json.Marshal(m)
+}
+
+// callBySeq finds the record the wire opened for a request, by the number in its _meta.
+func (w *wire) callBySeq(meta *mcp.Meta) *call {
+	if meta == nil {
+		return nil
+	}
+	var seq int64
+	switch v := meta.AdditionalFields[metaCall].(type) {
+	case float64:
+		seq = int64(v)
+	case json.Number:
+		seq, _ = v.Int64()
+	default:
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.bySeq[seq]
+}
+
+// cancel marks the request a notifications/cancelled names; mcp-go cancels its context.
+func (w *wire) cancel(params json.RawMessage) {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return
+	}
+	w.mu.Lock()
+	if c := w.calls[string(p.RequestID)]; c != nil {
+		c.mu.Lock()
+		c.cancelled = true
+		c.mu.Unlock()
+	}
+	w.mu.Unlock()
+}
+
+func (w *wire) forward(line []byte) error {
+	_, err := w.pw.Write(line)
+	return err
+}
+
+// reply answers a request the wire refused, as JSON-RPC.
+func (w *wire) reply(id json.RawMessage, code int, message string) {
+	resp, _ := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}{JSONRPC: "2.0", ID: id, Error: struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	}{code, message}})
+	w.obs.refused(string(id), code, message)
+	_ = w.write(append(resp, '\n'))
+}
+
+func (w *wire) write(p []byte) error {
+	w.outMu.Lock()
+	defer w.outMu.Unlock()
+	_, err := w.clientOut.Write(p)
+	return err
+}
+
+// wireOut is mcp-go's stdout.
+type wireOut struct{ w *wire }
+
+// Write takes one message from mcp-go (it writes each with one call) and passes it to the
+// client, unless it answers a cancelled request.
+func (o wireOut) Write(p []byte) (int, error) {
+	w := o.w
+	var env envelope
+	if err := json.Unmarshal(p, &env); err != nil {
+		return len(p), w.write(p)
+	}
+	var method string
+	_ = json.Unmarshal(env.Method, &method)
+	if method != "" {
+		if len(env.ID) == 0 {
+			w.obs.notification(method, "out", len(p), bytes.TrimSpace(p))
+		}
+		return len(p), w.write(p)
+	}
+	w.mu.Lock()
+	c := w.calls[string(env.ID)]
+	if c != nil {
+		delete(w.calls, c.id)
+		delete(w.bySeq, c.seq)
+	}
+	w.mu.Unlock()
+	if c == nil {
+		return len(p), w.write(p)
+	}
+	c.mu.Lock()
+	cancelled := c.cancelled
+	c.mu.Unlock()
+	if cancelled {
+		w.obs.cancelled(c)
+		return len(p), nil
+	}
+	errCode, errMsg := 0, ""
+	if env.Error != nil {
+		errCode, errMsg = env.Error.Code, env.Error.Message
+	}
+	w.obs.response(c, len(p), errCode, errMsg, isErrorResult(env.Result), bytes.TrimSpace(p))
+	return len(p), w.write(p)
+}
+
+// isErrorResult reports whether a tool result says isError.
+func isErrorResult(result json.RawMessage) bool {
+	if len(result) == 0 || !bytes.Contains(result, []byte(`"isError"`)) {
+		return false
+	}
+	var r struct {
+		IsError bool `json:"isError"`
+	}
+	return json.Unmarshal(result, &r) == nil && r.IsError
+}
