@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/mcpctl/mcpctl/promptlib"
 	"github.com/mcpctl/mcpctl/schemas"
@@ -40,8 +41,14 @@ func runValidate(ctx context.Context, env Env, args []string) error {
 		}
 		files = append(files, found...)
 	}
-	bad := 0
+	bad, checked := 0, 0
 	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			// SIGINT or SIGTERM: stop between files, saying how far it got.
+			fmt.Fprintf(env.Stderr, "interrupted after %d of %d files, %d invalid\n", checked, len(files), bad)
+			return err
+		}
+		checked++
 		k := *kind
 		if k == "" {
 			k = kindOf(f)
@@ -94,11 +101,27 @@ func kindOf(path string) string {
 
 // validateQueueFile returns the file's problems as "/pointer: message".
 func validateQueueFile(path, kind string) []string {
-	f, err := os.Open(path)
+	// A FIFO, socket or device named *.json must never be opened for reading: a FIFO's open
+	// blocks until a writer comes, forever. Lstat first, then open without blocking or
+	// following, and check again on the open file (it may have been swapped in between).
+	fi, err := os.Lstat(path)
 	if err != nil {
-		return []string{"/: cannot read: " + errors.Unwrap(err).Error()}
+		return []string{"/: cannot read: " + rootErr(err)}
+	}
+	if !fi.Mode().IsRegular() {
+		return []string{notRegular(fi.Mode())}
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return []string{"/: cannot read: " + rootErr(err)}
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		if err != nil {
+			return []string{"/: cannot read: " + rootErr(err)}
+		}
+		return []string{notRegular(fi.Mode())}
+	}
 	data, err := io.ReadAll(io.LimitReader(f, promptlib.MaxOperationSize+1))
 	if err != nil {
 		return []string{"/: cannot read: " + err.Error()}
@@ -139,6 +162,32 @@ func validateQueueFile(path, kind string) []string {
 		out = append(out, fmt.Sprintf("/id: %s does not match the file name %s", op.ID, base))
 	}
 	return out
+}
+
+// notRegular is the problem line for a path that is not a regular file; it was not read.
+func notRegular(m fs.FileMode) string {
+	what := "a " + m.Type().String()
+	switch {
+	case m&fs.ModeSymlink != 0:
+		what = "a symlink"
+	case m&fs.ModeNamedPipe != 0:
+		what = "a FIFO"
+	case m&fs.ModeSocket != 0:
+		what = "a socket"
+	case m&fs.ModeDevice != 0:
+		what = "a device"
+	case m.IsDir():
+		what = "a directory"
+	}
+	return "/: not a regular file (" + what + "); it was not read"
+}
+
+// rootErr is the system's word for a failure, without the path the line already names.
+func rootErr(err error) string {
+	if u := errors.Unwrap(err); u != nil {
+		return u.Error()
+	}
+	return err.Error()
 }
 
 // dataPointer points a field rule's message ("emoji ... is not exactly one emoji") at its field.

@@ -3,10 +3,13 @@ package cmd
 import (
 	"bufio"
 	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/mcpctl/mcpctl/promptlib"
 )
@@ -102,5 +105,71 @@ func TestValidateAcceptsWriterOutput(t *testing.T) {
 	}
 	if code, out, _ := run(t, nil, "validate", dir); code != 0 {
 		t.Errorf("exit %d:\n%s", code, out)
+	}
+}
+
+// Fault: a FIFO, a socket or a symlink named *.json is reported as "not a regular file" and never
+// opened for reading: a FIFO's open would block validate forever (issue 14 item 5).
+func TestValidateNonRegularFiles(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "0a000001-0000-4000-8000-000000000001.json")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(dir, "0a000001-0000-4000-8000-000000000002.json")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	link := filepath.Join(dir, "0a000001-0000-4000-8000-000000000003.json")
+	target, err := filepath.Abs(filepath.Join(queueTestdata, "valid", "0a000001-0000-4000-8000-000000000001.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		want []string // each a problem line that must appear
+	}{
+		{"a FIFO given by name", []string{"validate", fifo}, []string{fifo + ": /: not a regular file (a FIFO)"}},
+		{"a socket given by name", []string{"validate", sock}, []string{sock + ": /: not a regular file (a socket)"}},
+		{"a symlink given by name", []string{"validate", link}, []string{link + ": /: not a regular file (a symlink)"}},
+		{"the directory holding them", []string{"validate", dir}, []string{fifo + ": /: not a regular file", sock + ": /: not a regular file", link + ": /: not a regular file"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			type result struct {
+				code     int
+				out, err string
+			}
+			done := make(chan result, 1)
+			go func() {
+				code, out, errOut := run(t, nil, tt.args...)
+				done <- result{code, out, errOut}
+			}()
+			var got result
+			select {
+			case got = <-done:
+			case <-time.After(10 * time.Second):
+				// Unblock the hung open so the goroutine ends, then fail.
+				if w, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+					w.Close()
+				}
+				<-done
+				t.Fatalf("mcpctl %v did not return: it blocked opening a FIFO", tt.args)
+			}
+			if got.code != 1 {
+				t.Errorf("exit %d, want 1 (stderr %q)", got.code, got.err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(got.out, w) {
+					t.Errorf("output lacks %q:\n%s", w, got.out)
+				}
+			}
+		})
 	}
 }

@@ -95,10 +95,16 @@ type sidecar struct {
 func newSidecar(db *DB) *sidecar {
 	s := &sidecar{db: db, state: IndexBuilding, done: make(chan struct{}), kickc: make(chan struct{}, 1)}
 	if db.opts.CacheDir != "" {
-		sum := sha256.Sum256([]byte(db.path))
-		s.path = filepath.Join(db.opts.CacheDir, "search", hex.EncodeToString(sum[:12])+".db")
+		s.path = sidecarPath(db.opts.CacheDir, db.path)
 	}
 	return s
+}
+
+// sidecarPath is where the index of the library at dbPath (absolute) lives. The name is
+// predictable, which is why openFile trusts nothing it finds there.
+func sidecarPath(cacheDir, dbPath string) string {
+	sum := sha256.Sum256([]byte(dbPath))
+	return filepath.Join(cacheDir, "search", hex.EncodeToString(sum[:12])+".db")
 }
 
 // SearchIndex reports the sidecar's state: "ready", "building" or "unavailable" (with the reason).
@@ -291,12 +297,12 @@ func sidecarDSN(path string, readOnly bool) string {
 // open opens (creating, or rebuilding if it is corrupt or of another format) the sidecar and
 // loads its change-detection state.
 func (s *sidecar) open(ctx context.Context) error {
-	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
-		return fault(fmt.Errorf("cache directory: %w", err))
+	if err := prepareSidecarDirs(s.db.opts.CacheDir, s.path); err != nil {
+		return fault(err)
 	}
 	err := s.openFile(ctx)
 	if err != nil && ctx.Err() == nil {
-		// A damaged or foreign file: start afresh once.
+		// A damaged file of ours: start afresh once.
 		s.db.log.Warn("search index file unusable; rebuilding it", "path", s.path, "err", err)
 		s.closeFiles()
 		for _, suffix := range []string{"", "-wal", "-shm"} {
@@ -313,7 +319,17 @@ func (s *sidecar) open(ctx context.Context) error {
 	return nil
 }
 
+// openFile hands SQLite only a regular file of ours carrying sidecarAppID (see ownSidecar):
+// a planted link or a foreign database at the path is removed or deleted, never written
+// through, so the sidecar can never alter the app's database or anyone else's file.
 func (s *sidecar) openFile(ctx context.Context) error {
+	created, err := ownSidecar(s.path)
+	if err != nil {
+		return err
+	}
+	if created {
+		s.db.log.Debug("search index file created", "path", s.path)
+	}
 	wr, err := sql.Open("sqlite3", sidecarDSN(s.path, false))
 	if err != nil {
 		return err
@@ -324,8 +340,16 @@ func (s *sidecar) openFile(ctx context.Context) error {
 	if err := wr.QueryRowContext(ctx, "PRAGMA user_version").Scan(&format); err != nil {
 		return err
 	}
+	var app int32
+	if err := wr.QueryRowContext(ctx, "PRAGMA application_id").Scan(&app); err != nil {
+		return err
+	}
+	if uint32(app) != sidecarAppID {
+		// ownSidecar checked the header, but the file may have been swapped since: alter nothing.
+		return fmt.Errorf("%s does not carry mcpctl's marker", s.path)
+	}
 	if format != sidecarFormat {
-		// Another format (or a new file): drop everything and start afresh.
+		// Another format of ours (or a new file): drop our tables and start afresh.
 		for _, stmt := range []string{"DROP TABLE IF EXISTS fts", "DROP TABLE IF EXISTS docs",
 			"DROP TABLE IF EXISTS buckets", "DROP TABLE IF EXISTS meta"} {
 			if _, err := wr.ExecContext(ctx, stmt); err != nil {

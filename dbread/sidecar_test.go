@@ -158,3 +158,188 @@ func TestSearchTies(t *testing.T) {
 		}
 	}
 }
+
+// fileSums reads path and its -wal and -shm (missing files read as "").
+func fileSums(tb testing.TB, path string) map[string]string {
+	tb.Helper()
+	sums := map[string]string{}
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		b, err := os.ReadFile(path + suffix)
+		if err != nil && !os.IsNotExist(err) {
+			tb.Fatal(err)
+		}
+		sums[suffix] = string(b)
+	}
+	return sums
+}
+
+// TestSidecarPlantedSymlink: a symlink at the index's (predictable) path, to an unrelated SQLite
+// file or to the served prompts.db itself, is removed, never followed: the target (with its WAL)
+// stays byte-identical, and search still works from a fresh index of ours.
+func TestSidecarPlantedSymlink(t *testing.T) {
+	lib := librarytest.FromLibrary(t, smallLibrary())
+	other := librarytest.FromLibrary(t, smallLibrary())
+	tests := []struct {
+		name   string
+		target string
+	}{
+		{"an unrelated SQLite file", other.DB},
+		{"the served prompts.db", lib.DB},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// Keep a WAL beside the target, as a running app does, so a write through the link
+			// that lands in the WAL is seen.
+			w, err := librarytest.OpenWriter(tt.target)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close()
+			if _, err := w.Exec("PRAGMA wal_autocheckpoint = 0"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := w.Exec("UPDATE prompts SET updated_at = updated_at"); err != nil {
+				t.Fatal(err)
+			}
+			before := fileSums(t, tt.target)
+			if before["-wal"] == "" {
+				t.Fatal("fixture: target has no WAL")
+			}
+			cache := t.TempDir()
+			abs, err := filepath.Abs(lib.DB)
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := sidecarPath(cache, abs)
+			if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			for _, suffix := range []string{"", "-wal", "-shm"} {
+				if err := os.Symlink(tt.target+suffix, path+suffix); err != nil {
+					t.Fatal(err)
+				}
+			}
+
+			db := open(t, lib.DB, Options{CacheDir: cache})
+			waitIndex(t, db, IndexReady)
+			got, _, err := db.Search(context.Background(), "audit injection", 10, 0)
+			if err != nil || len(got) != 1 {
+				t.Errorf("Search = %v, %v; want one match", ids(got), err)
+			}
+			if fi, err := os.Lstat(path); err != nil || !fi.Mode().IsRegular() {
+				t.Errorf("index path after Open: %v, %v; want a regular file of ours", fi, err)
+			}
+			after := fileSums(t, tt.target)
+			for _, suffix := range []string{"", "-wal", "-shm"} {
+				if before[suffix] != after[suffix] {
+					t.Errorf("target%s changed through the planted link (%d bytes before, %d after)", suffix, len(before[suffix]), len(after[suffix]))
+				}
+			}
+		})
+	}
+}
+
+// TestSidecarForeignFile: a database without mcpctl's marker at the index's path is deleted and
+// recreated, never altered through (its tables are not dropped in place); a hard link to
+// another file is unlinked, the file itself untouched.
+func TestSidecarForeignFile(t *testing.T) {
+	lib := librarytest.FromLibrary(t, smallLibrary())
+	abs, err := filepath.Abs(lib.DB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		plant func(t *testing.T, path string) (check func(t *testing.T))
+	}{
+		{"a foreign database", func(t *testing.T, path string) func(*testing.T) {
+			src := librarytest.FromLibrary(t, smallLibrary())
+			b, err := os.ReadFile(src.DB)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			return func(t *testing.T) {
+				var app int32
+				w, err := librarytest.OpenWriter(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer w.Close()
+				if err := w.QueryRow("PRAGMA application_id").Scan(&app); err != nil || uint32(app) != sidecarAppID {
+					t.Errorf("application_id = %#x, %v; want a fresh file of ours (%#x)", app, err, sidecarAppID)
+				}
+			}
+		}},
+		{"a hard link to the served database", func(t *testing.T, path string) func(*testing.T) {
+			before := fileSums(t, lib.DB)
+			if err := os.Link(lib.DB, path); err != nil {
+				t.Skipf("no hard links here: %v", err)
+			}
+			return func(t *testing.T) {
+				if after := fileSums(t, lib.DB); after[""] != before[""] || after["-wal"] != before["-wal"] {
+					t.Error("prompts.db changed through a hard link at the index path")
+				}
+				// What the index wrote may sit in a WAL named after the link, unseen in
+				// prompts.db's bytes: the index must simply not be that file.
+				a, errA := os.Stat(path)
+				b, errB := os.Stat(lib.DB)
+				if errA != nil || errB != nil || os.SameFile(a, b) {
+					t.Errorf("index file is prompts.db itself (%v, %v)", errA, errB)
+				}
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cache := t.TempDir()
+			path := sidecarPath(cache, abs)
+			if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			check := tt.plant(t, path)
+			db, err := Open(context.Background(), lib.DB, Options{CacheDir: cache})
+			if err != nil {
+				t.Fatal(err)
+			}
+			waitIndex(t, db, IndexReady)
+			if got, _, err := db.Search(context.Background(), "audit injection", 10, 0); err != nil || len(got) != 1 {
+				t.Errorf("Search = %v, %v; want one match", ids(got), err)
+			}
+			// Closing checkpoints the index's WAL into its main file: a write through a link
+			// shows only then.
+			if err := db.Close(); err != nil {
+				t.Fatal(err)
+			}
+			check(t)
+		})
+	}
+}
+
+// TestSidecarCacheDirOthersCanWrite: a cache directory others can write (where anyone could plant
+// a link) is refused with the reason; search answers by LIKE scan.
+func TestSidecarCacheDirOthersCanWrite(t *testing.T) {
+	lib := librarytest.FromLibrary(t, smallLibrary())
+	for _, mode := range []os.FileMode{0o777, 0o770, 0o722} {
+		t.Run(fmt.Sprintf("%#o", mode), func(t *testing.T) {
+			cache := t.TempDir()
+			search := filepath.Join(cache, "search")
+			if err := os.Mkdir(search, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(search, mode); err != nil {
+				t.Fatal(err)
+			}
+			db := open(t, lib.DB, Options{CacheDir: cache})
+			waitIndex(t, db, IndexUnavailable)
+			if _, err := db.SearchIndex(); err == nil || !strings.Contains(err.Error(), "others can write") {
+				t.Errorf("SearchIndex reason = %v, want it to say others can write the directory", err)
+			}
+			if got, _, err := db.Search(context.Background(), "audit injection", 10, 0); err != nil || len(got) != 1 {
+				t.Errorf("Search = %v, %v; want the LIKE scan's one match", ids(got), err)
+			}
+		})
+	}
+}

@@ -51,6 +51,9 @@ func FolderPaths(folders []promptlib.Folder) map[string]string {
 // ResolveFolder finds the folder a project names: by id (either case), by path from the top
 // level ("A / B", spaces around the slashes optional), or by a name found exactly once anywhere.
 // A name found in several places is an error listing their paths, so the user can write one.
+// A path that matches several folders (a folder named "Engineering/Web App" beside
+// "Engineering" / "Web App", or siblings "A" and "A ") is an error naming every candidate with
+// its id and path: it never silently picks one, since the folder decides what a session sees.
 func ResolveFolder(folders []promptlib.Folder, spec string) (string, error) {
 	paths := FolderPaths(folders)
 	for _, f := range folders {
@@ -59,10 +62,23 @@ func ResolveFolder(folders []promptlib.Folder, spec string) (string, error) {
 		}
 	}
 	want := normPath(spec)
+	var byPath []promptlib.Folder
 	for _, f := range folders {
 		if normPath(paths[promptlib.Key(f.ID)]) == want {
-			return f.ID, nil
+			byPath = append(byPath, f)
 		}
+	}
+	switch {
+	case len(byPath) == 1:
+		return byPath[0].ID, nil
+	case len(byPath) > 1:
+		var cs []string
+		for _, f := range byPath {
+			cs = append(cs, fmt.Sprintf("%s (id %s)", quote(paths[promptlib.Key(f.ID)]), f.ID))
+		}
+		sort.Strings(cs)
+		return "", &Error{Op: "resolve folder", Path: spec, Err: errors.Join(ErrNoFolder,
+			fmt.Errorf("the path is ambiguous, %d folders match: %s; write the folder's id instead", len(cs), strings.Join(cs, ", ")))}
 	}
 	var hits []string
 	for _, f := range folders {

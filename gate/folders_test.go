@@ -61,6 +61,53 @@ func TestResolveFolder(t *testing.T) {
 	}
 }
 
+// Two folders whose paths read the same once spaces around slashes are ignored (a folder named
+// "Engineering/Web App" beside "Engineering" / "Web App"), or siblings "A" and "A ", are
+// ambiguous: ResolveFolder refuses and names both, with ids and paths (issue 14 item 6).
+func TestResolveFolderAmbiguousPath(t *testing.T) {
+	const (
+		eng    = "E0000000-0000-4000-8000-000000000001"
+		web    = "E0000000-0000-4000-8000-000000000002"
+		slash  = "E0000000-0000-4000-8000-000000000003"
+		a      = "E0000000-0000-4000-8000-000000000004"
+		aSpace = "E0000000-0000-4000-8000-000000000005"
+	)
+	folders := []promptlib.Folder{
+		{ID: slash, Name: "Engineering/Web App"}, // listed first: first match must not win
+		{ID: eng, Name: "Engineering"},
+		{ID: web, Name: "Web App", ParentID: promptlib.Ptr(eng)},
+		{ID: a, Name: "A"},
+		{ID: aSpace, Name: "A "},
+	}
+	tests := []struct {
+		spec string
+		want []string // each must appear in the error
+	}{
+		{"Engineering / Web App", []string{`"Engineering / Web App" (id ` + web + `)`, `"Engineering/Web App" (id ` + slash + `)`}},
+		{"Engineering/Web App", []string{web, slash}},
+		{"A", []string{`(id ` + a + `)`, `(id ` + aSpace + `)`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.spec, func(t *testing.T) {
+			got, err := ResolveFolder(folders, tt.spec)
+			if err == nil || !errors.Is(err, ErrNoFolder) || !strings.Contains(err.Error(), "ambiguous") {
+				t.Fatalf("got %q, %v; want an ambiguity error", got, err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not name %q", err, w)
+				}
+			}
+		})
+	}
+	// Ids still pick exactly one.
+	for _, id := range []string{web, slash, strings.ToLower(aSpace)} {
+		if got, err := ResolveFolder(folders, id); err != nil || !strings.EqualFold(got, id) {
+			t.Errorf("ResolveFolder(%s) = %q, %v; want that folder", id, got, err)
+		}
+	}
+}
+
 func TestFolderScope(t *testing.T) {
 	f := newFixture(t)
 	goID := f.folder("Engineering / Backend / Go")

@@ -188,17 +188,52 @@ func (a applier) deletePrompt(d *DeletePromptData) (Response, error) {
 // level, in either case: children may spell their parent's id differently from the parent.
 const sameParentSQL = `(parent_id IS ? OR parent_id = ? COLLATE NOCASE)`
 
-// nameTaken reports whether parent (nil = top level) already holds a folder called name, other
-// than except.
-func (a applier) nameTaken(parent *string, name, except string) (bool, error) {
-	var n int
-	err := a.tx.QueryRowContext(a.ctx,
-		`SELECT COUNT(*) FROM folders WHERE name = ? COLLATE NOCASE AND `+sameParentSQL+` AND id <> ?`,
-		name, parent, parent, except).Scan(&n)
+// folders reads every folder's id, name and parent: the input of the folder write rules
+// (folder_rules.go), which Apply checks in Go so that it agrees with the MCP side's pre-check.
+func (a applier) folders() ([]Folder, error) {
+	rows, err := a.tx.QueryContext(a.ctx, `SELECT id, name, parent_id FROM folders`)
 	if err != nil {
-		return false, fmt.Errorf("promptlib: check folder name: %w", err)
+		return nil, fmt.Errorf("promptlib: read folders: %w", err)
 	}
-	return n > 0, nil
+	defer rows.Close()
+	var out []Folder
+	for rows.Next() {
+		var f Folder
+		var p sql.NullString
+		if err := rows.Scan(&f.ID, &f.Name, &p); err != nil {
+			return nil, fmt.Errorf("promptlib: read folders: %w", err)
+		}
+		if p.Valid {
+			f.ParentID = &p.String
+		}
+		out = append(out, f)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("promptlib: read folders: %w", err)
+	}
+	return out, nil
+}
+
+// promptCounts counts the prompts directly in each folder.
+func (a applier) promptCounts() (map[string]int, error) {
+	rows, err := a.tx.QueryContext(a.ctx, `SELECT folder_id, COUNT(*) FROM prompts WHERE folder_id IS NOT NULL GROUP BY folder_id`)
+	if err != nil {
+		return nil, fmt.Errorf("promptlib: count prompts: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var id string
+		var n int
+		if err := rows.Scan(&id, &n); err != nil {
+			return nil, fmt.Errorf("promptlib: count prompts: %w", err)
+		}
+		out[id] += n
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("promptlib: count prompts: %w", err)
+	}
+	return out, nil
 }
 
 // nextPosition is one past the last position among parent's children.
@@ -214,6 +249,13 @@ func (a applier) nextPosition(parent *string) (int64, error) {
 }
 
 func (a applier) createFolder(d *CreateFolderData) (Response, error) {
+	all, err := a.folders()
+	if err != nil {
+		return Response{}, err
+	}
+	if err := CheckCreateFolder(all, d.ParentID, d.Name); err != nil {
+		return Response{}, err
+	}
 	var parent *string
 	if d.ParentID != nil {
 		p, err := a.folderRef("parent folder", *d.ParentID, CodeParentFolderNotFound)
@@ -221,11 +263,6 @@ func (a applier) createFolder(d *CreateFolderData) (Response, error) {
 			return Response{}, err
 		}
 		parent = &p
-	}
-	if taken, err := a.nameTaken(parent, d.Name, ""); err != nil {
-		return Response{}, err
-	} else if taken {
-		return Response{}, Errorf(CodeFolderExists, "a folder named '%s' already exists there", truncate(d.Name, 80))
 	}
 	pos, err := a.nextPosition(parent)
 	if err != nil {
@@ -257,35 +294,14 @@ func (a applier) folder(id string) (stored, name string, parent *string, err err
 	return stored, name, parent, nil
 }
 
-// subtree returns folder id and every folder below it. The walk compares ids without case, as
-// the app's ids may be spelt either way, and stops at cycles a corrupt library might hold.
-func (a applier) subtree(id string) ([]string, error) {
-	rows, err := a.tx.QueryContext(a.ctx, `
-WITH RECURSIVE sub(id) AS (
-  SELECT id FROM folders WHERE id = ?
-  UNION
-  SELECT f.id FROM folders f JOIN sub ON f.parent_id = sub.id COLLATE NOCASE
-)
-SELECT id FROM sub`, id)
-	if err != nil {
-		return nil, fmt.Errorf("promptlib: folder subtree: %w", err)
-	}
-	defer rows.Close()
-	var ids []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, fmt.Errorf("promptlib: folder subtree: %w", err)
-		}
-		ids = append(ids, s)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("promptlib: folder subtree: %w", err)
-	}
-	return ids, nil
-}
-
 func (a applier) updateFolder(d *UpdateFolderData) (Response, error) {
+	all, err := a.folders()
+	if err != nil {
+		return Response{}, err
+	}
+	if err := CheckUpdateFolder(all, d.ID, d.Name, d.ParentID); err != nil {
+		return Response{}, err
+	}
 	id, name, parent, err := a.folder(d.ID)
 	if err != nil {
 		return Response{}, err
@@ -299,15 +315,6 @@ func (a applier) updateFolder(d *UpdateFolderData) (Response, error) {
 			if err != nil {
 				return Response{}, err
 			}
-			sub, err := a.subtree(id)
-			if err != nil {
-				return Response{}, err
-			}
-			for _, s := range sub {
-				if strings.EqualFold(s, p) {
-					return Response{}, Errorf(CodeFolderCycle, "folder %s cannot move into %s, which is itself or one of its subfolders", id, p)
-				}
-			}
 			newParent = &p
 		}
 		moved = !sameParent(parent, newParent)
@@ -315,13 +322,6 @@ func (a applier) updateFolder(d *UpdateFolderData) (Response, error) {
 	newName := name
 	if d.Name.Set {
 		newName = d.Name.Value
-	}
-	if moved || newName != name {
-		if taken, err := a.nameTaken(newParent, newName, id); err != nil {
-			return Response{}, err
-		} else if taken {
-			return Response{}, Errorf(CodeFolderExists, "a folder named '%s' already exists there", truncate(newName, 80))
-		}
 	}
 	sets, args := []string{"name = ?", "updated_at = ?"}, []any{newName, a.now}
 	if moved {
@@ -347,30 +347,32 @@ func sameParent(a, b *string) bool {
 }
 
 func (a applier) deleteFolder(d *DeleteFolderData) (Response, error) {
+	all, err := a.folders()
+	if err != nil {
+		return Response{}, err
+	}
+	counts, err := a.promptCounts()
+	if err != nil {
+		return Response{}, err
+	}
+	if err := CheckDeleteFolder(all, counts, d.ID, d.Recursive); err != nil {
+		return Response{}, err
+	}
 	id, name, _, err := a.folder(d.ID)
 	if err != nil {
 		return Response{}, err
 	}
-	sub, err := a.subtree(id)
-	if err != nil {
-		return Response{}, err
-	}
+	sub := FolderSubtree(all, id)
 	in := "(" + strings.TrimSuffix(strings.Repeat("?,", len(sub)), ",") + ")"
 	args := make([]any, len(sub))
 	for i, s := range sub {
 		args[i] = s
 	}
-	var prompts int
-	if err := a.tx.QueryRowContext(a.ctx, "SELECT COUNT(*) FROM prompts WHERE folder_id COLLATE NOCASE IN "+in, args...).Scan(&prompts); err != nil {
+	res, err := a.tx.ExecContext(a.ctx, "DELETE FROM prompts WHERE folder_id COLLATE NOCASE IN "+in, args...)
+	if err != nil {
 		return Response{}, fmt.Errorf("promptlib: delete folder: %w", err)
 	}
-	if !d.Recursive && (prompts > 0 || len(sub) > 1) {
-		return Response{}, Errorf(CodeFolderNotEmpty, "folder '%s' holds %d prompts and %d subfolders; use recursive=true to delete it with its contents",
-			truncate(name, 80), prompts, len(sub)-1)
-	}
-	if _, err := a.tx.ExecContext(a.ctx, "DELETE FROM prompts WHERE folder_id COLLATE NOCASE IN "+in, args...); err != nil {
-		return Response{}, fmt.Errorf("promptlib: delete folder: %w", err)
-	}
+	prompts, _ := res.RowsAffected()
 	if _, err := a.tx.ExecContext(a.ctx, "DELETE FROM folders WHERE id IN "+in, args...); err != nil {
 		return Response{}, fmt.Errorf("promptlib: delete folder: %w", err)
 	}

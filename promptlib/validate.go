@@ -52,6 +52,11 @@ func validateText(field, s string, max int) error {
 	if strings.TrimSpace(s) == "" {
 		return Errorf(CodeInvalidInput, "%s must not be empty or blank", field)
 	}
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		// SQLite's string functions and the app's C-string reads stop at a NUL: they would
+		// see another value than mcpctl shows.
+		return Errorf(CodeInvalidInput, "%s contains a NUL character (U+0000) at byte %d; remove it", field, i)
+	}
 	if n := utf8.RuneCountInString(s); n > max {
 		return Errorf(CodeInvalidInput, "%s has %d characters; the limit is %d", field, n, max)
 	}
@@ -78,8 +83,10 @@ func ValidateURL(s string) error {
 	return nil
 }
 
-// ValidateEmoji checks that s is exactly one grapheme cluster and that the cluster is an emoji,
-// so multi-code-point emoji (👨‍💻, 🇫🇷, 👍🏽) pass while letters, digits and symbols such as # fail.
+// ValidateEmoji checks that s is exactly one grapheme cluster and that the cluster is a visible
+// emoji, so multi-code-point emoji (👨‍💻, 🇫🇷, 👍🏽, #️⃣) pass while letters, digits, symbols
+// such as #, and invisible or incomplete clusters (a lone U+FE0F, a lone regional indicator)
+// fail.
 func ValidateEmoji(s string) error {
 	if s == "" || uniseg.GraphemeClusterCount(s) != 1 || !isEmojiCluster(s) {
 		return Errorf(CodeInvalidEmoji, "emoji %q is not exactly one emoji", truncate(s, 20))
@@ -87,23 +94,64 @@ func ValidateEmoji(s string) error {
 	return nil
 }
 
-// isEmojiCluster decides from the cluster's code points. A cluster is an emoji when it holds a
-// pictographic code point, a regional indicator (flags), or is made one by the emoji
-// presentation selector U+FE0F or the keycap U+20E3 (#️⃣, ☺️).
+// isRegional reports a regional indicator: two make a flag, one is not an emoji.
+func isRegional(r rune) bool { return r >= 0x1F1E6 && r <= 0x1F1FF }
+
+// isModifier reports a code point that only modifies the emoji before it and is never one on
+// its own: variation selectors, the zero-width joiner, skin tones, the keycap mark and tags.
+func isModifier(r rune) bool {
+	switch {
+	case r >= 0xFE00 && r <= 0xFE0F, r == 0x200D, r == 0x20E3:
+		return true
+	case r >= 0x1F3FB && r <= 0x1F3FF, r >= 0xE0020 && r <= 0xE007F:
+		return true
+	}
+	return false
+}
+
+// isEmojiCluster decides from the cluster's code points. A flag is exactly two regional
+// indicators. Otherwise the cluster needs a visible base (a code point that is not a modifier)
+// that is pictographic, or a keycap base (0–9, #, *) with U+20E3, or a symbol made an emoji by
+// the presentation selector U+FE0F (☺️, ©️).
 func isEmojiCluster(s string) bool {
+	var base []rune
+	regional, keycap, presentation := 0, false, false
 	for _, r := range s {
 		switch {
-		case r == 0xFE0F || r == 0x20E3:
-			return true
-		case r >= 0x1F000 && r <= 0x1FAFF: // pictographs, emoticons, transport, flags, symbols
+		case isRegional(r):
+			regional++
+		case r == 0x20E3:
+			keycap = true
+		case r == 0xFE0F:
+			presentation = true
+		case isModifier(r):
+		default:
+			base = append(base, r)
+		}
+	}
+	if regional > 0 {
+		return regional == 2 && len(base) == 0 && !keycap
+	}
+	if len(base) == 0 {
+		return false
+	}
+	if keycap {
+		b := base[0]
+		return len(base) == 1 && (b >= '0' && b <= '9' || b == '#' || b == '*')
+	}
+	for _, r := range base {
+		switch {
+		case r >= 0x1F000 && r <= 0x1FAFF: // pictographs, emoticons, transport, symbols
 			return true
 		case r >= 0x2600 && r <= 0x27BF: // miscellaneous symbols and dingbats
 			return true
-		case r >= 0x2300 && r <= 0x23FF, r >= 0x2B00 && r <= 0x2BFF, r >= 0x1F900 && r <= 0x1F9FF:
-			return unicode.IsSymbol(r)
+		case r >= 0x2300 && r <= 0x23FF, r >= 0x2B00 && r <= 0x2BFF:
+			if unicode.IsSymbol(r) {
+				return true
+			}
 		}
 	}
-	return false
+	return presentation && unicode.IsSymbol(base[0])
 }
 
 func truncate(s string, n int) string {

@@ -13,6 +13,10 @@ func TestValidateEmoji(t *testing.T) {
 		{"📝", true}, {"👨‍💻", true}, {"🇫🇷", true}, {"👍🏽", true}, {"⚙️", true}, {"#️⃣", true}, {"☕", true},
 		{"a", false}, {"1", false}, {"#", false}, {"ab", false}, {"", false}, {"📝📝", false}, {"é", false},
 		{"👍🏽x", false}, {" ", false},
+		// Invisible or incomplete clusters (issue 14 item 10).
+		{"\uFE0F", false}, {"\U0001F1EB", false}, {"\u200D", false}, {"\U0001F3FD", false}, {"\u20E3", false},
+		{"\uFE0F\u20E3", false}, {"a\uFE0F", false}, {"\U0001F1EB\uFE0F", false}, {"\U000E0067", false},
+		{"🏴󠁧󠁢󠁳󠁣󠁴󠁿", true}, {"©️", true}, {"☺️", true}, {"*️⃣", true}, {"🏳️‍🌈", true}, {"❤️‍🔥", true},
 	} {
 		err := ValidateEmoji(tc.in)
 		if got := err == nil; got != tc.want {
@@ -41,6 +45,10 @@ func TestValidateText(t *testing.T) {
 		{"content 100001", ValidateContent, strings.Repeat("x", 100001), CodePayloadTooLarge},
 		{"content blank", ValidateContent, "   ", CodeInvalidInput},
 		{"name ok", ValidateName, "Données", ""},
+		// NUL characters (issue 14 item 9): SQLite and the app's C strings stop there.
+		{"title with NUL", ValidateTitle, "Safe\x00hidden", CodeInvalidInput},
+		{"content with NUL", ValidateContent, "body\x00", CodeInvalidInput},
+		{"name with NUL", ValidateName, "\x00Folder", CodeInvalidInput},
 		{"color ok", ValidateColor, "purple", ""},
 		{"color hex", ValidateColor, "#A855F7", CodeInvalidColor},
 		{"color case", ValidateColor, "Purple", CodeInvalidColor},
@@ -107,5 +115,15 @@ func TestEveryCodeHasAHint(t *testing.T) {
 	}
 	if got := Errorf(CodeFolderNotFound, "no folder %s", "x").Hint(); !strings.Contains(got, "list_folders") {
 		t.Errorf("FOLDER_NOT_FOUND hint %q does not point to list_folders", got)
+	}
+}
+
+// TestNULMessageNamesTheField: the refusal says which field holds the NUL.
+func TestNULMessageNamesTheField(t *testing.T) {
+	for field, fn := range map[string]func(string) error{"title": ValidateTitle, "content": ValidateContent, "name": ValidateName} {
+		err := fn("ok\x00")
+		if err == nil || !strings.HasPrefix(err.(*Error).Message, field+" contains a NUL") {
+			t.Errorf("%s with a NUL: got %v, want a message naming %s and the NUL", field, err, field)
+		}
 	}
 }

@@ -64,9 +64,15 @@ func deref(s *string) string {
 // decide reads and checks the claimed file and applies it once; the response says what
 // happened. reused is true when applied_ops already held the answer (a replay after a crash).
 func (p *Processor) decide(ctx context.Context, id, path string) (op promptlib.Operation, resp promptlib.Response, reused bool) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	// Never a blocking open: a FIFO swapped in would hang the processor (the claim checked the
+	// type, but the file is checked again once open).
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return op, invalid("cannot read the operation file: %v", err), false
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return op, invalid("the operation file is not a regular file"), false
 	}
 	data, ok, err := readLimited(f, promptlib.MaxOperationSize)
 	f.Close()
@@ -110,8 +116,12 @@ func (p *Processor) applyOnce(ctx context.Context, op promptlib.Operation) (prom
 		return promptlib.Response{}, false, fmt.Errorf("queue: begin: %w", err)
 	}
 	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
+	// Ids are recorded in lower case, as the rest of the queue compares them without case: one
+	// operation dropped as {id}.json and {ID}.json is applied once. A record an older version
+	// made under another spelling is still found by the id as given.
+	key := strings.ToLower(op.ID)
 	var stored string
-	err = tx.QueryRowContext(ctx, `SELECT response FROM applied_ops WHERE op_id = ?`, op.ID).Scan(&stored)
+	err = tx.QueryRowContext(ctx, `SELECT response FROM applied_ops WHERE op_id IN (?, ?)`, key, op.ID).Scan(&stored)
 	switch {
 	case err == nil:
 		var r promptlib.Response
@@ -125,7 +135,7 @@ func (p *Processor) applyOnce(ctx context.Context, op promptlib.Operation) (prom
 	resp := promptlib.Apply(ctx, tx, op)
 	b, _ := json.Marshal(resp)
 	if _, err := tx.ExecContext(ctx, `INSERT INTO applied_ops (op_id, applied_at, response) VALUES (?, ?, ?)`,
-		op.ID, p.Now().Unix(), string(b)); err != nil {
+		key, p.Now().Unix(), string(b)); err != nil {
 		return promptlib.Response{}, false, fmt.Errorf("queue: record %s: %w", op.ID, err)
 	}
 	if err := tx.Commit(); err != nil {

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -119,13 +120,18 @@ func TestProcessorRejectsNonRegular(t *testing.T) {
 	os.Symlink(victim, filepath.Join(l.Queue, link))
 	dir := opName(uuid.NewString())
 	os.Mkdir(filepath.Join(l.Queue, dir), 0o700)
+	// A FIFO would block a plain open forever.
+	fifo := opName(uuid.NewString())
+	if err := syscall.Mkfifo(filepath.Join(l.Queue, fifo), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	// A symlink planted in processing/ is rejected by the recovery too.
 	os.Mkdir(filepath.Join(l.Queue, processingDir), 0o700)
 	inProcessing := opName(uuid.NewString())
 	os.Symlink(victim, filepath.Join(l.Queue, processingDir, inProcessing))
 
 	startProcessor(t, l, nil)
-	for _, name := range []string{link, dir} {
+	for _, name := range []string{link, dir, fifo} {
 		waitFor(t, name+" in failed/", func() bool {
 			_, err := os.Lstat(filepath.Join(l.Queue, failedDir, name))
 			return err == nil
@@ -459,5 +465,40 @@ func TestProcessorWithoutFsnotify(t *testing.T) {
 	id := dropOp(t, l.Queue, promptlib.OpCreatePrompt, createPrompt("polled"))
 	if got := filed(t, l.Queue, id); got != processedDir {
 		t.Errorf("filed in %s, want processed", got)
+	}
+}
+
+// Fault: one operation id dropped as lower and upper case (two files) is applied once; both
+// files are answered, with the same response.
+func TestProcessorMixedCaseIDsAppliedOnce(t *testing.T) {
+	l := newLib(t, 1)
+	op, err := promptlib.NewOperation(promptlib.OpCreatePrompt, createPrompt("mixed case"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := []string{strings.ToLower(op.ID), strings.ToUpper(op.ID)}
+	for _, id := range ids {
+		o := op
+		o.ID = id
+		if err := os.WriteFile(filepath.Join(l.Queue, opName(id)), mustJSON(t, o), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	startProcessor(t, l, nil)
+	var responses []promptlib.Response
+	for _, id := range ids {
+		if got := filed(t, l.Queue, id); got != processedDir {
+			t.Errorf("%s filed in %s, want %s", id, got, processedDir)
+		}
+		responses = append(responses, readResponseFile(t, l.Queue, id))
+	}
+	if n := l.titled(t, "mixed case"); n != 1 {
+		t.Errorf("the operation was applied %d times, want once", n)
+	}
+	if a, b := responses[0], responses[1]; !a.OK() || !b.OK() || a.ID == nil || b.ID == nil || *a.ID != *b.ID {
+		t.Errorf("responses %+v and %+v, want the same success twice", a, b)
+	}
+	if n := l.count(t, `SELECT COUNT(*) FROM applied_ops WHERE op_id = ?`, strings.ToLower(op.ID)); n != 1 {
+		t.Errorf("applied_ops rows under the lower-case id: %d, want 1", n)
 	}
 }
