@@ -12,6 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcpctl/mcpctl/cmd/internal/mcpserver"
 	"github.com/mcpctl/mcpctl/promptlib"
 	"github.com/mcpctl/mcpctl/queue"
 )
@@ -133,7 +134,7 @@ func (t *transcript) step(call, format string, args ...any) {
 	fmt.Fprintf(t.w, "\n%d. → %s\n   ← %s\n", t.n, call, fmt.Sprintf(format, args...))
 }
 
-func titles(ps []promptlib.Prompt) string {
+func titles(ps []mcpserver.PromptItem) string {
 	var s []string
 	for _, p := range ps {
 		s = append(s, fmt.Sprintf("%q", p.Title))

@@ -34,19 +34,21 @@ func (d readTools) tools() []server.ServerTool {
 		}),
 		d.serverTool(tool{
 			name: "list_prompts", title: "List prompts", readOnly: true, idempotent: true, timeout: 3 * time.Second,
-			description: "List prompts newest first, with their full content, a page at a time. Give folderId for one " +
-				"folder (null for the top level); page with limit and offset; total says how many there are.",
+			description: "List prompts newest first, a page at a time, each with its summary and size (includeContent " +
+				"for bodies; get_prompt reads one). Give folderId for one folder (null for the top level); page with " +
+				"limit and offset, continuing at nextOffset; total says how many there are.",
 			handle: d.listPrompts,
 		}),
 		d.serverTool(tool{
 			name: "get_prompt", title: "Get a prompt", readOnly: true, idempotent: true, timeout: time.Second,
-			description: "Get one prompt in full by its id.",
+			description: "Get one prompt in full by its id. Content over 100 KB comes in pages: page (from 1) picks one, pages says how many.",
 			handle:      d.getPrompt,
 		}),
 		d.serverTool(tool{
 			name: "search_prompts", title: "Search prompts", readOnly: true, idempotent: true, timeout: 5 * time.Second,
 			description: "Find prompts by words in their title or content: every word must occur, in any order, and " +
-				"results come most relevant first. Plain words only; quotes and operators are matched as text.",
+				"results come most relevant first, each with its summary and size (includeContent for bodies). " +
+				"Plain words only; quotes and operators are matched as text.",
 			handle: d.searchPrompts,
 		}),
 		d.serverTool(tool{
@@ -102,22 +104,16 @@ func (d readTools) listFolders(ctx context.Context, args json.RawMessage) (any, 
 	return out, nil
 }
 
-type PromptsResult struct {
-	Prompts []promptlib.Prompt `json:"prompts"`
-	Total   int                `json:"total"`
-	Offset  int                `json:"offset"`
-	Limit   int                `json:"limit"`
-}
-
 // page is the paging part of list and search inputs, with the schema's defaults.
 type page struct {
-	Limit  *int `json:"limit"`
-	Offset int  `json:"offset"`
+	Limit          *int `json:"limit"`
+	Offset         int  `json:"offset"`
+	IncludeContent bool `json:"includeContent"`
 }
 
 func (p page) limit() int {
 	if p.Limit == nil {
-		return 100
+		return defaultPageSize
 	}
 	return *p.Limit
 }
@@ -149,12 +145,13 @@ func (d readTools) listPrompts(ctx context.Context, args json.RawMessage) (any, 
 	if err != nil {
 		return nil, err
 	}
-	return PromptsResult{Prompts: nonNil(prompts), Total: total, Offset: opts.Offset, Limit: opts.Limit}, nil
+	return d.pageOf(prompts, total, opts.Offset, opts.Limit, in.IncludeContent), nil
 }
 
 func (d readTools) getPrompt(ctx context.Context, args json.RawMessage) (any, error) {
 	var in struct {
-		ID string `json:"id"`
+		ID   string `json:"id"`
+		Page *int   `json:"page"`
 	}
 	if err := json.Unmarshal(args, &in); err != nil {
 		return nil, badArgs(err)
@@ -166,7 +163,17 @@ func (d readTools) getPrompt(ctx context.Context, args json.RawMessage) (any, er
 	if err != nil {
 		return nil, err
 	}
-	return p, nil
+	pages := bodyPages(p.Content)
+	page := 1
+	if in.Page != nil {
+		page = *in.Page
+	}
+	if page > len(pages) {
+		return nil, promptlib.Errorf(promptlib.CodeInvalidInput, "page %d of a prompt that has %d pages; pages start at 1", page, len(pages))
+	}
+	res := PromptResult{Prompt: p, ContentBytes: len(p.Content), Page: page, Pages: len(pages)}
+	res.Content = pages[page-1]
+	return res, nil
 }
 
 func (d readTools) searchPrompts(ctx context.Context, args json.RawMessage) (any, error) {
@@ -184,7 +191,7 @@ func (d readTools) searchPrompts(ctx context.Context, args json.RawMessage) (any
 	if err != nil {
 		return nil, err
 	}
-	return PromptsResult{Prompts: nonNil(prompts), Total: total, Offset: in.Offset, Limit: in.limit()}, nil
+	return d.pageOf(prompts, total, in.Offset, in.limit(), in.IncludeContent), nil
 }
 
 type HealthResult struct {
@@ -273,13 +280,6 @@ func queueState(dir string) (state string, pending int) {
 		}
 	}
 	return "writable", pending
-}
-
-func nonNil(p []promptlib.Prompt) []promptlib.Prompt {
-	if p == nil {
-		return []promptlib.Prompt{}
-	}
-	return p
 }
 
 // badArgs should not happen: arguments passed the input schema before a handler sees them.

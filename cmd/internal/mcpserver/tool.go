@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -64,7 +65,7 @@ func (c *core) serverTool(t tool) server.ServerTool {
 			}
 			return c.errorResult(ctx, err), nil
 		}
-		text, err := json.Marshal(out)
+		text, err := marshalText(out)
 		if err != nil {
 			return c.errorResult(ctx, err), nil
 		}
@@ -158,4 +159,16 @@ func operationIDOf(out any) string {
 		return o.OpID()
 	}
 	return ""
+}
+
+// marshalText is a result's JSON as the model reads it: without HTML escaping, which would turn
+// each <, > and & of a prompt into six bytes of the model's context.
+func marshalText(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }

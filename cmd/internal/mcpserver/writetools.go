@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"strings"
 	"sync"
 	"time"
 
@@ -187,120 +186,45 @@ func (d *writeTools) checkUpdatePrompt(ctx context.Context, v promptlib.Validato
 	return nil
 }
 
-// folderTree indexes the library's folders by upper-cased id: ids may be spelt either way.
-type folderTree map[string]dbread.FolderInfo
-
-func (d *writeTools) folderTree(ctx context.Context) (folderTree, error) {
+// folders reads the library's folders, and the number of prompts directly in each (by id), for
+// the folder write rules (promptlib.CheckCreateFolder and friends, which Apply runs too).
+func (d *writeTools) folders(ctx context.Context) ([]promptlib.Folder, map[string]int, error) {
 	all, err := d.db.Folders(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	t := make(folderTree, len(all))
-	for _, f := range all {
-		t[strings.ToUpper(f.ID)] = f
+	folders := make([]promptlib.Folder, len(all))
+	counts := make(map[string]int, len(all))
+	for i, f := range all {
+		folders[i] = f.Folder
+		counts[f.ID] = f.PromptCount
 	}
-	return t, nil
-}
-
-func (t folderTree) get(id string) (dbread.FolderInfo, bool) {
-	f, ok := t[strings.ToUpper(id)]
-	return f, ok
-}
-
-// siblingNamed reports whether parent (nil: the top level) holds a folder named name other
-// than except; names compare without case, as the write rules do.
-func (t folderTree) siblingNamed(parent *string, name, except string) bool {
-	for _, f := range t {
-		if strings.EqualFold(f.ID, except) || !strings.EqualFold(f.Name, name) {
-			continue
-		}
-		if (parent == nil && f.ParentID == nil) || (parent != nil && f.ParentID != nil && strings.EqualFold(*f.ParentID, *parent)) {
-			return true
-		}
-	}
-	return false
-}
-
-// under reports whether folder id is ancestor itself or lies below it. The walk is bounded, so
-// a corrupt tree with a cycle cannot hang it.
-func (t folderTree) under(id, ancestor string) bool {
-	for i := 0; i <= len(t) && id != ""; i++ {
-		if strings.EqualFold(id, ancestor) {
-			return true
-		}
-		f, ok := t.get(id)
-		if !ok || f.ParentID == nil {
-			return false
-		}
-		id = *f.ParentID
-	}
-	return false
+	return folders, counts, nil
 }
 
 func (d *writeTools) checkCreateFolder(ctx context.Context, v promptlib.Validator) error {
 	in := v.(*promptlib.CreateFolderData)
-	t, err := d.folderTree(ctx)
+	folders, _, err := d.folders(ctx)
 	if err != nil {
 		return err
 	}
-	if in.ParentID != nil {
-		if _, ok := t.get(*in.ParentID); !ok {
-			return promptlib.Errorf(promptlib.CodeParentFolderNotFound, "parent folder %s does not exist", *in.ParentID)
-		}
-	}
-	if t.siblingNamed(in.ParentID, in.Name, "") {
-		return promptlib.Errorf(promptlib.CodeFolderExists, "a folder named '%s' already exists there", in.Name)
-	}
-	return nil
+	return promptlib.CheckCreateFolder(folders, in.ParentID, in.Name)
 }
 
 func (d *writeTools) checkUpdateFolder(ctx context.Context, v promptlib.Validator) error {
 	in := v.(*promptlib.UpdateFolderData)
-	t, err := d.folderTree(ctx)
+	folders, _, err := d.folders(ctx)
 	if err != nil {
 		return err
 	}
-	cur, ok := t.get(in.ID)
-	if !ok {
-		return promptlib.Errorf(promptlib.CodeFolderNotFound, "folder %s does not exist", in.ID)
-	}
-	parent := cur.ParentID
-	if in.ParentID.Set {
-		parent = nil
-		if !in.ParentID.Null {
-			if _, ok := t.get(in.ParentID.Value); !ok {
-				return promptlib.Errorf(promptlib.CodeParentFolderNotFound, "parent folder %s does not exist", in.ParentID.Value)
-			}
-			if t.under(in.ParentID.Value, cur.ID) {
-				return promptlib.Errorf(promptlib.CodeFolderCycle, "folder %s cannot move into %s, which is itself or one of its subfolders",
-					cur.ID, in.ParentID.Value)
-			}
-			parent = &in.ParentID.Value
-		}
-	}
-	name := cur.Name
-	if in.Name.Set {
-		name = in.Name.Value
-	}
-	if t.siblingNamed(parent, name, cur.ID) {
-		return promptlib.Errorf(promptlib.CodeFolderExists, "a folder named '%s' already exists there", name)
-	}
-	return nil
+	return promptlib.CheckUpdateFolder(folders, in.ID, in.Name, in.ParentID)
 }
 
 func (d *writeTools) checkDeleteFolder(ctx context.Context, v promptlib.Validator) error {
 	in := v.(*promptlib.DeleteFolderData)
-	t, err := d.folderTree(ctx)
+	folders, counts, err := d.folders(ctx)
 	if err != nil {
 		return err
 	}
-	f, ok := t.get(in.ID)
-	if !ok {
-		return promptlib.Errorf(promptlib.CodeFolderNotFound, "folder %s does not exist", in.ID)
-	}
-	if !in.Recursive && (f.ChildCount > 0 || f.PromptCount > 0) {
-		return promptlib.Errorf(promptlib.CodeFolderNotEmpty, "folder '%s' holds %d prompts and %d subfolders; use recursive=true to delete it with its contents",
-			f.Name, f.PromptCount, f.ChildCount)
-	}
-	return nil
+	return promptlib.CheckDeleteFolder(folders, counts, in.ID, in.Recursive)
 }

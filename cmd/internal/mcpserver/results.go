@@ -1,0 +1,125 @@
+package mcpserver
+
+import (
+	"encoding/json"
+	"unicode/utf8"
+
+	"github.com/mcpctl/mcpctl/promptlib"
+)
+
+// Results are sized for a model's context (DESIGN §5): every byte a result carries lands in it,
+// and Claude Code rejects a tool result over 25,000 tokens.
+const (
+	// MaxResultBytes bounds the text of any tool result.
+	MaxResultBytes = 100_000
+	// bodyPageBytes is how much of a long prompt body one get_prompt page carries: with JSON
+	// escaping and the other fields, a page stays under MaxResultBytes.
+	bodyPageBytes = 40_000
+	// defaultPageSize is list_prompts' and search_prompts' default limit: without bodies, a
+	// default page is about 20 KB.
+	defaultPageSize = 50
+)
+
+// PromptItem is a prompt as list_prompts and search_prompts show it: its summary and size, and
+// its content only when asked for.
+type PromptItem struct {
+	ID             string         `json:"id"`
+	Title          string         `json:"title"`
+	Content        *string        `json:"content,omitempty"`
+	ContentOmitted bool           `json:"contentOmitted,omitempty"`
+	Summary        string         `json:"summary"`
+	ContentBytes   int            `json:"contentBytes"`
+	FolderID       *string        `json:"folderId"`
+	Emoji          *string        `json:"emoji"`
+	Color          *string        `json:"color"`
+	URL            *string        `json:"url"`
+	CreatedAt      promptlib.Time `json:"createdAt"`
+	UpdatedAt      promptlib.Time `json:"updatedAt"`
+}
+
+// PromptsResult is a page of list_prompts or search_prompts.
+type PromptsResult struct {
+	Prompts    []PromptItem `json:"prompts"`
+	Total      int          `json:"total"`
+	Offset     int          `json:"offset"`
+	Limit      int          `json:"limit"`
+	NextOffset *int         `json:"nextOffset"`
+}
+
+// pageOf builds a page from prompts read at offset: each with its summary (from the view when
+// it has it), and its content when asked for, as long as the page's text stays within
+// MaxResultBytes. A page that would pass it ends early; nextOffset says where to go on.
+func (c *core) pageOf(prompts []promptlib.Prompt, total, offset, limit int, withContent bool) PromptsResult {
+	res := PromptsResult{Prompts: []PromptItem{}, Total: total, Offset: offset, Limit: limit}
+	snap := c.view.current()
+	size := 200 // the envelope: total, offset, limit, nextOffset
+	for _, p := range prompts {
+		item := PromptItem{ID: p.ID, Title: p.Title, ContentBytes: len(p.Content), FolderID: p.FolderID, Emoji: p.Emoji,
+			Color: p.Color, URL: p.URL, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
+		if sp := snap.byID[promptlib.Key(p.ID)]; sp != nil && sp.bytes == len(p.Content) {
+			item.Summary = sp.summary
+		} else {
+			item.Summary = promptlib.Summary(p.Content)
+		}
+		if withContent {
+			item.Content = &p.Content
+		}
+		n := jsonSize(item)
+		if withContent && n > MaxResultBytes-size && len(res.Prompts) == 0 {
+			// One body alone passes the limit: list the prompt, and say where its content is.
+			item.Content, item.ContentOmitted = nil, true
+			n = jsonSize(item)
+		}
+		if size+n > MaxResultBytes {
+			break
+		}
+		size += n + 1
+		res.Prompts = append(res.Prompts, item)
+	}
+	if next := offset + len(res.Prompts); next < total {
+		res.NextOffset = &next
+	}
+	return res
+}
+
+func jsonSize(v any) int {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return 0
+	}
+	return len(b)
+}
+
+// PromptResult is get_prompt's answer: the prompt, with its content whole or, over the limit,
+// one page of it.
+type PromptResult struct {
+	promptlib.Prompt
+	ContentBytes int `json:"contentBytes"`
+	Page         int `json:"page"`
+	Pages        int `json:"pages"`
+}
+
+// bodyPages cuts a body into pages of at most bodyPageBytes, each ending at a line break where
+// one is near, and never inside a UTF-8 sequence. Joined, the pages are the body.
+func bodyPages(body string) []string {
+	if len(body) <= bodyPageBytes {
+		return []string{body}
+	}
+	var pages []string
+	for len(body) > bodyPageBytes {
+		cut := bodyPageBytes
+		for cut > 0 && !utf8.RuneStart(body[cut]) {
+			cut--
+		}
+		// Prefer the last line break in the page's final eighth.
+		for i := cut - 1; i > cut-bodyPageBytes/8 && i > 0; i-- {
+			if body[i] == '\n' {
+				cut = i + 1
+				break
+			}
+		}
+		pages = append(pages, body[:cut])
+		body = body[cut:]
+	}
+	return append(pages, body)
+}

@@ -1,0 +1,86 @@
+package cmd
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mcpctl/mcpctl/cmd/internal/mcpserver"
+	"github.com/mcpctl/mcpctl/promptlib/librarytest"
+)
+
+// Results are sized for a model's context: by default lists carry summaries, not bodies, and
+// stay small even beside a 100 KB prompt; a body over 100 KB is read in pages.
+func TestResultsSizedForAModel(t *testing.T) {
+	lib := librarytest.New(t, 300)
+	huge := strings.Repeat("Line of a very long runbook with <tags> & \"quotes\".\n", 5000) // ~260 KB
+	lib.Exec(t, `INSERT INTO prompts (id, title, body, folder_id, icon, color, url, created_at, updated_at)
+		VALUES ('B16B16B1-0000-4000-8000-000000000001', 'Huge Runbook Review', ?, NULL, NULL, NULL, NULL, 1900000000, 1900000000)`, huge)
+	s := serve(t, testHome(t), "--library", lib.Dir)
+
+	textBytes := func(tb testing.TB, name string, args map[string]any, out any) int {
+		tb.Helper()
+		return len(resultJSON(tb, s.call(tb, name, args, out)))
+	}
+
+	t.Run("default list and search stay under 32 KB", func(t *testing.T) {
+		for _, call := range []struct {
+			name string
+			args map[string]any
+		}{
+			{"list_prompts", map[string]any{}},
+			{"search_prompts", map[string]any{"query": "review"}},
+		} {
+			var page mcpserver.PromptsResult
+			n := textBytes(t, call.name, call.args, &page)
+			if n > 32<<10 {
+				t.Errorf("%s %v: %d bytes of text, want at most 32 KB", call.name, call.args, n)
+			}
+			if len(page.Prompts) == 0 || page.Prompts[0].Content != nil || page.Prompts[0].Summary == "" || page.Prompts[0].ContentBytes == 0 {
+				t.Errorf("%s: items %+v, want summaries and sizes without bodies", call.name, page.Prompts[:min(1, len(page.Prompts))])
+			}
+			if page.NextOffset == nil || *page.NextOffset != len(page.Prompts) {
+				t.Errorf("%s: nextOffset %v after %d of %d", call.name, page.NextOffset, len(page.Prompts), page.Total)
+			}
+		}
+	})
+
+	t.Run("includeContent ends a page early and says where to go on", func(t *testing.T) {
+		var page mcpserver.PromptsResult
+		n := textBytes(t, "list_prompts", map[string]any{"includeContent": true, "limit": 500}, &page)
+		if n > mcpserver.MaxResultBytes {
+			t.Errorf("%d bytes of text, want at most %d", n, mcpserver.MaxResultBytes)
+		}
+		if page.Prompts[0].Title != "Huge Runbook Review" || !page.Prompts[0].ContentOmitted || page.Prompts[0].Content != nil {
+			t.Errorf("first (newest) item %+v, want the huge prompt listed without its content", page.Prompts[0].Title)
+		}
+		if page.NextOffset == nil || len(page.Prompts) >= 500 {
+			t.Errorf("got %d prompts and nextOffset %v, want a page ended early", len(page.Prompts), page.NextOffset)
+		}
+		for _, p := range page.Prompts[1:] {
+			if p.Content == nil || len(*p.Content) != p.ContentBytes {
+				t.Fatalf("%s: content missing or cut", p.Title)
+			}
+		}
+	})
+
+	t.Run("get_prompt pages a body over the limit, and the pages join to the body", func(t *testing.T) {
+		var got strings.Builder
+		pages := 1
+		for page := 1; page <= pages; page++ {
+			var p mcpserver.PromptResult
+			n := textBytes(t, "get_prompt", map[string]any{"id": "B16B16B1-0000-4000-8000-000000000001", "page": page}, &p)
+			if n > mcpserver.MaxResultBytes {
+				t.Errorf("page %d: %d bytes of text", page, n)
+			}
+			if p.ContentBytes != len(huge) || p.Page != page {
+				t.Fatalf("page %d: contentBytes %d page %d", page, p.ContentBytes, p.Page)
+			}
+			pages = p.Pages
+			got.WriteString(p.Content)
+		}
+		if pages < 2 || got.String() != huge {
+			t.Errorf("%d pages joined to %d bytes, want the %d-byte body exactly", pages, got.Len(), len(huge))
+		}
+		s.callError(t, "get_prompt", map[string]any{"id": "B16B16B1-0000-4000-8000-000000000001", "page": pages + 1}, "INVALID_INPUT")
+	})
+}
