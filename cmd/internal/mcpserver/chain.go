@@ -23,12 +23,16 @@ func chain(srv *server.MCPServer, obs *observer, g *gateComponent) {
 	}
 	server.WithPromptHandlerMiddleware(func(next server.PromptHandlerFunc) server.PromptHandlerFunc {
 		return func(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-			return next(obs.enter(ctx, req.Params.Meta), req)
+			ctx, done := obs.enter(ctx, req.Params.Meta)
+			defer done()
+			return next(ctx, req)
 		}
 	})(srv)
 	server.WithResourceHandlerMiddleware(func(next server.ResourceHandlerFunc) server.ResourceHandlerFunc {
 		return func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
-			return next(obs.enter(ctx, req.Params.Meta), req)
+			ctx, done := obs.enter(ctx, req.Params.Meta)
+			defer done()
+			return next(ctx, req)
 		}
 	})(srv)
 }
@@ -37,21 +41,24 @@ func chain(srv *server.MCPServer, obs *observer, g *gateComponent) {
 func observeTool(obs *observer) server.ToolHandlerMiddleware {
 	return func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return next(obs.enter(ctx, req.Params.Meta), req)
+			ctx, done := obs.enter(ctx, req.Params.Meta)
+			defer done()
+			return next(ctx, req)
 		}
 	}
 }
 
-// enter finds the record the wire opened for a request and puts it in ctx. The record's number
-// is taken out of _meta, so nothing of ours travels further (to an upstream server, say).
-func (o *observer) enter(ctx context.Context, meta *mcp.Meta) context.Context {
+// enter finds the record the wire opened for a request and binds it to ctx (done releases it).
+// The record's number is taken out of _meta, so nothing of ours travels further (to an upstream
+// server, say).
+func (o *observer) enter(ctx context.Context, meta *mcp.Meta) (context.Context, context.CancelFunc) {
 	if o.w == nil || meta == nil {
-		return ctx
+		return ctx, func() {}
 	}
 	c := o.w.callBySeq(meta)
 	delete(meta.AdditionalFields, metaCall)
 	if c == nil {
-		return ctx
+		return ctx, func() {}
 	}
-	return withCall(ctx, c)
+	return c.bind(ctx)
 }

@@ -113,15 +113,10 @@ func quoted(names []string) string {
 	return strings.Join(q, ", ")
 }
 
-// checkGetPrompt runs before mcp-go looks the prompt up. mcp-go turns every handler error into
-// an internal error (-32603); the one invalid-params error (-32602) it makes is for a prompt
-// name it does not have. So a request the handler would refuse for its name or arguments gets
-// its name replaced by one that cannot exist (it holds spaces, which no slug does) and that
-// carries the explanation: the client gets -32602 with a message that names the problem and
-// says what to send. mcp-go formats it as "prompt '<carrier>' not found: prompt not found".
-// This relies on mcp-go (v1.2.1) handing the hook the request by pointer and using it after;
-// the end-to-end tests pin the codes. The handler checks again with the prompt as stored, for
-// the moment between the two.
+// checkGetPrompt runs before mcp-go looks the prompt up: a known prompt with good arguments is
+// routed to the library (quirks.go, 2); a request the handler would refuse gets -32602 with a
+// message that names the problem and says what to send (quirks.go, 1). The handler checks again
+// with the prompt as stored, for the moment between the two.
 func (s *promptSurface) checkGetPrompt(_ context.Context, _ any, req *mcp.GetPromptRequest) {
 	if req == nil {
 		return
@@ -134,13 +129,14 @@ func (s *promptSurface) checkGetPrompt(_ context.Context, _ any, req *mcp.GetPro
 		if near := snap.closestNames(name, 3); len(near) > 0 {
 			hint = "Did you mean " + orList(near) + "? " + hint
 		}
-		req.Params.Name = name + "' is not a prompt of this library. " + hint + ". Unknown prompt '" + name
+		req.Params.Name = carry("unknown prompt '" + name + "': it is not a prompt of this library. " + hint + ".")
 		return
 	}
 	if err := promptlib.CheckArguments(sp.args, req.Params.Arguments); err != nil {
-		msg := argumentsProblem(name, sp.args, err).Error()
-		req.Params.Name = name + "' was not rendered: " + strings.TrimPrefix(msg, "prompt "+strconv.Quote(name)+": ") + ". Invalid arguments for prompt '" + name
+		req.Params.Name = carry(argumentsProblem(name, sp.args, err).Error())
+		return
 	}
+	route(req)
 }
 
 func orList(names []string) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sort"
 	"sync/atomic"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -16,25 +17,31 @@ import (
 const promptPageSize = 200
 
 // promptSurface is the library as MCP prompts and resources (with templates and completion).
-// It serves the view's snapshots and tells the clients what changed.
+// Lists are served from the view's snapshot, not from mcp-go's registry (quirks.go, 2), and
+// list_changed is sent when what a list shows changed.
 type promptSurface struct {
 	srv  *server.MCPServer
 	view *view
 	db   libraryReader
 	log  *slog.Logger
 
-	// publishing is true while mcp-go's prompt registry catches up with a new snapshot; only
-	// then can the two differ (see visiblePrompts).
-	publishing atomic.Bool
+	// listing is the resources/list of the current snapshot, in name order.
+	listing atomic.Pointer[[]mcp.Resource]
+	// listedEarly is set when a list was answered before the first load finished: the first
+	// load then changes what the client saw, and is announced.
+	listedEarly atomic.Bool
 }
 
 // newPromptSurface registers the surface with srv and subscribes it to the view. It must run
 // before the server serves: it sets server options and hooks.
 func newPromptSurface(srv *server.MCPServer, v *view, log *slog.Logger) *promptSurface {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	s := &promptSurface{srv: srv, view: v, db: v.db, log: log}
+	s.listing.Store(&[]mcp.Resource{libraryResource})
 	server.WithPaginationLimit(promptPageSize)(srv)
 	server.WithResourceCompletionProvider(idCompleter{s})(srv)
-	server.WithPromptFilter(s.visiblePrompts)(srv)
 	hooks := srv.GetHooks()
 	if hooks == nil {
 		hooks = &server.Hooks{}
@@ -48,6 +55,9 @@ func newPromptSurface(srv *server.MCPServer, v *view, log *slog.Logger) *promptS
 	hooks.AddBeforeReadResource(func(ctx context.Context, _ any, _ *mcp.ReadResourceRequest) { wait(ctx) })
 	hooks.AddBeforeGetPrompt(s.checkGetPrompt)
 	hooks.AddBeforeReadResource(s.checkReadResource)
+	hooks.AddAfterListPrompts(s.listPrompts)
+	hooks.AddAfterListResources(s.listResources)
+	installRouter(srv, s.getPrompt)
 	srv.AddResourceTemplates(s.resourceTemplates()...)
 	srv.AddResource(libraryResource, s.readLibrary)
 	v.subscribe(s.publish)
@@ -56,61 +66,85 @@ func newPromptSurface(srv *server.MCPServer, v *view, log *slog.Logger) *promptS
 
 func (s *promptSurface) snap() *snapshot { return s.view.current() }
 
-// publish makes mcp-go's registries match a new snapshot.
+func (s *promptSurface) loaded() bool {
+	select {
+	case <-s.view.ready:
+		return true
+	default:
+		return false
+	}
+}
+
+// listPrompts fills a prompts/list page from the snapshot: the prompts after the cursor's name,
+// in name order.
+func (s *promptSurface) listPrompts(_ context.Context, _ any, req *mcp.ListPromptsRequest, res *mcp.ListPromptsResult) {
+	if res == nil {
+		return
+	}
+	if !s.loaded() {
+		s.listedEarly.Store(true)
+	}
+	prompts := s.snap().prompts
+	after := cursorAfter(req.Params.Cursor)
+	start := sort.Search(len(prompts), func(i int) bool { return prompts[i].name > after })
+	end := min(len(prompts), start+promptPageSize)
+	res.Prompts = make([]mcp.Prompt, 0, end-start)
+	for _, p := range prompts[start:end] {
+		res.Prompts = append(res.Prompts, p.prompt)
+	}
+	res.NextCursor = ""
+	if end < len(prompts) {
+		res.NextCursor = cursorOf(prompts[end-1].name)
+	}
+}
+
+// listResources fills a resources/list page from the listing, as listPrompts does.
+func (s *promptSurface) listResources(_ context.Context, _ any, req *mcp.ListResourcesRequest, res *mcp.ListResourcesResult) {
+	if res == nil {
+		return
+	}
+	if !s.loaded() {
+		s.listedEarly.Store(true)
+	}
+	all := *s.listing.Load()
+	after := cursorAfter(req.Params.Cursor)
+	start := sort.Search(len(all), func(i int) bool { return all[i].Name > after })
+	end := min(len(all), start+promptPageSize)
+	res.Resources = append([]mcp.Resource{}, all[start:end]...)
+	res.NextCursor = ""
+	if end < len(all) {
+		res.NextCursor = cursorOf(all[end-1].Name)
+	}
+}
+
+// publish serves a new snapshot's lists and tells the client what changed. The first load is
+// no change to a client that has not listed yet.
 func (s *promptSurface) publish(prev, next *snapshot) {
-	s.publishing.Store(true)
-	s.publishPrompts(prev, next)
-	s.publishing.Store(false)
-	s.publishResources(prev, next)
-}
-
-// publishPrompts registers what was added or changed and removes what went away. Prompts are
-// never replaced wholesale (SetPrompts empties the list before refilling it, and a client
-// listing in between would see no prompts). mcp-go sends prompts/list_changed itself on
-// AddPrompts and DeletePrompts, so an update sends at most two and an unchanged list none.
-func (s *promptSurface) publishPrompts(prev, next *snapshot) {
-	var add []server.ServerPrompt
-	handler := server.PromptHandlerFunc(s.getPrompt) // one value for all, not one closure each
-	for _, p := range next.prompts {
-		if prev != nil {
-			if old := prev.byName[p.name]; old == p || (old != nil && samePrompt(old.prompt, p.prompt)) {
-				continue
-			}
-		}
-		add = append(add, server.ServerPrompt{Prompt: p.prompt, Handler: handler})
+	first := prev == nil || !prev.loaded
+	oldListing := *s.listing.Load()
+	listing := resourceListing(next)
+	s.listing.Store(&listing)
+	if first && !s.listedEarly.Load() {
+		return
 	}
-	var del []string
-	if prev != nil {
-		for _, p := range prev.prompts {
-			if next.byName[p.name] == nil {
-				del = append(del, p.name)
-			}
-		}
+	if first || !samePrompts(prev.prompts, next.prompts) {
+		s.srv.SendNotificationToAllClients(mcp.MethodNotificationPromptsListChanged, nil)
 	}
-	if len(add) > 0 {
-		s.srv.AddPrompts(add...)
-	}
-	if len(del) > 0 {
-		s.srv.DeletePrompts(del...)
+	if first || !sameResources(oldListing, listing) {
+		s.srv.SendNotificationToAllClients(mcp.MethodNotificationResourcesListChanged, nil)
 	}
 }
 
-// visiblePrompts shows the registered prompts the current snapshot serves. A change registers
-// new prompts before it deletes old ones, and mcp-go notifies on each call; the filter makes the
-// list complete and current already at the first notification (a rename never shows both
-// names), so a client that re-lists on it sees the change.
-func (s *promptSurface) visiblePrompts(_ context.Context, prompts []mcp.Prompt) []mcp.Prompt {
-	if !s.publishing.Load() {
-		return prompts // the registry is the snapshot: nothing to hide, no lookups to pay
+func samePrompts(a, b []*servedPrompt) bool {
+	if len(a) != len(b) {
+		return false
 	}
-	snap := s.snap()
-	out := prompts[:0]
-	for _, p := range prompts {
-		if snap.byName[p.Name] != nil {
-			out = append(out, p)
+	for i := range a {
+		if a[i] != b[i] && !samePrompt(a[i].prompt, b[i].prompt) {
+			return false
 		}
 	}
-	return out
+	return true
 }
 
 func samePrompt(a, b mcp.Prompt) bool {

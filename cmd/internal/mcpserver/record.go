@@ -28,6 +28,33 @@ type call struct {
 	pipeline    *traffic.Pipeline
 	upstream    string
 	cancelled   bool
+	stop        context.CancelFunc // cancels the handler's context; nil until it runs
+}
+
+// bind gives the handler a context the client's notifications/cancelled ends. mcp-go cancels
+// its own context too, but only for a request it has started: a cancellation that overtakes a
+// tool call still queued for a worker would be lost.
+func (c *call) bind(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(withCall(ctx, c))
+	c.mu.Lock()
+	c.stop = cancel
+	cancelled := c.cancelled
+	c.mu.Unlock()
+	if cancelled {
+		cancel()
+	}
+	return ctx, cancel
+}
+
+// cancel marks the call cancelled by the client and ends its handler's context.
+func (c *call) cancel() {
+	c.mu.Lock()
+	c.cancelled = true
+	stop := c.stop
+	c.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
 }
 
 type callKey struct{}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -66,65 +67,41 @@ func (s *promptSurface) resourceTemplates() []server.ServerResourceTemplate {
 	}
 }
 
-// maxListedPrompts caps how many prompts resources/list names. mcp-go copies and sorts every
-// registered resource on each resources/list call: at 100k prompts that is ~0.6 s and ~100 MB
-// of garbage per call (BenchmarkResourcesListFirstPage), for a list no person scrolls. Above
-// the cap resources/list holds the library and its folders, and prompts are read through the
-// prompteka://prompt/{id} template, found by completion, search_prompts or the folder resources.
+// maxListedPrompts caps how many prompts resources/list names. Above it, resources/list holds
+// the library and its folders, and prompts are read through the prompteka://prompt/{id}
+// template, found by completion, search_prompts or the folder resources: a list of 100k
+// resources helps no person.
 const maxListedPrompts = 10_000
 
-// publishResources lists every served folder and (up to maxListedPrompts) every served prompt;
-// prompteka://library is registered once, by configure. Every listed prompt and folder shares
-// one handler (the URI says which), so a resource costs its listing entry and no closure. Like
-// prompts, resources are added and deleted by difference, and mcp-go sends
-// resources/list_changed on each of the two calls. mcp-go has no resource filter to hide the
-// in-between state, so a burst that both adds and deletes shows the added ones with the
-// deleted ones until the second notification; a burst of one kind sends one notification.
-func (s *promptSurface) publishResources(prev, next *snapshot) {
-	var add []server.ServerResource
-	listed := func(snap *snapshot) map[string]mcp.Resource {
-		m := make(map[string]mcp.Resource, len(snap.prompts)+len(snap.folders))
-		if len(snap.prompts) <= maxListedPrompts {
-			for _, p := range snap.prompts {
-				r := p.resource()
-				m[r.URI] = r
-			}
-		}
-		for _, f := range snap.folders {
-			r := folderResource(f.info)
-			m[r.URI] = r
-		}
-		return m
+// resourceListing is what resources/list shows of a snapshot, in name order (the order pages
+// are cut in): the library, every served folder and, up to maxListedPrompts, every served
+// prompt. Names are unique: prompt names are slugs ([a-z0-9-]); folder and library names hold a
+// ':' no slug has.
+func resourceListing(snap *snapshot) []mcp.Resource {
+	out := make([]mcp.Resource, 0, 1+len(snap.folders)+len(snap.prompts))
+	out = append(out, libraryResource)
+	for _, f := range snap.folders {
+		out = append(out, folderResource(f.info))
 	}
-	nextRes := listed(next)
-	var prevRes map[string]mcp.Resource
-	if prev != nil {
-		prevRes = listed(prev)
-	}
-	// One value per kind for all resources, not one closure each.
-	readPrompt, readFolder := server.ResourceHandlerFunc(s.readPrompt), server.ResourceHandlerFunc(s.readFolder)
-	for uri, r := range nextRes {
-		if old, ok := prevRes[uri]; ok && sameResource(old, r) {
-			continue
-		}
-		handler := readPrompt
-		if strings.HasPrefix(uri, folderURIPrefix) {
-			handler = readFolder
-		}
-		add = append(add, server.ServerResource{Resource: r, Handler: handler})
-	}
-	var del []string
-	for uri := range prevRes {
-		if _, ok := nextRes[uri]; !ok {
-			del = append(del, uri)
+	if len(snap.prompts) <= maxListedPrompts {
+		for _, p := range snap.prompts {
+			out = append(out, p.resource())
 		}
 	}
-	if len(add) > 0 {
-		s.srv.AddResources(add...)
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func sameResources(a, b []mcp.Resource) bool {
+	if len(a) != len(b) {
+		return false
 	}
-	if len(del) > 0 {
-		s.srv.DeleteResources(del...)
+	for i := range a {
+		if !sameResource(a[i], b[i]) {
+			return false
+		}
 	}
+	return true
 }
 
 func sameResource(a, b mcp.Resource) bool {
@@ -280,12 +257,9 @@ func readError(uri string, err error) error {
 	return fmt.Errorf("read %s: %w; try again in a moment", uri, err)
 }
 
-// checkReadResource runs before mcp-go routes a resources/read. mcp-go reports a URI it has no
-// handler for as resource-not-found (-32002; -32602 for 2026 clients) but a handler's error as
-// internal (-32603). So for a prompteka URI whose prompt or folder does not exist the request
-// is pointed at a URI no handler matches (it holds spaces) that carries what to do instead;
-// mcp-go formats it as "handler not found for resource URI '<carrier>': resource not found".
-// Like checkGetPrompt, this relies on mcp-go passing the request by pointer; tests pin it.
+// checkReadResource runs before mcp-go routes a resources/read: a prompteka URI whose prompt or
+// folder does not exist, or lies outside the project, gets resource-not-found with what to do
+// instead (quirks.go, 1).
 func (s *promptSurface) checkReadResource(ctx context.Context, _ any, req *mcp.ReadResourceRequest) {
 	if req == nil {
 		return
@@ -320,5 +294,5 @@ func (s *promptSurface) checkReadResource(ctx context.Context, _ any, req *mcp.R
 	default:
 		return
 	}
-	req.Params.URI = uri + "': " + hint + ". Unknown resource '" + uri
+	req.Params.URI = carry("unknown resource '" + uri + "': " + hint + ".")
 }

@@ -94,8 +94,10 @@ func inputError(err error) error {
 		switch {
 		case field == "":
 			parts[i] = "arguments: " + p.Message
-		case isIDField(field) && strings.Contains(p.Message, "does not match pattern"):
+		case isIDField(field) && p.Keyword == "pattern":
 			code, parts[i] = promptlib.CodeInvalidUUID, field+" is not a UUID"
+		case field == "color" && (p.Keyword == "enum" || p.Keyword == "type"):
+			code, parts[i] = promptlib.CodeInvalidColor, "color must be one of red, orange, yellow, green, blue, purple, or null to clear it"
 		default:
 			parts[i] = field + ": " + p.Message
 		}

@@ -61,6 +61,7 @@ type snapshot struct {
 	folders []*servedFolder          // the folders the session sees, in tree order
 	all     []dbread.FolderInfo      // every folder of the library, for path and id lookups
 	scope   scope
+	loaded  bool // false only for the empty view before the first load
 
 	// system holds the gate texts' prompts (mcpctl-system), bodies included: a handful.
 	system []promptlib.Prompt
@@ -372,6 +373,7 @@ func (v *view) build(ctx context.Context, prompts []promptlib.Prompt, digests ma
 		byID:    make(map[string]*servedPrompt, len(prompts)),
 		all:     all,
 		scope:   sc,
+		loaded:  true,
 	}
 	cache := make(map[string]cachedPrompt, len(prompts))
 	for i, p := range prompts {

@@ -214,7 +214,7 @@ func (w *wire) inbound(line []byte) error {
 	w.bySeq[c.seq] = c
 	w.mu.Unlock()
 	w.obs.request(c, trimmed)
-	if routed(method) {
+	if chained(method) {
 		if tagged, err := withMeta(trimmed, c.seq); err == nil {
 			line = append(tagged, '\n')
 		}
@@ -222,8 +222,8 @@ func (w *wire) inbound(line []byte) error {
 	return w.forward(line)
 }
 
-// routed methods run through the handler chain and so carry their call record's number.
-func routed(method string) bool {
+// chained methods run through the handler chain and so carry their call record's number.
+func chained(method string) bool {
 	switch mcp.MCPMethod(method) {
 	case mcp.MethodToolsCall, mcp.MethodPromptsGet, mcp.MethodResourcesRead:
 		return true
@@ -329,12 +329,11 @@ func (w *wire) cancel(params json.RawMessage) {
 		return
 	}
 	w.mu.Lock()
-	if c := w.calls[string(p.RequestID)]; c != nil {
-		c.mu.Lock()
-		c.cancelled = true
-		c.mu.Unlock()
-	}
+	c := w.calls[string(p.RequestID)]
 	w.mu.Unlock()
+	if c != nil {
+		c.cancel()
+	}
 }
 
 func (w *wire) forward(line []byte) error {
@@ -373,9 +372,10 @@ type wireOut struct{ w *wire }
 // client, unless it answers a cancelled request.
 func (o wireOut) Write(p []byte) (int, error) {
 	w := o.w
+	n := len(p)
 	var env envelope
 	if err := json.Unmarshal(p, &env); err != nil {
-		return len(p), w.write(p)
+		return n, w.write(p)
 	}
 	var method string
 	_ = json.Unmarshal(env.Method, &method)
@@ -383,7 +383,7 @@ func (o wireOut) Write(p []byte) (int, error) {
 		if len(env.ID) == 0 {
 			w.obs.notification(method, "out", len(p), bytes.TrimSpace(p))
 		}
-		return len(p), w.write(p)
+		return n, w.write(p)
 	}
 	w.mu.Lock()
 	c := w.calls[string(env.ID)]
@@ -393,21 +393,44 @@ func (o wireOut) Write(p []byte) (int, error) {
 	}
 	w.mu.Unlock()
 	if c == nil {
-		return len(p), w.write(p)
+		return n, w.write(p)
 	}
 	c.mu.Lock()
 	cancelled := c.cancelled
 	c.mu.Unlock()
 	if cancelled {
 		w.obs.cancelled(c)
-		return len(p), nil
+		return n, nil
 	}
 	errCode, errMsg := 0, ""
 	if env.Error != nil {
 		errCode, errMsg = env.Error.Code, env.Error.Message
+		if msg, changed := rewriteError(errMsg); changed {
+			errMsg = msg
+			p = rewriteMessage(p, msg)
+		}
 	}
 	w.obs.response(c, len(p), errCode, errMsg, isErrorResult(env.Result), bytes.TrimSpace(p))
-	return len(p), w.write(p)
+	return n, w.write(p)
+}
+
+// rewriteMessage replaces the error message of a JSON-RPC error response.
+func rewriteMessage(line []byte, msg string) []byte {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(line, &m) != nil {
+		return line
+	}
+	var e map[string]json.RawMessage
+	if json.Unmarshal(m["error"], &e) != nil {
+		return line
+	}
+	e["message"], _ = json.Marshal(msg)
+	m["error"], _ = json.Marshal(e)
+	out, err := json.Marshal(m)
+	if err != nil {
+		return line
+	}
+	return append(out, '\n')
 }
 
 // isErrorResult reports whether a tool result says isError.

@@ -1,0 +1,98 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/base64"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// mcp-go's quirks, and how mcpctl works with them. Each has a test (quirks_test.go) that fails
+// when an upgrade of mcp-go changes the behaviour it relies on.
+//
+//  1. Error codes. mcp-go reports every prompt and resource handler error as -32603 (internal);
+//     the only -32602 (prompt) and -32002 (resource) it makes are for a name or URI it has no
+//     handler for. So a request to refuse is steered, in a before-hook (mcp-go hands hooks the
+//     request by pointer and uses it after), to a name or URI that cannot exist and that carries
+//     the explanation between carrier marks; the wire then replaces mcp-go's whole message
+//     ("prompt '…' not found: prompt not found") by the explanation alone.
+//  2. Lists. mcp-go keeps a registry entry per prompt and resource and sorts the whole registry
+//     on every list call (≈1.5 KB and 50–150 ms per page at 100k prompts). mcpctl registers no
+//     library prompt or resource: an after-hook fills each list page from the view's snapshot
+//     (already in name order), and prompts/get reaches the library through one hidden router
+//     prompt. Cursors keep mcp-go's form (base64 of the last name) so its own cursor parsing
+//     accepts them; one that is not base64 gets mcp-go's error, which the wire rewrites.
+//  3. Tool visibility. mcp-go's tool filter also runs at call time; the gate's filter passes
+//     every call through (it only narrows tools/list), because a real call while gated must run
+//     and be briefed, not be refused (gate.go).
+
+// Carrier marks around an explanation smuggled through an mcp-go not-found error.
+const carrierOpen, carrierClose = "⟦mcpctl:", "⟧"
+
+// carry wraps msg so the wire can recognise it in mcp-go's error message.
+func carry(msg string) string { return carrierOpen + msg + carrierClose }
+
+// rewriteError turns an mcp-go error message into the one the client should read, and reports
+// whether it changed it.
+func rewriteError(msg string) (string, bool) {
+	if i := strings.Index(msg, carrierOpen); i >= 0 {
+		rest := msg[i+len(carrierOpen):]
+		if j := strings.Index(rest, carrierClose); j >= 0 {
+			return rest[:j], true
+		}
+	}
+	if strings.Contains(msg, "illegal base64 data") {
+		return "invalid cursor: pass the nextCursor of the previous page unchanged, or no cursor to start from the beginning", true
+	}
+	return msg, false
+}
+
+// routerPrompt is the one prompt registered with mcp-go: prompts/get for any library prompt is
+// routed to it (routeArg carries the name asked for).
+const (
+	routerPrompt = carrierOpen + "router" + carrierClose
+	routeArg     = carrierOpen + "name" + carrierClose
+)
+
+// route points a prompts/get for a library prompt at the router.
+func route(req *mcp.GetPromptRequest) {
+	if req.Params.Arguments == nil {
+		req.Params.Arguments = map[string]string{}
+	}
+	req.Params.Arguments[routeArg] = req.Params.Name
+	req.Params.Name = routerPrompt
+}
+
+// routed takes the library prompt's name back out of a routed request.
+func routed(req *mcp.GetPromptRequest) {
+	if name, ok := req.Params.Arguments[routeArg]; ok {
+		req.Params.Name = name
+		delete(req.Params.Arguments, routeArg)
+	}
+}
+
+// cursorAfter decodes a list cursor into the last name the previous page held; "" starts at the
+// beginning. mcp-go has refused a cursor that is not base64 before the after-hook runs.
+func cursorAfter(c mcp.Cursor) string {
+	b, err := base64.StdEncoding.DecodeString(string(c))
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+func cursorOf(name string) mcp.Cursor {
+	return mcp.Cursor(base64.StdEncoding.EncodeToString([]byte(name)))
+}
+
+// installRouter registers the router prompt. It is in no list: prompts/list pages are filled
+// from the snapshot (a prompt filter would hide it from prompts/get too, as mcp-go applies
+// filters at get time).
+func installRouter(srv *server.MCPServer, handler server.PromptHandlerFunc) {
+	srv.AddPrompt(mcp.Prompt{Name: routerPrompt, Description: "routes prompts/get to the library"}, func(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		routed(&req)
+		return handler(ctx, req)
+	})
+}

@@ -1,0 +1,232 @@
+package cmd
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpctl/mcpctl/promptlib/librarytest"
+)
+
+// rawSession speaks JSON-RPC to a child `mcpctl serve` line by line, as a client's transport
+// does, for the protocol's manners that SDK clients hide.
+type rawSession struct {
+	tb     testing.TB
+	stdin  io.WriteCloser
+	lines  chan map[string]any
+	stderr *syncBuffer
+}
+
+func serveRaw(tb testing.TB, env []string, args ...string) *rawSession {
+	tb.Helper()
+	cmd := exec.Command(os.Args[0], append([]string{"serve"}, args...)...)
+	cmd.Env = env
+	s := &rawSession{tb: tb, lines: make(chan map[string]any, 100), stderr: &syncBuffer{}}
+	cmd.Stderr = s.stderr
+	var err error
+	if s.stdin, err = cmd.StdinPipe(); err != nil {
+		tb.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	go func() {
+		defer close(s.lines)
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(nil, 16<<20)
+		for sc.Scan() {
+			var m map[string]any
+			if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+				m = map[string]any{"unparsable": sc.Text()}
+			}
+			s.lines <- m
+		}
+	}()
+	tb.Cleanup(func() {
+		s.stdin.Close()
+		cmd.Wait()
+		if tb.Failed() {
+			tb.Logf("server stderr:\n%s", s.stderr)
+		}
+	})
+	return s
+}
+
+func (s *rawSession) send(line string) {
+	s.tb.Helper()
+	if _, err := io.WriteString(s.stdin, line+"\n"); err != nil {
+		s.tb.Fatal(err)
+	}
+}
+
+// next returns the next message the server sends.
+func (s *rawSession) next() map[string]any {
+	s.tb.Helper()
+	select {
+	case m, ok := <-s.lines:
+		if !ok {
+			s.tb.Fatal("the server closed its stdout")
+		}
+		return m
+	case <-time.After(20 * time.Second):
+		s.tb.Fatal("no message from the server within 20 s")
+	}
+	return nil
+}
+
+// until reads messages up to the response with id, returning it and what came before.
+func (s *rawSession) until(id float64) (resp map[string]any, before []map[string]any) {
+	s.tb.Helper()
+	for {
+		m := s.next()
+		if m["id"] == id && m["method"] == nil {
+			return m, before
+		}
+		before = append(before, m)
+	}
+}
+
+func (s *rawSession) initialize() {
+	s.tb.Helper()
+	s.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	s.until(0)
+	s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+}
+
+func errorOf(m map[string]any) (code float64, message string) {
+	e, _ := m["error"].(map[string]any)
+	if e == nil {
+		return 0, ""
+	}
+	code, _ = e["code"].(float64)
+	message, _ = e["message"].(string)
+	return code, message
+}
+
+func TestProtocolManners(t *testing.T) {
+	lib := librarytest.FromLibrary(t, librarytest.Fixture())
+	s := serveRaw(t, testHome(t), "--library", lib.Dir)
+
+	t.Run("requests before initialize are refused", func(t *testing.T) {
+		s.send(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+		resp, _ := s.until(1)
+		if code, msg := errorOf(resp); code != -32600 || !strings.Contains(msg, "initialize") {
+			t.Errorf("got %v, want -32600 saying to initialize first", resp)
+		}
+	})
+	s.initialize()
+
+	tests := []struct {
+		name, line string
+		id         any // the id the answer must carry
+		code       float64
+		wantIn     string
+	}{
+		{"a batch", `[{"jsonrpc":"2.0","id":2,"method":"ping"}]`, nil, -32600, "batch"},
+		{"a method that is not a string", `{"jsonrpc":"2.0","id":3,"method":5}`, 3.0, -32600, "method must be a string"},
+		{"an object id", `{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`, nil, -32600, "id must be a string or a number"},
+		{"an invalid cursor", `{"jsonrpc":"2.0","id":4,"method":"prompts/list","params":{"cursor":"not base64!"}}`, 4.0, -32602, "invalid cursor"},
+		{"a missing prompt argument", `{"jsonrpc":"2.0","id":5,"method":"prompts/get","params":{"name":"code-review"}}`, 5.0, -32602,
+			`prompt "code-review": missing required argument "language". It takes language (required), tone (optional, default "friendly")`},
+		{"an unknown resource", `{"jsonrpc":"2.0","id":6,"method":"resources/read","params":{"uri":"prompteka://prompt/00000000-0000-4000-8000-000000000000"}}`, 6.0, 0,
+			"unknown resource 'prompteka://prompt/00000000-0000-4000-8000-000000000000': no prompt has this id"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s.send(tt.line)
+			resp := s.next()
+			code, msg := errorOf(resp)
+			if resp["id"] != tt.id || (tt.code != 0 && code != tt.code) || !strings.HasPrefix(msg, tt.wantIn) && !strings.Contains(msg, tt.wantIn) {
+				t.Errorf("got %v, want id %v, code %v, message with %q", resp, tt.id, tt.code, tt.wantIn)
+			}
+			for _, leak := range []string{"not found: prompt not found", "handler not found", "illegal base64", "⟦"} {
+				if strings.Contains(msg, leak) {
+					t.Errorf("message %q says %q: only what is true, in our words", msg, leak)
+				}
+			}
+		})
+	}
+
+	t.Run("an oversized message is refused and the server keeps serving", func(t *testing.T) {
+		big := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"search_prompts","arguments":{"query":"` + strings.Repeat("x", 6<<20) + `"}}}`
+		s.send(big)
+		resp := s.next()
+		if code, msg := errorOf(resp); resp["id"] != 7.0 || code != -32600 || !strings.Contains(msg, "at most") {
+			t.Errorf("got %v", resp)
+		}
+		s.send(`{"jsonrpc":"2.0","id":8,"method":"ping"}`)
+		if resp, _ := s.until(8); resp["result"] == nil {
+			t.Errorf("ping after the oversized message: %v", resp)
+		}
+	})
+
+	t.Run("create_prompt with an unknown color says INVALID_COLOR and lists the names", func(t *testing.T) {
+		s.send(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"create_prompt","arguments":{"title":"t","content":"c","color":"pink"}}}`)
+		resp, _ := s.until(9)
+		text := fmt.Sprint(resp["result"])
+		if !strings.Contains(text, "INVALID_COLOR") || !strings.Contains(text, "red, orange, yellow, green, blue, purple") || strings.Contains(text, "<nil>") {
+			t.Errorf("got %s", text)
+		}
+	})
+}
+
+// No list_changed follows initialize on a library that did not change; a client that lists,
+// then sees the library change, is told.
+func TestNoListChangedWithoutAChange(t *testing.T) {
+	lib := librarytest.FromLibrary(t, librarytest.Fixture())
+	s := serveRaw(t, testHome(t), "--library", lib.Dir)
+	s.initialize()
+	s.send(`{"jsonrpc":"2.0","id":1,"method":"prompts/list"}`)
+	s.until(1)
+	s.send(`{"jsonrpc":"2.0","id":2,"method":"resources/list"}`)
+	s.until(2)
+	// The view has loaded (the lists waited for it). A ping answered after a tools/list proves
+	// every notification of the load would have been written before it.
+	s.send(`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`)
+	s.send(`{"jsonrpc":"2.0","id":4,"method":"ping"}`)
+	_, before := s.until(4)
+	for _, m := range before {
+		if method, _ := m["method"].(string); strings.HasSuffix(method, "list_changed") {
+			t.Errorf("got %s on an unchanged library", method)
+		}
+	}
+	lib.Exec(t, `UPDATE prompts SET title = 'Security Audit Plus' WHERE title = 'Security Audit'`)
+	for {
+		if m := s.next(); m["method"] == "notifications/prompts/list_changed" {
+			break
+		}
+	}
+}
+
+// A request the client cancels gets no response; the server logs how long it really waited.
+func TestCancelledRequestGetsNoResponse(t *testing.T) {
+	lib := librarytest.New(t, 3) // a Prompteka library: no processor, a write waits for the app
+	s := serveRaw(t, testHome(t), "--library", lib.Dir)
+	s.initialize()
+	s.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_prompt","arguments":{"title":"waits","content":"x"}}}`)
+	s.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"user"}}`)
+	eventually(t, 20*time.Second, "the server logs the cancelled request", func() bool {
+		return len(s.stderr.logLines(t, "request cancelled by the client; no response sent")) > 0
+	})
+	s.send(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+	_, before := s.until(2)
+	for _, m := range before {
+		if m["id"] == 1.0 {
+			t.Errorf("the cancelled request got a response: %v", m)
+		}
+	}
+	line := s.stderr.logLines(t, "request cancelled by the client; no response sent")[0]
+	if w, _ := line["waited"].(string); w == "" || strings.HasPrefix(w, "17") {
+		t.Errorf("logged wait %q, want the real wait", w)
+	}
+}
