@@ -157,7 +157,7 @@ func (p *Processor) Run(ctx context.Context) error {
 
 // prepare makes the subdirectories and the applied_ops table a processor needs.
 func (p *Processor) prepare(ctx context.Context) error {
-	if err := checkDir(OSFS{}, p.Dir); err != nil {
+	if _, err := checkDir(OSFS{}, p.Dir); err != nil {
 		return &Error{Op: "start processor", Path: p.Dir, Err: err}
 	}
 	for _, d := range []string{processingDir, processedDir, failedDir} {

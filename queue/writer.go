@@ -78,12 +78,9 @@ func (w *Writer) SubmitOperation(ctx context.Context, op promptlib.Operation) (R
 	if err := schemas.Validate("operation", body); err != nil {
 		return Result{}, opError(op.ID, promptlib.NotApplied, &promptlib.Error{Code: promptlib.CodeInvalidInput, Message: err.Error(), Err: err})
 	}
-	if err := checkDir(w.FS, w.Dir); err != nil {
-		return Result{}, opError(op.ID, promptlib.NotApplied, err)
-	}
-	n, err := countPending(w.FS, w.Dir)
+	_, n, err := checkDirPending(w.FS, w.Dir)
 	if err != nil {
-		return Result{}, opError(op.ID, promptlib.NotApplied, fsError("list the import queue", err))
+		return Result{}, opError(op.ID, promptlib.NotApplied, err)
 	}
 	if n >= w.MaxPending {
 		return Result{}, opError(op.ID, promptlib.NotApplied, promptlib.Errorf(promptlib.CodeQueueFull,
