@@ -191,7 +191,23 @@ const sameParentSQL = `(parent_id IS ? OR parent_id = ? COLLATE NOCASE)`
 // folders reads every folder's id, name and parent: the input of the folder write rules
 // (folder_rules.go), which Apply checks in Go so that it agrees with the MCP side's pre-check.
 func (a applier) folders() ([]Folder, error) {
-	rows, err := a.tx.QueryContext(a.ctx, `SELECT id, name, parent_id FROM folders`)
+	return a.queryFolders(`SELECT id, name, parent_id FROM folders`)
+}
+
+// foldersNear reads the folders the rules of a create or a rename look at: parent (nil: the
+// top level) itself, its children, and folder id. The rules give the same answer on this part
+// as on the whole tree, and reading 10,000 folders for every new one cost 25 ms.
+func (a applier) foldersNear(parent *string, id string) ([]Folder, error) {
+	p := ""
+	if parent != nil {
+		p = *parent
+	}
+	return a.queryFolders(`SELECT id, name, parent_id FROM folders WHERE `+sameParentSQL+
+		` OR id = ? COLLATE NOCASE OR id = ? COLLATE NOCASE`, parent, parent, p, id)
+}
+
+func (a applier) queryFolders(q string, args ...any) ([]Folder, error) {
+	rows, err := a.tx.QueryContext(a.ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("promptlib: read folders: %w", err)
 	}
@@ -249,7 +265,7 @@ func (a applier) nextPosition(parent *string) (int64, error) {
 }
 
 func (a applier) createFolder(d *CreateFolderData) (Response, error) {
-	all, err := a.folders()
+	all, err := a.foldersNear(d.ParentID, "")
 	if err != nil {
 		return Response{}, err
 	}
@@ -295,7 +311,18 @@ func (a applier) folder(id string) (stored, name string, parent *string, err err
 }
 
 func (a applier) updateFolder(d *UpdateFolderData) (Response, error) {
-	all, err := a.folders()
+	var all []Folder
+	var err error
+	if d.ParentID.Set {
+		all, err = a.folders() // a move: the cycle check walks up from the new parent
+	} else {
+		var parent *string
+		if _, _, parent, err = a.folder(d.ID); err == nil {
+			all, err = a.foldersNear(parent, d.ID)
+		} else if CodeOf(err) == CodeFolderNotFound {
+			all, err = nil, nil // the rules answer FOLDER_NOT_FOUND
+		}
+	}
 	if err != nil {
 		return Response{}, err
 	}

@@ -31,6 +31,7 @@ const (
 	CodeResponseTimeout      Code = "RESPONSE_TIMEOUT"
 	CodeQueueIO              Code = "QUEUE_IO_ERROR"
 	CodeOperationNotFound    Code = "OPERATION_NOT_FOUND"
+	CodeProcessorStopped     Code = "PROCESSOR_STOPPED"
 	CodeTimeout              Code = "TIMEOUT"
 	CodeInternal             Code = "INTERNAL_ERROR"
 )
@@ -57,6 +58,7 @@ var hints = map[Code]string{
 	CodeResponseTimeout:      "Make sure the Prompteka app is running, then call get_operation_status with the operation id before retrying.",
 	CodeQueueIO:              "The import queue's disk failed (full or an I/O error); free space or fix the disk, then try again.",
 	CodeOperationNotFound:    "Pass the operationId exactly as a write tool returned it.",
+	CodeProcessorStopped:     "mcpctl applies this standalone library's writes itself and its queue processor has stopped; health_check gives the reason. Fix it (free disk space, remove a symlink from the import queue) and it resumes on its own, then try again.",
 	CodeTimeout:              "The library took too long to answer; try again, or narrow the request.",
 	CodeInternal:             "This is a bug in mcpctl; try again, and report it if it repeats.",
 }
@@ -73,7 +75,10 @@ type Error struct {
 	// never retries blindly.
 	OperationID string
 	Outcome     Outcome
-	Err         error // the cause, if any; never shown to the model
+	// Advice, when set, replaces the code's hint: the same code can need other advice (a
+	// standalone library has no app to start).
+	Advice string
+	Err    error // the cause, if any; never shown to the model
 }
 
 // Outcome says what became of a queued operation that did not report success.
@@ -95,8 +100,13 @@ func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// Hint is the code's hint.
-func (e *Error) Hint() string { return e.Code.Hint() }
+// Hint is the error's advice, or its code's hint.
+func (e *Error) Hint() string {
+	if e.Advice != "" {
+		return e.Advice
+	}
+	return e.Code.Hint()
+}
 
 // CodeOf returns the code of the first *Error in err's chain, or CodeInternal.
 func CodeOf(err error) Code {

@@ -127,3 +127,28 @@ func TestNULMessageNamesTheField(t *testing.T) {
 		}
 	}
 }
+
+// FuzzValidateEmoji: whatever is accepted is one grapheme cluster holding something visible (not
+// only modifiers), and a flag is exactly two regional indicators.
+func FuzzValidateEmoji(f *testing.F) {
+	for _, s := range []string{"📝", "👨‍💻", "🇫🇷", "👍🏽", "#️⃣", "\uFE0F", "\U0001F1EB", "a\uFE0F", "🏴󠁧󠁢󠁳󠁣󠁴󠁿", "\x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if ValidateEmoji(s) != nil {
+			return
+		}
+		visible, regional := false, 0
+		for _, r := range s {
+			switch {
+			case isRegional(r):
+				regional++
+			case !isModifier(r):
+				visible = true
+			}
+		}
+		if regional != 0 && regional != 2 || regional == 0 && !visible || strings.ContainsRune(s, 0) {
+			t.Errorf("ValidateEmoji accepted %+q", s)
+		}
+	})
+}

@@ -16,32 +16,66 @@ import (
 // MaxPending is how many pending operations the queue holds before writers get QUEUE_FULL.
 const MaxPending = 1000
 
-// checkDir refuses a queue directory that is missing, not a directory, a symlink, someone
-// else's, writable by other users, or not writable by us: an operation dropped there could be
-// swapped or lost by someone else. A directory others may only read is accepted: our files are
-// 0600, and refusing the app's own 0755 queue would make every write fail. The errors are
-// PERMISSION_DENIED and say which check failed.
-func checkDir(fsys FS, dir string) error {
+// Queue directory states, as CheckDir reports them. Every state but DirWritable means the
+// Writer refuses to write there.
+const (
+	DirWritable    = "writable"
+	DirMissing     = "missing"
+	DirNotDir      = "not_directory"
+	DirSymlink     = "symlink"
+	DirWrongOwner  = "wrong_owner"
+	DirInsecure    = "insecure_mode" // group or others may write it
+	DirNotWritable = "not_writable"
+)
+
+// CheckDir is the one queue-directory check (DESIGN §1): the Writer runs it before every
+// operation and health_check reports it, so the two always agree. It refuses a directory that
+// is missing, a symlink, not a directory, someone else's, writable by group or others (0770 and
+// 0777 alike), or not writable by us: an operation dropped there could be swapped or lost by
+// someone else. A directory others may only read is accepted: our files are 0600, and refusing
+// the app's own 0755 queue would make every write fail. pending counts the operations waiting
+// ({id}.json), when the directory is usable. err is a *promptlib.Error (PERMISSION_DENIED, or
+// QUEUE_IO_ERROR when it cannot be listed) saying which check failed and what to do, nil
+// exactly when state is DirWritable.
+func CheckDir(dir string) (state string, pending int, err error) {
+	return checkDirPending(OSFS{}, dir)
+}
+
+func checkDirPending(fsys FS, dir string) (string, int, error) {
+	state, err := checkDir(fsys, dir)
+	if err != nil {
+		return state, 0, err
+	}
+	n, err := countPending(fsys, dir)
+	if err != nil {
+		return DirNotWritable, 0, fsError("list the import queue", err)
+	}
+	return DirWritable, n, nil
+}
+
+// checkDir is CheckDir without the count.
+func checkDir(fsys FS, dir string) (string, error) {
 	fi, err := fsys.Lstat(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return promptlib.Errorf(promptlib.CodePermissionDenied, "the import queue %s does not exist", dir)
+		return DirMissing, promptlib.Errorf(promptlib.CodePermissionDenied, "the import queue %s does not exist", dir)
 	case err != nil:
-		return &promptlib.Error{Code: promptlib.CodePermissionDenied, Message: fmt.Sprintf("cannot inspect the import queue %s: %s", dir, rootCause(err)), Err: err}
+		return DirNotWritable, &promptlib.Error{Code: promptlib.CodePermissionDenied, Message: fmt.Sprintf("cannot inspect the import queue %s: %s", dir, rootCause(err)), Err: err}
 	case fi.Mode()&fs.ModeSymlink != 0:
-		return promptlib.Errorf(promptlib.CodePermissionDenied, "the import queue %s is a symlink; mcpctl refuses symlinked queues", dir)
+		return DirSymlink, promptlib.Errorf(promptlib.CodePermissionDenied, "the import queue %s is a symlink; mcpctl refuses symlinked queues", dir)
 	case !fi.IsDir():
-		return promptlib.Errorf(promptlib.CodePermissionDenied, "the import queue %s is not a directory", dir)
-	case fi.Mode().Perm()&0o022 != 0:
-		return promptlib.Errorf(promptlib.CodePermissionDenied, "the import queue %s has mode %04o: other users can write to it; run chmod 700 %s", dir, fi.Mode().Perm(), dir)
+		return DirNotDir, promptlib.Errorf(promptlib.CodePermissionDenied, "the import queue %s is not a directory", dir)
 	}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
-		return promptlib.Errorf(promptlib.CodePermissionDenied, "the import queue %s belongs to uid %d, not to this user (uid %d)", dir, st.Uid, os.Getuid())
+		return DirWrongOwner, promptlib.Errorf(promptlib.CodePermissionDenied, "the import queue %s belongs to uid %d, not to this user (uid %d)", dir, st.Uid, os.Getuid())
+	}
+	if fi.Mode().Perm()&0o022 != 0 {
+		return DirInsecure, promptlib.Errorf(promptlib.CodePermissionDenied, "the import queue %s has mode %04o: other users can write to it; run chmod 700 %s", dir, fi.Mode().Perm(), dir)
 	}
 	if err := unix.Access(dir, unix.W_OK|unix.X_OK); err != nil {
-		return &promptlib.Error{Code: promptlib.CodePermissionDenied, Message: fmt.Sprintf("the import queue %s is not writable", dir), Err: err}
+		return DirNotWritable, &promptlib.Error{Code: promptlib.CodePermissionDenied, Message: fmt.Sprintf("the import queue %s is not writable", dir), Err: err}
 	}
-	return nil
+	return DirWritable, nil
 }
 
 // countPending counts pending operation files ({id}.json) in dir.

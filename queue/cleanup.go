@@ -30,7 +30,7 @@ type CleanupReport struct {
 func (w *Writer) Cleanup() (CleanupReport, error) {
 	var rep CleanupReport
 	// Never delete through a symlinked or foreign queue: the same checks as a write.
-	if err := checkDir(w.FS, w.Dir); err != nil {
+	if _, err := checkDir(w.FS, w.Dir); err != nil {
 		return rep, err
 	}
 	entries, err := w.FS.ReadDir(w.Dir)

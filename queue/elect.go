@@ -3,47 +3,84 @@ package queue
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 )
 
+// ElectConfig says how RunElectedConfig runs a library's processor.
+type ElectConfig struct {
+	Dir string // the import queue
+	DB  string // the library database
+	Log *slog.Logger
+	// Retry is how often a process that does not hold the lock (or whose processor failed)
+	// tries again.
+	Retry time.Duration
+	// BusyTimeout is the processor's SQLite busy timeout (DefaultBusyTimeout when zero): how
+	// long it waits for another writer's lock before answering DATABASE_LOCKED.
+	BusyTimeout time.Duration
+	// Tune adjusts each Processor before it runs (nil for the defaults).
+	Tune func(*Processor)
+	// Status, when set, receives the processor's state for health_check and for writers
+	// (Writer.WithProcessor(status.Alive)): waiting while another process holds the lock,
+	// running, failed with the reason, stopped once RunElectedConfig returns.
+	Status *ProcessorStatus
+}
+
 // RunElected runs a processor on the library (queue dir, database db) whenever this process
 // holds the library's processor lock, until ctx ends. Several servers on one library call it;
 // exactly one processes at a time, and when that one exits another takes over within retry.
-// Processors are tuned by tune (nil for the defaults).
+// Processors are tuned by tune (nil for the defaults). It is RunElectedConfig without a status.
 func RunElected(ctx context.Context, dir, db string, log *slog.Logger, retry time.Duration, tune func(*Processor)) {
+	RunElectedConfig(ctx, ElectConfig{Dir: dir, DB: db, Log: log, Retry: retry, Tune: tune})
+}
+
+// RunElectedConfig runs the library's processor whenever this process wins the election, until
+// ctx ends, reporting its state to cfg.Status. A processor that cannot run (the lock is a
+// symlink, processed/ is a symlink, the database cannot be opened) is retried every cfg.Retry,
+// its status failed with the reason meanwhile.
+func RunElectedConfig(ctx context.Context, cfg ElectConfig) {
+	log := cfg.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	defer cfg.Status.set(ProcStopped, nil)
 	for {
-		lock, err := TryLock(dir)
+		lock, err := TryLock(cfg.Dir)
 		switch {
 		case err == nil:
-			runLocked(ctx, lock, dir, db, log, tune)
+			runLocked(ctx, lock, cfg, log)
 			if ctx.Err() != nil {
 				return
 			}
 		case errors.Is(err, ErrLocked):
+			cfg.Status.set(ProcWaiting, nil)
 			log.Debug("queue: another process is processing this library")
 		default:
+			cfg.Status.failed(fmt.Errorf("queue: the processor cannot take its lock: %w", err))
 			log.Warn("queue: cannot take the processor lock", "err", err)
 		}
-		if !pause(ctx, retry) {
+		if !pause(ctx, cfg.Retry) {
 			return
 		}
 	}
 }
 
-func runLocked(ctx context.Context, lock *Lock, dir, db string, log *slog.Logger, tune func(*Processor)) {
+func runLocked(ctx context.Context, lock *Lock, cfg ElectConfig, log *slog.Logger) {
 	defer lock.Release()
-	store, err := OpenStore(db)
+	store, err := OpenStoreTimeout(cfg.DB, cfg.BusyTimeout)
 	if err != nil {
+		cfg.Status.failed(fmt.Errorf("queue: the processor cannot open the library: %w", err))
 		log.Error("queue: cannot open the library for processing", "err", err)
 		return
 	}
 	defer store.Close()
-	p := NewProcessor(dir, store, log)
-	if tune != nil {
-		tune(p)
+	p := NewProcessor(cfg.Dir, store, log)
+	p.Status = cfg.Status
+	if cfg.Tune != nil {
+		cfg.Tune(p)
 	}
-	log.Info("queue: processing this library's queue", "queue", dir)
+	log.Info("queue: processing this library's queue", "queue", cfg.Dir)
 	if err := p.Run(ctx); err != nil {
 		log.Error("queue: processor stopped", "err", err)
 	}

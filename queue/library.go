@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	_ "github.com/mattn/go-sqlite3" // the processor and library creation write through SQLite
@@ -85,9 +86,25 @@ func IsStandalone(dir string) bool {
 // OpenStore opens a library database read-write in WAL mode, as the app does: the processor's
 // (and library creation's) connection. One connection, so transactions serialise in-process and
 // BEGIN IMMEDIATE takes the write lock up front.
-func OpenStore(path string) (*sql.DB, error) {
-	dsn := (&url.URL{Scheme: "file", Path: path,
-		RawQuery: "_busy_timeout=5000&_journal_mode=WAL&_synchronous=FULL&_txlock=immediate&_foreign_keys=0"}).String()
+func OpenStore(path string) (*sql.DB, error) { return OpenStoreTimeout(path, DefaultBusyTimeout) }
+
+// DefaultBusyTimeout is how long the processor waits for another writer's lock (the app's, or
+// a second process's) before an operation fails with DATABASE_LOCKED.
+const DefaultBusyTimeout = 5 * time.Second
+
+// OpenStoreTimeout is OpenStore with the SQLite busy timeout busy (DefaultBusyTimeout when zero
+// or less): a setting, like the reader's, so that tests of the locked library need not wait 5 s.
+func OpenStoreTimeout(path string, busy time.Duration) (*sql.DB, error) {
+	if busy <= 0 {
+		busy = DefaultBusyTimeout
+	}
+	q := url.Values{}
+	q.Set("_busy_timeout", strconv.FormatInt(busy.Milliseconds(), 10))
+	q.Set("_journal_mode", "WAL")
+	q.Set("_synchronous", "FULL")
+	q.Set("_txlock", "immediate")
+	q.Set("_foreign_keys", "0")
+	dsn := (&url.URL{Scheme: "file", Path: path, RawQuery: q.Encode()}).String()
 	db, err := sql.Open("sqlite3", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("queue: open store %s: %w", path, err)

@@ -24,9 +24,11 @@ func (p *Processor) handle(ctx context.Context, id, path string) {
 	op, resp, reused := p.decide(ctx, id, path)
 	p.hook(HookAfterCommit, id)
 	if err := p.respond(id, resp); err != nil {
-		// Without a response the writer reports "outcome pending"; the op stays in processing/
-		// so that the next start answers it from applied_ops.
+		// Without a response the writer cannot learn the outcome; the op stays in processing/
+		// and the next rescan answers it from applied_ops. Until then the processor is failed,
+		// with the reason, so that writers fail fast instead of waiting.
 		p.Log.Error("queue: cannot write the response; left in processing/", "operationId", id, "err", err)
+		p.stalled(id, "cannot write its answer to the import queue", err)
 		return
 	}
 	p.hook(HookAfterResponse, id)
@@ -40,9 +42,15 @@ func (p *Processor) handle(ctx context.Context, id, path string) {
 	}
 	if err := renameNoReplace(path, dst); err != nil {
 		p.Log.Error("queue: cannot file the operation; left in processing/", "operationId", id, "err", err)
+		p.stalled(id, "cannot move the operation out of processing/", err)
 		return
 	}
 	p.hook(HookDone, id)
+	if p.Status != nil && !p.stuck {
+		if state, _ := p.Status.State(); state != ProcRunning {
+			p.Status.set(ProcRunning, nil)
+		}
+	}
 	attrs := []any{"operationId", id, "operation", string(op.Operation), "status", resp.Status,
 		"durationMs", float64(time.Since(start).Microseconds()) / 1000}
 	if reused {
@@ -52,6 +60,17 @@ func (p *Processor) handle(ctx context.Context, id, path string) {
 		attrs = append(attrs, "error", deref(resp.Error))
 	}
 	p.Log.Info("queue: operation", attrs...)
+}
+
+// stalled records that operation id is left in processing/: the processor is failed (the
+// reason names the cause, such as a full disk) until a rescan gets it through.
+func (p *Processor) stalled(id, what string, err error) {
+	p.stuck = true
+	cause := rootCause(err)
+	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
+		cause = "the disk is full"
+	}
+	p.Status.failed(fmt.Errorf("queue: the processor %s (%s); operation %s waits in processing/ and is retried every rescan", what, cause, id))
 }
 
 func deref(s *string) string {
@@ -96,7 +115,7 @@ func (p *Processor) decide(ctx context.Context, id, path string) (op promptlib.O
 		p.Log.Error("queue: apply failed", "operationId", id, "err", err)
 		code, msg := promptlib.CodeDatabaseError, "the library could not be written; nothing was applied"
 		if isBusy(err) {
-			code, msg = promptlib.CodeDatabaseLocked, "the library is locked by the app; nothing was applied"
+			code, msg = promptlib.CodeDatabaseLocked, "the library is locked by another process; nothing was applied"
 		}
 		return op, promptlib.Failure(&promptlib.Error{Code: code, Message: msg, Err: err}), false
 	}

@@ -41,6 +41,14 @@ type Processor struct {
 	// Hook, when set, is called at the named points with the operation id; tests use it to
 	// kill or stall the processor at exactly that step.
 	Hook func(point, id string)
+	// Status, when set, receives the processor's state: running once ready, failed with the
+	// reason when it cannot start or cannot answer (a full disk), running again once it can.
+	Status *ProcessorStatus
+
+	// stuck is set (by the Run goroutine only) when an operation was left in processing/
+	// because it could not be answered or filed: the next rescan retries it, so a disk that
+	// fills and frees again does not leave it "processing" until a restart.
+	stuck bool
 
 	overflows atomic.Int64 // fsnotify overflows, each answered by a rescan
 	// watch opens the change feed of the queue directory; nil means fsnotify. Tests replace it
@@ -102,6 +110,7 @@ func (p *Processor) Run(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return nil
 		}
+		p.Status.failed(err)
 		return err
 	}
 	watch := p.watch
@@ -118,6 +127,9 @@ func (p *Processor) Run(ctx context.Context) error {
 	p.scan(ctx)
 	p.cleanProcessed()
 	p.hook(HookReady, "")
+	if !p.stuck {
+		p.Status.set(ProcRunning, nil)
+	}
 
 	rescan := time.NewTicker(p.Rescan)
 	defer rescan.Stop()
@@ -148,6 +160,10 @@ func (p *Processor) Run(ctx context.Context) error {
 			}
 			p.scan(ctx)
 		case <-rescan.C:
+			if p.stuck {
+				p.stuck = false
+				p.recover(ctx)
+			}
 			p.scan(ctx)
 		case <-cleanup.C:
 			p.cleanProcessed()
@@ -157,15 +173,21 @@ func (p *Processor) Run(ctx context.Context) error {
 
 // prepare makes the subdirectories and the applied_ops table a processor needs.
 func (p *Processor) prepare(ctx context.Context) error {
-	if err := checkDir(OSFS{}, p.Dir); err != nil {
+	if _, err := checkDir(OSFS{}, p.Dir); err != nil {
 		return &Error{Op: "start processor", Path: p.Dir, Err: err}
 	}
 	for _, d := range []string{processingDir, processedDir, failedDir} {
 		if err := os.Mkdir(join(p.Dir, d), 0o700); err != nil && !errors.Is(err, os.ErrExist) {
 			return &Error{Op: "start processor", Path: p.Dir, Err: err}
 		}
-		if fi, err := os.Lstat(join(p.Dir, d)); err != nil || !fi.IsDir() {
-			return &Error{Op: "start processor", Path: join(p.Dir, d), Err: errors.New("not a directory")}
+		fi, err := os.Lstat(join(p.Dir, d))
+		switch {
+		case err != nil:
+			return &Error{Op: "start processor", Path: join(p.Dir, d), Err: err}
+		case fi.Mode()&os.ModeSymlink != 0:
+			return &Error{Op: "start processor", Path: join(p.Dir, d), Err: errors.New("is a symlink; remove it and the processor recreates the directory")}
+		case !fi.IsDir():
+			return &Error{Op: "start processor", Path: join(p.Dir, d), Err: errors.New("is not a directory; remove it and the processor recreates it")}
 		}
 	}
 	if _, err := p.DB.ExecContext(ctx, promptlib.StandaloneSQL); err != nil {

@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"fmt"
 	"os"
 	"sort"
 	"strings"
@@ -61,6 +62,10 @@ func (w *Writer) Status(id string) (OpStatus, error) {
 		st.Status, st.Reason = StateApplied, promptlib.Ptr("applied; its response was already collected")
 	case exists(join(failedDir, opName(id))):
 		st.Status, st.Reason = StateFailed, promptlib.Ptr(failureReason(join(w.Dir, failedDir), id))
+	}
+	if reason := w.processorDown(); reason != nil && (st.Status == StateProcessing || st.Status == StatePending) {
+		// Not "processing" as if all were well: say why it is not moving.
+		st.Reason = promptlib.Ptr(fmt.Sprintf("mcpctl's queue processor is not running (%v); the operation is kept and finishes once it runs again", reason))
 	}
 	return st, nil
 }

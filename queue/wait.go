@@ -82,6 +82,13 @@ func (w *Writer) waitResponse(ctx context.Context, id string, timeout time.Durat
 		return r, nil
 	}
 	for {
+		if reason := w.processorDown(); reason != nil {
+			// No answer can come: stop waiting (one last look, in case it answered first).
+			if r := check(); r != nil {
+				return r, nil
+			}
+			return nil, &processorDown{reason}
+		}
 		select {
 		case <-ctx.Done():
 			return nil, nil
@@ -91,7 +98,7 @@ func (w *Writer) waitResponse(ctx context.Context, id string, timeout time.Durat
 			}
 			if lastBad != nil {
 				return nil, opError(id, promptlib.Unknown, &promptlib.Error{Code: promptlib.CodeResponseTimeout,
-					Message: "the app's response file is unreadable: " + lastBad.Error(), Err: lastBad})
+					Message: w.answerer() + "'s response file is unreadable: " + lastBad.Error(), Err: lastBad})
 			}
 			return nil, nil
 		case <-poll.C:
@@ -115,3 +122,8 @@ func (w *Writer) waitResponse(ctx context.Context, id string, timeout time.Durat
 		}
 	}
 }
+
+// processorDown ends a wait early: mcpctl's processor cannot answer, for reason.
+type processorDown struct{ reason error }
+
+func (e *processorDown) Error() string { return "queue: processor down: " + e.reason.Error() }

@@ -2,6 +2,7 @@ package queue
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -31,7 +32,13 @@ func (w *Writer) withdraw(ctx context.Context, op promptlib.Operation, watch *di
 		w.Log.Warn("queue: operation withdrawn", "operationId", op.ID, "waited", waited.String())
 		if ctx.Err() != nil {
 			return Result{}, opError(op.ID, promptlib.NotApplied, promptlib.Errorf(promptlib.CodeTimeout,
-				"the call ended before the app answered; the operation was withdrawn from the queue"))
+				"the call ended before %s answered; the operation was withdrawn from the queue", w.answerer()))
+		}
+		if w.alive != nil {
+			e := promptlib.Errorf(promptlib.CodeResponseTimeout,
+				"mcpctl's queue processor did not answer within %s; the operation was withdrawn from the queue", waited.Round(time.Second))
+			e.Advice = "The library's queue processor is slow or stuck; run health_check, then try again."
+			return Result{}, opError(op.ID, promptlib.NotApplied, e)
 		}
 		return Result{}, opError(op.ID, promptlib.NotApplied, promptlib.Errorf(promptlib.CodeResponseTimeout,
 			"the app did not answer within %s and seems not to be running; the operation was withdrawn from the queue", waited.Round(time.Second)))
@@ -41,6 +48,11 @@ func (w *Writer) withdraw(ctx context.Context, op promptlib.Operation, watch *di
 			grace = 0
 		}
 		got, werr := w.waitResponse(context.WithoutCancel(ctx), op.ID, grace, watch)
+		var down *processorDown
+		if errors.As(werr, &down) {
+			return Result{}, opError(op.ID, promptlib.Unknown, stoppedError(
+				"the processor took the operation, then stopped; outcome unknown until it runs again (get_operation_status tells)", down.reason))
+		}
 		if werr != nil {
 			return Result{}, werr
 		}
@@ -48,11 +60,44 @@ func (w *Writer) withdraw(ctx context.Context, op promptlib.Operation, watch *di
 			return w.finish(op, *got)
 		}
 		w.Log.Warn("queue: operation accepted, outcome pending", "operationId", op.ID)
-		return Result{}, opError(op.ID, promptlib.Unknown, promptlib.Errorf(promptlib.CodeResponseTimeout,
-			"the app accepted the operation but has not answered within %s: outcome pending; call get_operation_status with operationId %s",
-			(waited+grace).Round(100*time.Millisecond), op.ID))
+		e := promptlib.Errorf(promptlib.CodeResponseTimeout,
+			"%s accepted the operation but has not answered within %s: outcome pending; call get_operation_status with operationId %s",
+			w.answerer(), (waited + grace).Round(100*time.Millisecond), op.ID)
+		if w.alive != nil {
+			e.Advice = "Call get_operation_status with the operation id before retrying; health_check reports the queue processor's state."
+		}
+		return Result{}, opError(op.ID, promptlib.Unknown, e)
 	default:
 		return Result{}, opError(op.ID, promptlib.Unknown, &promptlib.Error{Code: promptlib.CodeResponseTimeout,
-			Message: fmt.Sprintf("the app did not answer and the operation could not be withdrawn: %v", err), Err: err})
+			Message: fmt.Sprintf("%s did not answer and the operation could not be withdrawn: %v", w.answerer(), err), Err: err})
+	}
+}
+
+// withdrawStopped ends a wait that mcpctl's processor cannot answer (it stopped, for reason): the
+// operation is withdrawn if it is still pending (not applied), else the processor has it and
+// the outcome is unknown until it runs again. A response that made it wins.
+func (w *Writer) withdrawStopped(op promptlib.Operation, reason error) (Result, error) {
+	src, dst := join(w.Dir, opName(op.ID)), join(w.Dir, withdrawnName(op.ID))
+	err := w.FS.Rename(src, dst)
+	if r, rerr := w.readResponse(join(w.Dir, responseName(op.ID))); rerr == nil {
+		if err == nil {
+			w.FS.Remove(dst)
+		}
+		return w.finish(op, r)
+	}
+	switch {
+	case err == nil:
+		if rerr := w.FS.Remove(dst); rerr != nil {
+			w.Log.Warn("queue: cannot delete a withdrawn operation; startup cleanup will", "operationId", op.ID, "err", rerr)
+		}
+		w.Log.Warn("queue: processor stopped; operation withdrawn", "operationId", op.ID, "reason", reason)
+		return Result{}, opError(op.ID, promptlib.NotApplied, stoppedError("the operation was withdrawn from the queue", reason))
+	case isNotExist(err):
+		w.Log.Warn("queue: processor stopped holding the operation", "operationId", op.ID, "reason", reason)
+		return Result{}, opError(op.ID, promptlib.Unknown, stoppedError(
+			"the processor took the operation, then stopped; outcome unknown until it runs again (get_operation_status tells)", reason))
+	default:
+		return Result{}, opError(op.ID, promptlib.Unknown, stoppedError(
+			fmt.Sprintf("the operation could not be withdrawn (%v)", err), reason))
 	}
 }

@@ -3,6 +3,7 @@ package queue
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -28,6 +29,44 @@ type Writer struct {
 	Grace          time.Duration // wait for a late response once the app has taken the op (1.5 s)
 	MaxPending     int           // QUEUE_FULL at this many pending operations (1000)
 	Now            func() time.Time
+
+	// alive, set by WithProcessor for a standalone library, says whether mcpctl's own
+	// processor can answer; nil for a Prompteka library, where the app answers.
+	alive func() error
+}
+
+// WithProcessor makes w a writer for a standalone library, whose queue mcpctl's own elected
+// processor answers: alive (typically (*ProcessorStatus).Alive) is asked before publishing and
+// on every poll while waiting, and when it returns an error the write fails at once with
+// PROCESSOR_STOPPED and that reason (not applied if the operation could be withdrawn, outcome
+// unknown if the processor had taken it) instead of waiting out every attempt. Its messages
+// speak of mcpctl's queue processor, never of the Prompteka app. It returns w.
+func (w *Writer) WithProcessor(alive func() error) *Writer {
+	w.alive = alive
+	return w
+}
+
+// answerer names who answers operations, for messages.
+func (w *Writer) answerer() string {
+	if w.alive != nil {
+		return "mcpctl's queue processor"
+	}
+	return "the app"
+}
+
+// processorDown is the reason mcpctl's processor cannot answer, or nil (always nil for a
+// Prompteka library).
+func (w *Writer) processorDown() error {
+	if w.alive == nil {
+		return nil
+	}
+	return w.alive()
+}
+
+// stoppedError is the PROCESSOR_STOPPED error for reason.
+func stoppedError(what string, reason error) *promptlib.Error {
+	return &promptlib.Error{Code: promptlib.CodeProcessorStopped,
+		Message: fmt.Sprintf("%s: mcpctl's queue processor for this library is not running: %v", what, reason), Err: reason}
 }
 
 // NewWriter returns a Writer for the queue directory dir with the contract's timings.
@@ -78,16 +117,16 @@ func (w *Writer) SubmitOperation(ctx context.Context, op promptlib.Operation) (R
 	if err := schemas.Validate("operation", body); err != nil {
 		return Result{}, opError(op.ID, promptlib.NotApplied, &promptlib.Error{Code: promptlib.CodeInvalidInput, Message: err.Error(), Err: err})
 	}
-	if err := checkDir(w.FS, w.Dir); err != nil {
-		return Result{}, opError(op.ID, promptlib.NotApplied, err)
-	}
-	n, err := countPending(w.FS, w.Dir)
+	_, n, err := checkDirPending(w.FS, w.Dir)
 	if err != nil {
-		return Result{}, opError(op.ID, promptlib.NotApplied, fsError("list the import queue", err))
+		return Result{}, opError(op.ID, promptlib.NotApplied, err)
 	}
 	if n >= w.MaxPending {
 		return Result{}, opError(op.ID, promptlib.NotApplied, promptlib.Errorf(promptlib.CodeQueueFull,
 			"the import queue holds %d pending operations", n))
+	}
+	if reason := w.processorDown(); reason != nil {
+		return Result{}, opError(op.ID, promptlib.NotApplied, stoppedError("the operation was not queued", reason))
 	}
 	// Watch before publishing, so that a fast answer cannot slip between the two.
 	watch := newDirWatch(w.Dir, w.Log)
@@ -107,6 +146,10 @@ func (w *Writer) await(ctx context.Context, op promptlib.Operation, watch *dirWa
 			break
 		}
 		got, err := w.waitResponse(ctx, op.ID, w.AttemptTimeout, watch)
+		var down *processorDown
+		if errors.As(err, &down) {
+			return w.withdrawStopped(op, down.reason)
+		}
 		if err != nil {
 			return Result{}, err
 		}

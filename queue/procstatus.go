@@ -1,0 +1,64 @@
+package queue
+
+import (
+	"errors"
+	"sync"
+)
+
+// States of a library's in-process processor, as ProcessorStatus reports them.
+const (
+	ProcStarting = "starting" // not yet elected or not yet ready
+	ProcRunning  = "running"  // this process holds the lock and processes the queue
+	ProcWaiting  = "waiting"  // another process holds the lock: it processes the queue
+	ProcFailed   = "failed"   // cannot process: the error says why (a symlinked processed/, a full disk, ...)
+	ProcStopped  = "stopped"  // RunElectedConfig has returned
+)
+
+// ErrProcessorStopped is the reason Alive gives once the elected processor has stopped for good.
+var ErrProcessorStopped = errors.New("queue: the library's queue processor has stopped")
+
+// ProcessorStatus is the state of a standalone library's elected processor, written by
+// RunElectedConfig and its Processor, read by the server: health_check reports State, and a
+// Writer given Alive (WithProcessor) fails fast with the real reason instead of waiting for an
+// answer that cannot come. The zero value is ready to use (state "starting"); safe for
+// concurrent use.
+type ProcessorStatus struct {
+	mu    sync.Mutex
+	state string
+	err   error
+}
+
+// State returns the processor's state and, when it is ProcFailed, the reason.
+func (s *ProcessorStatus) State() (state string, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state == "" {
+		return ProcStarting, nil
+	}
+	return s.state, s.err
+}
+
+// Alive is nil while the queue is processed or about to be (starting, running, or waiting for
+// another process's processor), and the reason otherwise. Pass it to Writer.WithProcessor.
+func (s *ProcessorStatus) Alive() error {
+	state, err := s.State()
+	switch state {
+	case ProcFailed:
+		return err
+	case ProcStopped:
+		return ErrProcessorStopped
+	}
+	return nil
+}
+
+func (s *ProcessorStatus) set(state string, err error) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.state, s.err = state, err
+}
+
+// failed records err; a nil status (a processor run without one) ignores it.
+func (s *ProcessorStatus) failed(err error) { s.set(ProcFailed, err) }
