@@ -4,15 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpctl/mcpctl/dbread"
 	"github.com/mcpctl/mcpctl/promptlib"
+	"github.com/mcpctl/mcpctl/queue"
 )
 
 // maxFolders caps list_folders: beyond it the model should search, not scroll.
@@ -207,9 +206,14 @@ type HealthResult struct {
 		Error            *string `json:"error"`
 	} `json:"database"`
 	Queue struct {
-		Path    string `json:"path"`
-		State   string `json:"state"`
-		Pending int    `json:"pending"`
+		Path      string  `json:"path"`
+		State     string  `json:"state"`
+		Pending   int     `json:"pending"`
+		Error     *string `json:"error"`
+		Processor struct {
+			State string  `json:"state"`
+			Error *string `json:"error"`
+		} `json:"processor"`
 	} `json:"queue"`
 	Search struct {
 		Index string  `json:"index"`
@@ -227,7 +231,11 @@ func (d readTools) healthCheck(ctx context.Context, _ json.RawMessage) (any, err
 	h.Version, h.Mode, h.Library = d.cfg.Version, d.mode(), d.lib.Dir
 	h.UptimeSeconds = time.Since(d.started).Seconds()
 	h.Database.Path = d.lib.DB
-	prompts, folders, err := d.db.Counts(ctx)
+	err := d.db.Check(ctx)
+	var prompts, folders int
+	if err == nil {
+		prompts, folders, err = d.db.Counts(ctx)
+	}
 	switch {
 	case err == nil:
 		h.Database.Reachable, h.Database.SchemaCompatible = true, true
@@ -239,7 +247,19 @@ func (d readTools) healthCheck(ctx context.Context, _ json.RawMessage) (any, err
 		h.Database.Error = promptlib.Ptr(err.Error())
 	}
 	h.Queue.Path = d.lib.Queue
-	h.Queue.State, h.Queue.Pending = queueState(d.lib.Queue)
+	var qerr error
+	h.Queue.State, h.Queue.Pending, qerr = queue.CheckDir(d.lib.Queue)
+	if qerr != nil {
+		h.Queue.Error = promptlib.Ptr(classify(qerr).Message)
+	}
+	h.Queue.Processor.State = "app"
+	if d.lib.Standalone {
+		state, perr := d.proc.State()
+		h.Queue.Processor.State = state
+		if perr != nil {
+			h.Queue.Processor.Error = promptlib.Ptr(perr.Error())
+		}
+	}
 	state, serr := d.db.SearchIndex()
 	h.Search.Index = state
 	if serr != nil {
@@ -248,38 +268,12 @@ func (d readTools) healthCheck(ctx context.Context, _ json.RawMessage) (any, err
 	switch {
 	case !h.Database.Reachable || !h.Database.SchemaCompatible:
 		h.Status = "unhealthy"
-	case h.Queue.State != "writable" || h.Search.Index == "unavailable":
+	case h.Queue.State != queue.DirWritable || h.Queue.Processor.State == queue.ProcFailed || h.Search.Index == "unavailable":
 		h.Status = "degraded"
 	default:
 		h.Status = "healthy"
 	}
 	return h, nil
-}
-
-// queueState inspects the import queue directory the way the writer's safety checks do.
-func queueState(dir string) (state string, pending int) {
-	fi, err := os.Lstat(dir)
-	switch {
-	case err != nil:
-		return "missing", 0
-	case fi.Mode()&os.ModeSymlink != 0:
-		return "symlink", 0
-	case !fi.IsDir():
-		return "not_directory", 0
-	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
-		return "wrong_owner", 0
-	}
-	if syscall.Access(dir, 0x2 /* W_OK */) != nil {
-		return "not_writable", 0
-	}
-	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		if n := e.Name(); !e.IsDir() && !strings.HasPrefix(n, ".") && strings.HasSuffix(n, ".json") {
-			pending++
-		}
-	}
-	return "writable", pending
 }
 
 // badArgs should not happen: arguments passed the input schema before a handler sees them.

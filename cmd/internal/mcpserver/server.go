@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpctl/mcpctl/dbread"
 	"github.com/mcpctl/mcpctl/gate"
+	"github.com/mcpctl/mcpctl/queue"
 )
 
 // Library is a resolved library: where its database and queue are, and who processes its queue.
@@ -51,6 +52,8 @@ type core struct {
 	srv     *server.MCPServer
 	log     *slog.Logger
 	started time.Time
+	// proc is the state of a standalone library's in-process processor.
+	proc queue.ProcessorStatus
 }
 
 // Server is an assembled MCP server, ready to serve one session over stdio.

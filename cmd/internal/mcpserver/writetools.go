@@ -38,12 +38,15 @@ func newWriteTools(ctx context.Context, c *core) (*writeTools, error) {
 		d.log.Warn("queue: unusable; writes will fail until it is fixed", "queue", d.lib.Queue, "err", err)
 	}
 	if d.lib.Standalone {
+		// A write to a library whose own processor cannot run fails at once with the reason,
+		// instead of waiting for an answer that cannot come.
+		w.WithProcessor(d.proc.Alive)
 		ctx, cancel := context.WithCancel(ctx)
 		var wg sync.WaitGroup
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			queue.RunElected(ctx, d.lib.Queue, d.lib.DB, d.log, electionRetry, nil)
+			queue.RunElectedConfig(ctx, queue.ElectConfig{Dir: d.lib.Queue, DB: d.lib.DB, Log: d.log, Retry: electionRetry, Status: &d.proc})
 		}()
 		d.close = func() { cancel(); wg.Wait() }
 	}
