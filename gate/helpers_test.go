@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
@@ -63,9 +64,9 @@ func (f *fixture) prompt(folder, title, content string) string {
 
 func (f *fixture) index(tb testing.TB, p Project) *Index {
 	tb.Helper()
-	ix, err := NewIndex(f.lib, p)
+	ix, _, err := LibraryIndex(f.lib, p)
 	if err != nil {
-		tb.Fatalf("NewIndex: %v", err)
+		tb.Fatalf("LibraryIndex: %v", err)
 	}
 	return ix
 }
@@ -80,4 +81,14 @@ func project(budget int, priorities map[string]int) Project {
 		p.Priorities = priorities
 	}
 	return p
+}
+
+// render renders a briefing with the fixture's bodies.
+func (f *fixture) render(tb testing.TB, r Renderer, b Briefing) string {
+	tb.Helper()
+	text, _, err := r.Briefing(context.Background(), b, LibraryBodies(f.lib))
+	if err != nil {
+		tb.Fatalf("Briefing: %v", err)
+	}
+	return text
 }
