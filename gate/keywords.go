@@ -195,10 +195,12 @@ func (ix *Index) InterceptTags(tool string, args json.RawMessage) []string {
 	var phrases []string
 	counts := map[string]int{} // word → occurrences
 	var order []string
-	addWords := func(s string) {
+	// The tool name's verbs and nouns (get, list, prompts) say how, not what; in a value the same
+	// word can be the task ("delete a user's data", "a slow query"), so values drop only filler.
+	addWords := func(s string, noise map[string]bool) {
 		for _, w := range splitWords(s) {
 			w = normalizeTag(w)
-			if stopWords[w] || fillerWords[w] || indexStop[w] || utf8.RuneCountInString(w) < 2 || !hasLetter(w) {
+			if noise[w] || fillerWords[w] || indexStop[w] || utf8.RuneCountInString(w) < 2 || !hasLetter(w) {
 				continue
 			}
 			if counts[w] == 0 {
@@ -207,7 +209,7 @@ func (ix *Index) InterceptTags(tool string, args json.RawMessage) []string {
 			counts[w]++
 		}
 	}
-	addWords(tool)
+	addWords(tool, stopWords)
 	folders := ix.folderNames()
 	callValues(args, func(v string) bool {
 		t := strings.TrimSpace(v)
@@ -221,7 +223,7 @@ func (ix *Index) InterceptTags(tool string, args json.RawMessage) []string {
 		if _, ok := ix.byName[t]; ok || folders[strings.ToLower(t)] {
 			phrases = append(phrases, t)
 		}
-		addWords(t)
+		addWords(t, valueNoise)
 		return true
 	})
 	type cand struct {
@@ -271,6 +273,9 @@ func (ix *Index) folderNames() map[string]bool {
 	}
 	return m
 }
+
+// valueNoise are the words of argument values that say nothing about the task.
+var valueNoise = setOf(`http https www com org net html json true false null none id ids`)
 
 // fillerWords are what requests are phrased with, not what they are about.
 var fillerWords = setOf(`please help want need like let lets just about thing things way also

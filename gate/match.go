@@ -27,8 +27,8 @@ import (
 //     provided when they are candidates (a priority-10 prompt only when it is relevant), and
 //     left out of the remaining index.
 //   - Remaining: the index entries neither selected nor already sent, capped as Index.Lines is.
-const (
-	floorShare    = 0.34
+var (
+	floorShare    = 0.35
 	lowFloorShare = 0.6
 	minRelevance  = 0.05
 	priorityBoost = 0.2
@@ -90,6 +90,7 @@ type ranking struct {
 	tags     []string
 	concepts []concept
 	scores   *scorer
+	feedback []term
 	critical []int       // priority 10 not yet sent
 	cands    []candidate // above the floor, not sent, not critical, best first
 	already  []int       // above the floor, or critical and relevant, but sent before
@@ -102,6 +103,7 @@ func (ix *Index) rankTags(tags []string, sent map[string]bool, explain bool) ran
 	r.concepts = ix.query(r.tags)
 	r.scores = newScorer(ix, explain)
 	r.scores.rank(r.concepts)
+	r.feedback = r.scores.feedback(r.concepts)
 	rel := r.scores.total
 	r.wasSent = make([]bool, len(ix.entries))
 	for id := range sent {

@@ -1,7 +1,9 @@
 package gate
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -22,7 +24,7 @@ import (
 
 // Field weights and BM25 parameters, tuned on testdata/gate (tuning half only).
 var fieldWeight = [numFields]float64{
-	fieldTitle:    5.0,
+	fieldTitle:    10.0,
 	fieldChapters: 2.5,
 	fieldSummary:  1.5,
 	fieldFolder:   0.4,
@@ -37,10 +39,12 @@ var fieldB = [numFields]float64{
 	fieldBody:     0.75,
 }
 
-const (
-	bm25K1      = 1.2
-	phraseBonus = 0.5 // of a phrase's mean word score, when its words are adjacent
-)
+// bm25K1 is BM25's saturation. It is higher than the usual 1.2 because fields are weighted
+// before saturating: with 1.2 a folder-path hit (weight 0.4) already scores half of a title hit.
+var bm25K1 = 3.0
+
+// phraseBonus is the share of a phrase's mean word score added when its words are adjacent.
+var phraseBonus = 0.5
 
 // alternative is one way of saying a concept: the stems of a phrase.
 type alternative struct {
@@ -197,4 +201,96 @@ func (s *scorer) addTerm(t term, weight float64) {
 		}
 		s.alt[p.doc] += v
 	}
+}
+
+// Feedback: the words of the best matches' titles and headings say what the task is about in
+// the library's own vocabulary, so they are searched too, weakly (feedbackWeight of a tag). A
+// prompt that shares the top match's topic ("Health Checks" beside "Kubernetes Deployments")
+// then ranks above one that only shares a word with a tag. Deterministic: the same ranking gives
+// the same feedback.
+var (
+	feedbackDocs   = 2   // how many of the best matches give words
+	feedbackTerms  = 8   // how many of their words are searched
+	feedbackWeight = 0.3 // of one tag, spread over the words
+	feedbackShare  = 0.6 // a match gives words only when it scores this share of the best
+)
+
+// feedback adds the feedback concept's scores to s.total, and returns its words' terms (for
+// Explain). The concepts' own terms are not searched again.
+func (s *scorer) feedback(concepts []concept) []term {
+	if feedbackDocs == 0 || feedbackWeight == 0 {
+		return nil
+	}
+	ix := s.ix
+	var best []int32
+	for i := range s.total {
+		if s.total[i] == 0 || ix.entries[i].Priority >= CriticalPriority {
+			continue
+		}
+		best = append(best, int32(i))
+		slices.SortFunc(best, func(a, b int32) int { return cmp.Compare(s.total[b], s.total[a]) })
+		if len(best) > feedbackDocs {
+			best = best[:feedbackDocs]
+		}
+	}
+	if len(best) == 0 {
+		return nil
+	}
+	own := map[term]bool{}
+	for _, c := range concepts {
+		for _, a := range c.alts {
+			for _, t := range a.terms {
+				own[t] = true
+			}
+		}
+	}
+	weight := map[term]float64{}
+	top := s.total[best[0]]
+	for _, i := range best {
+		if s.total[i] < feedbackShare*top {
+			continue
+		}
+		for _, tf := range ix.entries[i].terms {
+			if own[tf.t] || tf.f[fieldTitle]+tf.f[fieldChapters] == 0 {
+				continue
+			}
+			df := len(ix.postings[tf.t])
+			if df < 2 { // only this prompt: finds nothing new
+				continue
+			}
+			weight[tf.t] += ix.idf(df)
+		}
+	}
+	type tw struct {
+		t term
+		w float64
+	}
+	var terms []tw
+	for t, w := range weight {
+		terms = append(terms, tw{t, w})
+	}
+	slices.SortFunc(terms, func(a, b tw) int {
+		if c := cmp.Compare(b.w, a.w); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.t, b.t)
+	})
+	terms = terms[:min(len(terms), feedbackTerms)]
+	var out []term
+	for _, t := range terms {
+		out = append(out, t.t)
+		s.addTerm(t.t, feedbackWeight/float64(len(terms)))
+	}
+	src := map[int32]bool{}
+	for _, i := range best {
+		src[i] = true
+	}
+	for _, i := range s.altHit {
+		if !src[i] {
+			s.total[i] += s.alt[i]
+		}
+		s.alt[i] = 0
+	}
+	s.altHit = s.altHit[:0]
+	return out
 }
