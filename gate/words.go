@@ -1,7 +1,6 @@
 package gate
 
 import (
-	"hash/maphash"
 	"strings"
 	"sync"
 	"unicode"
@@ -91,18 +90,28 @@ func isASCIILetters(w string) bool {
 	return true
 }
 
-// termSeed makes term hashes stable for the process: Docs computed at different times must
-// hash alike to share one index.
-var termSeed = maphash.MakeSeed()
-
 // term is the hash of a stem, or of two adjacent stems joined by a space (a phrase). Documents
 // keep hashes, not strings: a posting list keyed by an integer is built in a fraction of the
-// time, and a collision between two stems (1 in 2^64) costs at worst one odd match.
+// time, and a collision between two stems (1 in 2^64) costs at worst one odd match. The hash is
+// FNV-1a, fixed across processes, so rankings (and their tie-breaks) are the same in every run.
 type term = uint64
 
-func termOf(stem string) term { return maphash.String(termSeed, stem) }
+func termOf(stem string) term { return fnv(fnvOffset, stem) }
 
-func pairOf(a, b string) term { return maphash.String(termSeed, a+" "+b) }
+func pairOf(a, b string) term { return fnv(fnv(fnv(fnvOffset, a), " "), b) }
+
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+func fnv(h uint64, s string) uint64 {
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= fnvPrime
+	}
+	return h
+}
 
 // stemsOf is the stems of the words of s, stop words dropped, in order.
 func stemsOf(s string) []string {
