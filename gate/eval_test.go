@@ -327,7 +327,9 @@ func TestGateEval(t *testing.T) {
 		got, bar float64
 		floor    float64
 	}
-	gap := func(m map[string]*evalScore, f func(*evalScore) float64) float64 { return f(m["tune"]) - f(m["heldout"]) }
+	gap := func(m map[string]*evalScore, f func(*evalScore) float64) float64 {
+		return f(m["tune"]) - f(m["heldout"])
+	}
 	for _, c := range []check{
 		{"begin_session recall", r.begin["all"].recall(), issueBar.beginRecall, reached.beginRecall},
 		{"begin_session precision", r.begin["all"].precision(), issueBar.beginPrecision, reached.beginPrecision},
