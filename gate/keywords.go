@@ -275,7 +275,7 @@ func (ix *Index) folderNames() map[string]bool {
 }
 
 // valueNoise are the words of argument values that say nothing about the task.
-var valueNoise = setOf(`http https www com org net html json true false null none id ids`)
+var valueNoise = setOf(`https www com org net html json true false null none id ids`)
 
 // fillerWords are what requests are phrased with, not what they are about.
 var fillerWords = setOf(`please help want need like let lets just about thing things way also

@@ -1,0 +1,266 @@
+package gate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// sentNames runs Select and returns the names sent in full (critical first) and the names
+// listed over the budget.
+func sentNames(ix *Index, tags []string, budget int) (full, listed []string) {
+	sel := Select(ix, tags, budget, DefaultIndexCap, nil)
+	return names(sel.Sent()), names(sel.Listed)
+}
+
+func TestSelectMatching(t *testing.T) {
+	tests := []struct {
+		name  string
+		specs []spec
+		tags  []string
+		want  []string // sent in full, in order
+	}{
+		{"empty tags: only priority 10",
+			[]spec{{"Rules", 10, sized("rules", 50)}, {"Sql", 5, sized("sql", 50)}},
+			nil, []string{"rules"}},
+		{"no match",
+			[]spec{{"Sql", 5, sized("sql", 50)}, {"Go", 9, sized("go", 50)}},
+			[]string{"kubernetes"}, []string{}},
+		{"whole words: ci is not in incident, decision or capacity",
+			[]spec{{"Incident Review", 5, "Every incident gets a decision on capacity.\n"}, {"CI Pipeline", 5, "Runs on every push.\n"}},
+			[]string{"ci"}, []string{"ci-pipeline"}},
+		{"dates is not in updates",
+			[]spec{{"Updates", 5, "Send updates weekly.\n"}, {"Dates", 5, "Store dates in UTC.\n"}},
+			[]string{"dates"}, []string{"dates"}},
+		{"stems both ways: permissions, alerting, testing, migrate",
+			[]spec{
+				{"Permission Checks", 5, "Check on the server.\n"},
+				{"Alert Rules", 5, "Page for symptoms.\n"},
+				{"Tests", 5, "Table tests.\n"},
+				{"Schema Migration", 5, "Reversible.\n"},
+				{"Unrelated", 5, "Nothing here.\n"},
+			},
+			[]string{"permissions", "alerting", "testing", "migrate"},
+			[]string{"alert-rules", "permission-checks", "schema-migration", "tests"}},
+		{"the body is searched",
+			[]spec{{"Style", 5, "Wrap errors with context.\n"}, {"Other", 5, "Nothing.\n"}},
+			[]string{"errors"}, []string{"style"}},
+		{"headings are searched",
+			[]spec{{"Database", 5, "Intro.\n\n## Rollback\n\nSteps.\n"}, {"Other", 5, "Nothing.\n"}},
+			[]string{"rollback"}, []string{"database"}},
+		{"built-in synonyms: observability finds tracing",
+			[]spec{{"Distributed Tracing", 5, "Propagate context.\n"}, {"Other", 5, "Nothing.\n"}},
+			[]string{"observability"}, []string{"distributed-tracing"}},
+		{"priority is a bounded boost: it does not lift an incidental hit over the floor",
+			[]spec{
+				{"Sql Style", 5, "Name tables in the plural. Sql keywords in upper case.\n\n## Sql\n"},
+				{"Release Notes", 9, wordy("release", 600) + "Mention a sql change when there is one.\n"},
+			},
+			[]string{"sql"}, []string{"sql-style"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ix := buildIndex(t, 10_000, tt.specs...)
+			got, _ := sentNames(ix, tt.tags, 10_000)
+			slices.Sort(got[min(len(got), countCritical(ix)):])
+			want := slices.Clone(tt.want)
+			slices.Sort(want[min(len(want), countCritical(ix)):])
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("tags %q sent %q, want %q", tt.tags, got, want)
+			}
+		})
+	}
+}
+
+func countCritical(ix *Index) int {
+	n := 0
+	for _, e := range ix.Entries() {
+		if e.Priority >= CriticalPriority {
+			n++
+		}
+	}
+	return n
+}
+
+func TestSelectRanking(t *testing.T) {
+	t.Run("the title outranks the body, the folder path is weak", func(t *testing.T) {
+		f := newFixture(t)
+		f.prompt("Database", "Connection Pooling", "Use the pooler.\n")
+		f.prompt("Database", "Database Migrations", "Reversible migrations.\n")
+		f.prompt("Api", "Reports", "Reports read from the database replica.\n")
+		ix := f.index(t, project(10_000, nil))
+		sel := Select(ix, []string{"database"}, 10_000, 50, nil)
+		if got := names(sel.Full); len(got) == 0 || got[0] != "database-migrations" || slices.Contains(got, "connection-pooling") {
+			t.Errorf("sent %q, want database-migrations first and not connection-pooling (folder only)", got)
+		}
+	})
+	t.Run("a phrase ranks the prompt that has it above one with the words apart", func(t *testing.T) {
+		ix := buildIndex(t, 10_000,
+			spec{"Notes", 5, "An error here, some handling there.\n"},
+			spec{"Error Handling", 5, "Wrap errors.\n"},
+		)
+		sel := Select(ix, []string{"error handling"}, 10_000, 50, nil)
+		if got := names(sel.Full); len(got) == 0 || got[0] != "error-handling" {
+			t.Errorf("sent %q, want error-handling first", got)
+		}
+	})
+	t.Run("project synonyms", func(t *testing.T) {
+		f := newFixture(t)
+		f.prompt("Docs", "Cart Rules", "Keep the cart for 30 days.\n")
+		f.prompt("Docs", "Other", "Nothing.\n")
+		p := project(10_000, nil)
+		p.Synonyms = map[string][]string{"basket": {"cart"}}
+		sel := Select(f.index(t, p), []string{"basket"}, 10_000, 50, nil)
+		if got := names(sel.Full); !reflect.DeepEqual(got, []string{"cart-rules"}) {
+			t.Errorf("sent %q, want [cart-rules]", got)
+		}
+	})
+}
+
+func TestSelectBudget(t *testing.T) {
+	tests := []struct {
+		name       string
+		budget     int
+		specs      []spec
+		full, list []string
+	}{
+		{"a prompt larger than what is left is named and packing goes on", 150,
+			[]spec{{"Sql Huge", 5, sized("sql", 5000)}, {"Sql Small", 5, sized("sql", 100)}, {"Sql Next", 5, sized("sql", 100)}},
+			[]string{"sql-next"}, []string{"sql-huge", "sql-small"}},
+		{"priority 10 beyond the budget: all in full, nothing else fits", 100,
+			[]spec{{"R1", 10, sized("one", 80)}, {"R2", 10, sized("two", 80)}, {"Sql", 9, sized("sql", 10)}},
+			[]string{"r1", "r2"}, []string{"sql"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ix := buildIndex(t, tt.budget, tt.specs...)
+			full, listed := sentNames(ix, []string{"sql"}, tt.budget)
+			slices.Sort(full)
+			slices.Sort(listed)
+			if !reflect.DeepEqual(full, tt.full) || !reflect.DeepEqual(listed, tt.list) {
+				t.Errorf("full %q listed %q, want %q and %q", full, listed, tt.full, tt.list)
+			}
+		})
+	}
+}
+
+func TestSelectAlreadySent(t *testing.T) {
+	ix := buildIndex(t, 1000, spec{"Rules", 10, sized("rules", 10)}, spec{"Sql", 5, sized("sql", 10)}, spec{"Sql Two", 5, sized("sql", 10)}, spec{"Go", 5, sized("go", 10)})
+	sent := map[string]bool{}
+	for _, n := range []string{"rules", "sql", "go"} {
+		e, _ := ix.ByName(n)
+		sent[e.ID] = true
+	}
+	sel := Select(ix, []string{"sql"}, 1000, 50, sent)
+	if got, want := [][]string{names(sel.Critical), names(sel.Full), names(sel.AlreadySent), names(sel.Remaining)},
+		[][]string{{}, {"sql-two"}, {"sql"}, {}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("critical, full, already, remaining = %q, want %q", got, want)
+	}
+}
+
+// wordy is a body of about n bytes of prose about topic.
+func wordy(topic string, n int) string {
+	return strings.Repeat("Write the "+topic+" notes for every version. ", n/(30+len(topic)))
+}
+
+func TestSelectCaps(t *testing.T) {
+	var specs []spec
+	for i := range 120 {
+		topic := "other"
+		if i%2 == 0 {
+			topic = "sql"
+		}
+		specs = append(specs, spec{fmt.Sprintf("Note %03d", i), 5, sized(topic, 10)})
+	}
+	ix := buildIndex(t, 0, specs...)
+	sel := Select(ix, []string{"sql"}, 0, 50, nil)
+	if len(sel.Listed) != 50 || sel.MoreListed != 10 || len(sel.Full) != 0 {
+		t.Errorf("got %d listed, %d more, %d full; want 50, 10, 0", len(sel.Listed), sel.MoreListed, len(sel.Full))
+	}
+	sel = Select(ix, []string{"nothing"}, 1000, 50, nil)
+	if len(sel.Remaining) != 50 || sel.Omitted != 70 {
+		t.Errorf("got %d remaining, %d omitted; want 50 and 70", len(sel.Remaining), sel.Omitted)
+	}
+}
+
+func TestSelectDeterministic(t *testing.T) {
+	var specs []spec
+	for i := range 40 {
+		specs = append(specs, spec{fmt.Sprintf("T%02d sql", 40-i), 1 + i%9, sized("sql", 10+i)})
+	}
+	ix := buildIndex(t, 200, specs...)
+	first := Select(ix, []string{"sql", "t1"}, 200, 50, nil)
+	for range 5 {
+		if again := Select(ix, []string{"t1", "sql"}, 200, 50, nil); !reflect.DeepEqual(names(again.Full), names(first.Full)) || !reflect.DeepEqual(names(again.Listed), names(first.Listed)) {
+			t.Fatalf("selection changed: %q then %q", names(first.Full), names(again.Full))
+		}
+	}
+}
+
+// reverseRanker names the candidates in reverse; failRanker fails.
+type reverseRanker struct{}
+
+func (reverseRanker) Rerank(_ context.Context, _ []string, c []Entry) ([]string, error) {
+	var ids []string
+	for i := len(c) - 1; i >= 0; i-- {
+		ids = append(ids, c[i].ID)
+	}
+	return ids, nil
+}
+
+type failRanker struct{}
+
+func (failRanker) Rerank(context.Context, []string, []Entry) ([]string, error) {
+	return nil, errors.New("model unavailable")
+}
+
+var _ Reranker = reverseRanker{}
+
+func TestSelectReranked(t *testing.T) {
+	ix := buildIndex(t, 1000,
+		spec{"Rules", 10, sized("rules", 10)},
+		spec{"Sql Style", 5, "Sql naming.\n\n## Sql\n"},
+		spec{"Sql", 5, "Sql.\n"},
+	)
+	base := Select(ix, []string{"sql"}, 1000, 50, nil)
+	re := SelectReranked(context.Background(), ix, []string{"sql"}, 1000, 50, nil, reverseRanker{})
+	want := slices.Clone(names(base.Full))
+	slices.Reverse(want)
+	if got := names(re.Full); len(got) < 2 || !slices.Equal(got, want) {
+		t.Errorf("reranked %q, base %q: want the reverse", got, names(base.Full))
+	}
+	if names(re.Critical)[0] != "rules" {
+		t.Errorf("priority 10 lost by the reranker: %q", names(re.Critical))
+	}
+	if fb := SelectReranked(context.Background(), ix, []string{"sql"}, 1000, 50, nil, failRanker{}); !reflect.DeepEqual(names(fb.Full), names(base.Full)) {
+		t.Errorf("a failing reranker changed the selection: %q, want %q", names(fb.Full), names(base.Full))
+	}
+}
+
+func TestExplain(t *testing.T) {
+	ix := buildIndex(t, 120,
+		spec{"Rules", 10, sized("rules", 10)},
+		spec{"Sql Style", 5, sized("sql", 100)},
+		spec{"Sql Huge", 5, sized("sql", 400)},
+		spec{"Deploys", 5, wordy("deploys", 900) + "Run a sql check once."},
+	)
+	got := map[string]Explanation{}
+	for _, x := range Explain(ix, []string{"sql"}, 120, 50, nil) {
+		got[x.Name] = x
+	}
+	for name, want := range map[string]string{"rules": OutcomeCritical, "sql-style": OutcomeSent, "sql-huge": OutcomeNamed, "deploys": OutcomeBelow} {
+		if got[name].Outcome != want {
+			t.Errorf("%s: outcome %q, want %q (%s)", name, got[name].Outcome, want, got[name])
+		}
+	}
+	if x := got["sql-style"]; len(x.Tags) != 1 || x.Tags[0].Tag != "sql" || x.Tags[0].Score <= 0 || x.Relevance < x.Tags[0].Score {
+		t.Errorf("sql-style score parts: %+v", x)
+	}
+	if x := got["deploys"]; x.Relevance >= x.Floor || x.Relevance <= 0 {
+		t.Errorf("deploys: relevance %.2f, floor %.2f: want below the floor and above 0", x.Relevance, x.Floor)
+	}
+}
