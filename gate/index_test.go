@@ -2,13 +2,13 @@ package gate
 
 import (
 	"errors"
-	"slices"
-	"unsafe"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/mcpctl/mcpctl/promptlib"
 )
