@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -61,11 +62,9 @@ func (g *gateSide) reload(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var prev *gate.Index
-	if v := g.view.Load(); v != nil {
-		prev = v.ix
-	}
-	ix, err := prev.Update(lib, g.project)
+	// The library is read whole here and dropped after: the index keeps no bodies, briefings
+	// load them by id (bodies). The lead's one library view replaces this read (issue 8).
+	ix, sc, err := gate.LibraryIndex(lib, g.project)
 	if err != nil {
 		return fmt.Errorf("project %s: %w", g.project.Name, err)
 	}
@@ -82,11 +81,28 @@ func (g *gateSide) reload(ctx context.Context) error {
 	if u := ix.UnknownPriorities(); len(u) > 0 {
 		g.d.log.Warn("project priorities name prompts that do not exist", "project", g.project.Name, "names", u)
 	}
-	g.view.Store(&gateView{ix: ix, r: gate.Renderer{Texts: gate.SystemTexts(lib), Tools: g.tools}, scope: scope, root: root})
+	g.view.Store(&gateView{ix: ix, r: gate.Renderer{Texts: gate.SystemTexts(sc.SystemPrompts(lib.Prompts)), Tools: g.tools}, scope: scope, root: root})
 	return nil
 }
 
 func (g *gateSide) current() *gateView { return g.view.Load() }
+
+// bodies loads the bodies a briefing sends in full from the library. A prompt deleted since the
+// index was built is left out; the briefing names it instead.
+func (g *gateSide) bodies(ctx context.Context, ids []string) (map[string]string, error) {
+	out := make(map[string]string, len(ids))
+	for _, id := range ids {
+		p, err := g.d.db.Prompt(ctx, id)
+		if errors.Is(err, dbread.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out[id] = p.Content
+	}
+	return out, nil
+}
 
 // install adds the gate's tools, the tool filter, the intercept and the instructions to the
 // server, before it serves.
@@ -146,7 +162,10 @@ func (g *gateSide) intercept(next server.ToolHandlerFunc) server.ToolHandlerFunc
 			}
 			res = mcp.NewToolResultError(msg)
 		}
-		text, unknown := v.r.Briefing(b)
+		text, unknown, err := v.r.Briefing(ctx, b, g.bodies)
+		if err != nil {
+			text = "The project briefing could not be loaded: " + err.Error()
+		}
 		g.logUnknown(unknown)
 		res.Content = append([]mcp.Content{mcp.NewTextContent(text)}, res.Content...)
 		g.d.log.Info("gate: intercepted", "tool", name, "tags", len(b.Tags), "sent", len(b.Sent()))
@@ -185,7 +204,7 @@ func (g *gateSide) beginSessionTool(ix *gate.Index) server.ServerTool {
 		name: gate.ToolBeginSession, title: "Begin session", readOnly: true, timeout: 5 * time.Second,
 		description: gate.BeginSessionDescription(ix),
 		handle: func(ctx context.Context, args json.RawMessage) (any, error) {
-			return g.brief(args, g.sess.Begin)
+			return g.brief(ctx, args, g.sess.Begin)
 		},
 	})
 }
@@ -195,19 +214,22 @@ func (g *gateSide) readPromptsTool() server.ServerTool {
 		name: gate.ToolReadPrompts, title: "Read project prompts", readOnly: true, timeout: 5 * time.Second,
 		description: gate.ReadPromptsDescription,
 		handle: func(ctx context.Context, args json.RawMessage) (any, error) {
-			return g.brief(args, g.sess.Read)
+			return g.brief(ctx, args, g.sess.Read)
 		},
 	})
 }
 
-func (g *gateSide) brief(args json.RawMessage, call func(*gate.Index, []string) gate.Briefing) (any, error) {
+func (g *gateSide) brief(ctx context.Context, args json.RawMessage, call func(*gate.Index, []string) gate.Briefing) (any, error) {
 	var in tagsInput
 	if err := json.Unmarshal(args, &in); err != nil {
 		return nil, badArgs(err)
 	}
 	v := g.current()
 	b := call(v.ix, in.Tags)
-	text, unknown := v.r.Briefing(b)
+	text, unknown, err := v.r.Briefing(ctx, b, g.bodies)
+	if err != nil {
+		return nil, err
+	}
 	g.logUnknown(unknown)
 	if b.Ungated {
 		g.ungated()
