@@ -3,6 +3,7 @@ package gate
 import (
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mcpctl/mcpctl/promptlib"
 )
@@ -30,8 +31,15 @@ type Doc struct {
 	Chapters   []string // the content's markdown headings, in order, markup removed
 	Bytes      int      // len(Content): what sending it in full costs
 
-	terms []termFreq       // sorted by term; words and, outside the body, adjacent pairs
-	lens  [numFields]int32 // words per field, for length normalisation
+	terms      []termFreq       // sorted by term; words and, outside the body, adjacent pairs
+	lens       [numFields]int32 // words per field, for length normalisation
+	topicWords []topicWord      // title and heading words that may name a topic (Index.Topics)
+}
+
+// topicWord is one stem of a title or heading with its most used spelling in this prompt.
+type topicWord struct {
+	stem, spelling string
+	n              int
 }
 
 // termFreq is how often one term occurs in each field of a document. Counts saturate: BM25
@@ -96,6 +104,7 @@ func NewDoc(p promptlib.Prompt, name, folderPath string) Doc {
 	addField(fieldSummary, d.Summary)
 	addField(fieldFolder, folderPath)
 	addField(fieldBody, p.Content)
+	d.topicWords = topicWordsOf(append([]string{d.Title}, d.Chapters...))
 	d.terms = make([]termFreq, 0, len(acc))
 	for _, tf := range acc {
 		d.terms = append(d.terms, *tf)
@@ -136,4 +145,28 @@ func (d *Doc) Line() string {
 		return clip(head, MaxIndexLine)
 	}
 	return head + ": " + clip(d.Summary, room)
+}
+
+// topicWordsOf lists the distinct stems of texts that may name a topic: not stop words, not
+// filler headings, three letters or more.
+func topicWordsOf(texts []string) []topicWord {
+	var out []topicWord
+	at := map[string]int{}
+	for _, text := range texts {
+		words(text, func(w string) {
+			if indexStop[w] || topicFiller[w] || utf8.RuneCountInString(w) < 3 || !hasLetter(w) {
+				return
+			}
+			s := stem(w)
+			if k, ok := at[s]; ok {
+				if out[k].spelling == w {
+					out[k].n++
+				}
+				return
+			}
+			at[s] = len(out)
+			out = append(out, topicWord{stem: strings.Clone(s), spelling: strings.Clone(w), n: 1})
+		})
+	}
+	return out
 }

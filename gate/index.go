@@ -89,26 +89,42 @@ func NewIndex(docs []Doc, p Project) *Index {
 	for f := range numFields {
 		ix.avgLen[f] = max(ix.avgLen[f]/float64(max(len(docs), 1)), 1)
 	}
-	// Two passes: count, then fill one backing array, so the postings cost two allocations per
-	// term at most and no regrowth.
-	counts := make(map[term]int32, n/8+1)
+	// Two passes over the terms: the first numbers each distinct term and counts its documents
+	// (one map access per posting), the second fills one backing array through those numbers
+	// (none), so the postings cost one allocation in all.
+	ids := make(map[term]int32, n/4+1)
+	var count []int32
+	seq := make([]int32, 0, n) // the term number of every posting, in entry order
 	for i := range ix.entries {
 		for _, tf := range ix.entries[i].terms {
-			counts[tf.t]++
+			id, ok := ids[tf.t]
+			if !ok {
+				id = int32(len(count))
+				ids[tf.t] = id
+				count = append(count, 0)
+			}
+			count[id]++
+			seq = append(seq, id)
 		}
 	}
-	backing := make([]posting, 0, n)
-	ix.postings = make(map[term][]posting, len(counts))
+	start := make([]int32, len(count)+1)
+	for id, c := range count {
+		start[id+1] = start[id] + c
+	}
+	backing := make([]posting, n)
+	next := slices.Clone(start[:len(count)])
+	k := 0
 	for i := range ix.entries {
 		for _, tf := range ix.entries[i].terms {
-			pl, ok := ix.postings[tf.t]
-			if !ok {
-				c := int(counts[tf.t])
-				pl = backing[len(backing) : len(backing) : len(backing)+c]
-				backing = backing[:len(backing)+c]
-			}
-			ix.postings[tf.t] = append(pl, posting{doc: int32(i), body: tf.body, f: tf.f})
+			id := seq[k]
+			k++
+			backing[next[id]] = posting{doc: int32(i), body: tf.body, f: tf.f}
+			next[id]++
 		}
+	}
+	ix.postings = make(map[term][]posting, len(count))
+	for t, id := range ids {
+		ix.postings[t] = backing[start[id]:start[id+1]:start[id+1]]
 	}
 	ix.topics = topics(ix.entries)
 	for name := range p.Priorities {
@@ -200,24 +216,14 @@ func topics(entries []Entry) []string {
 	}
 	byStem := map[string]*count{}
 	for i := range entries {
-		seen := map[string]bool{}
-		for _, text := range append([]string{entries[i].Title}, entries[i].Chapters...) {
-			words(text, func(w string) {
-				if indexStop[w] || topicFiller[w] || utf8.RuneCountInString(w) < 3 || !hasLetter(w) {
-					return
-				}
-				s := stem(w)
-				c := byStem[s]
-				if c == nil {
-					c = &count{spelling: map[string]int{}}
-					byStem[s] = c
-				}
-				c.spelling[w]++
-				if !seen[s] {
-					seen[s] = true
-					c.docs++
-				}
-			})
+		for _, w := range entries[i].topicWords {
+			c := byStem[w.stem]
+			if c == nil {
+				c = &count{spelling: map[string]int{}}
+				byStem[w.stem] = c
+			}
+			c.spelling[w.spelling] += w.n
+			c.docs++
 		}
 	}
 	type topic struct {
