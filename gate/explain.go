@@ -89,11 +89,7 @@ func Explain(ix *Index, tags []string, budget, limit int, sent map[string]bool) 
 		if x.Outcome == "" {
 			x.Outcome = OutcomeBelow
 		}
-		x.Floor = floorShare * r.top
-		if e.Priority <= 3 {
-			x.Floor = lowFloorShare * r.top
-		}
-		x.Floor = max(x.Floor, minRelevance)
+		x.Floor = max(floorOf(e.Priority, r.scores.lead[i])*r.top, minRelevance)
 		x.Feedback = x.Relevance
 		for ci, c := range r.concepts {
 			if parts := r.scores.parts[int32(i)]; parts != nil && parts[ci] > 0 {

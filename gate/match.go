@@ -13,7 +13,10 @@ import (
 //   - Relevance is ranked as rank.go says (whole stemmed words, field weights, BM25F, synonyms).
 //   - The relevance floor: a prompt is a candidate when its relevance is at least floorShare of
 //     the best candidate's (lowFloorShare for priorities 1–3) and above minRelevance. Below it a
-//     prompt matched only incidentally: a word in a long body, a folder name.
+//     prompt matched only incidentally: a word in a long body, a folder name. A prompt that is
+//     the best match of one tag (within conceptShare of it) has the lower floor leadFloor: the
+//     prompt about "pagination" belongs in a briefing for ["api", "pagination", "invoices"] even
+//     when others match two of the tags.
 //   - Priority is a bounded boost: a candidate's order key is its relevance plus
 //     priorityBoost × the best relevance × (priority − 5) / 5, so priority reorders candidates of
 //     similar relevance but never lifts a prompt over the floor or multiplies incidental hits.
@@ -32,6 +35,7 @@ var (
 	lowFloorShare = 0.6
 	minRelevance  = 0.05
 	priorityBoost = 0.2
+	leadFloor     = 0.25
 )
 
 // Selection is the outcome of matching tags against an index within a byte budget.
@@ -119,7 +123,7 @@ func (ix *Index) rankTags(tags []string, sent map[string]bool, explain bool) ran
 	for i := range ix.entries {
 		e := &ix.entries[i]
 		critical := e.Priority >= CriticalPriority
-		above := ix.aboveFloor(e.Priority, rel[i], r.top)
+		above := ix.aboveFloor(e.Priority, rel[i], r.top, r.scores.lead[i])
 		switch {
 		case r.wasSent[i]:
 			if above || critical && rel[i] > 0 {
@@ -150,13 +154,21 @@ func (ix *Index) rankTags(tags []string, sent map[string]bool, explain bool) ran
 	return r
 }
 
-// aboveFloor is the relevance floor.
-func (ix *Index) aboveFloor(priority int, rel, top float64) bool {
+// aboveFloor is the relevance floor; lead says the prompt is the best match of some tag.
+func (ix *Index) aboveFloor(priority int, rel, top float64, lead bool) bool {
+	return rel > minRelevance && rel >= floorOf(priority, lead)*top
+}
+
+// floorOf is the share of the best relevance a prompt must reach.
+func floorOf(priority int, lead bool) float64 {
 	share := floorShare
-	if priority <= 3 {
-		share = lowFloorShare
+	if lead {
+		share = leadFloor
 	}
-	return rel > minRelevance && rel >= share*top
+	if priority <= 3 {
+		share = max(share, lowFloorShare)
+	}
+	return share
 }
 
 func (ix *Index) byTitle(a, b int) int {

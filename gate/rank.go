@@ -43,6 +43,9 @@ var fieldB = [numFields]float64{
 // before saturating: with 1.2 a folder-path hit (weight 0.4) already scores half of a title hit.
 var bm25K1 = 3.0
 
+// conceptShare is how close to a tag's best match an entry must score to lead that tag.
+var conceptShare = 0.95
+
 // phraseBonus is the share of a phrase's mean word score added when its words are adjacent.
 var phraseBonus = 0.5
 
@@ -132,6 +135,7 @@ type scorer struct {
 	total   []float64
 	concept []float64
 	alt     []float64
+	lead    []bool  // among the best matches of some concept (conceptShare)
 	touched []int32 // entries with concept > 0
 	altHit  []int32 // entries with alt > 0
 	// parts, when not nil, records each concept's score per entry for Explain.
@@ -140,7 +144,7 @@ type scorer struct {
 
 func newScorer(ix *Index, explain bool) *scorer {
 	n := len(ix.entries)
-	s := &scorer{ix: ix, total: make([]float64, n), concept: make([]float64, n), alt: make([]float64, n)}
+	s := &scorer{ix: ix, total: make([]float64, n), concept: make([]float64, n), alt: make([]float64, n), lead: make([]bool, n)}
 	if explain {
 		s.parts = map[int32][]float64{}
 	}
@@ -169,7 +173,17 @@ func (s *scorer) rank(concepts []concept) {
 			}
 			s.altHit = s.altHit[:0]
 		}
+		// An entry among the best matches of one tag is a candidate whatever its total: the
+		// prompt about "pagination" belongs in a briefing for ["api", "pagination", "invoices"]
+		// even when others match two of the tags.
+		best := 0.0
 		for _, i := range s.touched {
+			best = max(best, s.concept[i])
+		}
+		for _, i := range s.touched {
+			if s.concept[i] >= conceptShare*best {
+				s.lead[i] = true
+			}
 			s.total[i] += s.concept[i]
 			if s.parts != nil {
 				if s.parts[i] == nil {
