@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/mcpctl/mcpctl/promptlib"
@@ -36,6 +37,9 @@ type Index struct {
 	synonyms synonymTable
 	topics   []string // the project's vocabulary: frequent heading words, for the index text
 	unknown  []string
+
+	foldersOnce sync.Once
+	folders     map[string]bool // folderNames
 }
 
 // posting is one document's counts of one term.

@@ -258,20 +258,24 @@ func (ix *Index) InterceptTags(tool string, args json.RawMessage) []string {
 	return NormalizeTags(tags)
 }
 
-// folderNames is the set of folder names and paths of the index's prompts, lower case.
+// folderNames is the set of folder names and paths of the index's prompts, lower case,
+// computed on first use.
 func (ix *Index) folderNames() map[string]bool {
-	m := map[string]bool{}
-	for i := range ix.entries {
-		p := ix.entries[i].FolderPath
-		if p == "" || m[strings.ToLower(p)] {
-			continue
+	ix.foldersOnce.Do(func() {
+		m := map[string]bool{}
+		for i := range ix.entries {
+			p := ix.entries[i].FolderPath
+			if p == "" || m[strings.ToLower(p)] {
+				continue
+			}
+			m[strings.ToLower(p)] = true
+			for _, part := range strings.Split(p, PathSep) {
+				m[strings.ToLower(part)] = true
+			}
 		}
-		m[strings.ToLower(p)] = true
-		for _, part := range strings.Split(p, PathSep) {
-			m[strings.ToLower(part)] = true
-		}
-	}
-	return m
+		ix.folders = m
+	})
+	return ix.folders
 }
 
 // valueNoise are the words of argument values that say nothing about the task.
