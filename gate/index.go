@@ -14,10 +14,6 @@ import (
 // MaxIndexLine is the longest index line, in characters.
 const MaxIndexLine = 100
 
-// ImportantPriority is the priority from which a prompt is listed in the index before any
-// prompt below it, whatever their names.
-const ImportantPriority = 7
-
 // Entry is one prompt in an index: its Doc and the priority the project gives it.
 type Entry struct {
 	Doc
