@@ -1,14 +1,12 @@
 package gate
 
 import (
-	"errors"
 	"fmt"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
-	"unsafe"
 
 	"github.com/mcpctl/mcpctl/promptlib"
 )
@@ -58,133 +56,6 @@ func TestEntryLine(t *testing.T) {
 				t.Errorf("line has %d characters, want at most %d", n, MaxIndexLine)
 			}
 		})
-	}
-}
-
-func TestLibraryIndex(t *testing.T) {
-	f := newFixture(t)
-	secBody := "Check every input at the boundary.\n\n## Secrets\n\nNever log them.\n\n## Logging\n"
-	sec := f.prompt("Engineering / Backend", "Security Review", secBody)
-	f.prompt("Engineering", "Deploys", "Ship on Tuesdays.\n")
-	f.prompt("", "Top Level", "At the top.\n")
-	f.prompt("Marketing", "Brand Voice", "Be warm.\n")
-	f.prompt(SystemFolder, "Gate Encouragement", "Read more.\n")
-	f.prompt(SystemFolder+" / drafts", "Draft", "Hidden too.\n")
-
-	t.Run("whole library without the system folder", func(t *testing.T) {
-		ix, scope, err := LibraryIndex(f.lib, NoProject())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got, want := names(ix.Entries()), []string{"brand-voice", "deploys", "security-review", "top-level"}; !reflect.DeepEqual(got, want) {
-			t.Errorf("entries %q, want %q", got, want)
-		}
-		e, ok := ix.Entry(strings.ToLower(sec))
-		if !ok {
-			t.Fatal("Entry by lower-case id: not found")
-		}
-		if e.Name != "security-review" || e.Title != "Security Review" || e.Summary != "Check every input at the boundary." ||
-			!reflect.DeepEqual(e.Chapters, []string{"Secrets", "Logging"}) || e.FolderPath != "Engineering / Backend" || e.Bytes != len(secBody) || e.Priority != 5 {
-			t.Errorf("entry %+v", e)
-		}
-		if scope.Root() != "" || scope.Folders() != nil || !scope.Sees(nil) {
-			t.Errorf("scope without a folder: root %q folders %q, sees top level %v", scope.Root(), scope.Folders(), scope.Sees(nil))
-		}
-	})
-	t.Run("scoped to a folder subtree", func(t *testing.T) {
-		p := NoProject()
-		p.Folder = "Engineering"
-		ix, scope, err := LibraryIndex(f.lib, p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got, want := names(ix.Entries()), []string{"deploys", "security-review"}; !reflect.DeepEqual(got, want) {
-			t.Errorf("entries %q, want %q", got, want)
-		}
-		if scope.Root() != f.paths["Engineering"] || len(scope.Folders()) != 2 || scope.Sees(nil) {
-			t.Errorf("scope: root %q folders %q sees top level %v", scope.Root(), scope.Folders(), scope.Sees(nil))
-		}
-	})
-	t.Run("missing folder", func(t *testing.T) {
-		p := NoProject()
-		p.Folder = "Nowhere"
-		if _, _, err := LibraryIndex(f.lib, p); !errors.Is(err, ErrNoFolder) {
-			t.Errorf("err = %v, want ErrNoFolder", err)
-		}
-	})
-}
-
-func TestScope(t *testing.T) {
-	f := newFixture(t)
-	eng := f.folder("Engineering")
-	be := f.folder("Engineering / Backend")
-	mk := f.folder("Marketing")
-	sys := f.folder(SystemFolder)
-	nested := f.folder("Engineering / " + SystemFolder) // not top level: an ordinary folder
-	tests := []struct {
-		folder                          string
-		sees, hidden, system, notSystem []string
-		top                             bool
-	}{
-		{"", []string{eng, be, mk, nested}, []string{sys}, []string{sys}, []string{eng, nested}, true},
-		{"Engineering", []string{eng, be, nested, strings.ToLower(be)}, []string{mk, sys}, []string{sys}, []string{be}, false},
-	}
-	for _, tt := range tests {
-		t.Run("folder="+tt.folder, func(t *testing.T) {
-			p := NoProject()
-			p.Folder = tt.folder
-			s, err := NewScope(f.lib.Folders, p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, id := range tt.sees {
-				if !s.Sees(&id) {
-					t.Errorf("Sees(%s) = false, want true", id)
-				}
-			}
-			for _, id := range tt.hidden {
-				if s.Sees(&id) {
-					t.Errorf("Sees(%s) = true, want false", id)
-				}
-			}
-			for _, id := range tt.system {
-				if !s.System(&id) {
-					t.Errorf("System(%s) = false", id)
-				}
-			}
-			for _, id := range tt.notSystem {
-				if s.System(&id) {
-					t.Errorf("System(%s) = true", id)
-				}
-			}
-			if s.Sees(nil) != tt.top || s.System(nil) {
-				t.Errorf("top level: Sees %v System %v, want %v false", s.Sees(nil), s.System(nil), tt.top)
-			}
-		})
-	}
-}
-
-// A Doc must not pin the prompt's body: the server drops bodies once Docs are made.
-func TestNewDocKeepsNoBody(t *testing.T) {
-	body := strings.Repeat("Some rule about migrations.\n", 100) + "## Rollback\n"
-	p := promptlib.Prompt{ID: "A-1", Title: "Migrations", Content: body}
-	d := NewDoc(p, "migrations", "Database")
-	lo := uintptr(unsafe.Pointer(unsafe.StringData(body)))
-	hi := lo + uintptr(len(body))
-	inBody := func(s string) bool {
-		if s == "" {
-			return false
-		}
-		q := uintptr(unsafe.Pointer(unsafe.StringData(s)))
-		return q >= lo && q < hi
-	}
-	for _, s := range append([]string{d.ID, d.Name, d.Title, d.Summary, d.FolderPath}, d.Chapters...) {
-		if inBody(s) {
-			t.Errorf("Doc field %q points into the body", s)
-		}
-	}
-	if d.Bytes != len(body) || !slices.Equal(d.Chapters, []string{"Rollback"}) {
-		t.Errorf("Doc bytes %d chapters %q", d.Bytes, d.Chapters)
 	}
 }
 
