@@ -5,7 +5,7 @@ PKGS    := ./...
 BENCH   ?= .
 FUZZTIME ?= 20s
 
-.PHONY: build run test bench lint fuzz clean
+.PHONY: build run test bench eval lint fuzz clean
 
 build:
 	CGO_ENABLED=1 $(GO) build -tags $(TAGS) -o bin/mcpctl ./cmd/mcpctl
@@ -18,6 +18,10 @@ test:
 
 bench:
 	CGO_ENABLED=1 $(GO) test -tags $(TAGS) -run '^$$' -bench '$(BENCH)' -benchmem $(PKGS)
+
+# The gate's labelled benchmark (testdata/gate): recall, precision, priority-10 rate and bytes.
+eval:
+	CGO_ENABLED=1 $(GO) test -tags $(TAGS) -count=1 -run '^TestGateEval$$' -v ./gate/ | grep -v '^=== RUN'
 
 lint:
 	@test -z "$$(gofmt -l .)" || (gofmt -l .; exit 1)

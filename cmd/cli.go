@@ -22,7 +22,7 @@ func projectIndexes(ctx context.Context, env Env, lf *libraryFlags, projects []g
 	}
 	out := make([]*gate.Index, len(projects))
 	for i, p := range projects {
-		if out[i], err = gate.NewIndex(lib, p); err != nil {
+		if out[i], _, err = gate.LibraryIndex(lib, p); err != nil {
 			return nil, err
 		}
 	}

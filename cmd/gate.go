@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"fmt"
 	"io"
 
 	"github.com/mcpctl/mcpctl/gate"
@@ -9,13 +10,15 @@ import (
 
 func runGate(ctx context.Context, env Env, args []string) error {
 	if len(args) == 0 || args[0] != "preview" {
-		return &usageError{msg: "gate: want 'preview'", hint: "mcpctl gate preview --project P TAG..."}
+		return &usageError{msg: "gate: want 'preview'", hint: "mcpctl gate preview --project P [--explain] TAG..."}
 	}
-	fs := newFlagSet("gate preview", "mcpctl gate preview --project P [--library DIR] TAG...",
-		"Prints exactly what begin_session would return to a new session of project P for these tags.")
+	fs := newFlagSet("gate preview", "mcpctl gate preview --project P [--library DIR] [--explain] TAG...",
+		"Prints exactly what begin_session would return to a new session of project P for these tags.\n"+
+			"With --explain, prints instead why each prompt is sent, named or left out, with its score parts.")
 	lf := addLibraryFlags(fs)
 	name := fs.String("project", "", "the project `NAME` (required)")
-	if err := fs.parse(env, args[1:]); err != nil {
+	explain := fs.Bool("explain", false, "explain the ranking instead of printing the briefing")
+	if err := fs.parse(env, reorder(args[1:])); err != nil {
 		return err
 	}
 	if *name == "" || fs.NArg() == 0 {
@@ -34,12 +37,27 @@ func runGate(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	ix, err := gate.NewIndex(lib, *p)
+	ix, scope, err := gate.LibraryIndex(lib, *p)
 	if err != nil {
 		return err
 	}
+	if *explain {
+		tags := gate.NormalizeTags(fs.Args())
+		fmt.Fprintf(env.Stdout, "Project %s, tags %q, budget %d bytes. Relevance is BM25F over stemmed words (title, headings, summary, body, folder), the best of each tag and its synonyms; prompts below the floor are left out.\n\n",
+			p.DisplayName(), tags, p.ByteBudget)
+		for _, x := range gate.Explain(ix, tags, p.ByteBudget, p.IndexCap, nil) {
+			if _, err := fmt.Fprintln(env.Stdout, x.String()); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	b := gate.NewSession(*p).Begin(ix, fs.Args())
-	text, _ := gate.Renderer{Texts: gate.SystemTexts(lib), Tools: []string{"(the library tools)", gate.ToolReadPrompts}}.Briefing(b)
+	r := gate.Renderer{Texts: gate.SystemTexts(scope.SystemPrompts(lib.Prompts)), Tools: []string{"(the library tools)", gate.ToolReadPrompts}}
+	text, _, err := r.Briefing(ctx, b, gate.LibraryBodies(lib))
+	if err != nil {
+		return err
+	}
 	_, err = io.WriteString(env.Stdout, text+"\n")
 	return err
 }

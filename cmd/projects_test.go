@@ -50,6 +50,12 @@ func TestProjectCommands(t *testing.T) {
 		t.Errorf("gate preview: exit %d\n%s%s", code, out, stderr)
 	}
 
+	code, out, stderr = run(t, vars, "gate", "preview", "--project", "web", "--library", lib.Dir, "--explain", "sql")
+	if code != 0 || !strings.Contains(out, "critical") || !strings.Contains(out, "security-policy") ||
+		!strings.Contains(out, "sql-conventions") || !strings.Contains(out, "sql ") {
+		t.Errorf("gate preview --explain: exit %d\n%s%s", code, out, stderr)
+	}
+
 	bad := projectVars(t, "folder: Web App\nprioritees:\n  x: 3\n")
 	code, _, stderr = run(t, bad, "describe", "project", "web", "--library", lib.Dir)
 	if code != 1 || !strings.Contains(stderr, "web.yaml") || !strings.Contains(stderr, "line 2") || !strings.Contains(stderr, "prioritees") {

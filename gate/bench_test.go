@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"testing"
@@ -28,35 +29,51 @@ func benchProject(lib promptlib.Library) Project {
 	return p
 }
 
-func BenchmarkIndexBuild(b *testing.B) {
-	for _, n := range benchSizes {
-		lib := promptlib.Sample(n, 1)
-		p := benchProject(lib)
-		b.Run(fmt.Sprintf("prompts=%d", n), func(b *testing.B) {
-			for b.Loop() {
-				if _, err := NewIndex(lib, p); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
-}
-
-// BenchmarkIndexUpdate is the rebuild after a library change: one prompt edited, the index
-// updated from the previous one.
-func BenchmarkIndexUpdate(b *testing.B) {
-	for _, n := range benchSizes {
-		lib := promptlib.Sample(n, 1)
-		p := benchProject(lib)
-		prev, err := NewIndex(lib, p)
-		if err != nil {
-			b.Fatal(err)
+// benchDocs are the Docs of a sample library, as the server's view caches them.
+func benchDocs(tb testing.TB, lib promptlib.Library) []Doc {
+	tb.Helper()
+	names := promptlib.Names(lib.Prompts)
+	paths := FolderPaths(lib.Folders)
+	docs := make([]Doc, len(lib.Prompts))
+	NewDocs(docs, func(i int) (promptlib.Prompt, string, string) {
+		p := lib.Prompts[i]
+		folder := ""
+		if p.FolderID != nil {
+			folder = paths[promptlib.Key(*p.FolderID)]
 		}
-		edited := promptlib.Library{Folders: lib.Folders, Prompts: slices.Clone(lib.Prompts)}
-		edited.Prompts[n/2].Content += "\n## Edited\n\nOne more rule.\n"
+		return p, names[p.ID], folder
+	})
+	return docs
+}
+
+// BenchmarkNewDoc is the cost of one prompt's Doc (stemming warm, as after the first build);
+// the figure is per prompt.
+func BenchmarkNewDoc(b *testing.B) {
+	lib := promptlib.Sample(1_000, 1)
+	names := promptlib.Names(lib.Prompts)
+	total := 0
+	for _, p := range lib.Prompts {
+		total += len(p.Content)
+	}
+	benchDocs(b, lib) // warm the stem cache
+	b.Run(fmt.Sprintf("prompts=%d/meanBytes=%d", len(lib.Prompts), total/len(lib.Prompts)), func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			p := lib.Prompts[i%len(lib.Prompts)]
+			NewDoc(p, names[p.ID], "")
+			i++
+		}
+	})
+}
+
+// BenchmarkLibraryIndex is a cold build from a library in memory: every Doc, then the index.
+func BenchmarkLibraryIndex(b *testing.B) {
+	for _, n := range benchSizes {
+		lib := promptlib.Sample(n, 1)
+		p := benchProject(lib)
 		b.Run(fmt.Sprintf("prompts=%d", n), func(b *testing.B) {
 			for b.Loop() {
-				if _, err := prev.Update(edited, p); err != nil {
+				if _, _, err := LibraryIndex(lib, p); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -64,20 +81,58 @@ func BenchmarkIndexUpdate(b *testing.B) {
 	}
 }
 
+// BenchmarkNewIndex is the rebuild after a library change: one prompt's Doc recomputed, the
+// index built again from the cached Docs.
+func BenchmarkNewIndex(b *testing.B) {
+	for _, n := range benchSizes {
+		lib := promptlib.Sample(n, 1)
+		p := benchProject(lib)
+		docs := benchDocs(b, lib)
+		names := promptlib.Names(lib.Prompts)
+		edited := lib.Prompts[n/2]
+		edited.Content += "\n## Edited\n\nOne more rule.\n"
+		b.Run(fmt.Sprintf("prompts=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				next := slices.Clone(docs)
+				next[n/2] = NewDoc(edited, names[edited.ID], next[n/2].FolderPath)
+				if ix := NewIndex(next, p); ix.Len() != n {
+					b.Fatalf("index of %d prompts, want %d", ix.Len(), n)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkBeginSession is a begin_session answer: ranking, packing and rendering, bodies
+// loaded from memory.
 func BenchmarkBeginSession(b *testing.B) {
 	tags := []string{"error handling", "concurrency", "go", "logging", "review"}
 	for _, n := range benchSizes {
 		lib := promptlib.Sample(n, 1)
-		ix, err := NewIndex(lib, benchProject(lib))
-		if err != nil {
-			b.Fatal(err)
-		}
+		ix := NewIndex(benchDocs(b, lib), benchProject(lib))
+		load := LibraryBodies(lib)
 		r := Renderer{Tools: []string{"list_prompts", "get_prompt", "search_prompts", "read_prompts"}}
 		b.Run(fmt.Sprintf("prompts=%d", n), func(b *testing.B) {
 			for b.Loop() {
 				s := NewSession(ix.Project())
-				if text, _ := r.Briefing(s.Begin(ix, tags)); text == "" {
-					b.Fatal("empty briefing")
+				if text, _, err := r.Briefing(context.Background(), s.Begin(ix, tags), load); err != nil || text == "" {
+					b.Fatalf("briefing %q, %v", text, err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkIntercept is an intercepted first call with a long request.
+func BenchmarkIntercept(b *testing.B) {
+	args := []byte(`{"query": "We keep seeing intermittent failures when the orders service calls the inventory service over HTTP from our Go code; add sensible timeouts and retries"}`)
+	for _, n := range benchSizes {
+		lib := promptlib.Sample(n, 1)
+		ix := NewIndex(benchDocs(b, lib), benchProject(lib))
+		b.Run(fmt.Sprintf("prompts=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if _, ok := NewSession(ix.Project()).Intercept(ix, "search_prompts", args); !ok {
+					b.Fatal("not intercepted")
 				}
 			}
 		})

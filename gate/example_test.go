@@ -1,6 +1,7 @@
 package gate_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -32,16 +33,22 @@ func Example() {
 			{ID: "7A1C0D4E-0000-4000-8000-000000000004", Title: "Go Errors", Content: "Wrap errors with context.\n", FolderID: &eng},
 		},
 	}
-	ix, err := gate.NewIndex(lib, proj)
+	// The server builds the index from the Docs of its library view; LibraryIndex does the same
+	// from a library in memory. Bodies are loaded only for what a briefing sends in full.
+	ix, scope, err := gate.LibraryIndex(lib, proj)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	session := gate.NewSession(proj)
-	r := gate.Renderer{Texts: gate.SystemTexts(lib), Tools: []string{"search_prompts", "read_prompts"}}
+	r := gate.Renderer{Texts: gate.SystemTexts(scope.SystemPrompts(lib.Prompts)), Tools: []string{"search_prompts", "read_prompts"}}
 
 	b := session.Begin(ix, []string{"migrations"})
-	text, _ := r.Briefing(b)
+	text, _, err := r.Briefing(context.Background(), b, gate.LibraryBodies(lib))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	fmt.Println("ungated:", b.Ungated, "sent:", strings.Join(append(names(b.Critical), names(b.Full)...), ", "))
 	fmt.Println(strings.Contains(text, "Never push to main."))
 

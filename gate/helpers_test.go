@@ -1,7 +1,10 @@
 package gate
 
 import (
+	"context"
 	"fmt"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mcpctl/mcpctl/promptlib"
@@ -63,10 +66,11 @@ func (f *fixture) prompt(folder, title, content string) string {
 
 func (f *fixture) index(tb testing.TB, p Project) *Index {
 	tb.Helper()
-	ix, err := NewIndex(f.lib, p)
+	ix, _, err := LibraryIndex(f.lib, p)
 	if err != nil {
-		tb.Fatalf("NewIndex: %v", err)
+		tb.Fatalf("LibraryIndex: %v", err)
 	}
+	testBodies.Store(ix, LibraryBodies(f.lib))
 	return ix
 }
 
@@ -80,4 +84,58 @@ func project(budget int, priorities map[string]int) Project {
 		p.Priorities = priorities
 	}
 	return p
+}
+
+// testBodies remembers the bodies of every index a fixture built, so tests render briefings
+// of an index without carrying its library around.
+var testBodies sync.Map // *Index → Bodies
+
+// render renders a briefing of ix with the bodies of the fixture that built it.
+func render(tb testing.TB, r Renderer, ix *Index, b Briefing) (string, []string) {
+	tb.Helper()
+	load, ok := testBodies.Load(ix)
+	if !ok {
+		tb.Fatal("render: the index was not built by a fixture")
+	}
+	text, unknown, err := r.Briefing(context.Background(), b, load.(Bodies))
+	if err != nil {
+		tb.Fatalf("Briefing: %v", err)
+	}
+	return text, unknown
+}
+
+type spec struct {
+	title    string
+	priority int
+	body     string
+}
+
+// buildIndex indexes prompts in one folder with the given priorities and budget.
+func buildIndex(tb testing.TB, budget int, specs ...spec) *Index {
+	tb.Helper()
+	f := newFixture(tb)
+	p := project(budget, nil)
+	for _, s := range specs {
+		f.prompt("Docs", s.title, s.body)
+		p.Priorities[promptlib.Slug(s.title)] = s.priority
+	}
+	return f.index(tb, p)
+}
+
+// sized is a body about topic of n bytes.
+func sized(topic string, n int) string {
+	s := "About " + topic + "."
+	return s + strings.Repeat(" ", max(0, n-len(s)))
+}
+
+// sixty indexes n top-level prompts "p01".. with priorities from prio.
+func sixty(tb testing.TB, n int, prio func(i int) int) (*Index, Project) {
+	f := newFixture(tb)
+	p := project(DefaultByteBudget, nil)
+	for i := 1; i <= n; i++ {
+		name := fmt.Sprintf("p%02d", i)
+		f.prompt("", name, fmt.Sprintf("Prompt number %d.", i))
+		p.Priorities[name] = prio(i)
+	}
+	return f.index(tb, p), p
 }

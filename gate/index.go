@@ -2,7 +2,6 @@ package gate
 
 import (
 	"regexp"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -15,131 +14,56 @@ import (
 // MaxIndexLine is the longest index line, in characters.
 const MaxIndexLine = 100
 
-// ImportantPriority is the lowest priority an index over its cap still lists.
-const ImportantPriority = 7
-
-// Entry is one prompt as the gate sees it. Entries are computed once per library snapshot.
+// Entry is one prompt in an index: its Doc and the priority the project gives it.
 type Entry struct {
-	ID         string
-	Name       string   // unique MCP prompt name (promptlib.Names over the project's prompts)
-	Title      string   // as stored
-	Summary    string   // promptlib.Summary of the content
-	Priority   int      // 1..10, from the project's priorities, else 5
-	Chapters   []string // the content's markdown headings, in order, markup removed
-	FolderPath string   // "A / B"; "" at the top level
-	Bytes      int      // len(Content)
-	Content    string
+	Doc
+	Priority int // 1..10, from the project's priorities, else 5
 }
 
-// The fields a tag is searched in (see match.go); each counts at most one hit per tag.
-const (
-	fieldName = iota
-	fieldTitle
-	fieldSummary
-	fieldChapters
-	fieldFolder
-	numFields
-)
-
-// Line is the entry's index line, "- name: summary", at most MaxIndexLine characters: a long
-// summary is cut at a word and marked with "…".
-func (e Entry) Line() string {
-	head := "- " + e.Name
-	if e.Summary == "" {
-		return clip(head, MaxIndexLine)
-	}
-	room := MaxIndexLine - utf8.RuneCountInString(head) - 2
-	if room < 8 { // a name so long no useful summary fits
-		return clip(head, MaxIndexLine)
-	}
-	return head + ": " + clip(e.Summary, room)
-}
-
-// Index is the prompt index of one library snapshot seen through one project. It is immutable
-// once built and safe for concurrent use.
+// Index is the prompt index of one library snapshot seen through one project: the Docs of the
+// visible prompts, their priorities, and an inverted index of their terms for ranking. It is
+// immutable once built and safe for concurrent use.
 type Index struct {
-	project Project
-	entries []Entry // index order: priority descending, then name
-	// cols hold each matched field of every entry, folded (see fold) and concatenated in index
-	// order, so a tag is found with one fast substring scan per field over the whole index
-	// instead of one search per prompt.
-	cols [numFields]column
-	// rank is each entry's place in (title, id) order and byRank its inverse, so matching
-	// sorts integers.
-	rank    []int32
-	byRank  []int32
-	byID    map[string]int
-	byName  map[string]int
-	unknown []string
+	project  Project
+	entries  []Entry // index order: priority descending, then name
+	byID     map[string]int
+	byName   map[string]int
+	postings map[term][]posting
+	avgLen   [numFields]float64
+	synonyms synonymTable
+	topics   []string // the project's vocabulary: frequent heading words, for the index text
+	unknown  []string
+
+	foldersOnce sync.Once
+	folders     map[string]bool // folderNames
 }
 
-// NewIndex builds the index of a library snapshot for a project: the prompts in the project's
-// folder subtree (the whole library without a folder), minus the SystemFolder's, with names,
-// summaries, chapters and priorities. The only error is a project folder that is not in the
-// library (ErrNoFolder).
-func NewIndex(lib promptlib.Library, p Project) (*Index, error) {
-	return build(lib, p, nil)
+// posting is one document's counts of one term.
+type posting struct {
+	doc  int32
+	body uint16
+	f    [fieldBody]uint8
 }
 
-// Update builds the index of a new snapshot of the library, as NewIndex does, reusing the
-// summaries and chapters of every prompt whose content has not changed since ix was built (the
-// costly part). ix is left as it was; a nil ix builds from scratch.
-func (ix *Index) Update(lib promptlib.Library, p Project) (*Index, error) {
-	return build(lib, p, ix)
+func (p *posting) in(field int) int {
+	if field == fieldBody {
+		return int(p.body)
+	}
+	return int(p.f[field])
 }
 
-func build(lib promptlib.Library, p Project, prev *Index) (*Index, error) {
+// NewIndex builds the index of a project from the Docs of the prompts it sees (LibraryIndex
+// shows how they are made). Priorities and synonyms come from p. It is cheap next to NewDoc: a
+// caller that keeps the Docs of unchanged prompts rebuilds the index after an edit in
+// milliseconds. docs is not modified or retained.
+func NewIndex(docs []Doc, p Project) *Index {
 	if p.Priorities == nil {
 		p.Priorities = map[string]int{}
 	}
-	scope, err := FolderScope(lib.Folders, p)
-	if err != nil {
-		return nil, err
+	ix := &Index{project: p, entries: make([]Entry, len(docs)), synonyms: newSynonyms(p.Synonyms)}
+	for i, d := range docs {
+		ix.entries[i] = Entry{Doc: d, Priority: p.Priority(d.Name)}
 	}
-	system := systemFolders(lib.Folders)
-	paths := FolderPaths(lib.Folders)
-
-	// Names are given over the prompts in scope without the system folder's, the same set the
-	// server serves as MCP prompts, so a name means the same prompt in a briefing, in
-	// priorities and as a slash command.
-	inScope := make([]promptlib.Prompt, 0, len(lib.Prompts))
-	for _, pr := range lib.Prompts {
-		if pr.FolderID != nil && system[promptlib.Key(*pr.FolderID)] {
-			continue
-		}
-		if scope == nil || (pr.FolderID != nil && scope[promptlib.Key(*pr.FolderID)]) {
-			inScope = append(inScope, pr)
-		}
-	}
-	names := promptlib.Names(inScope)
-
-	ix := &Index{project: p, entries: make([]Entry, 0, len(inScope))}
-	var todo []int // entries whose summary and chapters must be computed
-	for _, pr := range inScope {
-		folder := ""
-		if pr.FolderID != nil {
-			if system[promptlib.Key(*pr.FolderID)] {
-				continue
-			}
-			folder = paths[promptlib.Key(*pr.FolderID)]
-		}
-		e := Entry{
-			ID:         pr.ID,
-			Name:       names[pr.ID],
-			Title:      pr.Title,
-			FolderPath: folder,
-			Bytes:      len(pr.Content),
-			Content:    pr.Content,
-			Priority:   p.Priority(names[pr.ID]),
-		}
-		if old, ok := prev.lookup(pr.ID); ok && old.Content == pr.Content {
-			e.Summary, e.Chapters = old.Summary, old.Chapters
-		} else {
-			todo = append(todo, len(ix.entries))
-		}
-		ix.entries = append(ix.entries, e)
-	}
-	derive(ix.entries, todo)
 	sort.Slice(ix.entries, func(i, j int) bool {
 		a, b := &ix.entries[i], &ix.entries[j]
 		if a.Priority != b.Priority {
@@ -150,71 +74,66 @@ func build(lib promptlib.Library, p Project, prev *Index) (*Index, error) {
 		}
 		return a.ID < b.ID
 	})
-	ix.cols = newColumns(ix.entries, prev)
-	byTitle := make([]int32, len(ix.entries))
-	for i := range byTitle {
-		byTitle[i] = int32(i)
-	}
-	slices.SortFunc(byTitle, func(a, b int32) int {
-		ea, eb := &ix.entries[a], &ix.entries[b]
-		if c := strings.Compare(ea.Title, eb.Title); c != 0 {
-			return c
-		}
-		return strings.Compare(ea.ID, eb.ID)
-	})
-	ix.rank = make([]int32, len(ix.entries))
-	for r, i := range byTitle {
-		ix.rank[i] = int32(r)
-	}
-	ix.byRank = byTitle
-	ix.byID = make(map[string]int, len(ix.entries))
-	ix.byName = make(map[string]int, len(ix.entries))
-	for i, e := range ix.entries {
-		ix.byID[e.ID] = i
+	ix.byID = make(map[string]int, len(docs))
+	ix.byName = make(map[string]int, len(docs))
+	n := 0
+	for i := range ix.entries {
+		e := &ix.entries[i]
+		ix.byID[promptlib.Key(e.ID)] = i
 		ix.byName[e.Name] = i
+		n += len(e.terms)
+		for f := range numFields {
+			ix.avgLen[f] += float64(e.lens[f])
+		}
 	}
+	for f := range numFields {
+		ix.avgLen[f] = max(ix.avgLen[f]/float64(max(len(docs), 1)), 1)
+	}
+	// Two passes over the terms: the first numbers each distinct term and counts its documents
+	// (one map access per posting), the second fills one backing array through those numbers
+	// (none), so the postings cost one allocation in all.
+	ids := make(map[term]int32, n/4+1)
+	var count []int32
+	seq := make([]int32, 0, n) // the term number of every posting, in entry order
+	for i := range ix.entries {
+		for _, tf := range ix.entries[i].terms {
+			id, ok := ids[tf.t]
+			if !ok {
+				id = int32(len(count))
+				ids[tf.t] = id
+				count = append(count, 0)
+			}
+			count[id]++
+			seq = append(seq, id)
+		}
+	}
+	start := make([]int32, len(count)+1)
+	for id, c := range count {
+		start[id+1] = start[id] + c
+	}
+	backing := make([]posting, n)
+	next := slices.Clone(start[:len(count)])
+	k := 0
+	for i := range ix.entries {
+		for _, tf := range ix.entries[i].terms {
+			id := seq[k]
+			k++
+			backing[next[id]] = posting{doc: int32(i), body: tf.body, f: tf.f}
+			next[id]++
+		}
+	}
+	ix.postings = make(map[term][]posting, len(count))
+	for t, id := range ids {
+		ix.postings[t] = backing[start[id]:start[id+1]:start[id+1]]
+	}
+	ix.topics = topics(ix.entries)
 	for name := range p.Priorities {
 		if _, ok := ix.byName[name]; !ok {
 			ix.unknown = append(ix.unknown, name)
 		}
 	}
 	sort.Strings(ix.unknown)
-	return ix, nil
-}
-
-// derive computes the summary and chapters of the listed entries. They cost most of a build
-// (promptlib.Summary runs regular expressions and sentence segmentation), so large builds are
-// spread over the CPUs; the workers are waited for before derive returns.
-func derive(entries []Entry, todo []int) {
-	do := func(part []int) {
-		for _, i := range part {
-			e := &entries[i]
-			e.Summary, e.Chapters = promptlib.Summary(e.Content), Chapters(e.Content)
-		}
-	}
-	workers := min(runtime.GOMAXPROCS(0), len(todo)/512+1)
-	if workers <= 1 {
-		do(todo)
-		return
-	}
-	var wg sync.WaitGroup
-	size := (len(todo) + workers - 1) / workers
-	for part := range slices.Chunk(todo, size) {
-		wg.Go(func() { do(part) })
-	}
-	wg.Wait()
-}
-
-// lookup finds an entry by id in a possibly nil index.
-func (ix *Index) lookup(id string) (*Entry, bool) {
-	if ix == nil {
-		return nil, false
-	}
-	i, ok := ix.byID[id]
-	if !ok {
-		return nil, false
-	}
-	return &ix.entries[i], true
+	return ix
 }
 
 // Project is the project the index was built for.
@@ -227,9 +146,9 @@ func (ix *Index) Len() int { return len(ix.entries) }
 // shared: callers must not modify it.
 func (ix *Index) Entries() []Entry { return ix.entries }
 
-// Entry finds an entry by prompt id.
+// Entry finds an entry by prompt id, in either case.
 func (ix *Index) Entry(id string) (Entry, bool) {
-	i, ok := ix.byID[id]
+	i, ok := ix.byID[promptlib.Key(id)]
 	if !ok {
 		return Entry{}, false
 	}
@@ -245,160 +164,18 @@ func (ix *Index) ByName(name string) (Entry, bool) {
 	return ix.entries[i], true
 }
 
-// field is one of an entry's matched fields, unfolded. Chapters are searched as one field, one
-// heading a line (no tag holds a newline, so a match never spans two headings).
-func (e *Entry) field(f int) string {
-	switch f {
-	case fieldName:
-		return e.Name
-	case fieldTitle:
-		return e.Title
-	case fieldSummary:
-		return e.Summary
-	case fieldChapters:
-		return strings.Join(e.Chapters, "\n")
-	default:
-		return e.FolderPath
-	}
-}
-
-// column is one field of every entry, folded. Entries often share a value (a folder path, the
-// same headings), so each distinct value is stored once: text holds the distinct values, each
-// followed by a NUL (which no tag holds, so no match spans two values); starts[v] is where value
-// v begins and starts[len] is len(text); of[i] is entry i's value.
-type column struct {
-	text   string
-	starts []int32
-	of     []int32
-}
-
-// newColumns builds the five columns, each on its own goroutine: they share nothing, and on a
-// rebuild they are most of the work. A column whose values are those of prev's, entry for entry
-// (an edit usually changes one prompt's summary and chapters, not every name and folder), is
-// reused as is. All are done when it returns.
-func newColumns(entries []Entry, prev *Index) [numFields]column {
-	var cols [numFields]column
-	var wg sync.WaitGroup
-	for f := range cols {
-		wg.Go(func() {
-			if prev != nil && sameField(prev.entries, entries, f) {
-				cols[f] = prev.cols[f]
-				return
-			}
-			cols[f] = newColumn(entries, f)
-		})
-	}
-	wg.Wait()
-	return cols
-}
-
-func sameField(a, b []Entry, f int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if f == fieldChapters {
-			if !slices.Equal(a[i].Chapters, b[i].Chapters) {
-				return false
-			}
-		} else if a[i].field(f) != b[i].field(f) {
-			return false
-		}
-	}
-	return true
-}
-
-func newColumn(entries []Entry, field int) column {
-	var b strings.Builder
-	c := column{of: make([]int32, len(entries))}
-	ids := make(map[string]int32, len(entries)) // keyed by the unfolded value: equal values fold alike
-	for i := range entries {
-		v := entries[i].field(field)
-		id, ok := ids[v]
-		if !ok {
-			id = int32(len(c.starts))
-			ids[v] = id
-			c.starts = append(c.starts, int32(b.Len()))
-			writeFolded(&b, v)
-			b.WriteByte(0)
-		}
-		c.of[i] = id
-	}
-	c.starts = append(c.starts, int32(b.Len()))
-	c.text = b.String()
-	return c
-}
-
-// writeFolded writes fold(s) without building it first; most fields are ASCII.
-func writeFolded(b *strings.Builder, s string) {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= utf8.RuneSelf:
-			b.WriteString(fold(s[i:]))
-			return
-		case 'A' <= c && c <= 'Z':
-			c += 'a' - 'A'
-		case c == '-' || c == '_':
-			c = ' '
-		}
-		b.WriteByte(c)
-	}
-}
-
-// addHits adds one to hits[i] for every entry i whose field contains tag (folded). hit is
-// scratch space of at least one bool per distinct value, all false.
-func (c *column) addHits(tag string, hits []int, hit []bool) {
-	n := len(c.starts) - 1
-	off, k, found := 0, 0, false
-	for off < len(c.text) {
-		j := strings.Index(c.text[off:], tag)
-		if j < 0 {
-			break
-		}
-		// The value holding the match: values are searched in order, so look from the last one on.
-		k = c.valueAt(k, n, int32(off+j))
-		hit[k], found = true, true
-		off = int(c.starts[k+1]) // one hit per value: go on at the next one
-	}
-	if !found {
-		return
-	}
-	for i, v := range c.of {
-		if hit[v] {
-			hits[i]++
-		}
-	}
-	clear(hit[:n])
-}
-
-// valueAt finds the value holding pos, searching from value k on: gallop forward, then bisect.
-func (c *column) valueAt(k, n int, pos int32) int {
-	step := 1
-	lo := k
-	for lo+step < n && c.starts[lo+step] <= pos {
-		lo += step
-		step *= 2
-	}
-	hi := min(lo+step, n) // starts[hi] > pos, or hi == n
-	for hi-lo > 1 {
-		mid := (lo + hi) / 2
-		if c.starts[mid] <= pos {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return lo
-}
-
 // UnknownPriorities lists the names in the project's priorities that match no prompt in the
 // index, sorted, so the caller can log a typo instead of silently ignoring it.
 func (ix *Index) UnknownPriorities() []string { return ix.unknown }
 
-// Lines is the index as the instructions show it: every prompt when there are at most limit,
-// otherwise only prompts of priority ≥ 7, highest first, still at most limit. Each line is
-// Entry.Line. A limit below 1 lists nothing.
+// Topics is the project's vocabulary as the index text shows it: the words of its headings
+// that the most prompts share (but not most of them), so an assistant picks tags that exist.
+func (ix *Index) Topics() []string { return ix.topics }
+
+// Lines is the index as the instructions show it, at most limit lines of Entry.Line: every
+// prompt when there are at most limit, otherwise the first limit in index order (priority
+// descending, then name), so the most important prompts are always named. A limit below 1
+// lists nothing.
 func (ix *Index) Lines(limit int) []string {
 	var lines []string
 	for _, i := range pick(ix.entries, limit, nil) {
@@ -408,19 +185,12 @@ func (ix *Index) Lines(limit int) []string {
 }
 
 // pick applies the index cap to the entries that skip does not exclude (entries are in index
-// order): all of them when they are at most limit, else the first limit of priority ≥ 7. It
-// returns their positions.
+// order): the first limit of them. It returns their positions.
 func pick(entries []Entry, limit int, skip func(i int) bool) []int {
 	if limit < 1 {
 		return nil
 	}
-	n := 0
-	for i := range entries {
-		if skip == nil || !skip(i) {
-			n++
-		}
-	}
-	out := make([]int, 0, min(n, limit))
+	out := make([]int, 0, min(len(entries), limit))
 	for i := range entries {
 		if len(out) == limit {
 			break
@@ -428,13 +198,69 @@ func pick(entries []Entry, limit int, skip func(i int) bool) []int {
 		if skip != nil && skip(i) {
 			continue
 		}
-		if n > limit && entries[i].Priority < ImportantPriority {
-			break // index order: nothing important follows
-		}
 		out = append(out, i)
 	}
 	return out
 }
+
+// maxTopics is how many vocabulary words the index text shows.
+const maxTopics = 40
+
+// topics picks the heading words shared by the most prompts, skipping words in more than half
+// of them (they tell prompts apart no better than "the"). Each stem is shown in its most common
+// spelling.
+func topics(entries []Entry) []string {
+	type count struct {
+		docs     int
+		spelling map[string]int
+	}
+	byStem := map[string]*count{}
+	for i := range entries {
+		for _, w := range entries[i].topicWords {
+			c := byStem[w.stem]
+			if c == nil {
+				c = &count{spelling: map[string]int{}}
+				byStem[w.stem] = c
+			}
+			c.spelling[w.spelling] += w.n
+			c.docs++
+		}
+	}
+	type topic struct {
+		word string
+		docs int
+	}
+	var all []topic
+	for _, c := range byStem {
+		if c.docs < 2 && len(entries) > 10 || c.docs*2 > len(entries) && len(entries) > 4 {
+			continue
+		}
+		best, n := "", -1
+		for w, k := range c.spelling {
+			if k > n || k == n && w < best {
+				best, n = w, k
+			}
+		}
+		all = append(all, topic{best, c.docs})
+	}
+	slices.SortFunc(all, func(a, b topic) int {
+		if a.docs != b.docs {
+			return b.docs - a.docs
+		}
+		return strings.Compare(a.word, b.word)
+	})
+	var out []string
+	for _, t := range all[:min(len(all), maxTopics)] {
+		out = append(out, t.word)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// topicFiller are heading words that every kind of prompt uses.
+var topicFiller = setOf(`overview summary rules rule example examples notes note why what how when
+	checklist steps step guide guidelines context background purpose scope see references
+	introduction details usage good bad avoid instead never always todo`)
 
 // Chapters lists the markdown headings of a body (ATX: "#" to "######" then a space), in order,
 // with emphasis, code marks and link targets removed. Lines inside fenced code blocks are not

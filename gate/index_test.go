@@ -1,9 +1,9 @@
 package gate
 
 import (
-	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -41,10 +41,10 @@ func TestEntryLine(t *testing.T) {
 		e    Entry
 		want string
 	}{
-		{"short", Entry{Name: "security-review", Summary: "Check inputs."}, "- security-review: Check inputs."},
-		{"no summary", Entry{Name: "x"}, "- x"},
-		{"cut at a word", Entry{Name: "n", Summary: long}, "- n: " + strings.TrimSpace(strings.Repeat("word ", 18)) + "…"},
-		{"long name", Entry{Name: strings.Repeat("a", 95), Summary: "More"}, "- " + strings.Repeat("a", 95)},
+		{"short", Entry{Doc: Doc{Name: "security-review", Summary: "Check inputs."}}, "- security-review: Check inputs."},
+		{"no summary", Entry{Doc: Doc{Name: "x"}}, "- x"},
+		{"cut at a word", Entry{Doc: Doc{Name: "n", Summary: long}}, "- n: " + strings.TrimSpace(strings.Repeat("word ", 18)) + "…"},
+		{"long name", Entry{Doc: Doc{Name: strings.Repeat("a", 95), Summary: "More"}}, "- " + strings.Repeat("a", 95)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -59,105 +59,27 @@ func TestEntryLine(t *testing.T) {
 	}
 }
 
-func TestNewIndex(t *testing.T) {
-	f := newFixture(t)
-	secBody := "Check every input at the boundary. More.\n\n## Secrets\n\n## Logging\n"
-	sec := f.prompt("Engineering / Backend", "Security Review", secBody)
-	f.prompt("Engineering", "Common Mistakes", "Do not run migrations by hand.\n")
-	f.prompt("Writing", "Release Notes", "Write release notes for users.\n")
-	top := f.prompt("", "Scratch", "Top level.\n")
-	f.prompt(SystemFolder, "Gate Encouragement", "Custom text.\n")
-	f.prompt(SystemFolder+" / nested", "Gate Reminder", "Custom text.\n")
-
-	t.Run("whole library without the system folder", func(t *testing.T) {
-		ix := f.index(t, project(100, map[string]int{"release-notes": 9, "typo-name": 3}))
-		var got []string
-		for _, e := range ix.Entries() {
-			got = append(got, fmt.Sprintf("%d %s", e.Priority, e.Name))
-		}
-		want := []string{"9 release-notes", "5 common-mistakes", "5 scratch", "5 security-review"}
-		if !reflect.DeepEqual(got, want) {
-			t.Errorf("entries %q, want %q", got, want)
-		}
-		e, ok := ix.Entry(sec)
-		wantE := Entry{ID: sec, Name: "security-review", Title: "Security Review", Summary: "Check every input at the boundary.",
-			Priority: 5, Chapters: []string{"Secrets", "Logging"}, FolderPath: "Engineering / Backend", Bytes: len(secBody), Content: secBody}
-		if !ok || !reflect.DeepEqual(e, wantE) {
-			t.Errorf("Entry(sec) = %+v, %v\nwant %+v", e, ok, wantE)
-		}
-		if got := ix.UnknownPriorities(); !reflect.DeepEqual(got, []string{"typo-name"}) {
-			t.Errorf("UnknownPriorities() = %q, want [typo-name]", got)
-		}
-		if _, ok := ix.ByName("gate-encouragement"); ok {
-			t.Error("a system prompt is in the index")
-		}
-		if e, ok := ix.Entry(top); !ok || e.FolderPath != "" {
-			t.Errorf("top-level prompt: got %+v, %v", e, ok)
-		}
-	})
-	t.Run("scoped to a folder subtree", func(t *testing.T) {
-		p := project(100, nil)
-		p.Folder = "Engineering"
-		ix := f.index(t, p)
-		var got []string
-		for _, e := range ix.Entries() {
-			got = append(got, e.Name)
-		}
-		if want := []string{"common-mistakes", "security-review"}; !reflect.DeepEqual(got, want) {
-			t.Errorf("got %q, want %q", got, want)
-		}
-	})
-	t.Run("missing folder", func(t *testing.T) {
-		p := project(100, nil)
-		p.Folder = "Nowhere"
-		if _, err := NewIndex(f.lib, p); !errors.Is(err, ErrNoFolder) {
-			t.Errorf("got %v, want ErrNoFolder", err)
-		}
-	})
-}
-
-func TestIndexUpdate(t *testing.T) {
-	f := newFixture(t)
-	a := f.prompt("", "Alpha", "First version.\n## One\n")
-	f.prompt("", "Beta", "Unchanged.\n")
-	ix := f.index(t, NoProject())
-	f.lib.Prompts[0].Content = "Second version.\n## Two\n"
-	next, err := ix.Update(f.lib, NoProject())
+// NewIndex from cached Docs equals a fresh build: what the server's view relies on.
+func TestNewIndexFromCachedDocs(t *testing.T) {
+	lib := promptlib.Sample(300, 3)
+	p := NoProject()
+	fresh, _, err := LibraryIndex(lib, p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e, _ := next.Entry(a); e.Summary != "Second version." || !reflect.DeepEqual(e.Chapters, []string{"Two"}) {
-		t.Errorf("updated entry: got %q %q, want the new summary and chapters", e.Summary, e.Chapters)
+	docs := make([]Doc, 0, fresh.Len())
+	for _, e := range fresh.Entries() {
+		docs = append(docs, e.Doc)
 	}
-	if e, _ := ix.Entry(a); e.Summary != "First version." {
-		t.Errorf("old index changed: %q", e.Summary)
+	slices.Reverse(docs)
+	again := NewIndex(docs, p)
+	if !reflect.DeepEqual(again.Entries(), fresh.Entries()) {
+		t.Error("NewIndex of the same Docs in another order gives other entries")
 	}
-	fresh := f.index(t, NoProject())
-	if !reflect.DeepEqual(next.Entries(), fresh.Entries()) {
-		t.Error("Update and NewIndex disagree")
+	tags := []string{"error handling", "review", "go"}
+	if a, b := Select(fresh, tags, 4000, 50, nil), Select(again, tags, 4000, 50, nil); !reflect.DeepEqual(names(a.Full), names(b.Full)) {
+		t.Errorf("selections differ: %q vs %q", names(a.Full), names(b.Full))
 	}
-	for _, tags := range [][]string{{"version"}, {"two"}, {"one"}, {"beta"}} {
-		a, b := Select(next, tags, 1000, 50, nil), Select(fresh, tags, 1000, 50, nil)
-		if !reflect.DeepEqual(a, b) {
-			t.Errorf("tags %q: updated index selects %+v, a fresh one %+v", tags, a, b)
-		}
-	}
-	var none *Index
-	if cold, err := none.Update(f.lib, NoProject()); err != nil || !reflect.DeepEqual(cold.Entries(), fresh.Entries()) {
-		t.Errorf("Update on a nil index: %v, or entries differ from NewIndex", err)
-	}
-}
-
-// sixty makes n prompts "p01".. with priorities from prio(i).
-func sixty(tb testing.TB, n int, prio func(i int) int) (*Index, Project) {
-	f := newFixture(tb)
-	p := project(DefaultByteBudget, nil)
-	for i := 1; i <= n; i++ {
-		name := fmt.Sprintf("p%02d", i)
-		f.prompt("", name, fmt.Sprintf("Prompt number %d.", i))
-		p.Priorities[name] = prio(i)
-	}
-	return f.index(tb, p), p
 }
 
 func TestIndexLines(t *testing.T) {
@@ -168,7 +90,7 @@ func TestIndexLines(t *testing.T) {
 			t.Errorf("got %d lines starting %q, want 50 from p01", len(lines), lines[0])
 		}
 	})
-	t.Run("60 against a cap of 50: only priority 7 and up, highest first", func(t *testing.T) {
+	t.Run("over the cap: the cap's worth, highest priority first", func(t *testing.T) {
 		ix, _ := sixty(t, 60, func(i int) int {
 			switch {
 			case i%10 == 0:
@@ -178,17 +100,17 @@ func TestIndexLines(t *testing.T) {
 			}
 			return 5
 		})
-		lines := ix.Lines(50)
+		lines := ix.Lines(10)
 		var want []string
-		for _, i := range []int{10, 20, 30, 40, 50, 60, 3, 6, 9, 12, 15, 18, 21, 24, 27, 33, 36, 39, 42, 45, 48, 51, 54, 57} {
+		for _, i := range []int{10, 20, 30, 40, 50, 60, 3, 6, 9, 12} {
 			want = append(want, fmt.Sprintf("- p%02d: Prompt number %d.", i, i))
 		}
 		if !reflect.DeepEqual(lines, want) {
 			t.Errorf("got\n%s\nwant\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
 		}
 	})
-	t.Run("important prompts beyond the cap are still capped", func(t *testing.T) {
-		ix, _ := sixty(t, 60, func(i int) int { return 8 })
+	t.Run("over the cap with nothing important still names the cap's worth", func(t *testing.T) {
+		ix, _ := sixty(t, 60, func(i int) int { return 5 })
 		if got := len(ix.Lines(50)); got != 50 {
 			t.Errorf("got %d lines, want 50", got)
 		}
@@ -201,9 +123,23 @@ func TestIndexLines(t *testing.T) {
 	})
 }
 
+func TestTopics(t *testing.T) {
+	var specs []spec
+	for i, h := range []string{"Rollback", "Rollback", "Indexes", "Indexes", "Rollbacks", "Tokens"} {
+		specs = append(specs, spec{fmt.Sprintf("Note %d", i), 5, "Text.\n\n## " + h + "\n\n## Overview\n"})
+	}
+	ix := buildIndex(t, 1000, specs...)
+	// In the most common spelling ("Rollbacks" counts for rollback); filler headings
+	// ("Overview") and words in more than half the prompts ("note") are left out. A small
+	// index keeps words of one prompt ("tokens"); a larger one only words shared by two.
+	if got, want := ix.Topics(), []string{"indexes", "rollback", "tokens"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Topics() = %q, want %q", got, want)
+	}
+}
+
 func TestIndexSample(t *testing.T) {
 	lib := promptlib.Sample(600, 7)
-	ix, err := NewIndex(lib, NoProject())
+	ix, _, err := LibraryIndex(lib, NoProject())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,9 +154,6 @@ func TestIndexSample(t *testing.T) {
 		seen[e.Name] = true
 		if utf8.RuneCountInString(e.Line()) > MaxIndexLine {
 			t.Errorf("line too long: %q", e.Line())
-		}
-		if len(e.Chapters) == 0 {
-			t.Errorf("%s: no chapters", e.Name)
 		}
 	}
 }

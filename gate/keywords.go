@@ -2,8 +2,10 @@ package gate
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -27,8 +29,21 @@ const MaxKeywordValue = 200
 func ExtractKeywords(tool string, args json.RawMessage) []string {
 	k := keywords{seen: map[string]bool{}}
 	k.add(tool)
+	callValues(args, func(v string) bool {
+		if utf8.RuneCountInString(v) <= MaxKeywordValue && !uuidLike.MatchString(strings.TrimSpace(v)) {
+			k.add(v)
+		}
+		return len(k.out) < MaxTags
+	})
+	return k.out
+}
+
+// callValues calls fn with each string value of a tool call's JSON arguments, in document order,
+// except those under a "content" or "body" key (any case, any depth): that is the user's text,
+// not a description of the task. It stops when fn returns false, and at the first JSON error.
+func callValues(args json.RawMessage, fn func(v string) bool) {
 	if len(bytes.TrimSpace(args)) == 0 {
-		return k.out
+		return
 	}
 	dec := json.NewDecoder(bytes.NewReader(args))
 	// Each open container pushes a frame; in an object the frame alternates key and value.
@@ -44,10 +59,10 @@ func ExtractKeywords(tool string, args json.RawMessage) []string {
 	}
 	skipping := func() bool { return len(stack) > 0 && stack[len(stack)-1].skip }
 	pendingSkip := false // the value about to come is under content/body
-	for len(k.out) < MaxTags {
+	for {
 		tok, err := dec.Token()
 		if err != nil {
-			break
+			return
 		}
 		top := -1
 		if len(stack) > 0 {
@@ -81,13 +96,12 @@ func ExtractKeywords(tool string, args json.RawMessage) []string {
 			}
 			continue
 		case string:
-			if !skip && utf8.RuneCountInString(v) <= MaxKeywordValue && !uuidLike.MatchString(strings.TrimSpace(v)) {
-				k.add(v)
+			if !skip && !fn(v) {
+				return
 			}
 		}
 		afterValue()
 	}
-	return k.out
 }
 
 type keywords struct {
@@ -166,3 +180,109 @@ var stopWords = func() map[string]bool {
 	}
 	return m
 }()
+
+// InterceptTags is what an intercepted tool call is about, as tags for the index, from what the
+// call says:
+//   - a value that is the id of a prompt in the index (get_prompt {id}) gives that prompt's
+//     title; a value that is a prompt's name, or a folder of the index (list_prompts {folder}),
+//     is kept whole, as a phrase;
+//   - every other word of the tool name and the string values (content and body excepted, long
+//     requests included) is a candidate, stop words and request filler dropped; the words the
+//     index or the synonym table knows are kept, rarest in the project first, so a long request
+//     is summarised to its key terms;
+//   - at most MaxTags, and never none when the call carries a word the index knows.
+func (ix *Index) InterceptTags(tool string, args json.RawMessage) []string {
+	var phrases []string
+	counts := map[string]int{} // word → occurrences
+	var order []string
+	// The tool name's verbs and nouns (get, list, prompts) say how, not what; in a value the same
+	// word can be the task ("delete a user's data", "a slow query"), so values drop only filler.
+	addWords := func(s string, noise map[string]bool) {
+		for _, w := range splitWords(s) {
+			w = normalizeTag(w)
+			if noise[w] || fillerWords[w] || indexStop[w] || utf8.RuneCountInString(w) < 2 || !hasLetter(w) {
+				continue
+			}
+			if counts[w] == 0 {
+				order = append(order, w)
+			}
+			counts[w]++
+		}
+	}
+	addWords(tool, stopWords)
+	folders := ix.folderNames()
+	callValues(args, func(v string) bool {
+		t := strings.TrimSpace(v)
+		if i, ok := ix.byID[strings.ToLower(t)]; ok {
+			phrases = append(phrases, ix.entries[i].Title)
+			return true
+		}
+		if uuidLike.MatchString(t) {
+			return true
+		}
+		if _, ok := ix.byName[t]; ok || folders[strings.ToLower(t)] {
+			phrases = append(phrases, t)
+		}
+		addWords(t, valueNoise)
+		return true
+	})
+	type cand struct {
+		w     string
+		score float64
+		pos   int
+	}
+	var cands []cand
+	for pos, w := range order {
+		st := stem(w)
+		df := len(ix.postings[termOf(st)])
+		known := df > 0 || len(ix.synonyms[st]) > 0
+		if !known {
+			continue
+		}
+		idf := ix.idf(df)
+		if df == 0 {
+			idf = ix.idf(len(ix.entries) / 10) // a synonym: worth a middling word
+		}
+		cands = append(cands, cand{w, idf * (1 + 0.2*float64(min(counts[w], 3)-1)), pos})
+	}
+	room := MaxTags - min(len(phrases), MaxTags/2)
+	if len(cands) > room {
+		slices.SortStableFunc(cands, func(a, b cand) int { return cmp.Compare(b.score, a.score) })
+		cands = cands[:room]
+		slices.SortFunc(cands, func(a, b cand) int { return a.pos - b.pos })
+	}
+	tags := phrases
+	for _, c := range cands {
+		tags = append(tags, c.w)
+	}
+	return NormalizeTags(tags)
+}
+
+// folderNames is the set of folder names and paths of the index's prompts, lower case,
+// computed on first use.
+func (ix *Index) folderNames() map[string]bool {
+	ix.foldersOnce.Do(func() {
+		m := map[string]bool{}
+		for i := range ix.entries {
+			p := ix.entries[i].FolderPath
+			if p == "" || m[strings.ToLower(p)] {
+				continue
+			}
+			m[strings.ToLower(p)] = true
+			for _, part := range strings.Split(p, PathSep) {
+				m[strings.ToLower(part)] = true
+			}
+		}
+		ix.folders = m
+	})
+	return ix.folders
+}
+
+// valueNoise are the words of argument values that say nothing about the task.
+var valueNoise = setOf(`https www com org net html json true false null none id ids`)
+
+// fillerWords are what requests are phrased with, not what they are about.
+var fillerWords = setOf(`please help want need like let lets just about thing things way also
+	should would could going look looking sure okay ok hi hello thanks able make sure currently
+	something anything everything someone using used via task tasks work working start started
+	know think see try trying good better best new existing current our team code`)

@@ -65,3 +65,33 @@ func FuzzExtractKeywords(f *testing.F) {
 		}
 	})
 }
+
+func TestInterceptTags(t *testing.T) {
+	f := newFixture(t)
+	mig := f.prompt("Engineering / Database", "Database Migrations", "Reversible.\n")
+	f.prompt("Engineering / Database", "Query Review", "Explain plans.\n")
+	f.prompt("Engineering / Api", "Request Timeouts", "Every HTTP call has a timeout; retry with backoff.\n")
+	f.prompt("Engineering / Payments", "Refunds", "Through the payments service.\n")
+	ix := f.index(t, project(1000, nil))
+	long := `{"query": "We keep seeing intermittent failures when the orders service calls the inventory service over HTTP; sometimes requests hang for a long time, so I would like to add sensible timeouts and retries."}`
+	tests := []struct {
+		name, tool, args string
+		want             []string
+	}{
+		{"a query's meaningful words; tool verbs kept in values", "search_prompts", `{"query": "delete slow query review"}`, []string{"slow", "query", "review"}},
+		{"a long request is summarised to words the index knows", "search_prompts", long, []string{"service", "calls", "http", "requests", "timeouts", "retries"}},
+		{"a folder name is a tag", "list_prompts", `{"folder": "Payments"}`, []string{"payments"}},
+		{"a prompt id gives its title", "get_prompt", `{"id": "` + strings.ToLower(mig) + `"}`, []string{"database migrations"}},
+		{"a prompt name is kept whole", "get_prompt", `{"name": "query-review"}`, []string{"query-review", "query", "review"}},
+		{"synonyms count as known words", "search_prompts", `{"query": "observability"}`, []string{"observability"}},
+		{"content is never read", "create_prompt", `{"title": "Refunds", "content": "timeouts"}`, []string{"refunds"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := ix.InterceptTags(tt.tool, json.RawMessage(tt.args))
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("InterceptTags(%s, %s) = %q, want %q", tt.tool, tt.args, got, tt.want)
+			}
+		})
+	}
+}

@@ -1,68 +1,52 @@
 package gate
 
 import (
+	"cmp"
+	"context"
 	"slices"
 	"strings"
 )
 
-// Matching is deterministic: the same index, tags, budget and session state always give the same
-// selection, in the same order.
+// Selection is deterministic: the same index, tags, budget and session state always give the
+// same selection, in the same order.
 //
-//   - Tags are normalised with NormalizeTags, then folded (see fold) like the prompt fields.
-//   - Hits: a tag hits a field when it is a substring of it; the fields are the prompt's name,
-//     title, summary, chapters (all headings together) and folder path. Each field counts at
-//     most once per tag, so one tag gives 0 to 5 hits and a prompt's hits are the sum over tags.
-//   - Score = hits × priority.
-//   - Inclusion by priority: 10 is always included, whatever the tags and the budget; 4–9 need
-//     at least one hit; 1–3 need at least two.
-//   - Order: priority-10 prompts first (by hits, then title), then the other included prompts by
-//     score descending, then priority descending, then title, then id.
-//   - Budget: in that order each prompt's full content (Entry.Bytes) is taken while it fits in
-//     what is left of the byte budget. Priority-10 prompts are always taken and use the budget
-//     up first. A prompt that does not fit is listed by its index line instead, and filling goes
-//     on with the next one, so a smaller prompt further down can still be sent in full. At most
-//     the index cap of such prompts are listed; the rest are counted (a broad tag can match
-//     thousands).
+//   - Relevance is ranked as rank.go says (whole stemmed words, field weights, BM25F, synonyms).
+//   - The relevance floor: a prompt is a candidate when its relevance is at least floorShare of
+//     the best candidate's (lowFloorShare for priorities 1–3) and above minRelevance. Below it a
+//     prompt matched only incidentally: a word in a long body, a folder name. A prompt that is
+//     the best match of one tag (within conceptShare of it) has the lower floor leadFloor: the
+//     prompt about "pagination" belongs in a briefing for ["api", "pagination", "invoices"] even
+//     when others match two of the tags.
+//   - Priority is a bounded boost: a candidate's order key is its relevance plus
+//     priorityBoost × the best relevance × (priority − 5) / 5, so priority reorders candidates of
+//     similar relevance but never lifts a prompt over the floor or multiplies incidental hits.
+//   - Priority 10 is always included in full, whatever the tags and the budget, and uses the
+//     budget up first.
+//   - Packing: in order, each candidate's full content (Doc.Bytes) is taken while it fits what
+//     is left of the byte budget; one that does not fit is named by its index line (at most the
+//     index cap; the rest are counted), and packing goes on, so a smaller prompt further down
+//     can still be sent in full.
 //   - Prompts already sent in the session are not sent again: they are reported as already
-//     provided when they match (a priority-10 prompt only when a tag hits it), and left out of
-//     the remaining index.
+//     provided when they are candidates (a priority-10 prompt only when it is relevant), and
+//     left out of the remaining index.
 //   - Remaining: the index entries neither selected nor already sent, capped as Index.Lines is.
-
-// Hits counts how many (tag, field) pairs hit: see the matching rules above. tags must already
-// be normalised.
-func Hits(e *Entry, tags []string) int {
-	hits := 0
-	for _, t := range tags {
-		t = fold(t)
-		for f := range numFields {
-			if strings.Contains(fold(e.field(f)), t) {
-				hits++
-			}
-		}
-	}
-	return hits
-}
-
-// included reports whether a prompt of this priority with this many hits belongs in a briefing.
-func included(priority, hits int) bool {
-	switch {
-	case priority >= CriticalPriority:
-		return true
-	case priority >= 4:
-		return hits >= 1
-	default:
-		return hits >= 2
-	}
-}
+var (
+	floorShare    = 0.35
+	lowFloorShare = 0.6
+	minRelevance  = 0.05
+	priorityBoost = 0.2
+	leadFloor     = 0.25
+)
 
 // Selection is the outcome of matching tags against an index within a byte budget.
 type Selection struct {
 	Tags        []string // the normalised tags that were matched
 	Critical    []Entry  // priority 10, sent in full
-	Full        []Entry  // matched, sent in full within the budget
-	Listed      []Entry  // matched but over the budget: shown by index line only, at most the cap
-	MoreListed  int      // matched, over the budget and beyond the cap: counted, not listed
-	AlreadySent []Entry  // matched, but sent earlier in the session: not repeated (at most the cap)
+	Full        []Entry  // relevant, sent in full within the budget
+	TOC         []Entry  // relevant, sent as a table of contents (none yet: the pipeline's seam)
+	Listed      []Entry  // relevant but over the budget: named with their summary, at most the cap
+	MoreListed  int      // relevant, over the budget and beyond the cap: counted, not listed
+	AlreadySent []Entry  // relevant, but sent earlier in the session: not repeated (at most the cap)
 	Remaining   []Entry  // the rest of the index, capped like Index.Lines
 	Omitted     int      // index entries neither selected nor in Remaining (beyond the cap)
 }
@@ -72,16 +56,20 @@ func (s Selection) Sent() []Entry {
 	return append(append([]Entry(nil), s.Critical...), s.Full...)
 }
 
-// sortKey packs the match order into one integer, so sorting thousands of matches is a plain
-// integer sort: score descending, then priority descending, then title (and id) ascending. A
-// score is at most MaxTags × numFields × 10 = 500 (10 bits), a priority at most 10 (4 bits).
-func sortKey(score, priority int, rank int32) uint64 {
-	return uint64(1023-score)<<48 | uint64(15-priority)<<40 | uint64(uint32(rank))
+// Reranker reorders the candidates of a selection, for example by asking an LLM which prompts
+// a task needs (DESIGN §9). It is given the candidates above the relevance floor, best first,
+// and answers their ids in the order it prefers; ids it leaves out keep their place after the
+// ones it names, unknown ids are ignored. Priority 10 is never its to decide. On an error the
+// deterministic order stands.
+type Reranker interface {
+	Rerank(ctx context.Context, tags []string, candidates []Entry) (ids []string, err error)
 }
 
-// keyEntry recovers the entry position from a sort key.
-func (ix *Index) keyEntry(k uint64) int {
-	return int(ix.byRank[uint32(k)])
+// candidate is one relevant entry with its order key.
+type candidate struct {
+	i     int
+	rel   float64
+	order float64
 }
 
 // Select matches tags against the index following the rules above. budget is the byte budget
@@ -89,59 +77,120 @@ func (ix *Index) keyEntry(k uint64) int {
 // prompts already sent in the session (nil: none). Select changes nothing: the Session records
 // what was sent.
 func Select(ix *Index, tags []string, budget, limit int, sent map[string]bool) Selection {
-	sel := Selection{Tags: NormalizeTags(tags)}
-	hitsOf := make([]int, len(ix.entries))
-	scratch := make([]bool, len(ix.entries)+1)
-	for _, t := range sel.Tags {
-		t = fold(t)
-		for f := range ix.cols {
-			ix.cols[f].addHits(t, hitsOf, scratch)
-		}
+	return SelectReranked(context.Background(), ix, tags, budget, limit, sent, nil)
+}
+
+// SelectReranked is Select with the candidates reordered by rr before packing (nil: as Select).
+func SelectReranked(ctx context.Context, ix *Index, tags []string, budget, limit int, sent map[string]bool, rr Reranker) Selection {
+	r := ix.rankTags(tags, sent, false)
+	if rr != nil && len(r.cands) > 1 {
+		r.cands = rerank(ctx, ix, r.tags, r.cands, rr)
 	}
-	// Positions of the sent prompts: a lookup per sent prompt, not one per index entry.
-	wasSent := make([]bool, len(ix.entries))
+	return ix.pack(r, budget, limit)
+}
+
+// ranking is the outcome of scoring before packing.
+type ranking struct {
+	tags     []string
+	concepts []concept
+	scores   *scorer
+	feedback []term
+	critical []int       // priority 10 not yet sent
+	cands    []candidate // above the floor, not sent, not critical, best first
+	already  []int       // above the floor, or critical and relevant, but sent before
+	wasSent  []bool
+	top      float64
+}
+
+func (ix *Index) rankTags(tags []string, sent map[string]bool, explain bool) ranking {
+	r := ranking{tags: NormalizeTags(tags)}
+	r.concepts = ix.query(r.tags)
+	r.scores = newScorer(ix, explain)
+	r.scores.rank(r.concepts)
+	r.feedback = r.scores.feedback(r.concepts)
+	rel := r.scores.total
+	r.wasSent = make([]bool, len(ix.entries))
 	for id := range sent {
-		if i, ok := ix.byID[id]; ok {
-			wasSent[i] = true
+		if i, ok := ix.byID[strings.ToLower(id)]; ok {
+			r.wasSent[i] = true
 		}
 	}
-	var critical, matched []uint64
+	for i := range ix.entries {
+		if ix.entries[i].Priority < CriticalPriority && !r.wasSent[i] {
+			r.top = max(r.top, rel[i])
+		}
+	}
 	for i := range ix.entries {
 		e := &ix.entries[i]
-		hits := hitsOf[i]
-		if !included(e.Priority, hits) {
-			continue
-		}
-		if wasSent[i] {
-			if (e.Priority < CriticalPriority || hits > 0) && len(sel.AlreadySent) < limit {
-				sel.AlreadySent = append(sel.AlreadySent, *e)
+		critical := e.Priority >= CriticalPriority
+		above := ix.aboveFloor(e.Priority, rel[i], r.top, r.scores.lead[i])
+		switch {
+		case r.wasSent[i]:
+			if above || critical && rel[i] > 0 {
+				r.already = append(r.already, i)
 			}
-			continue
-		}
-		k := sortKey(hits*e.Priority, e.Priority, ix.rank[i])
-		if e.Priority >= CriticalPriority {
-			critical = append(critical, k)
-		} else {
-			matched = append(matched, k)
+		case critical:
+			r.critical = append(r.critical, i)
+		case above:
+			boost := priorityBoost * r.top * float64(e.Priority-DefaultPriority) / float64(CriticalPriority-DefaultPriority)
+			r.cands = append(r.cands, candidate{i: i, rel: rel[i], order: rel[i] + boost})
 		}
 	}
-	// Priority-10 prompts share their priority, so they come out by hits, then title.
-	slices.Sort(critical)
-	slices.Sort(matched)
+	slices.SortFunc(r.critical, func(a, b int) int {
+		if c := cmp.Compare(rel[b], rel[a]); c != 0 {
+			return c
+		}
+		return ix.byTitle(a, b)
+	})
+	slices.SortFunc(r.cands, func(a, b candidate) int {
+		if c := cmp.Compare(b.order, a.order); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(ix.entries[b.i].Priority, ix.entries[a.i].Priority); c != 0 {
+			return c
+		}
+		return ix.byTitle(a.i, b.i)
+	})
+	return r
+}
 
+// aboveFloor is the relevance floor; lead says the prompt is the best match of some tag.
+func (ix *Index) aboveFloor(priority int, rel, top float64, lead bool) bool {
+	return rel > minRelevance && rel >= floorOf(priority, lead)*top
+}
+
+// floorOf is the share of the best relevance a prompt must reach.
+func floorOf(priority int, lead bool) float64 {
+	share := floorShare
+	if lead {
+		share = leadFloor
+	}
+	if priority <= 3 {
+		share = max(share, lowFloorShare)
+	}
+	return share
+}
+
+func (ix *Index) byTitle(a, b int) int {
+	ea, eb := &ix.entries[a], &ix.entries[b]
+	if c := strings.Compare(ea.Title, eb.Title); c != 0 {
+		return c
+	}
+	return strings.Compare(ea.ID, eb.ID)
+}
+
+func (ix *Index) pack(r ranking, budget, limit int) Selection {
+	sel := Selection{Tags: r.tags}
 	left := budget
 	taken := make([]bool, len(ix.entries))
-	for _, k := range critical {
-		i := ix.keyEntry(k)
-		e := &ix.entries[i]
-		sel.Critical = append(sel.Critical, *e)
-		left -= e.Bytes
+	for _, i := range r.critical {
+		sel.Critical = append(sel.Critical, ix.entries[i])
+		left -= ix.entries[i].Bytes
 		taken[i] = true
 	}
-	for _, k := range matched {
-		i := ix.keyEntry(k)
-		e := &ix.entries[i]
-		taken[i] = true
+	for _, c := range r.cands {
+		e := &ix.entries[c.i]
+		taken[c.i] = true
 		switch {
 		case e.Bytes <= left:
 			sel.Full = append(sel.Full, *e)
@@ -152,8 +201,12 @@ func Select(ix *Index, tags []string, budget, limit int, sent map[string]bool) S
 			sel.MoreListed++
 		}
 	}
-
-	skip := func(i int) bool { return taken[i] || wasSent[i] }
+	for _, i := range r.already {
+		if len(sel.AlreadySent) < limit {
+			sel.AlreadySent = append(sel.AlreadySent, ix.entries[i])
+		}
+	}
+	skip := func(i int) bool { return taken[i] || r.wasSent[i] }
 	rest := 0
 	for i := range ix.entries {
 		if !skip(i) {
@@ -165,4 +218,37 @@ func Select(ix *Index, tags []string, budget, limit int, sent map[string]bool) S
 	}
 	sel.Omitted = rest - len(sel.Remaining)
 	return sel
+}
+
+// rerankCandidates is how many of the best candidates a Reranker sees.
+const rerankCandidates = 20
+
+func rerank(ctx context.Context, ix *Index, tags []string, cands []candidate, rr Reranker) []candidate {
+	head := cands[:min(len(cands), rerankCandidates)]
+	entries := make([]Entry, len(head))
+	for k, c := range head {
+		entries[k] = ix.entries[c.i]
+	}
+	ids, err := rr.Rerank(ctx, tags, entries)
+	if err != nil || len(ids) == 0 {
+		return cands
+	}
+	pos := map[string]int{}
+	for k, c := range head {
+		pos[strings.ToLower(ix.entries[c.i].ID)] = k
+	}
+	out := make([]candidate, 0, len(cands))
+	used := make([]bool, len(head))
+	for _, id := range ids {
+		if k, ok := pos[strings.ToLower(id)]; ok && !used[k] {
+			used[k] = true
+			out = append(out, head[k])
+		}
+	}
+	for k, c := range head {
+		if !used[k] {
+			out = append(out, c)
+		}
+	}
+	return append(out, cands[len(head):]...)
 }

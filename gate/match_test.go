@@ -1,205 +1,190 @@
 package gate
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
-
-	"github.com/mcpctl/mcpctl/promptlib"
 )
 
-func TestHits(t *testing.T) {
-	e := Entry{Name: "error-handling", Title: "Error Handling in Go", Summary: "Wrap errors with context.",
-		Chapters: []string{"Sentinel errors", "Logging"}, FolderPath: "Engineering / Go"}
+// sentNames runs Select and returns the names sent in full (critical first) and the names
+// listed over the budget.
+func sentNames(ix *Index, tags []string, budget int) (full, listed []string) {
+	sel := Select(ix, tags, budget, DefaultIndexCap, nil)
+	return names(sel.Sent()), names(sel.Listed)
+}
+
+func TestSelectMatching(t *testing.T) {
 	tests := []struct {
-		tags []string
-		want int
+		name  string
+		specs []spec
+		tags  []string
+		want  []string // sent in full, in order
 	}{
-		{nil, 0},
-		{[]string{"error"}, 4},              // name, title, summary ("errors"), chapters
-		{[]string{"error handling"}, 2},     // name (folded), title
-		{[]string{"go"}, 2},                 // title, folder
-		{[]string{"logging", "context"}, 2}, // chapters, summary
-		{[]string{"kubernetes"}, 0},
-		{[]string{"engineering / go"}, 0}, // tags never hold '/', so paths match piecewise only
+		{"empty tags: only priority 10",
+			[]spec{{"Rules", 10, sized("rules", 50)}, {"Sql", 5, sized("sql", 50)}},
+			nil, []string{"rules"}},
+		{"no match",
+			[]spec{{"Sql", 5, sized("sql", 50)}, {"Go", 9, sized("go", 50)}},
+			[]string{"kubernetes"}, []string{}},
+		{"whole words: ci is not in incident, decision or capacity",
+			[]spec{{"Incident Review", 5, "Every incident gets a decision on capacity.\n"}, {"CI Pipeline", 5, "Runs on every push.\n"}},
+			[]string{"ci"}, []string{"ci-pipeline"}},
+		{"dates is not in updates",
+			[]spec{{"Updates", 5, "Send updates weekly.\n"}, {"Dates", 5, "Store dates in UTC.\n"}},
+			[]string{"dates"}, []string{"dates"}},
+		{"stems both ways: permissions, alerting, testing, migrate",
+			[]spec{
+				{"Permission Checks", 5, "Check on the server.\n"},
+				{"Alert Rules", 5, "Page for symptoms.\n"},
+				{"Tests", 5, "Table tests.\n"},
+				{"Schema Migration", 5, "Reversible.\n"},
+				{"Unrelated", 5, "Nothing here.\n"},
+			},
+			[]string{"permissions", "alerting", "testing", "migrate"},
+			[]string{"alert-rules", "permission-checks", "schema-migration", "tests"}},
+		{"the body is searched",
+			[]spec{{"Style", 5, "Wrap errors with context.\n"}, {"Other", 5, "Nothing.\n"}},
+			[]string{"errors"}, []string{"style"}},
+		{"headings are searched",
+			[]spec{{"Database", 5, "Intro.\n\n## Rollback\n\nSteps.\n"}, {"Other", 5, "Nothing.\n"}},
+			[]string{"rollback"}, []string{"database"}},
+		{"built-in synonyms: observability finds tracing",
+			[]spec{{"Distributed Tracing", 5, "Propagate context.\n"}, {"Other", 5, "Nothing.\n"}},
+			[]string{"observability"}, []string{"distributed-tracing"}},
+		{"priority is a bounded boost: it does not lift an incidental hit over the floor",
+			[]spec{
+				{"Sql Style", 5, "Name tables in the plural. Sql keywords in upper case.\n\n## Sql\n"},
+				{"Release Notes", 9, wordy("release", 600) + "Mention a sql change when there is one.\n"},
+			},
+			[]string{"sql"}, []string{"sql-style"}},
 	}
 	for _, tt := range tests {
-		t.Run(strings.Join(tt.tags, ","), func(t *testing.T) {
-			if got := Hits(&e, NormalizeTags(tt.tags)); got != tt.want {
-				t.Errorf("Hits(%q) = %d, want %d", tt.tags, got, tt.want)
+		t.Run(tt.name, func(t *testing.T) {
+			ix := buildIndex(t, 10_000, tt.specs...)
+			got, _ := sentNames(ix, tt.tags, 10_000)
+			slices.Sort(got[min(len(got), countCritical(ix)):])
+			want := slices.Clone(tt.want)
+			slices.Sort(want[min(len(want), countCritical(ix)):])
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("tags %q sent %q, want %q", tt.tags, got, want)
 			}
 		})
 	}
 }
 
-// library is a small project for matching tests: name → (priority, content size).
-type spec struct {
-	title    string
-	priority int
-	body     string
-}
-
-func buildIndex(tb testing.TB, budget int, specs ...spec) *Index {
-	tb.Helper()
-	f := newFixture(tb)
-	p := project(budget, nil)
-	for _, s := range specs {
-		f.prompt("Docs", s.title, s.body)
-		p.Priorities[promptlib.Slug(s.title)] = s.priority
+func countCritical(ix *Index) int {
+	n := 0
+	for _, e := range ix.Entries() {
+		if e.Priority >= CriticalPriority {
+			n++
+		}
 	}
-	return f.index(tb, p)
+	return n
 }
 
-// sized is a body of exactly n bytes whose first sentence is "About topic."
-func sized(topic string, n int) string {
-	s := "About " + topic + "."
-	return s + strings.Repeat(" ", max(0, n-len(s)))
+func TestSelectRanking(t *testing.T) {
+	t.Run("the title outranks the body, the folder path is weak", func(t *testing.T) {
+		f := newFixture(t)
+		f.prompt("Database", "Connection Pooling", "Use the pooler.\n")
+		f.prompt("Database", "Database Migrations", "Reversible migrations.\n")
+		f.prompt("Api", "Reports", "Reports read from the database replica.\n")
+		ix := f.index(t, project(10_000, nil))
+		sel := Select(ix, []string{"database"}, 10_000, 50, nil)
+		if got := names(sel.Full); len(got) == 0 || got[0] != "database-migrations" || slices.Contains(got, "connection-pooling") {
+			t.Errorf("sent %q, want database-migrations first and not connection-pooling (folder only)", got)
+		}
+	})
+	t.Run("a phrase ranks the prompt that has it above one with the words apart", func(t *testing.T) {
+		ix := buildIndex(t, 10_000,
+			spec{"Notes", 5, "An error here, some handling there.\n"},
+			spec{"Error Handling", 5, "Wrap errors.\n"},
+		)
+		sel := Select(ix, []string{"error handling"}, 10_000, 50, nil)
+		if got := names(sel.Full); len(got) == 0 || got[0] != "error-handling" {
+			t.Errorf("sent %q, want error-handling first", got)
+		}
+	})
+	t.Run("project synonyms", func(t *testing.T) {
+		f := newFixture(t)
+		f.prompt("Docs", "Cart Rules", "Keep the cart for 30 days.\n")
+		f.prompt("Docs", "Other", "Nothing.\n")
+		p := project(10_000, nil)
+		p.Synonyms = map[string][]string{"basket": {"cart"}}
+		sel := Select(f.index(t, p), []string{"basket"}, 10_000, 50, nil)
+		if got := names(sel.Full); !reflect.DeepEqual(got, []string{"cart-rules"}) {
+			t.Errorf("sent %q, want [cart-rules]", got)
+		}
+	})
 }
 
-func TestSelect(t *testing.T) {
-	type want struct {
-		critical, full, listed, already, remaining []string
-		omitted, moreListed                        int
-	}
+func TestSelectBudget(t *testing.T) {
 	tests := []struct {
-		name   string
-		budget int
-		specs  []spec
-		tags   []string
-		sent   []string // names already sent
-		want   want
+		name       string
+		budget     int
+		specs      []spec
+		full, list []string
 	}{
-		{
-			name: "empty tags: only priority 10", budget: 1000,
-			specs: []spec{{"Rules", 10, sized("rules", 100)}, {"Sql", 5, sized("sql", 100)}},
-			tags:  nil,
-			want:  want{critical: []string{"rules"}, remaining: []string{"sql"}},
-		},
-		{
-			name: "no match", budget: 1000,
-			specs: []spec{{"Sql", 5, sized("sql", 100)}, {"Go", 9, sized("go", 100)}},
-			tags:  []string{"kubernetes"},
-			want:  want{remaining: []string{"go", "sql"}},
-		},
-		{
-			name: "thresholds: 4-9 need one hit, 1-3 need two", budget: 10000,
-			specs: []spec{
-				{"Sql Low", 3, sized("nothing", 10)},   // one hit (name+title = 2 hits: included)
-				{"Other Low", 2, sized("sql", 10)},     // one hit (summary): excluded
-				{"Sql Mid", 4, sized("nothing", 10)},   // included
-				{"Other High", 7, sized("sql", 10)},    // one hit: included
-				{"Unrelated", 9, sized("nothing", 10)}, // no hit: excluded
-			},
-			tags: []string{"sql"},
-			want: want{full: []string{"sql-mid", "other-high", "sql-low"}, remaining: []string{"unrelated", "other-low"}},
-		},
-		{
-			name: "order: score, then priority, then title", budget: 10000,
-			specs: []spec{
-				{"B Sql", 5, sized("sql", 10)},   // 3 hits × 5 = 15
-				{"A Sql", 5, sized("sql", 10)},   // 15, same priority: title A first
-				{"Sql X", 3, sized("sql", 10)},   // 3 × 3 = 9
-				{"Y", 9, sized("sql", 10)},       // 1 × 9 = 9, higher priority than Sql X
-				{"C Sql", 8, sized("other", 10)}, // 2 × 8 = 16
-			},
-			tags: []string{"sql"},
-			want: want{full: []string{"c-sql", "a-sql", "b-sql", "y", "sql-x"}},
-		},
-		{
-			name: "a prompt larger than the budget is listed and filling goes on", budget: 150,
-			specs: []spec{{"Sql Huge", 9, sized("sql", 5000)}, {"Sql Small", 5, sized("sql", 100)}, {"Sql Next", 5, sized("sql", 100)}},
-			tags:  []string{"sql"},
-			want:  want{full: []string{"sql-next"}, listed: []string{"sql-huge", "sql-small"}},
-		},
-		{
-			name: "a single prompt larger than the budget", budget: 100,
-			specs: []spec{{"Sql", 5, sized("sql", 101)}},
-			tags:  []string{"sql"},
-			want:  want{listed: []string{"sql"}},
-		},
-		{
-			name: "priority 10 beyond the budget: all in full, nothing else fits", budget: 100,
-			specs: []spec{
-				{"R1", 10, sized("one", 80)}, {"R2", 10, sized("two", 80)}, {"R3 Sql", 10, sized("three", 80)},
-				{"Sql", 9, sized("sql", 10)},
-			},
-			tags: []string{"sql"},
-			want: want{critical: []string{"r3-sql", "r1", "r2"}, listed: []string{"sql"}},
-		},
-		{
-			name: "already sent: reported when matched, never re-sent", budget: 1000,
-			specs: []spec{{"Rules", 10, sized("rules", 10)}, {"Sql", 5, sized("sql", 10)}, {"Sql Two", 5, sized("sql", 10)}, {"Go", 5, sized("go", 10)}},
-			tags:  []string{"sql"},
-			sent:  []string{"rules", "sql", "go"},
-			want:  want{full: []string{"sql-two"}, already: []string{"sql"}},
-		},
-		{
-			name: "already sent priority 10 reported when a tag hits it", budget: 1000,
-			specs: []spec{{"Sql Rules", 10, sized("rules", 10)}},
-			tags:  []string{"sql"},
-			sent:  []string{"sql-rules"},
-			want:  want{already: []string{"sql-rules"}},
-		},
+		{"a prompt larger than what is left is named and packing goes on", 150,
+			[]spec{{"Sql Huge", 5, sized("sql", 5000)}, {"Sql Small", 5, sized("sql", 100)}, {"Sql Next", 5, sized("sql", 100)}},
+			[]string{"sql-next"}, []string{"sql-huge", "sql-small"}},
+		{"priority 10 beyond the budget: all in full, nothing else fits", 100,
+			[]spec{{"R1", 10, sized("one", 80)}, {"R2", 10, sized("two", 80)}, {"Sql", 9, sized("sql", 10)}},
+			[]string{"r1", "r2"}, []string{"sql"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ix := buildIndex(t, tt.budget, tt.specs...)
-			sent := map[string]bool{}
-			for _, n := range tt.sent {
-				e, ok := ix.ByName(n)
-				if !ok {
-					t.Fatalf("no prompt %q", n)
-				}
-				sent[e.ID] = true
-			}
-			sel := Select(ix, tt.tags, tt.budget, DefaultIndexCap, sent)
-			got := want{names(sel.Critical), names(sel.Full), names(sel.Listed), names(sel.AlreadySent), names(sel.Remaining), sel.Omitted, sel.MoreListed}
-			norm := func(w want) want {
-				for _, p := range []*[]string{&w.critical, &w.full, &w.listed, &w.already, &w.remaining} {
-					if *p == nil {
-						*p = []string{}
-					}
-				}
-				return w
-			}
-			if !reflect.DeepEqual(norm(got), norm(tt.want)) {
-				t.Errorf("got  %+v\nwant %+v", norm(got), norm(tt.want))
+			full, listed := sentNames(ix, []string{"sql"}, tt.budget)
+			slices.Sort(full)
+			slices.Sort(listed)
+			if !reflect.DeepEqual(full, tt.full) || !reflect.DeepEqual(listed, tt.list) {
+				t.Errorf("full %q listed %q, want %q and %q", full, listed, tt.full, tt.list)
 			}
 		})
 	}
 }
 
+func TestSelectAlreadySent(t *testing.T) {
+	ix := buildIndex(t, 1000, spec{"Rules", 10, sized("rules", 10)}, spec{"Sql", 5, sized("sql", 10)}, spec{"Sql Two", 5, sized("sql", 10)}, spec{"Go", 5, sized("go", 10)})
+	sent := map[string]bool{}
+	for _, n := range []string{"rules", "sql", "go"} {
+		e, _ := ix.ByName(n)
+		sent[e.ID] = true
+	}
+	sel := Select(ix, []string{"sql"}, 1000, 50, sent)
+	if got, want := [][]string{names(sel.Critical), names(sel.Full), names(sel.AlreadySent), names(sel.Remaining)},
+		[][]string{{}, {"sql-two"}, {"sql"}, {}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("critical, full, already, remaining = %q, want %q", got, want)
+	}
+}
+
+// wordy is a body of about n bytes of prose about topic.
+func wordy(topic string, n int) string {
+	return strings.Repeat("Write the "+topic+" notes for every version. ", n/(30+len(topic)))
+}
+
 func TestSelectCaps(t *testing.T) {
-	// 60 prompts against the index cap of 50; ten of them important.
-	ix, _ := sixty(t, 60, func(i int) int {
-		if i > 50 {
-			return 8
+	var specs []spec
+	for i := range 120 {
+		topic := "other"
+		if i%2 == 0 {
+			topic = "sql"
 		}
-		return 5
-	})
-	t.Run("remaining index over the cap: important only", func(t *testing.T) {
-		sel := Select(ix, []string{"nothing"}, 1000, 50, nil)
-		if len(sel.Remaining) != 10 || sel.Remaining[0].Name != "p51" || sel.Omitted != 50 {
-			t.Errorf("got %d remaining from %q, %d omitted; want p51..p60 and 50 omitted", len(sel.Remaining), names(sel.Remaining[:1]), sel.Omitted)
-		}
-	})
-	t.Run("remaining index within the cap once some are matched", func(t *testing.T) {
-		// "number 1" hits p01 and p10..p19 (summaries "Prompt number 1x."): 11 matched, 49 left.
-		sel := Select(ix, []string{"number 1"}, 1000, 50, nil)
-		if n := len(sel.Full) + len(sel.Listed); n != 11 {
-			t.Fatalf("got %d matched, want 11", n)
-		}
-		if len(sel.Remaining) != 49 || sel.Omitted != 0 {
-			t.Errorf("got %d remaining, %d omitted; want 49 and 0", len(sel.Remaining), sel.Omitted)
-		}
-	})
-	t.Run("over-budget listing is capped", func(t *testing.T) {
-		sel := Select(ix, []string{"prompt"}, 0, 50, nil)
-		if len(sel.Listed) != 50 || sel.MoreListed != 10 || len(sel.Full) != 0 {
-			t.Errorf("got %d listed, %d more, %d full; want 50, 10, 0", len(sel.Listed), sel.MoreListed, len(sel.Full))
-		}
-	})
+		specs = append(specs, spec{fmt.Sprintf("Note %03d", i), 5, sized(topic, 10)})
+	}
+	ix := buildIndex(t, 0, specs...)
+	sel := Select(ix, []string{"sql"}, 0, 50, nil)
+	if len(sel.Listed) != 50 || sel.MoreListed != 10 || len(sel.Full) != 0 {
+		t.Errorf("got %d listed, %d more, %d full; want 50, 10, 0", len(sel.Listed), sel.MoreListed, len(sel.Full))
+	}
+	sel = Select(ix, []string{"nothing"}, 1000, 50, nil)
+	if len(sel.Remaining) != 50 || sel.Omitted != 70 {
+		t.Errorf("got %d remaining, %d omitted; want 50 and 70", len(sel.Remaining), sel.Omitted)
+	}
 }
 
 func TestSelectDeterministic(t *testing.T) {
@@ -213,5 +198,69 @@ func TestSelectDeterministic(t *testing.T) {
 		if again := Select(ix, []string{"t1", "sql"}, 200, 50, nil); !reflect.DeepEqual(names(again.Full), names(first.Full)) || !reflect.DeepEqual(names(again.Listed), names(first.Listed)) {
 			t.Fatalf("selection changed: %q then %q", names(first.Full), names(again.Full))
 		}
+	}
+}
+
+// reverseRanker names the candidates in reverse; failRanker fails.
+type reverseRanker struct{}
+
+func (reverseRanker) Rerank(_ context.Context, _ []string, c []Entry) ([]string, error) {
+	var ids []string
+	for i := len(c) - 1; i >= 0; i-- {
+		ids = append(ids, c[i].ID)
+	}
+	return ids, nil
+}
+
+type failRanker struct{}
+
+func (failRanker) Rerank(context.Context, []string, []Entry) ([]string, error) {
+	return nil, errors.New("model unavailable")
+}
+
+var _ Reranker = reverseRanker{}
+
+func TestSelectReranked(t *testing.T) {
+	ix := buildIndex(t, 1000,
+		spec{"Rules", 10, sized("rules", 10)},
+		spec{"Sql Style", 5, "Sql naming.\n\n## Sql\n"},
+		spec{"Sql", 5, "Sql.\n"},
+	)
+	base := Select(ix, []string{"sql"}, 1000, 50, nil)
+	re := SelectReranked(context.Background(), ix, []string{"sql"}, 1000, 50, nil, reverseRanker{})
+	want := slices.Clone(names(base.Full))
+	slices.Reverse(want)
+	if got := names(re.Full); len(got) < 2 || !slices.Equal(got, want) {
+		t.Errorf("reranked %q, base %q: want the reverse", got, names(base.Full))
+	}
+	if names(re.Critical)[0] != "rules" {
+		t.Errorf("priority 10 lost by the reranker: %q", names(re.Critical))
+	}
+	if fb := SelectReranked(context.Background(), ix, []string{"sql"}, 1000, 50, nil, failRanker{}); !reflect.DeepEqual(names(fb.Full), names(base.Full)) {
+		t.Errorf("a failing reranker changed the selection: %q, want %q", names(fb.Full), names(base.Full))
+	}
+}
+
+func TestExplain(t *testing.T) {
+	ix := buildIndex(t, 120,
+		spec{"Rules", 10, sized("rules", 10)},
+		spec{"Sql Style", 5, sized("sql", 100)},
+		spec{"Sql Huge", 5, sized("sql", 400)},
+		spec{"Deploys", 5, wordy("deploys", 900) + "Run a sql check once."},
+	)
+	got := map[string]Explanation{}
+	for _, x := range Explain(ix, []string{"sql"}, 120, 50, nil) {
+		got[x.Name] = x
+	}
+	for name, want := range map[string]string{"rules": OutcomeCritical, "sql-style": OutcomeSent, "sql-huge": OutcomeNamed, "deploys": OutcomeBelow} {
+		if got[name].Outcome != want {
+			t.Errorf("%s: outcome %q, want %q (%s)", name, got[name].Outcome, want, got[name])
+		}
+	}
+	if x := got["sql-style"]; len(x.Tags) != 1 || x.Tags[0].Tag != "sql" || x.Tags[0].Score <= 0 || x.Relevance < x.Tags[0].Score {
+		t.Errorf("sql-style score parts: %+v", x)
+	}
+	if x := got["deploys"]; x.Relevance >= x.Floor || x.Relevance <= 0 {
+		t.Errorf("deploys: relevance %.2f, floor %.2f: want below the floor and above 0", x.Relevance, x.Floor)
 	}
 }

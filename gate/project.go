@@ -48,6 +48,9 @@ type Project struct {
 	IndexCap   int            // the most lines the prompt index lists, > 0
 	Priorities map[string]int // prompt name → 1..10; never nil
 	ProxyModel string         // "" when unset
+	// Synonyms maps a word or phrase of the project's to others that mean the same to it, used
+	// both ways when ranking (see synonyms.go); nil when unset.
+	Synonyms map[string][]string
 }
 
 // NoProject is what a server runs with when no project is chosen: the whole library, not gated.
@@ -121,13 +124,14 @@ func ListProjects(dir string) ([]string, error) {
 
 // projectFile is a project file as its schema describes it.
 type projectFile struct {
-	Folder     *string        `json:"folder"`
-	Gated      *bool          `json:"gated"`
-	GateMode   *string        `json:"gateMode"`
-	ByteBudget *int           `json:"byteBudget"`
-	IndexCap   *int           `json:"indexCap"`
-	Priorities map[string]int `json:"priorities"`
-	ProxyModel *string        `json:"proxyModel"`
+	Folder     *string             `json:"folder"`
+	Gated      *bool               `json:"gated"`
+	GateMode   *string             `json:"gateMode"`
+	ByteBudget *int                `json:"byteBudget"`
+	IndexCap   *int                `json:"indexCap"`
+	Priorities map[string]int      `json:"priorities"`
+	ProxyModel *string             `json:"proxyModel"`
+	Synonyms   map[string][]string `json:"synonyms"`
 }
 
 // ParseProject parses a project file's text; file names it in errors and gives the project its
@@ -174,5 +178,6 @@ func ParseProject(file string, data []byte) (Project, error) {
 	if f.ProxyModel != nil {
 		p.ProxyModel = *f.ProxyModel
 	}
+	p.Synonyms = f.Synonyms
 	return p, nil
 }

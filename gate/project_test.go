@@ -75,7 +75,7 @@ proxyModel: compact
 }
 
 // projectFields is what an unknown top-level field's message lists.
-const projectFields = "byteBudget, folder, gateMode, gated, indexCap, priorities, proxyModel"
+const projectFields = "byteBudget, folder, gateMode, gated, indexCap, priorities, proxyModel, synonyms"
 
 func TestLoadProjectProblems(t *testing.T) {
 	tests := []struct {

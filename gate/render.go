@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"context"
 	"fmt"
 	"strings"
 )
@@ -32,10 +33,15 @@ func (r Renderer) Instructions(ix *Index, gated bool) (text string, unknown []st
 }
 
 // IndexText is the index as texts show it: Index.Lines under the project's cap, one per line,
-// and a last line saying how many prompts the cap left out.
+// a line saying how many prompts the cap left out, and the project's vocabulary (Index.Topics),
+// so an assistant picks tags that exist.
 func IndexText(ix *Index) string {
 	lines := ix.Lines(ix.Project().IndexCap)
-	return linesText(lines, ix.Len()-len(lines), "(the library has no prompts for this project yet)")
+	s := linesText(lines, ix.Len()-len(lines), "(the library has no prompts for this project yet)")
+	if t := ix.Topics(); len(t) > 0 {
+		s += "\n\nTopics the prompts cover (good tags): " + strings.Join(t, ", ")
+	}
+	return s
 }
 
 // BeginSessionDescription is the begin_session tool's description. It carries the index because
@@ -63,10 +69,34 @@ const ReadPromptsDescription = "Fetch more of the project's prompts (rules, conv
 //	[gate-encouragement]                            begin_session and intercepted calls
 //	## Other prompts + [read-prompts-reminder]      read_prompts
 //
-// Each prompt in full is a "### Title (name)" heading followed by its content, verbatim, between
-// <prompt name="..."> and </prompt> lines. unknown lists
-// template variables the texts use but that do not exist.
-func (r Renderer) Briefing(b Briefing) (text string, unknown []string) {
+// Each prompt in full is its content, verbatim, between <prompt name="NAME"> and </prompt>
+// lines; one sent as a table of contents between <prompt name="NAME" toc="true"> and </prompt>;
+// every other prompt named is a line "- NAME: summary". The bodies come from load, in one call;
+// a prompt whose body load cannot find (deleted since the index was built) is named instead.
+// unknown lists template variables the texts use but that do not exist; err is load's.
+func (r Renderer) Briefing(ctx context.Context, b Briefing, load Bodies) (text string, unknown []string, err error) {
+	var ids []string
+	for _, es := range [][]Entry{b.Critical, b.Full, b.TOC} {
+		for _, e := range es {
+			ids = append(ids, e.ID)
+		}
+	}
+	bodies := map[string]string{}
+	if len(ids) > 0 {
+		if load == nil {
+			return "", nil, fmt.Errorf("gate: render briefing: no body loader; pass one (LibraryBodies for a library in memory)")
+		}
+		if bodies, err = load(ctx, ids); err != nil {
+			return "", nil, fmt.Errorf("gate: render briefing: load prompt bodies: %w", err)
+		}
+	}
+	full := func(e Entry, toc bool) string {
+		body, ok := bodies[e.ID]
+		if !ok {
+			return e.Line() + " (no longer in the library)"
+		}
+		return promptBlock(e.Name, body, toc)
+	}
 	var matched []string
 	for _, e := range b.Critical {
 		matched = append(matched, e.Line())
@@ -95,7 +125,7 @@ func (r Renderer) Briefing(b Briefing) (text string, unknown []string) {
 	if len(b.Critical) > 0 {
 		out = append(out, "## Critical rules\n\nAlways included, whatever your task. Follow them.")
 		for _, e := range b.Critical {
-			out = append(out, fullPrompt(e))
+			out = append(out, full(e, false))
 		}
 	}
 	tags := "no tags"
@@ -107,10 +137,13 @@ func (r Renderer) Briefing(b Briefing) (text string, unknown []string) {
 		heading = "## Prompts matching your tags (" + tags + ")"
 	}
 	switch {
-	case len(b.Full) > 0:
+	case len(b.Full) > 0 || len(b.TOC) > 0:
 		out = append(out, heading)
 		for _, e := range b.Full {
-			out = append(out, fullPrompt(e))
+			out = append(out, full(e, false))
+		}
+		for _, e := range b.TOC {
+			out = append(out, full(e, true))
 		}
 	case len(b.Listed) == 0 && b.MoreListed == 0 && len(b.AlreadySent) == 0:
 		out = append(out, heading+"\n\nNo new prompt matched. Try other tags: the words of your task, the area of the code, the kind of change.")
@@ -132,7 +165,7 @@ func (r Renderer) Briefing(b Briefing) (text string, unknown []string) {
 	} else {
 		out = append(out, r.expand(r.Texts.Get(TextEncouragement), vars, &u))
 	}
-	return strings.Join(out, "\n\n") + "\n", u
+	return strings.Join(out, "\n\n") + "\n", u, nil
 }
 
 func (r Renderer) vars(project string, matched, remaining []string, omitted int) map[string]string {
@@ -187,9 +220,12 @@ func linesText(lines []string, omitted int, empty string) string {
 	return s
 }
 
-// fullPrompt renders a prompt in full. The content is kept verbatim between <prompt> tags:
-// its own headings would otherwise read as sections of the briefing.
-func fullPrompt(e Entry) string {
-	return "### " + e.Title + " (" + e.Name + ")\n\n<prompt name=\"" + e.Name + "\">\n" +
-		strings.TrimRight(e.Content, "\n") + "\n</prompt>"
+// promptBlock renders a prompt's body in its block. The content is kept verbatim between
+// <prompt> lines: its own headings would otherwise read as sections of the briefing.
+func promptBlock(name, body string, toc bool) string {
+	attr := ""
+	if toc {
+		attr = ` toc="true"`
+	}
+	return "<prompt name=\"" + name + "\"" + attr + ">\n" + strings.TrimRight(body, "\n") + "\n</prompt>"
 }

@@ -31,22 +31,18 @@ func TestRenderBriefing(t *testing.T) {
 	r := Renderer{Texts: testTexts, Tools: []string{"list_prompts", "read_prompts"}}
 	s := NewSession(ix.Project())
 
-	got, unknown := r.Briefing(s.Begin(ix, []string{"SQL"}))
+	got, unknown := render(t, r, ix, s.Begin(ix, []string{"SQL"}))
 	want := `GREETING demo; tools: list_prompts, read_prompts
 
 ## Critical rules
 
 Always included, whatever your task. Follow them.
 
-### Rules (rules)
-
 <prompt name="rules">
 Always run the tests.
 </prompt>
 
 ## Prompts matching your task (tags: sql)
-
-### Sql Migrations (sql-migrations)
 
 <prompt name="sql-migrations">
 Write reversible migrations.
@@ -69,10 +65,8 @@ ENCOURAGEMENT
 		t.Errorf("begin_session briefing:\n%s\nwant:\n%s\nunknown %q", got, want, unknown)
 	}
 
-	got, unknown = r.Briefing(s.Read(ix, []string{"sql", "gofmt"}))
+	got, unknown = render(t, r, ix, s.Read(ix, []string{"sql", "gofmt"}))
 	want = `## Prompts matching your tags (tags: sql, gofmt)
-
-### Go Style (go-style)
 
 <prompt name="go-style">
 Use gofmt.
@@ -101,7 +95,7 @@ REMINDER {{mystery}}
 		t.Errorf("unknown = %q, want [mystery]", unknown)
 	}
 
-	got, _ = r.Briefing(s.Read(ix, []string{"kubernetes"}))
+	got, _ = render(t, r, ix, s.Read(ix, []string{"kubernetes"}))
 	want = `## Prompts matching your tags (tags: kubernetes)
 
 No new prompt matched. Try other tags: the words of your task, the area of the code, the kind of change.
@@ -125,7 +119,7 @@ func TestRenderIntercept(t *testing.T) {
 	if !ok {
 		t.Fatal("not intercepted")
 	}
-	got, _ := r.Briefing(b)
+	got, _ := render(t, r, ix, b)
 	want := `PREAMBLE
 
 GREETING demo; tools: every tool this server lists
@@ -134,15 +128,11 @@ GREETING demo; tools: every tool this server lists
 
 Always included, whatever your task. Follow them.
 
-### Rules (rules)
-
 <prompt name="rules">
 Always run the tests.
 </prompt>
 
 ## Prompts matching your task (tags: gofmt)
-
-### Go Style (go-style)
 
 <prompt name="go-style">
 Use gofmt.
@@ -167,7 +157,9 @@ func TestRenderInstructions(t *testing.T) {
 - sql-huge: About sql in depth.
 - go-style: Use gofmt.
 - sql-migrations: Write reversible migrations.
-- release: Tag the release.`
+- release: Tag the release.
+
+Topics the prompts cover (good tags): huge, migrations, release, rollback, sql, style`
 	if got != want {
 		t.Errorf("gated instructions:\n%s\nwant:\n%s", got, want)
 	}
@@ -180,6 +172,8 @@ Prompts in this project:
 - go-style: Use gofmt.
 - sql-migrations: Write reversible migrations.
 - release: Tag the release.
+
+Topics the prompts cover (good tags): huge, migrations, release, rollback, sql, style
 
 REMINDER {{mystery}}`
 	if got != want || !reflect.DeepEqual(unknown, []string{"mystery"}) {
@@ -203,9 +197,9 @@ func TestRenderDefaults(t *testing.T) {
 		case "instructions":
 			text, unknown = r.Instructions(ix, true)
 		case "begin":
-			text, unknown = r.Briefing(s.Begin(ix, []string{"number 1"}))
+			text, unknown = render(t, r, ix, s.Begin(ix, []string{"number 1"}))
 		case "read":
-			text, unknown = r.Briefing(s.Read(ix, []string{"number 2"}))
+			text, unknown = render(t, r, ix, s.Read(ix, []string{"number 2"}))
 		}
 		if len(unknown) > 0 || strings.Contains(text, "{{") {
 			t.Errorf("%s: unexpanded variables %q in\n%s", kind, unknown, text)
@@ -216,7 +210,9 @@ func TestRenderDefaults(t *testing.T) {
 			}
 		}
 	}
-	if desc := BeginSessionDescription(ix); !strings.Contains(desc, "- p01: Prompt number 1.") || !strings.Contains(desc, "… and 55 more") {
+	if desc := BeginSessionDescription(ix); !strings.Contains(desc, "- p01: Prompt number 1.") || !strings.Contains(desc, "- p50: Prompt number 50.") || !strings.Contains(desc, "… and 10 more") {
+		// Over the cap the index still names the cap's worth of prompts, most important first
+		// (issue 9: it used to name only priority ≥ 7, so none in a flat project).
 		t.Errorf("begin_session description lacks the capped index:\n%s", desc)
 	}
 }
@@ -229,7 +225,7 @@ func FuzzRenderBriefing(f *testing.F) {
 		r := Renderer{Texts: Texts{TextEncouragement: text, TextReminder: text}}
 		s := NewSession(ix.Project())
 		for _, b := range []Briefing{s.Begin(ix, []string{tag1, tag2}), s.Read(ix, []string{tag2, tag1})} {
-			out, unknown := r.Briefing(b)
+			out, unknown := render(t, r, ix, b)
 			if !strings.HasSuffix(out, "\n") {
 				t.Errorf("briefing does not end with a newline")
 			}
@@ -241,7 +237,7 @@ func FuzzRenderBriefing(f *testing.F) {
 			checkTags(t, b.Tags)
 			// Every prompt is sent at most once per session.
 			for _, e := range b.Sent() {
-				if strings.Count(out, "### "+e.Title+" ("+e.Name+")") != 1 {
+				if strings.Count(out, "<prompt name=\""+e.Name+"\">\n") != 1 {
 					t.Errorf("%s not rendered exactly once", e.Name)
 				}
 			}

@@ -19,7 +19,7 @@ func TestResultMatchesSchemas(t *testing.T) {
 		{"read_prompts.output", s.Read(ix, []string{"sql", "style"})},
 		{"read_prompts.output", s.Read(ix, nil)},
 	} {
-		text, _ := r.Briefing(tt.b)
+		text, _ := render(t, r, ix, tt.b)
 		res := tt.b.Result(text)
 		if err := schemas.Validate(tt.schema, res); err != nil {
 			t.Errorf("%s: %v", tt.schema, err)

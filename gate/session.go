@@ -117,8 +117,8 @@ func (s *Session) Read(ix *Index, tags []string) Briefing {
 	return s.brief(ix, KindRead, tags)
 }
 
-// Intercept is called before a real tool runs. On a gated session it extracts keywords from the
-// tool name and its JSON arguments, builds the briefing from them, ungates the session and
+// Intercept is called before a real tool runs. On a gated session it takes tags from the tool
+// name and its JSON arguments (Index.InterceptTags), builds the briefing from them, ungates the session and
 // returns true: the caller runs the tool and puts the rendered briefing before its result. On
 // an ungated session it does nothing and returns false.
 func (s *Session) Intercept(ix *Index, tool string, args json.RawMessage) (Briefing, bool) {
@@ -127,7 +127,7 @@ func (s *Session) Intercept(ix *Index, tool string, args json.RawMessage) (Brief
 	if !s.gated {
 		return Briefing{}, false
 	}
-	b := s.brief(ix, KindIntercept, ExtractKeywords(tool, args))
+	b := s.brief(ix, KindIntercept, ix.InterceptTags(tool, args))
 	b.Tool = tool
 	return b, true
 }

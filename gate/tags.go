@@ -68,15 +68,3 @@ func normalizeTag(t string) string {
 	}
 	return s
 }
-
-// fold is the form both tags and prompt fields are compared in: lower case, with '-' and '_'
-// read as spaces, so the tag "error-handling" finds the title "Error Handling" and the tag
-// "error handling" finds the name "error-handling".
-func fold(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '-' || r == '_' {
-			return ' '
-		}
-		return unicode.ToLower(r)
-	}, s)
-}

@@ -72,13 +72,3 @@ func FuzzNormalizeTags(f *testing.F) {
 		checkTags(t, NormalizeTags([]string{a, b, a + b, strings.ToUpper(a)}))
 	})
 }
-
-func TestWriteFolded(t *testing.T) {
-	for _, s := range []string{"", "Error_Handling-in GO", "Données-Analyse", "ǅ İ ß", "\xff-X", "日本語チーム / Sub_Folder"} {
-		var b strings.Builder
-		writeFolded(&b, s)
-		if got, want := b.String(), fold(s); got != want {
-			t.Errorf("writeFolded(%q) = %q, want %q", s, got, want)
-		}
-	}
-}

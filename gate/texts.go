@@ -73,18 +73,15 @@ func (t Texts) Get(name string) string {
 	return defaults[name]
 }
 
-// SystemTexts collects the overrides a library holds: the prompts anywhere in the SystemFolder
-// subtree whose title slugs to a gate text name ("Gate Encouragement" → gate-encouragement).
-// When several prompts give the same name, the most recently updated wins (then the lowest id),
-// so an edit in the app takes effect on the next snapshot.
-func SystemTexts(lib promptlib.Library) Texts {
-	system := systemFolders(lib.Folders)
+// SystemTexts collects the overrides among the system prompts (the prompts of the
+// mcpctl-system subtree: Scope.SystemPrompts picks them): those whose title slugs to a gate text
+// name ("Gate Encouragement" → gate-encouragement). When several prompts give the same name, the
+// most recently updated wins (then the lowest id), so an edit in the app takes effect on the
+// next snapshot. The bodies are copied, not referenced.
+func SystemTexts(system []promptlib.Prompt) Texts {
 	t := Texts{}
 	chosen := map[string]promptlib.Prompt{}
-	for _, p := range lib.Prompts {
-		if p.FolderID == nil || !system[promptlib.Key(*p.FolderID)] {
-			continue
-		}
+	for _, p := range system {
 		name := promptlib.Slug(p.Title)
 		if _, known := defaults[name]; !known {
 			continue
@@ -95,7 +92,7 @@ func SystemTexts(lib promptlib.Library) Texts {
 			}
 		}
 		chosen[name] = p
-		t[name] = p.Content
+		t[name] = strings.Clone(p.Content)
 	}
 	return t
 }

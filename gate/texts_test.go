@@ -110,7 +110,11 @@ func TestSystemTexts(t *testing.T) {
 	for i := range f.lib.Prompts {
 		f.lib.Prompts[i].UpdatedAt = promptlib.Time{Time: base.Add(time.Duration(i) * time.Hour)}
 	}
-	got := SystemTexts(f.lib)
+	scope, err := NewScope(f.lib.Folders, NoProject())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := SystemTexts(scope.SystemPrompts(f.lib.Prompts))
 	want := Texts{TextEncouragement: "newer", TextReminder: "reminder"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("SystemTexts() = %q, want %q", got, want)

@@ -45,20 +45,12 @@ func newGateComponent(c *core, p gate.Project, tools []string) *gateComponent {
 // update rebuilds the index and the gate texts from a new snapshot, and begin_session's
 // description (which carries the index) when it changed.
 func (g *gateComponent) update(_, next *snapshot) {
-	var prev *gate.Index
 	before := g.state.Load()
-	if before != nil {
-		prev = before.ix
-	}
-	ix, err := prev.Update(next.gateLib, g.project)
-	if err != nil {
-		g.log.Error("gate: index not rebuilt; serving the last one", "project", g.project.Name, "err", err)
-		return
-	}
+	ix := gate.NewIndex(next.docs, g.project)
 	if u := ix.UnknownPriorities(); len(u) > 0 {
 		g.log.Warn("project priorities name prompts that do not exist", "project", g.project.Name, "names", u)
 	}
-	g.state.Store(&gateState{ix: ix, r: gate.Renderer{Texts: gate.SystemTexts(next.gateLib), Tools: g.tools}})
+	g.state.Store(&gateState{ix: ix, r: gate.Renderer{Texts: gate.SystemTexts(next.system), Tools: g.tools}})
 	if before != nil && gate.BeginSessionDescription(before.ix) != gate.BeginSessionDescription(ix) {
 		g.srv.AddTools(g.beginSessionTool(ix))
 	}
@@ -122,7 +114,10 @@ func (g *gateComponent) intercept(next server.ToolHandlerFunc) server.ToolHandle
 			}
 			res = mcp.NewToolResultError(msg)
 		}
-		text, unknown := st.r.Briefing(b)
+		text, unknown, berr := st.r.Briefing(ctx, b, g.bodies)
+		if berr != nil {
+			g.log.Error("gate: briefing bodies could not be read", "err", berr)
+		}
 		g.logUnknown(unknown)
 		res.Content = append([]mcp.Content{mcp.NewTextContent(text)}, res.Content...)
 		g.record(ctx, b, len(text))
@@ -131,6 +126,19 @@ func (g *gateComponent) intercept(next server.ToolHandlerFunc) server.ToolHandle
 		}
 		return res, nil
 	}
+}
+
+// bodies reads the prompts a briefing sends in full: the gate keeps no bodies.
+func (g *gateComponent) bodies(ctx context.Context, ids []string) (map[string]string, error) {
+	out := make(map[string]string, len(ids))
+	for _, id := range ids {
+		p, err := g.db.Prompt(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		out[id] = p.Content
+	}
+	return out, nil
 }
 
 // record puts what the gate did into the call's record, for its traffic event.
@@ -194,7 +202,10 @@ func (g *gateComponent) brief(ctx context.Context, args json.RawMessage, call fu
 	}
 	st := g.current()
 	b := call(st.ix, in.Tags)
-	text, unknown := st.r.Briefing(b)
+	text, unknown, err := st.r.Briefing(ctx, b, g.bodies)
+	if err != nil {
+		return nil, err
+	}
 	g.logUnknown(unknown)
 	g.record(ctx, b, len(text))
 	if b.Ungated {

@@ -18,10 +18,10 @@ import (
 // nothing.
 func (d *writeTools) scopeWrite(ctx context.Context, kind promptlib.OpKind, data promptlib.Validator, args json.RawMessage) (json.RawMessage, error) {
 	sc := d.view.current().scope
-	if sc.folders == nil {
+	if sc.Folders() == nil {
 		return args, nil
 	}
-	root := sc.root
+	root := sc.Root()
 	switch in := data.(type) {
 	case *promptlib.CreatePromptData:
 		if in.FolderID == nil {

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"hash/maphash"
 	"log/slog"
 	"runtime/debug"
@@ -65,45 +66,35 @@ type snapshot struct {
 
 	// system holds the gate texts' prompts (mcpctl-system), bodies included: a handful.
 	system []promptlib.Prompt
-	// gateLib is the project's prompts with their bodies, what the gate's index is built
-	// from; empty without a project.
-	gateLib promptlib.Library
+	// docs are what the gate ranks, one per visible prompt; nil without a project.
+	docs []gate.Doc
 }
 
-// scope is the part of the library a session sees.
-type scope struct {
-	folders map[string]bool // promptlib.Key(id) → visible; nil: every folder but the system ones
-	system  map[string]bool // promptlib.Key(id) of mcpctl-system and below
-	root    string          // the project's folder id as stored; "" without a folder
-}
+// scope is the part of the library a session sees: gate.Scope (the one home of that rule), and
+// what the tools may read besides.
+type scope struct{ *gate.Scope }
 
 // reads reports whether the session's tools may read a folder (nil: the top level): the
-// project's folders, or the whole library. The mcpctl-system folder is readable by id and by the
-// library tools (it is the user's library, and how gate texts are edited without the app).
+// project's folders, or the whole library. The mcpctl-system folder stays readable by id and by
+// the library tools when no project folder narrows the session (it is the user's library, and
+// how gate texts are edited without the app).
 func (s scope) reads(folderID *string) bool {
-	if s.folders == nil {
+	if s.Folders() == nil {
 		return true
 	}
-	return folderID != nil && s.folders[promptlib.Key(*folderID)]
+	return folderID != nil && s.Sees(folderID)
 }
 
 // sees reports whether a folder's prompts are served as slash commands, resources and gate
-// prompts: what the tools read, minus the mcpctl-system folder (its prompts configure mcpctl).
-func (s scope) sees(folderID *string) bool {
-	return s.reads(folderID) && (folderID == nil || !s.system[promptlib.Key(*folderID)])
-}
+// prompts.
+func (s scope) sees(folderID *string) bool { return s.Sees(folderID) }
 
-// ids lists the folders the session sees, nil for the whole library.
-func (s scope) ids() []string {
-	if s.folders == nil {
-		return nil
-	}
-	ids := make([]string, 0, len(s.folders))
-	for id := range s.folders {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	return ids
+// ids lists the folders the session reads, nil for the whole library.
+func (s scope) ids() []string { return s.Folders() }
+
+func wholeLibrary() scope {
+	sc, _ := gate.NewScope(nil, gate.NoProject()) // a project without a folder cannot fail
+	return scope{sc}
 }
 
 // servedPrompt is one visible library prompt, as an MCP prompt and resource.
@@ -127,6 +118,7 @@ type servedFolder struct {
 type cachedPrompt struct {
 	hash uint64
 	sp   *servedPrompt
+	doc  *gate.Doc // the gate's view of it, with a project
 }
 
 func newView(db libraryReader, project *gate.Project, log *slog.Logger) *view {
@@ -134,7 +126,7 @@ func newView(db libraryReader, project *gate.Project, log *slog.Logger) *view {
 		log = slog.New(slog.DiscardHandler)
 	}
 	v := &view{db: db, project: project, log: log, cache: map[string]cachedPrompt{}, seed: maphash.MakeSeed(), ready: make(chan struct{})}
-	v.snap.Store(&snapshot{byName: map[string]*servedPrompt{}, byID: map[string]*servedPrompt{}})
+	v.snap.Store(&snapshot{byName: map[string]*servedPrompt{}, byID: map[string]*servedPrompt{}, scope: wholeLibrary()})
 	return v
 }
 
@@ -260,23 +252,37 @@ func (v *view) reload(ctx context.Context) error {
 	var visible []promptlib.Prompt
 	digests := make(map[string]bodyDigest)
 	var system []promptlib.Prompt
-	var gateLib promptlib.Library
+	paths := make(map[string]string, len(all))
+	for _, f := range all {
+		paths[promptlib.Key(f.ID)] = f.Path
+	}
 	fresh := 0
 	err = v.db.EachPrompt(ctx, func(p promptlib.Prompt) error {
-		if p.FolderID != nil && sc.system[promptlib.Key(*p.FolderID)] {
+		if sc.System(p.FolderID) {
 			system = append(system, p)
 			return nil
 		}
 		if !sc.sees(p.FolderID) {
 			return nil
 		}
-		if v.project != nil {
-			gateLib.Prompts = append(gateLib.Prompts, p)
-		}
 		dg := bodyDigest{hash: v.hash(p), bytes: len(p.Content)}
-		if c, ok := v.cache[p.ID]; !ok || c.hash != dg.hash {
+		c, ok := v.cache[p.ID]
+		if !ok || c.hash != dg.hash {
 			dg.summary, dg.args, dg.fresh = strings.Clone(promptlib.Summary(p.Content)), detach(promptlib.Placeholders(p.Content)), true
 			fresh++
+		}
+		if v.project != nil {
+			path := ""
+			if p.FolderID != nil {
+				path = paths[promptlib.Key(*p.FolderID)]
+			}
+			if dg.fresh || c.doc == nil || c.doc.FolderPath != path {
+				// Named later, when every name is known; the name only labels the Doc.
+				d := gate.NewDoc(p, "", path)
+				dg.doc = &d
+			} else {
+				dg.doc = c.doc
+			}
 		}
 		digests[p.ID] = dg
 		p.Content = ""
@@ -291,13 +297,6 @@ func (v *view) reload(ctx context.Context) error {
 		return err
 	}
 	next.system = system
-	if v.project != nil {
-		for _, f := range all {
-			gateLib.Folders = append(gateLib.Folders, f.Folder)
-		}
-		gateLib.Prompts = append(gateLib.Prompts, system...)
-		next.gateLib = gateLib
-	}
 	prev := v.snap.Swap(next)
 	for _, f := range v.subs {
 		f(prev, next)
@@ -312,34 +311,36 @@ func (v *view) reload(ctx context.Context) error {
 }
 
 // scopeOf decides which folders the session sees. A project's folder is resolved by its path
-// or name; once found, its id is kept, so the session follows the folder through a rename
-// (made in the app, or by the session itself) instead of losing its project.
+// or name; once found, its id is kept, so the session follows the folder through a rename (made
+// in the app) instead of losing its project.
 func (v *view) scopeOf(all []dbread.FolderInfo) (scope, error) {
+	folders := folderList(all)
+	if v.project == nil {
+		sc, err := gate.NewScope(folders, gate.NoProject())
+		return scope{sc}, err
+	}
+	sc, err := gate.NewScope(folders, *v.project)
+	if err != nil {
+		prev := v.current().scope
+		if !errors.Is(err, gate.ErrNoFolder) || prev.Root() == "" || !hasFolder(all, prev.Root()) {
+			return scope{}, err
+		}
+		v.log.Info("project folder renamed or moved; following it by id", "project", v.project.Name, "folder", prev.Root())
+		p := *v.project
+		p.Folder = prev.Root()
+		if sc, err = gate.NewScope(folders, p); err != nil {
+			return scope{}, err
+		}
+	}
+	return scope{sc}, nil
+}
+
+func folderList(all []dbread.FolderInfo) []promptlib.Folder {
 	folders := make([]promptlib.Folder, len(all))
 	for i, f := range all {
 		folders[i] = f.Folder
 	}
-	sc := scope{system: systemFolders(all)}
-	if v.project == nil || v.project.Folder == "" {
-		return sc, nil
-	}
-	p := *v.project
-	root, err := gate.ResolveFolder(folders, p.Folder)
-	if err != nil {
-		prev := v.current().scope.root
-		if prev == "" || !hasFolder(all, prev) {
-			return sc, err
-		}
-		v.log.Info("project folder renamed or moved; following it by id", "project", p.Name, "folder", prev)
-		root = prev
-		p.Folder = prev
-	}
-	visible, err := gate.FolderScope(folders, p)
-	if err != nil {
-		return sc, err
-	}
-	sc.folders, sc.root = visible, root
-	return sc, nil
+	return folders
 }
 
 func hasFolder(all []dbread.FolderInfo, id string) bool {
@@ -349,18 +350,6 @@ func hasFolder(all []dbread.FolderInfo, id string) bool {
 		}
 	}
 	return false
-}
-
-// systemFolders finds the gate's system folder (top level, named gate.SystemFolder) and
-// everything under it; its prompts configure mcpctl and are never served as the user's.
-func systemFolders(all []dbread.FolderInfo) map[string]bool {
-	hidden := make(map[string]bool)
-	for _, f := range all { // tree order: a parent comes before its children
-		if (f.ParentID == nil && f.Name == gate.SystemFolder) || (f.ParentID != nil && hidden[promptlib.Key(*f.ParentID)]) {
-			hidden[promptlib.Key(f.ID)] = true
-		}
-	}
-	return hidden
 }
 
 // build makes the snapshot of the visible prompts. At 100k prompts the first build takes
@@ -389,6 +378,15 @@ func (v *view) build(ctx context.Context, prompts []promptlib.Prompt, digests ma
 			renamed := *c.sp
 			renamed.name, renamed.prompt.Name = names[p.ID], names[p.ID]
 			c = cachedPrompt{hash: dg.hash, sp: &renamed}
+		}
+		if dg.doc != nil {
+			if dg.doc.Name != c.sp.name {
+				named := *dg.doc
+				named.Name = c.sp.name
+				dg.doc = &named
+			}
+			c.doc = dg.doc
+			snap.docs = append(snap.docs, *dg.doc)
 		}
 		cache[p.ID] = c
 		snap.prompts = append(snap.prompts, c.sp)
@@ -425,6 +423,7 @@ func (v *view) hash(p promptlib.Prompt) uint64 {
 // bodyDigest is what the view derives from a prompt's body: its hash and size, and for a prompt
 // not already cached (fresh), the summary and the arguments.
 type bodyDigest struct {
+	doc     *gate.Doc
 	hash    uint64
 	bytes   int
 	fresh   bool

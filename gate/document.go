@@ -1,0 +1,172 @@
+package gate
+
+import (
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mcpctl/mcpctl/promptlib"
+)
+
+// The fields a prompt is ranked on, each with its own weight (see rank.go). The name is the
+// slug of the title, so both are one field: the same words are not counted twice.
+const (
+	fieldTitle    = iota // name and title
+	fieldChapters        // the markdown headings
+	fieldSummary         // the first sentence, as promptlib.Summary gives it
+	fieldFolder          // the folder path: a weak signal, every prompt of a folder shares it
+	fieldBody            // the whole body
+	numFields
+)
+
+// Doc is what the gate keeps of one prompt: computed once from the body, which it does not
+// retain. A Doc holds no reference into the prompt's content, so a caller may cache Docs of
+// unchanged prompts across library snapshots and drop the bodies.
+type Doc struct {
+	ID         string
+	Name       string   // unique MCP prompt name (promptlib.Names over the visible prompts)
+	Title      string   // as stored
+	Summary    string   // promptlib.Summary of the content
+	FolderPath string   // "A / B"; "" at the top level
+	Chapters   []string // the content's markdown headings, in order, markup removed
+	Bytes      int      // len(Content): what sending it in full costs
+
+	terms      []termFreq       // sorted by term; words and, outside the body, adjacent pairs
+	lens       [numFields]int32 // words per field, for length normalisation
+	topicWords []topicWord      // title and heading words that may name a topic (Index.Topics)
+}
+
+// topicWord is one stem of a title or heading with its most used spelling in this prompt.
+type topicWord struct {
+	stem, spelling string
+	n              int
+}
+
+// termFreq is how often one term occurs in each field of a document. Counts saturate: BM25
+// gains almost nothing past a few occurrences.
+type termFreq struct {
+	t    term
+	body uint16
+	f    [fieldBody]uint8 // title, chapters, summary, folder
+}
+
+func (tf termFreq) in(field int) int {
+	if field == fieldBody {
+		return int(tf.body)
+	}
+	return int(tf.f[field])
+}
+
+// NewDoc computes the gate's view of a prompt: name as given (promptlib.Names over the prompts
+// the project sees), folderPath as FolderPaths gives it. It keeps copies, never a reference into
+// p.Content. It is safe to call concurrently.
+func NewDoc(p promptlib.Prompt, name, folderPath string) Doc {
+	d := Doc{
+		ID:         strings.Clone(p.ID),
+		Name:       strings.Clone(name),
+		Title:      strings.Clone(p.Title),
+		Summary:    strings.Clone(promptlib.Summary(p.Content)),
+		FolderPath: strings.Clone(folderPath),
+		Bytes:      len(p.Content),
+	}
+	for _, c := range Chapters(p.Content) {
+		d.Chapters = append(d.Chapters, strings.Clone(c))
+	}
+	acc := map[term]*termFreq{}
+	get := func(t term) *termFreq {
+		tf := acc[t]
+		if tf == nil {
+			tf = &termFreq{t: t}
+			acc[t] = tf
+		}
+		return tf
+	}
+	addField := func(field int, texts ...string) {
+		for _, s := range texts {
+			stems := stemsOf(s)
+			d.lens[field] += int32(len(stems))
+			for i, st := range stems {
+				bump(get(termOf(st)), field)
+				if i > 0 && field != fieldBody {
+					bump(get(pairOf(stems[i-1], st)), field)
+				}
+			}
+		}
+	}
+	// Name and title are one field; the name's words are added only when the title lacks them
+	// (a name made unique with "-2", or a title with no letters).
+	titleText := p.Title
+	if promptlib.Slug(p.Title) != name {
+		titleText += " " + name
+	}
+	addField(fieldTitle, titleText)
+	addField(fieldChapters, d.Chapters...)
+	addField(fieldSummary, d.Summary)
+	addField(fieldFolder, folderPath)
+	addField(fieldBody, p.Content)
+	d.topicWords = topicWordsOf(append([]string{d.Title}, d.Chapters...))
+	d.terms = make([]termFreq, 0, len(acc))
+	for _, tf := range acc {
+		d.terms = append(d.terms, *tf)
+	}
+	slices.SortFunc(d.terms, func(a, b termFreq) int {
+		switch {
+		case a.t < b.t:
+			return -1
+		case a.t > b.t:
+			return 1
+		}
+		return 0
+	})
+	return d
+}
+
+func bump(tf *termFreq, field int) {
+	if field == fieldBody {
+		if tf.body < 1<<16-1 {
+			tf.body++
+		}
+		return
+	}
+	if tf.f[field] < 255 {
+		tf.f[field]++
+	}
+}
+
+// Line is the document's index line, "- name: summary", at most MaxIndexLine characters: a long
+// summary is cut at a word and marked with "…".
+func (d *Doc) Line() string {
+	head := "- " + d.Name
+	if d.Summary == "" {
+		return clip(head, MaxIndexLine)
+	}
+	room := MaxIndexLine - len([]rune(head)) - 2
+	if room < 8 { // a name so long no useful summary fits
+		return clip(head, MaxIndexLine)
+	}
+	return head + ": " + clip(d.Summary, room)
+}
+
+// topicWordsOf lists the distinct stems of texts that may name a topic: not stop words, not
+// filler headings, three letters or more.
+func topicWordsOf(texts []string) []topicWord {
+	var out []topicWord
+	at := map[string]int{}
+	for _, text := range texts {
+		words(text, func(w string) {
+			if indexStop[w] || topicFiller[w] || utf8.RuneCountInString(w) < 3 || !hasLetter(w) {
+				return
+			}
+			s := stem(w)
+			if k, ok := at[s]; ok {
+				if out[k].spelling == w {
+					out[k].n++
+				}
+				return
+			}
+			at[s] = len(out)
+			out = append(out, topicWord{stem: strings.Clone(s), spelling: strings.Clone(w), n: 1})
+		})
+	}
+	return out
+}

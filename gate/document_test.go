@@ -1,0 +1,61 @@
+package gate
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"github.com/mcpctl/mcpctl/promptlib"
+)
+
+// A Doc must not pin the prompt's body: the server drops bodies once Docs are made.
+func TestNewDocKeepsNoBody(t *testing.T) {
+	body := strings.Repeat("Some rule about migrations.\n", 100) + "## Rollback\n"
+	p := promptlib.Prompt{ID: "A-1", Title: "Migrations", Content: body}
+	d := NewDoc(p, "migrations", "Database")
+	lo := uintptr(unsafe.Pointer(unsafe.StringData(body)))
+	hi := lo + uintptr(len(body))
+	inBody := func(s string) bool {
+		if s == "" {
+			return false
+		}
+		q := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+		return q >= lo && q < hi
+	}
+	for _, s := range append([]string{d.ID, d.Name, d.Title, d.Summary, d.FolderPath}, d.Chapters...) {
+		if inBody(s) {
+			t.Errorf("Doc field %q points into the body", s)
+		}
+	}
+	if d.Bytes != len(body) || !slices.Equal(d.Chapters, []string{"Rollback"}) {
+		t.Errorf("Doc bytes %d chapters %q", d.Bytes, d.Chapters)
+	}
+}
+
+func FuzzNewDoc(f *testing.F) {
+	f.Add("Error Handling", "Wrap errors.\n## Rollback\n```\n# not a heading\n```\n")
+	f.Add("Données", "## Sécurité\n\xff\xfe 👨‍💻 {{placeholder}}")
+	f.Fuzz(func(t *testing.T, title, body string) {
+		d := NewDoc(promptlib.Prompt{ID: "X", Title: title, Content: body}, promptlib.Slug(title), "A / B")
+		if d.Bytes != len(body) {
+			t.Errorf("Bytes = %d, want %d", d.Bytes, len(body))
+		}
+		if !slices.IsSortedFunc(d.terms, func(a, b termFreq) int {
+			switch {
+			case a.t < b.t:
+				return -1
+			case a.t > b.t:
+				return 1
+			}
+			return 0
+		}) {
+			t.Error("terms not sorted")
+		}
+		for i := 1; i < len(d.terms); i++ {
+			if d.terms[i].t == d.terms[i-1].t {
+				t.Errorf("term %x twice", d.terms[i].t)
+			}
+		}
+	})
+}

@@ -1,0 +1,132 @@
+package gate
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// The outcomes of Explain.
+const (
+	OutcomeCritical = "critical"     // priority 10: sent in full whatever the tags
+	OutcomeSent     = "sent"         // relevant and within the budget: sent in full
+	OutcomeNamed    = "named"        // relevant but over the budget: named with its summary
+	OutcomeCounted  = "counted"      // relevant, over the budget and beyond the index cap
+	OutcomeAlready  = "already sent" // relevant, sent earlier in the session
+	OutcomeBelow    = "below floor"  // matched, but below the relevance floor: left out
+)
+
+// Explanation says why one prompt was sent, named or left out, with the parts of its score.
+type Explanation struct {
+	Name      string
+	Outcome   string
+	Priority  int
+	Bytes     int
+	Relevance float64    // the sum of Tags and Feedback
+	Tags      []TagScore // each tag's part (the best of the tag and its synonyms)
+	Feedback  float64    // the part from the words of the best matches' titles and headings
+	Boost     float64    // the priority's bounded boost (candidates only)
+	Floor     float64    // the relevance floor this prompt had to reach
+}
+
+// TagScore is one tag's part of a relevance.
+type TagScore struct {
+	Tag   string
+	Score float64
+}
+
+// Explain ranks tags as Select does and explains every prompt that is critical or matched at
+// all, in the order the briefing considers them: critical, sent, named, counted, already sent,
+// then below the floor by relevance.
+func Explain(ix *Index, tags []string, budget, limit int, sent map[string]bool) []Explanation {
+	r := ix.rankTags(tags, sent, true)
+	sel := ix.pack(r, budget, limit)
+	outcome := map[string]string{}
+	for _, e := range sel.Critical {
+		outcome[e.ID] = OutcomeCritical
+	}
+	for _, e := range sel.Full {
+		outcome[e.ID] = OutcomeSent
+	}
+	for _, e := range sel.Listed {
+		outcome[e.ID] = OutcomeNamed
+	}
+	for _, i := range r.already {
+		outcome[ix.entries[i].ID] = OutcomeAlready
+	}
+	boost := map[int]float64{}
+	var order []int
+	for _, i := range r.critical {
+		order = append(order, i)
+	}
+	for _, c := range r.cands {
+		boost[c.i] = c.order - c.rel
+		order = append(order, c.i)
+		if outcome[ix.entries[c.i].ID] == "" {
+			outcome[ix.entries[c.i].ID] = OutcomeCounted
+		}
+	}
+	order = append(order, r.already...)
+	listed := map[int]bool{}
+	for _, i := range order {
+		listed[i] = true
+	}
+	var below []int
+	for i := range ix.entries {
+		if !listed[i] && r.scores.total[i] > 0 {
+			below = append(below, i)
+		}
+	}
+	sortByScore(below, r.scores.total)
+	order = append(order, below...)
+
+	out := make([]Explanation, 0, len(order))
+	for _, i := range order {
+		e := &ix.entries[i]
+		x := Explanation{Name: e.Name, Outcome: outcome[e.ID], Priority: e.Priority, Bytes: e.Bytes,
+			Relevance: r.scores.total[i], Boost: boost[i]}
+		if x.Outcome == "" {
+			x.Outcome = OutcomeBelow
+		}
+		x.Floor = max(floorOf(e.Priority, r.scores.lead[i])*r.top, minRelevance)
+		x.Feedback = x.Relevance
+		for ci, c := range r.concepts {
+			if parts := r.scores.parts[int32(i)]; parts != nil && parts[ci] > 0 {
+				x.Tags = append(x.Tags, TagScore{c.tag, parts[ci]})
+				x.Feedback -= parts[ci]
+			}
+		}
+		if x.Feedback < 1e-9 {
+			x.Feedback = 0
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+func sortByScore(idx []int, score []float64) {
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(score[b], score[a]) })
+}
+
+// String is the explanation on one line: outcome, name, score parts.
+func (x Explanation) String() string {
+	var parts []string
+	for _, t := range x.Tags {
+		parts = append(parts, fmt.Sprintf("%s %.2f", t.Tag, t.Score))
+	}
+	if x.Feedback > 0 {
+		parts = append(parts, fmt.Sprintf("feedback %.2f", x.Feedback))
+	}
+	s := fmt.Sprintf("%-12s %s (priority %d, %d bytes): relevance %.2f", x.Outcome, x.Name, x.Priority, x.Bytes, x.Relevance)
+	if len(parts) > 0 {
+		s += " = " + strings.Join(parts, " + ")
+	}
+	if x.Boost != 0 {
+		s += fmt.Sprintf("; priority boost %+.2f", x.Boost)
+	}
+	if x.Outcome == OutcomeBelow {
+		s += fmt.Sprintf("; floor %.2f", x.Floor)
+	}
+	return s
+}

@@ -1,0 +1,310 @@
+package gate
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"strings"
+)
+
+// Ranking is BM25F over whole stemmed words:
+//
+//   - each tag is a concept; its alternatives are the tag itself and its synonyms (at
+//     synonymWeight); a concept scores the best of its alternatives, so a tag and its synonyms
+//     never add up to more than one strong hit;
+//   - an alternative of several words scores the mean of its words, plus a bonus when they stand
+//     side by side as a phrase in the title, a heading or the summary: "error handling" ranks
+//     the prompt titled so above one that says "error" in one place and "handling" in another;
+//   - a word's score is BM25F: its counts per field, weighted (title strong, headings next, the
+//     summary, then the body, the folder path weak) and normalised by each field's length,
+//     saturated (k1) and multiplied by the word's rarity in the project (idf);
+//   - a prompt's relevance is the sum over the concepts.
+//
+// Priority does not enter relevance: see select.go for how it bounds a reordering.
+
+// Field weights and BM25 parameters, tuned on testdata/gate (tuning half only).
+var fieldWeight = [numFields]float64{
+	fieldTitle:    10.0,
+	fieldChapters: 2.5,
+	fieldSummary:  1.5,
+	fieldFolder:   0.4,
+	fieldBody:     1.0,
+}
+
+var fieldB = [numFields]float64{
+	fieldTitle:    0.3,
+	fieldChapters: 0.5,
+	fieldSummary:  0.3,
+	fieldFolder:   0.0,
+	fieldBody:     0.75,
+}
+
+// bm25K1 is BM25's saturation. It is higher than the usual 1.2 because fields are weighted
+// before saturating: with 1.2 a folder-path hit (weight 0.4) already scores half of a title hit.
+var bm25K1 = 3.0
+
+// conceptShare is how close to a tag's best match an entry must score to lead that tag.
+var conceptShare = 0.95
+
+// phraseBonus is the share of a phrase's mean word score added when its words are adjacent.
+var phraseBonus = 0.5
+
+// alternative is one way of saying a concept: the stems of a phrase.
+type alternative struct {
+	text   string
+	stems  []string
+	terms  []term
+	pairs  []term // adjacent stems
+	weight float64
+}
+
+// concept is one tag and its synonyms.
+type concept struct {
+	tag  string
+	alts []alternative
+}
+
+// query turns normalised tags into concepts. Tags without a word (only stop words) are kept
+// with no alternatives, so explanations still show them.
+func (ix *Index) query(tags []string) []concept {
+	out := make([]concept, 0, len(tags))
+	for _, tag := range tags {
+		c := concept{tag: tag}
+		own := newAlternative(tag, 1)
+		if len(own.terms) > 0 {
+			c.alts = append(c.alts, own)
+			seen := map[string]bool{strings.Join(own.stems, " "): true}
+			addSyn := func(key string) {
+				for _, s := range ix.synonyms[key] {
+					a := newAlternative(s, synonymWeight)
+					k := strings.Join(a.stems, " ")
+					if len(a.terms) > 0 && !seen[k] {
+						seen[k] = true
+						c.alts = append(c.alts, a)
+					}
+				}
+			}
+			addSyn(strings.Join(own.stems, " "))
+			// A multi-word tag also reaches the synonyms of its words: "pii handling" → pii's.
+			if len(own.stems) > 1 {
+				for _, s := range own.stems {
+					addSyn(s)
+				}
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+func newAlternative(text string, weight float64) alternative {
+	a := alternative{text: text, weight: weight, stems: stemsOf(text)}
+	for i, s := range a.stems {
+		a.terms = append(a.terms, termOf(s))
+		if i > 0 {
+			a.pairs = append(a.pairs, pairOf(a.stems[i-1], s))
+		}
+	}
+	return a
+}
+
+// idf is the rarity of a term in the project: BM25's, never negative.
+func (ix *Index) idf(df int) float64 {
+	n := float64(len(ix.entries))
+	return math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
+}
+
+// termScore is BM25F of one posting, with the term's idf.
+func (ix *Index) termScore(p *posting, lens *[numFields]int32, idf float64) float64 {
+	tf := 0.0
+	for f := range numFields {
+		c := p.in(f)
+		if c == 0 {
+			continue
+		}
+		norm := 1 - fieldB[f] + fieldB[f]*float64(lens[f])/ix.avgLen[f]
+		tf += fieldWeight[f] * float64(c) / norm
+	}
+	return idf * tf * (bm25K1 + 1) / (bm25K1 + tf)
+}
+
+// scorer holds the scratch space of one ranking: relevance per entry, and per concept the best
+// alternative's score, touched entries listed so clearing is sparse.
+type scorer struct {
+	ix      *Index
+	total   []float64
+	concept []float64
+	alt     []float64
+	lead    []bool  // among the best matches of some concept (conceptShare)
+	touched []int32 // entries with concept > 0
+	altHit  []int32 // entries with alt > 0
+	// parts, when not nil, records each concept's score per entry for Explain.
+	parts map[int32][]float64
+}
+
+func newScorer(ix *Index, explain bool) *scorer {
+	n := len(ix.entries)
+	s := &scorer{ix: ix, total: make([]float64, n), concept: make([]float64, n), alt: make([]float64, n), lead: make([]bool, n)}
+	if explain {
+		s.parts = map[int32][]float64{}
+	}
+	return s
+}
+
+// rank scores every entry against the concepts; relevance ends up in s.total.
+func (s *scorer) rank(concepts []concept) {
+	ix := s.ix
+	for ci, c := range concepts {
+		for _, a := range c.alts {
+			share := a.weight / float64(len(a.terms))
+			for _, t := range a.terms {
+				s.addTerm(t, share)
+			}
+			for _, t := range a.pairs {
+				s.addTerm(t, a.weight*phraseBonus/float64(len(a.pairs)))
+			}
+			// The concept keeps the best alternative per entry.
+			for _, i := range s.altHit {
+				if s.concept[i] == 0 {
+					s.touched = append(s.touched, i)
+				}
+				s.concept[i] = max(s.concept[i], s.alt[i])
+				s.alt[i] = 0
+			}
+			s.altHit = s.altHit[:0]
+		}
+		// An entry among the best matches of one tag is a candidate whatever its total: the
+		// prompt about "pagination" belongs in a briefing for ["api", "pagination", "invoices"]
+		// even when others match two of the tags.
+		best := 0.0
+		for _, i := range s.touched {
+			best = max(best, s.concept[i])
+		}
+		for _, i := range s.touched {
+			if s.concept[i] >= conceptShare*best {
+				s.lead[i] = true
+			}
+			s.total[i] += s.concept[i]
+			if s.parts != nil {
+				if s.parts[i] == nil {
+					s.parts[i] = make([]float64, len(concepts))
+				}
+				s.parts[i][ci] = s.concept[i]
+			}
+			s.concept[i] = 0
+		}
+		s.touched = s.touched[:0]
+	}
+	_ = ix
+}
+
+func (s *scorer) addTerm(t term, weight float64) {
+	pl := s.ix.postings[t]
+	if len(pl) == 0 {
+		return
+	}
+	idf := s.ix.idf(len(pl))
+	for k := range pl {
+		p := &pl[k]
+		v := weight * s.ix.termScore(p, &s.ix.entries[p.doc].lens, idf)
+		if v <= 0 {
+			continue
+		}
+		if s.alt[p.doc] == 0 {
+			s.altHit = append(s.altHit, p.doc)
+		}
+		s.alt[p.doc] += v
+	}
+}
+
+// Feedback: the words of the best matches' titles and headings say what the task is about in
+// the library's own vocabulary, so they are searched too, weakly (feedbackWeight of a tag). A
+// prompt that shares the top match's topic ("Health Checks" beside "Kubernetes Deployments")
+// then ranks above one that only shares a word with a tag. Deterministic: the same ranking gives
+// the same feedback.
+var (
+	feedbackDocs   = 2   // how many of the best matches give words
+	feedbackTerms  = 8   // how many of their words are searched
+	feedbackWeight = 0.3 // of one tag, spread over the words
+	feedbackShare  = 0.6 // a match gives words only when it scores this share of the best
+)
+
+// feedback adds the feedback concept's scores to s.total, and returns its words' terms (for
+// Explain). The concepts' own terms are not searched again.
+func (s *scorer) feedback(concepts []concept) []term {
+	if feedbackDocs == 0 || feedbackWeight == 0 {
+		return nil
+	}
+	ix := s.ix
+	var best []int32
+	for i := range s.total {
+		if s.total[i] == 0 || ix.entries[i].Priority >= CriticalPriority {
+			continue
+		}
+		best = append(best, int32(i))
+		slices.SortFunc(best, func(a, b int32) int { return cmp.Compare(s.total[b], s.total[a]) })
+		if len(best) > feedbackDocs {
+			best = best[:feedbackDocs]
+		}
+	}
+	if len(best) == 0 {
+		return nil
+	}
+	own := map[term]bool{}
+	for _, c := range concepts {
+		for _, a := range c.alts {
+			for _, t := range a.terms {
+				own[t] = true
+			}
+		}
+	}
+	weight := map[term]float64{}
+	top := s.total[best[0]]
+	for _, i := range best {
+		if s.total[i] < feedbackShare*top {
+			continue
+		}
+		for _, tf := range ix.entries[i].terms {
+			if own[tf.t] || tf.f[fieldTitle]+tf.f[fieldChapters] == 0 {
+				continue
+			}
+			df := len(ix.postings[tf.t])
+			if df < 2 { // only this prompt: finds nothing new
+				continue
+			}
+			weight[tf.t] += ix.idf(df)
+		}
+	}
+	type tw struct {
+		t term
+		w float64
+	}
+	var terms []tw
+	for t, w := range weight {
+		terms = append(terms, tw{t, w})
+	}
+	slices.SortFunc(terms, func(a, b tw) int {
+		if c := cmp.Compare(b.w, a.w); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.t, b.t)
+	})
+	terms = terms[:min(len(terms), feedbackTerms)]
+	var out []term
+	for _, t := range terms {
+		out = append(out, t.t)
+		s.addTerm(t.t, feedbackWeight/float64(len(terms)))
+	}
+	src := map[int32]bool{}
+	for _, i := range best {
+		src[i] = true
+	}
+	for _, i := range s.altHit {
+		if !src[i] {
+			s.total[i] += s.alt[i]
+		}
+		s.alt[i] = 0
+	}
+	s.altHit = s.altHit[:0]
+	return out
+}

@@ -1,0 +1,141 @@
+package gate
+
+import (
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/kljensen/snowball/english"
+)
+
+// Words are what ranking compares: whole words, lower case, stemmed (Snowball English), so
+// "permissions" and "Permission", "alerting" and "alert", "migrate" and "migration" meet, and a
+// tag never matches inside another word ("ci" is not in "incident").
+
+// words splits s into lower-case words of letters and digits; anything else separates words,
+// so "error-handling", "error_handling" and "error handling" give the same words. Words of one
+// character are dropped: they carry no topic.
+func words(s string, fn func(w string)) {
+	start := -1
+	lower := true
+	for i, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			if start < 0 {
+				start, lower = i, true
+			}
+			if unicode.IsUpper(r) {
+				lower = false
+			}
+			continue
+		}
+		if start >= 0 {
+			emit(s[start:i], lower, fn)
+			start = -1
+		}
+	}
+	if start >= 0 {
+		emit(s[start:], lower, fn)
+	}
+}
+
+func emit(w string, lower bool, fn func(string)) {
+	if utf8.RuneCountInString(w) < 2 {
+		return
+	}
+	if !lower {
+		w = strings.ToLower(w)
+	}
+	fn(w)
+}
+
+// stemCache remembers the stems of the words seen so far: a library's vocabulary is a few tens
+// of thousands of words, and stemming each occurrence again would be most of NewDoc's cost. It
+// stops growing at stemCacheMax words, so a hostile library cannot grow it without bound.
+var stemCache sync.Map // word → stem
+
+const stemCacheMax = 200_000
+
+var stemCacheLen struct {
+	sync.Mutex
+	n int
+}
+
+// stem is the Snowball English stem of a lower-case word. Words with digits ("s3", "oauth2")
+// are kept as they are.
+func stem(w string) string {
+	if v, ok := stemCache.Load(w); ok {
+		return v.(string)
+	}
+	s := w
+	if isASCIILetters(w) {
+		s = english.Stem(w, true)
+	}
+	stemCacheLen.Lock()
+	if stemCacheLen.n < stemCacheMax {
+		stemCacheLen.n++
+		stemCache.Store(strings.Clone(w), strings.Clone(s))
+	}
+	stemCacheLen.Unlock()
+	return s
+}
+
+func isASCIILetters(w string) bool {
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
+// term is the hash of a stem, or of two adjacent stems joined by a space (a phrase). Documents
+// keep hashes, not strings: a posting list keyed by an integer is built in a fraction of the
+// time, and a collision between two stems (1 in 2^64) costs at worst one odd match. The hash is
+// FNV-1a, fixed across processes, so rankings (and their tie-breaks) are the same in every run.
+type term = uint64
+
+func termOf(stem string) term { return fnv(fnvOffset, stem) }
+
+func pairOf(a, b string) term { return fnv(fnv(fnv(fnvOffset, a), " "), b) }
+
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+func fnv(h uint64, s string) uint64 {
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= fnvPrime
+	}
+	return h
+}
+
+// stemsOf is the stems of the words of s, stop words dropped, in order.
+func stemsOf(s string) []string {
+	var out []string
+	words(s, func(w string) {
+		if !indexStop[w] {
+			out = append(out, stem(w))
+		}
+	})
+	return out
+}
+
+// indexStop are English function words: too common to say what a prompt is about.
+var indexStop = setOf(`a an and are as at be been but by can could did do does for from had has
+	have he her his how i if in into is it its just may me might must my no nor not of on once
+	only or our ours out over own she should so some such than that the their them then there
+	these they this those through to too under until up very was we were what when where which
+	while who whom why will with would you your yours also each other any all both few more most
+	same via per etc`)
+
+func setOf(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(s) {
+		m[w] = true
+	}
+	return m
+}
