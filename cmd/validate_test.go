@@ -173,3 +173,36 @@ func TestValidateNonRegularFiles(t *testing.T) {
 		})
 	}
 }
+
+// NUL characters and invisible or incomplete emoji are refused by `mcpctl validate` at their
+// field, as the processor and the MCP pre-check refuse them (issue 14 items 9 and 10).
+func TestValidateRefusesNULAndInvisibleEmoji(t *testing.T) {
+	tests := []struct {
+		kind promptlib.OpKind
+		data string
+		want string // the problem's pointer and the start of its message
+	}{
+		{promptlib.OpCreatePrompt, `{"title":"a\u0000b","content":"c"}`, "/data/title: title contains a NUL"},
+		{promptlib.OpUpdatePrompt, `{"id":"aaaaaaaa-0000-4000-8000-000000000001","content":"\u0000"}`, "/data/content: content contains a NUL"},
+		{promptlib.OpCreateFolder, `{"name":"Work\u0000"}`, "/data/name: name contains a NUL"},
+		{promptlib.OpCreatePrompt, `{"title":"t","content":"c","emoji":"\ufe0f"}`, "/data/emoji: emoji"},
+		{promptlib.OpCreatePrompt, `{"title":"t","content":"c","emoji":"\ud83c\uddeb"}`, "/data/emoji: emoji"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.want, func(t *testing.T) {
+			op, err := promptlib.NewOperation(tt.kind, json.RawMessage(tt.data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := json.Marshal(op)
+			path := filepath.Join(t.TempDir(), op.ID+".json")
+			if err := os.WriteFile(path, b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			code, out, _ := run(t, nil, "validate", path)
+			if code != 1 || !strings.Contains(out, path+": "+tt.want) {
+				t.Errorf("exit %d, output %q; want 1 and %q", code, out, path+": "+tt.want)
+			}
+		})
+	}
+}

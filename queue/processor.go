@@ -113,6 +113,9 @@ func (p *Processor) Run(ctx context.Context) error {
 		p.Status.failed(err)
 		return err
 	}
+	// Running from here: an operation it cannot answer marks it failed (stalled), a later
+	// success running again.
+	p.Status.set(ProcRunning, nil)
 	watch := p.watch
 	if watch == nil {
 		watch = watchDir
@@ -127,9 +130,6 @@ func (p *Processor) Run(ctx context.Context) error {
 	p.scan(ctx)
 	p.cleanProcessed()
 	p.hook(HookReady, "")
-	if !p.stuck {
-		p.Status.set(ProcRunning, nil)
-	}
 
 	rescan := time.NewTicker(p.Rescan)
 	defer rescan.Stop()

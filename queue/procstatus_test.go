@@ -183,3 +183,19 @@ func TestProcessorStatusAlive(t *testing.T) {
 	var nilStatus *ProcessorStatus
 	nilStatus.failed(boom) // a processor without a status ignores it
 }
+
+// In standalone mode a full queue's hint speaks of mcpctl's processor, not of the app.
+func TestStandaloneQueueFullNeverBlamesTheApp(t *testing.T) {
+	l := newLib(t, 1)
+	for _, n := range []string{"a.json", "b.json"} {
+		os.WriteFile(filepath.Join(l.Queue, n), nil, 0o600)
+	}
+	w := fastWriter(t, l.Queue).WithProcessor(func() error { return nil })
+	w.MaxPending = 2
+	_, err := w.Submit(context.Background(), promptlib.OpCreatePrompt, createPrompt("x"))
+	pe := asError(t, err)
+	if pe.Code != promptlib.CodeQueueFull {
+		t.Fatalf("got %s %q, want QUEUE_FULL", pe.Code, pe.Message)
+	}
+	noApp(t, pe)
+}

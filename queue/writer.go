@@ -63,6 +63,23 @@ func (w *Writer) processorDown() error {
 	return w.alive()
 }
 
+// standaloneAdvice replaces the hints that tell the user to mind the Prompteka app: a
+// standalone library has none, mcpctl's own processor plays its part.
+func standaloneAdvice(err error) {
+	var pe *promptlib.Error
+	if !errors.As(err, &pe) || pe.Advice != "" {
+		return
+	}
+	switch pe.Code {
+	case promptlib.CodeQueueFull:
+		pe.Advice = "mcpctl's queue processor has 1000 operations waiting; run health_check, wait until it catches up, then try again."
+	case promptlib.CodeDatabaseLocked:
+		pe.Advice = "The library is locked by another process; try again in a few seconds."
+	case promptlib.CodeResponseTimeout:
+		pe.Advice = "Call get_operation_status with the operation id before retrying; health_check reports the queue processor's state."
+	}
+}
+
 // stoppedError is the PROCESSOR_STOPPED error for reason.
 func stoppedError(what string, reason error) *promptlib.Error {
 	return &promptlib.Error{Code: promptlib.CodeProcessorStopped,
@@ -104,7 +121,10 @@ func (w *Writer) Submit(ctx context.Context, kind promptlib.OpKind, data any) (R
 }
 
 // SubmitOperation is Submit for a ready operation (its id must be fresh).
-func (w *Writer) SubmitOperation(ctx context.Context, op promptlib.Operation) (Result, error) {
+func (w *Writer) SubmitOperation(ctx context.Context, op promptlib.Operation) (res Result, err error) {
+	if w.alive != nil {
+		defer func() { standaloneAdvice(err) }()
+	}
 	body, err := json.Marshal(op)
 	if err != nil {
 		return Result{}, fmt.Errorf("queue: encode operation %s: %w", op.ID, err)
