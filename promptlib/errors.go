@@ -33,6 +33,9 @@ const (
 	CodeOperationNotFound    Code = "OPERATION_NOT_FOUND"
 	CodeTimeout              Code = "TIMEOUT"
 	CodeInternal             Code = "INTERNAL_ERROR"
+	// For a project's own MCP servers (DESIGN §10).
+	CodeUpstreamUnavailable Code = "UPSTREAM_UNAVAILABLE"
+	CodeUpstreamError       Code = "UPSTREAM_ERROR"
 )
 
 var hints = map[Code]string{
@@ -59,6 +62,8 @@ var hints = map[Code]string{
 	CodeOperationNotFound:    "Pass the operationId exactly as a write tool returned it.",
 	CodeTimeout:              "The library took too long to answer; try again, or narrow the request.",
 	CodeInternal:             "This is a bug in mcpctl; try again, and report it if it repeats.",
+	CodeUpstreamUnavailable:  "The project's MCP server named in the message is not running; mcpctl restarts it with backoff, so try again in a few seconds. If it keeps failing, run 'mcpctl get servers' and fix what its last error says.",
+	CodeUpstreamError:        "The project's MCP server named in the message broke the protocol or did not answer in time; try again, or use another tool. Its own log is in mcpctl's stderr.",
 }
 
 // Hint is the one line telling the model what to do next.
