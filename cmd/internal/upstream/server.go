@@ -309,12 +309,12 @@ func (s *Server) runOnce(ctx context.Context) (up time.Duration, reason, hint st
 		if ctx.Err() != nil {
 			return 0, "stopped", ""
 		}
-		if s.died(c) {
-			return 0, proc.exitReason() + " while starting", fmt.Sprintf("Run servers.%s.command by hand to see why it exits; its last stderr line is above", s.name)
-		}
 		if initCtx.Err() != nil {
 			return 0, fmt.Sprintf("did not finish initializing within %v", s.timeout),
 				fmt.Sprintf("If it is only slow, raise servers.%s.timeoutMs in the project file", s.name)
+		}
+		if s.died(c) {
+			return 0, proc.exitReason() + " while starting", fmt.Sprintf("Run servers.%s.command by hand to see why it exits; its last stderr line says more", s.name)
 		}
 		return 0, "initialize failed: " + err.Error(), "Check that the command is an MCP server speaking stdio"
 	}
