@@ -143,6 +143,17 @@ func dataHome(env Env) string {
 	return xdg.DataHome
 }
 
+// stateHome is $XDG_STATE_HOME: trust records and traffic logs live under it.
+func stateHome(env Env) string {
+	if d := env.Getenv("XDG_STATE_HOME"); d != "" {
+		return d
+	}
+	if h := env.Getenv("HOME"); h != "" && runtime.GOOS != "darwin" {
+		return filepath.Join(h, ".local", "state")
+	}
+	return xdg.StateHome
+}
+
 func cacheHome(env Env) string {
 	if d := env.Getenv("XDG_CACHE_HOME"); d != "" {
 		return d

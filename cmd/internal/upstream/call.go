@@ -163,3 +163,21 @@ func (s *Server) ReadResource(ctx context.Context, uri string) (*mcp.ReadResourc
 	}
 	return res, nil
 }
+
+// Wait waits until the server is ready or has failed (or is stopped), or ctx ends, and returns
+// its status then. 'mcpctl get servers' uses it to start each server once and report.
+func (s *Server) Wait(ctx context.Context) Status {
+	for {
+		s.mu.Lock()
+		st, wake := s.state, s.wake
+		s.mu.Unlock()
+		if st != Starting {
+			return s.State()
+		}
+		select {
+		case <-wake:
+		case <-ctx.Done():
+			return s.State()
+		}
+	}
+}
