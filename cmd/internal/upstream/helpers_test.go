@@ -144,3 +144,5 @@ func resultText(tb testing.TB, res *mcp.CallToolResult) string {
 	}
 	return tc.Text
 }
+
+func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
