@@ -76,6 +76,7 @@ func (s *Server) callError(ctx, callCtx context.Context, c *conn, method, name s
 	var te *transport.Error
 	if errors.As(err, &te) || errors.Is(err, transport.ErrTransportClosed) {
 		if s.died(c) {
+			c.proc.settleStderr()
 			ue := s.unavailable(c.proc.exitReason()+" during the call", "mcpctl restarts it with backoff; try again in a few seconds")
 			ue.LastStderr = c.proc.LastStderr()
 			return ue

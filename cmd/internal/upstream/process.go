@@ -108,6 +108,23 @@ func (p *process) LastStderr() string {
 	return p.lastStderr
 }
 
+// settleStderr waits a moment for the stderr reader to reach the end after the child has
+// exited, so that the last line it wrote before dying is the one reported. A child still
+// running, or a grandchild holding stderr, costs nothing or at most the moment.
+func (p *process) settleStderr() {
+	select {
+	case <-p.exited:
+	default:
+		return
+	}
+	t := time.NewTimer(200 * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-p.stderrDone:
+	case <-t.C:
+	}
+}
+
 // pid is the child's process id, which is also its process group's id.
 func (p *process) pid() int { return p.cmd.Process.Pid }
 

@@ -212,16 +212,14 @@ func (s *Server) setState(st State, edit func()) {
 func (s *Server) run(ctx context.Context) {
 	backoff := s.opts.MinBackoff
 	for {
-		up, reason, hint := s.runOnce(ctx)
+		up, reason := s.runOnce(ctx)
 		if ctx.Err() != nil {
-			s.setState(Stopped, func() { s.pid = 0 })
 			return
 		}
 		if up >= s.opts.MaxBackoff {
 			backoff = s.opts.MinBackoff
 		}
 		s.log.Warn("upstream server down; restarting", "reason", reason, "restartIn", backoff.String())
-		s.setState(Failed, func() { s.reason, s.hint, s.pid = reason, hint, 0 })
 		t := time.NewTimer(backoff)
 		select {
 		case <-ctx.Done():
@@ -257,14 +255,16 @@ func (s *Server) command() *exec.Cmd {
 	return cmd
 }
 
-// runOnce starts the server, initializes it, and serves until it dies or ctx ends. It returns how
-// long the server was ready, and why it stopped.
-func (s *Server) runOnce(ctx context.Context) (up time.Duration, reason, hint string) {
+// runOnce starts the server, initializes it, and serves until it dies or ctx ends. It leaves
+// the server Failed (or Stopped when ctx ended) with no connection, and returns how long it was
+// ready and why it stopped.
+func (s *Server) runOnce(ctx context.Context) (up time.Duration, reason string) {
 	s.setState(Starting, func() { s.lists = lists{} })
 	proc, err := startProcess(s.command(), s.log)
 	if err != nil {
 		reason, hint := commandError(s.name, s.spec.Command, err)
-		return 0, reason, hint
+		s.setState(Failed, func() { s.reason, s.hint, s.pid = reason, hint, 0 })
+		return 0, reason
 	}
 	s.mu.Lock()
 	s.pid = proc.pid()
@@ -287,36 +287,54 @@ func (s *Server) runOnce(ctx context.Context) (up time.Duration, reason, hint st
 		}
 		c.client.Close()
 	}()
+	var hint string
 	defer func() {
 		close(quit)
 		wg.Wait()
-		proc.stop(s.opts.StopGrace)
-		s.mu.Lock()
-		s.lastStderr = proc.LastStderr()
-		s.mu.Unlock()
-		if s.clear() {
+		// The state changes before the process is stopped, so that no call finds a Ready
+		// server without a connection, and none waits out the stop's grace.
+		proc.settleStderr()
+		st := Failed
+		if ctx.Err() != nil {
+			st = Stopped
+		}
+		var had bool
+		s.setState(st, func() {
+			had = s.conn != nil
+			s.conn, s.lists = nil, lists{}
+			if st == Failed {
+				s.reason, s.hint = reason, hint
+			}
+			s.lastStderr = proc.LastStderr()
+		})
+		if had {
 			s.changed()
 		}
+		proc.stop(s.opts.StopGrace)
+		s.mu.Lock()
+		s.lastStderr, s.pid = proc.LastStderr(), 0
+		s.mu.Unlock()
 	}()
 
 	if err := c.client.Start(ctx); err != nil {
-		return 0, "cannot connect: " + err.Error(), ""
+		return 0, "cannot connect: " + err.Error()
 	}
 	initCtx, cancel := context.WithTimeout(ctx, s.timeout)
 	l, err := s.initialize(initCtx, c)
 	cancel()
 	if err != nil {
-		if ctx.Err() != nil {
-			return 0, "stopped", ""
+		switch {
+		case ctx.Err() != nil:
+			return 0, "stopped"
+		case initCtx.Err() != nil:
+			hint = fmt.Sprintf("If it is only slow, raise servers.%s.timeoutMs in the project file", s.name)
+			return 0, fmt.Sprintf("did not finish initializing within %v", s.timeout)
+		case s.died(c):
+			hint = fmt.Sprintf("Run servers.%s.command by hand to see why it exits; its last stderr line says more", s.name)
+			return 0, proc.exitReason() + " while starting"
 		}
-		if initCtx.Err() != nil {
-			return 0, fmt.Sprintf("did not finish initializing within %v", s.timeout),
-				fmt.Sprintf("If it is only slow, raise servers.%s.timeoutMs in the project file", s.name)
-		}
-		if s.died(c) {
-			return 0, proc.exitReason() + " while starting", fmt.Sprintf("Run servers.%s.command by hand to see why it exits; its last stderr line says more", s.name)
-		}
-		return 0, "initialize failed: " + err.Error(), "Check that the command is an MCP server speaking stdio"
+		hint = "Check that the command is an MCP server speaking stdio"
+		return 0, "initialize failed: " + err.Error()
 	}
 	readyAt := time.Now()
 	s.setState(Ready, func() { s.conn, s.lists, s.reason, s.hint = c, l, "", "" })
@@ -326,9 +344,10 @@ func (s *Server) runOnce(ctx context.Context) (up time.Duration, reason, hint st
 	for {
 		select {
 		case <-ctx.Done():
-			return time.Since(readyAt), "stopped", ""
+			return time.Since(readyAt), "stopped"
 		case <-proc.exited:
-			return time.Since(readyAt), proc.exitReason(), "mcpctl restarts it with backoff; its last stderr line may say why it stopped"
+			hint = "mcpctl restarts it with backoff; its last stderr line may say why it stopped"
+			return time.Since(readyAt), proc.exitReason()
 		case <-c.relist:
 			lctx, cancel := context.WithTimeout(ctx, s.timeout)
 			l, err := s.list(lctx, c)
@@ -341,16 +360,6 @@ func (s *Server) runOnce(ctx context.Context) (up time.Duration, reason, hint st
 			s.changed()
 		}
 	}
-}
-
-// clear drops a stopped run's connection and lists, and reports whether it served anything
-// (so its tools went away).
-func (s *Server) clear() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	had := s.conn != nil
-	s.conn, s.lists = nil, lists{}
-	return had
 }
 
 // died reports whether the child has exited, giving it a moment to be reaped after its pipes
