@@ -30,6 +30,8 @@ const (
 	envHold     = "MCPCTL_TEST_HOLD"     // "1": ignore SIGTERM and stay alive after stdin ends
 	envParent   = "MCPCTL_TEST_PARENT"   // be a parent running a supervisor
 	envSleeper  = "MCPCTL_TEST_SLEEPER"  // sleep until killed
+	envGarbage  = "MCPCTL_TEST_GARBAGE"  // "1": write lines that are not JSON-RPC to stdout first
+	envExit     = "MCPCTL_TEST_EXIT"     // "1": say why on stderr and exit 1 without serving
 )
 
 // bigResult is the size of the big tool's result.
@@ -64,10 +66,26 @@ func runTestUpstream() int {
 		signal.Ignore(syscall.SIGTERM)
 	}
 	fmt.Fprintln(os.Stderr, "test upstream: starting")
+	if os.Getenv(envExit) == "1" {
+		fmt.Fprintln(os.Stderr, "test upstream: cannot open the database")
+		return 1
+	}
+	if os.Getenv(envGarbage) == "1" {
+		fmt.Println("Server starting on stdio... (a log line on the wrong stream)")
+		fmt.Println(`{"not": "json-rpc"}`)
+		fmt.Println(`{"jsonrpc": "2.0", "id": 9999, "result": {}}`) // a reply to nothing
+	}
 	if d, err := time.ParseDuration(os.Getenv(envSlow)); err == nil {
 		time.Sleep(d) // the slow start under test, not synchronisation
 	}
-	s := server.NewMCPServer("test-upstream", "1.0", server.WithPaginationLimit(2),
+	// Count tools/list pages, so the test sees that every page was asked for.
+	hooks := &server.Hooks{}
+	pages := 0
+	hooks.AddAfterListTools(func(ctx context.Context, id any, req *mcp.ListToolsRequest, res *mcp.ListToolsResult) {
+		pages++
+		mark("tools-pages", strconv.Itoa(pages))
+	})
+	s := server.NewMCPServer("test-upstream", "1.0", server.WithPaginationLimit(2), server.WithHooks(hooks),
 		server.WithToolCapabilities(true), server.WithPromptCapabilities(true), server.WithResourceCapabilities(false, true))
 	text := func(t string) *mcp.CallToolResult { return mcp.NewToolResultText(t) }
 	s.AddTool(mcp.NewTool("small", mcp.WithDescription("a small result"), mcp.WithString("word"),

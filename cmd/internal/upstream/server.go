@@ -326,7 +326,7 @@ func (s *Server) runOnce(ctx context.Context) (up time.Duration, reason string) 
 		switch {
 		case ctx.Err() != nil:
 			return 0, "stopped"
-		case initCtx.Err() != nil:
+		case errors.Is(initCtx.Err(), context.DeadlineExceeded): // cancel() above already ran
 			hint = fmt.Sprintf("If it is only slow, raise servers.%s.timeoutMs in the project file", s.name)
 			return 0, fmt.Sprintf("did not finish initializing within %v", s.timeout)
 		case s.died(c):

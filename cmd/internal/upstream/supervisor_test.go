@@ -59,6 +59,11 @@ func TestServesUpstream(t *testing.T) {
 		t.Errorf("long tool %q has own name %q", longName, got)
 	}
 
+	// 13 tools at 2 a page: all 7 pages were asked for.
+	if got := waitMark(t, markDir, "tools-pages"); got != "7" {
+		t.Errorf("the server was asked for %s pages of tools, want 7", got)
+	}
+
 	// The upstream's own schema and annotations, as it sent them.
 	var schema map[string]any
 	if err := json.Unmarshal(byName["tu__schema"].Tool.RawInputSchema, &schema); err != nil || schema["$defs"] == nil {
@@ -297,6 +302,33 @@ func TestListChanged(t *testing.T) {
 	res, err := sup.CallTool(context.Background(), "tu__extra", nil, nil)
 	if err != nil || resultText(t, res) != "extra" {
 		t.Errorf("calling the new tool: %v", err)
+	}
+}
+
+func TestGarbageOnStdoutIsSkipped(t *testing.T) {
+	spec, _ := testSpec(t, map[string]string{envGarbage: "1"})
+	sup, _ := startSupervisor(t, map[string]gate.ServerSpec{"tu": spec}, Options{})
+	res, err := sup.CallTool(context.Background(), "tu__small", map[string]any{"word": "fine"}, nil)
+	if err != nil || resultText(t, res) != "small: fine" {
+		t.Errorf("call to a server that wrote garbage first: %v", err)
+	}
+}
+
+func TestServerThatNeverStartsIsRestarted(t *testing.T) {
+	spec, _ := testSpec(t, map[string]string{envExit: "1"})
+	sup, _ := startSupervisor(t, map[string]gate.ServerSpec{"db": spec}, Options{MinBackoff: 10 * time.Millisecond, MaxBackoff: 40 * time.Millisecond})
+	srv := sup.Server("db")
+	var st Status
+	eventually(t, "three restarts", func() bool { st = srv.State(); return st.Restarts >= 3 })
+	st = waitState(t, srv, Failed)
+	if !strings.Contains(st.LastError, "exit status 1 while starting") || st.LastStderr != "test upstream: cannot open the database" {
+		t.Errorf("got last error %q, last stderr %q", st.LastError, st.LastStderr)
+	}
+	_, err := sup.CallTool(context.Background(), "db__small", nil, nil)
+	te := ToolError(err)
+	if te == nil || te.Code != promptlib.CodeUpstreamUnavailable || !strings.Contains(te.Message, "cannot open the database") {
+		// A call that lands while a restart is under way waits for it and fails the same way.
+		t.Errorf("got %v, want UPSTREAM_UNAVAILABLE with the stderr line", err)
 	}
 }
 
