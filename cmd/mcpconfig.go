@@ -18,7 +18,7 @@ var mcpClients = map[string]struct {
 	inProject bool
 	stdioType bool // the entry carries "type": "stdio"
 }{
-	"claude-code":    {file: ".mcp.json in the repository (or run: claude mcp add-json NAME 'ENTRY')", inProject: true, stdioType: true},
+	"claude-code":    {file: ".mcp.json at the repository's root (or give the inner object to: claude mcp add-json KEY JSON)", inProject: true, stdioType: true},
 	"cursor":         {file: ".cursor/mcp.json in the repository, or ~/.cursor/mcp.json", inProject: true},
 	"claude-desktop": {file: "claude_desktop_config.json (Claude Desktop → Settings → Developer → Edit Config)"},
 }
