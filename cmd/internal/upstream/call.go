@@ -43,14 +43,15 @@ func (s *Server) await(ctx, callCtx context.Context) (*conn, lists, error) {
 func (s *Server) unavailable(reason, hint string) *UnavailableError {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if reason == "" {
+	switch {
+	case reason != "":
+	case s.state == Stopped:
+		reason, hint = "mcpctl is not running it", "It runs while mcpctl serve does"
+	default:
 		reason = s.reason
 	}
 	if hint == "" {
 		hint = s.hint
-	}
-	if reason == "" && s.state == Stopped {
-		reason = "mcpctl is not running it"
 	}
 	last := s.lastStderr
 	if s.conn != nil {

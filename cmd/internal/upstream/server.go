@@ -37,17 +37,17 @@ const DefaultTimeout = 60 * time.Second
 
 // Status is a server's state as health_check and 'mcpctl get servers' report it.
 type Status struct {
-	Name       string
-	Command    string // the command as the project gives it
-	State      State
-	Tools      int // how many tools it serves (after allow and deny)
-	Prompts    int
-	Resources  int // resources and resource templates
-	LastError  string
-	LastStderr string
-	PID        int       // its process id while it runs, else 0
-	Restarts   int       // how many times it was started again after failing
-	Since      time.Time // when it entered State
+	Name       string    `json:"name"`
+	Command    string    `json:"command"` // the command as the project gives it
+	State      State     `json:"state"`
+	Tools      int       `json:"tools"` // how many tools it serves (after allow and deny)
+	Prompts    int       `json:"prompts"`
+	Resources  int       `json:"resources"`           // resources and resource templates
+	LastError  string    `json:"lastError,omitempty"` // the last failure, kept after a recovery
+	LastStderr string    `json:"lastStderr,omitempty"`
+	PID        int       `json:"pid,omitempty"` // its process id while it runs
+	Restarts   int       `json:"restarts"`      // how many times it was started again after failing
+	Since      time.Time `json:"since"`         // when it entered State
 }
 
 // Tool is an upstream tool as mcpctl serves it.
@@ -337,7 +337,7 @@ func (s *Server) runOnce(ctx context.Context) (up time.Duration, reason string) 
 		return 0, "initialize failed: " + err.Error()
 	}
 	readyAt := time.Now()
-	s.setState(Ready, func() { s.conn, s.lists, s.reason, s.hint = c, l, "", "" })
+	s.setState(Ready, func() { s.conn, s.lists = c, l })
 	s.log.Info("upstream server ready", "pid", proc.pid(), "tools", len(l.tools), "prompts", len(l.prompts), "resources", len(l.resources)+len(l.templates))
 	s.changed()
 
