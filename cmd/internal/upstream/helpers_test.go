@@ -133,6 +133,15 @@ func gone(pid int) bool {
 	return false
 }
 
+// textOf is the result's first text, or "" (safe off the test's goroutine).
+func textOf(res *mcp.CallToolResult) string {
+	if res == nil || len(res.Content) == 0 {
+		return ""
+	}
+	tc, _ := res.Content[0].(mcp.TextContent)
+	return tc.Text
+}
+
 func resultText(tb testing.TB, res *mcp.CallToolResult) string {
 	tb.Helper()
 	if res == nil || len(res.Content) == 0 {

@@ -382,6 +382,10 @@ func TestCloseKillsProcessGroup(t *testing.T) {
 			if got := sup.Server("tu").State().State; got != Stopped {
 				t.Errorf("after Close the state is %s, want stopped", got)
 			}
+			var ue *UnavailableError
+			if _, err := sup.CallTool(context.Background(), "tu__small", nil, nil); !errors.As(err, &ue) || ue.State != Stopped {
+				t.Errorf("call after Close: got %v, want an UnavailableError for a stopped server", err)
+			}
 			for _, pid := range []int{st.PID, grandchild} {
 				eventually(t, "process "+strconv.Itoa(pid)+" to be gone", func() bool { return gone(pid) })
 			}
@@ -415,4 +419,36 @@ func TestNoOrphanAfterParentSIGKILL(t *testing.T) {
 	}
 	parent.Wait()
 	eventually(t, "the upstream child of a SIGKILLed parent to be gone", func() bool { return gone(child) })
+}
+
+func TestConcurrentCalls(t *testing.T) {
+	spec, _ := testSpec(t, nil)
+	sup, _ := startSupervisor(t, map[string]gate.ServerSpec{"tu": spec}, Options{})
+	const n = 40
+	errs := make(chan error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tool, want := "tu__small", "small: "+strconv.Itoa(i)
+			if i%8 == 0 {
+				tool, want = "tu__big", ""
+			}
+			res, err := sup.CallTool(context.Background(), tool, map[string]any{"word": strconv.Itoa(i)}, nil)
+			switch {
+			case err != nil:
+				errs <- err
+			case want != "" && textOf(res) != want:
+				errs <- errors.New("got " + textOf(res) + ", want " + want)
+			case want == "" && len(textOf(res)) != bigResult:
+				errs <- errors.New("big result of the wrong size")
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
 }
