@@ -29,7 +29,7 @@ func BenchmarkCallTool(b *testing.B) {
 	}
 }
 
-// BenchmarkStartToReady measures starting the test upstream (13 tools over 7 pages, a prompt,
+// BenchmarkStartToReady measures starting the test upstream (14 tools over 7 pages, a prompt,
 // a resource and a template) until its lists are in, and stopping it.
 func BenchmarkStartToReady(b *testing.B) {
 	spec, _ := testSpec(b, nil)

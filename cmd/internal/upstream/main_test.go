@@ -2,6 +2,7 @@ package upstream
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -114,6 +115,10 @@ func runTestUpstream() int {
 	s.AddTool(mcp.NewTool("fail", mcp.WithDescription("an isError result")),
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return mcp.NewToolResultError("fail: as asked"), nil
+		})
+	s.AddTool(mcp.NewTool("broken", mcp.WithDescription("a handler error, which mcp-go answers as a JSON-RPC error")),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return nil, errors.New("broken: handler failed")
 		})
 	s.AddTool(mcp.NewTool("env", mcp.WithDescription("returns $TOKEN")),
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {

@@ -36,7 +36,7 @@ func TestServesUpstream(t *testing.T) {
 		byName[tl.Tool.Name] = tl
 	}
 	long := "tu__" + strings.Repeat("long", 14) + "l_"
-	want := []string{"tu__add_tool", "tu__big", "tu__block", "tu__crash", "tu__env", "tu__fail", "tu__progress", "tu__schema", "tu__small", "tu__spawn"}
+	want := []string{"tu__add_tool", "tu__big", "tu__block", "tu__broken", "tu__crash", "tu__env", "tu__fail", "tu__progress", "tu__schema", "tu__small", "tu__spawn"}
 	for _, w := range want {
 		if _, ok := byName[w]; !ok {
 			t.Errorf("got tools %v, want %s among them", names, w)
@@ -59,7 +59,7 @@ func TestServesUpstream(t *testing.T) {
 		t.Errorf("long tool %q has own name %q", longName, got)
 	}
 
-	// 13 tools at 2 a page: all 7 pages were asked for.
+	// 14 tools at 2 a page: all 7 pages were asked for.
 	if got := waitMark(t, markDir, "tools-pages"); got != "7" {
 		t.Errorf("the server was asked for %s pages of tools, want 7", got)
 	}
@@ -101,6 +101,16 @@ func TestServesUpstream(t *testing.T) {
 	}
 	if got := len(resultText(t, res)); got != bigResult {
 		t.Errorf("big result has %d bytes, want %d", got, bigResult)
+	}
+	// A protocol error is UPSTREAM_ERROR, naming the server and keeping the cause.
+	_, err = sup.CallTool(ctx, "tu__broken", nil, nil)
+	var ce *CallError
+	if !errors.As(err, &ce) || ce.Server != "tu" || ce.Name != "broken" || ToolError(err).Code != promptlib.CodeUpstreamError {
+		t.Errorf("handler error: got %v, want a CallError for tu's broken", err)
+	}
+	_, err = srv.ReadResource(ctx, "test://nope")
+	if !errors.As(err, &ce) || !errors.Is(err, mcp.ErrResourceNotFound) {
+		t.Errorf("reading a missing resource: got %v, want a CallError wrapping ErrResourceNotFound", err)
 	}
 	if _, err := sup.CallTool(ctx, "tu__secret_admin", nil, nil); !errors.Is(err, ErrUnknown) {
 		t.Errorf("calling a denied tool: got %v, want ErrUnknown", err)
