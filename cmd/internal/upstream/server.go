@@ -166,7 +166,8 @@ func (s *Server) State() Status {
 		LastError: s.reason, LastStderr: last, PID: s.pid, Restarts: s.restarts, Since: s.since}
 }
 
-// Tools are the tools the server serves now, sorted by name; none unless it is ready.
+// Tools are the tools the server serves now, sorted by name; none unless it is ready. The
+// definitions are shared: treat them as read-only, and copy one before changing it.
 func (s *Server) Tools() []Tool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -197,7 +198,9 @@ func (s *Server) ResourceTemplates() []ResourceTemplate {
 // setState moves the server to st and wakes everyone waiting for a change.
 func (s *Server) setState(st State, edit func()) {
 	s.mu.Lock()
-	s.state, s.since = st, time.Now()
+	if s.state != st {
+		s.state, s.since = st, time.Now()
+	}
 	if edit != nil {
 		edit()
 	}
