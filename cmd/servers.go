@@ -40,7 +40,7 @@ func resolveServersProject(env Env, name string) (serversProject, error) {
 	if err != nil {
 		return serversProject{}, err
 	}
-	file, err := trust.Find(wd)
+	r, err := trustStore(env).LoadRepo(wd)
 	if errors.Is(err, trust.ErrNotFound) {
 		return serversProject{}, &usageError{msg: "no project: give --project NAME, or run this inside a repository with .mcpctl/project.yaml",
 			hint: "mcpctl get projects lists the projects in " + projectsDir(env)}
@@ -48,16 +48,7 @@ func resolveServersProject(env Env, name string) (serversProject, error) {
 	if err != nil {
 		return serversProject{}, err
 	}
-	data, err := trust.ReadFile(file)
-	if err != nil {
-		return serversProject{}, err
-	}
-	p, err := gate.ParseProject(file, data)
-	if err != nil {
-		return serversProject{}, err
-	}
-	ok, why := trustStore(env).TrustedData(file, data)
-	return serversProject{Project: p, trusted: ok, why: why}, nil
+	return serversProject{Project: r.Project, trusted: r.Trusted, why: r.Reason}, nil
 }
 
 func trustStore(env Env) trust.Store {

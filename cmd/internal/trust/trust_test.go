@@ -172,3 +172,33 @@ func TestStoreRefusesUnsafeDir(t *testing.T) {
 		})
 	}
 }
+
+func TestLoadRepo(t *testing.T) {
+	repo := t.TempDir()
+	file := writeProject(t, repo, "gated: false\nservers:\n  db: {command: db-mcp}\n")
+	sub := filepath.Join(repo, "a", "b")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	store := Store{Dir: filepath.Join(t.TempDir(), "trust")}
+	r, err := store.LoadRepo(sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.File != file || r.Trusted || r.Project.Gated || r.Project.Servers["db"].Command != "db-mcp" || !strings.Contains(r.Reason, "mcpctl trust "+repo) {
+		t.Errorf("before trust: got %+v", r)
+	}
+	if _, err := store.Trust(file); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := store.LoadRepo(sub); err != nil || !r.Trusted {
+		t.Errorf("after trust: got %+v, %v", r, err)
+	}
+	writeProject(t, repo, "servers: {db: {}}\n")
+	if _, err := store.LoadRepo(sub); err == nil || !strings.Contains(err.Error(), "command") {
+		t.Errorf("invalid file: got %v, want the schema's complaint", err)
+	}
+	if _, err := store.LoadRepo(t.TempDir()); !errors.Is(err, ErrNotFound) {
+		t.Errorf("no repository project: got %v, want ErrNotFound", err)
+	}
+}
