@@ -13,6 +13,7 @@ import (
 // describeSubjects are what 'mcpctl describe' shows in detail.
 var describeSubjects = map[string]func(ctx context.Context, env Env, args []string) error{
 	"project": describeProject,
+	"server":  describeServer,
 }
 
 func runDescribe(ctx context.Context, env Env, args []string) error {

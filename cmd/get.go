@@ -16,6 +16,7 @@ import (
 var getSubjects = map[string]func(ctx context.Context, env Env, args []string) error{
 	"projects": getProjects,
 	"prompts":  getPrompts,
+	"servers":  getServers,
 }
 
 func runGet(ctx context.Context, env Env, args []string) error {

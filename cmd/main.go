@@ -40,6 +40,9 @@ func commands() map[string]command {
 		"gate":     {"preview a gated session's briefing: gate preview --project P TAG...", runGate},
 		"version":  {"print the version", runVersion},
 		"help":     {"show help for mcpctl or a subcommand", runHelp},
+
+		"trust":      {"let a repository's .mcpctl/project.yaml start its servers: trust [DIR]", runTrust},
+		"mcp-config": {"print the JSON entry for an MCP client's config: mcp-config [--project P] [--client C]", runMCPConfig},
 	}
 }
 
@@ -105,7 +108,7 @@ func usage() string {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		fmt.Fprintf(&b, "  %-9s %s\n", n, cmds[n].summary)
+		fmt.Fprintf(&b, "  %-10s %s\n", n, cmds[n].summary)
 	}
 	b.WriteString("\nRun 'mcpctl help <command>' for a command's flags.\n")
 	return b.String()

@@ -138,16 +138,7 @@ func dataHome(env Env) string {
 	return xdg.DataHome
 }
 
-func cacheHome(env Env) string {
-	if d := env.Getenv("XDG_CACHE_HOME"); d != "" {
-		return d
-	}
-	if h := env.Getenv("HOME"); h != "" && runtime.GOOS != "darwin" {
-		return filepath.Join(h, ".cache")
-	}
-	return xdg.CacheHome
-}
-
+// stateHome is $XDG_STATE_HOME: trust records and traffic logs live under it.
 func stateHome(env Env) string {
 	if d := env.Getenv("XDG_STATE_HOME"); d != "" {
 		return d
@@ -156,6 +147,16 @@ func stateHome(env Env) string {
 		return filepath.Join(h, ".local", "state")
 	}
 	return xdg.StateHome
+}
+
+func cacheHome(env Env) string {
+	if d := env.Getenv("XDG_CACHE_HOME"); d != "" {
+		return d
+	}
+	if h := env.Getenv("HOME"); h != "" && runtime.GOOS != "darwin" {
+		return filepath.Join(h, ".cache")
+	}
+	return xdg.CacheHome
 }
 
 func configHome(env Env) string {

@@ -51,6 +51,21 @@ type Project struct {
 	// Synonyms maps a word or phrase of the project's to others that mean the same to it, used
 	// both ways when ranking (see synonyms.go); nil when unset.
 	Synonyms map[string][]string
+	// Servers are the MCP servers the project runs (DESIGN §10), by name; never nil. Env values
+	// are kept as written: ${VAR} is expanded when a server starts, so secrets never sit here.
+	Servers map[string]ServerSpec
+}
+
+// ServerSpec is one upstream MCP server of a project, as its file gives it.
+type ServerSpec struct {
+	Command    string
+	Args       []string
+	Env        map[string]string // values may hold ${VAR} references, unexpanded
+	Cwd        string            // "" = the project's directory decides
+	TimeoutMs  int               // 0 = the default (60 s)
+	Allow      []string          // tool names or globs; empty = every tool
+	Deny       []string          // tool names or globs never served
+	ProxyModel string            // "" when unset
 }
 
 // NoProject is what a server runs with when no project is chosen: the whole library, not gated.
@@ -61,6 +76,7 @@ func NoProject() Project {
 		ByteBudget: DefaultByteBudget,
 		IndexCap:   DefaultIndexCap,
 		Priorities: map[string]int{},
+		Servers:    map[string]ServerSpec{},
 	}
 }
 
@@ -132,6 +148,18 @@ type projectFile struct {
 	Priorities map[string]int      `json:"priorities"`
 	ProxyModel *string             `json:"proxyModel"`
 	Synonyms   map[string][]string `json:"synonyms"`
+	Servers    map[string]struct {
+		Command   string            `json:"command"`
+		Args      []string          `json:"args"`
+		Env       map[string]string `json:"env"`
+		Cwd       string            `json:"cwd"`
+		TimeoutMs int               `json:"timeoutMs"`
+		Tools     struct {
+			Allow []string `json:"allow"`
+			Deny  []string `json:"deny"`
+		} `json:"tools"`
+		ProxyModel string `json:"proxyModel"`
+	} `json:"servers"`
 }
 
 // ParseProject parses a project file's text; file names it in errors and gives the project its
@@ -153,6 +181,9 @@ func ParseProject(file string, data []byte) (Project, error) {
 			if pr.Keyword == "propertyNames" && strings.HasPrefix(pr.Field, "priorities.") {
 				key := strings.TrimPrefix(pr.Field, "priorities.")
 				fe.Problems[i].Message = "not a prompt name: priorities are keyed by prompt name, the slug of the title (" + strconv.Quote(promptlib.Slug(key)) + ")"
+			}
+			if pr.Keyword == "propertyNames" && strings.HasPrefix(pr.Field, "servers.") && strings.Count(pr.Field, ".") == 1 {
+				fe.Problems[i].Message = "not a server name: letters, digits, and single '-' or '_' between them, at most 32 (its tools are named NAME__tool)"
 			}
 		}
 		return Project{}, &ProjectError{File: file, Problems: fe.Problems}
@@ -179,5 +210,9 @@ func ParseProject(file string, data []byte) (Project, error) {
 		p.ProxyModel = *f.ProxyModel
 	}
 	p.Synonyms = f.Synonyms
+	for name, s := range f.Servers {
+		p.Servers[name] = ServerSpec{Command: s.Command, Args: s.Args, Env: s.Env, Cwd: s.Cwd, TimeoutMs: s.TimeoutMs,
+			Allow: s.Tools.Allow, Deny: s.Tools.Deny, ProxyModel: s.ProxyModel}
+	}
 	return p, nil
 }

@@ -54,6 +54,23 @@ proxyModel: compact
 			p.Priorities = map[string]int{"x-1": 3}
 		}},
 		{"whole-number float", "byteBudget: 4096.0\n", func(p *Project) { p.ByteBudget = 4096 }},
+		{"servers", `servers:
+  db:
+    command: npx
+    args: [-y, "@example/db-mcp"]
+    env: {TOKEN: "${DB_TOKEN}"}
+    cwd: tools
+    timeoutMs: 5000
+    tools: {allow: ["query*"], deny: [drop_table]}
+    proxyModel: subindex
+  docs: {command: /usr/bin/docs-mcp}
+`, func(p *Project) {
+			p.Servers = map[string]ServerSpec{
+				"db": {Command: "npx", Args: []string{"-y", "@example/db-mcp"}, Env: map[string]string{"TOKEN": "${DB_TOKEN}"},
+					Cwd: "tools", TimeoutMs: 5000, Allow: []string{"query*"}, Deny: []string{"drop_table"}, ProxyModel: "subindex"},
+				"docs": {Command: "/usr/bin/docs-mcp"},
+			}
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -75,7 +92,7 @@ proxyModel: compact
 }
 
 // projectFields is what an unknown top-level field's message lists.
-const projectFields = "byteBudget, folder, gateMode, gated, indexCap, priorities, proxyModel, synonyms"
+const projectFields = "byteBudget, folder, gateMode, gated, indexCap, priorities, proxyModel, servers, synonyms"
 
 func TestLoadProjectProblems(t *testing.T) {
 	tests := []struct {
@@ -115,6 +132,15 @@ func TestLoadProjectProblems(t *testing.T) {
 		}},
 		{"priorities as a list", "folder: Docs\npriorities:\n  - a\n  - b\n", []Problem{
 			{Field: "priorities", Line: 2, Message: "got array, want object"},
+		}},
+		{"server without a command", "servers:\n  db:\n    args: [x]\n", []Problem{
+			{Field: "servers.db", Line: 2, Message: "missing property 'command'"},
+		}},
+		{"server name with a double underscore", "servers:\n  my__db: {command: x}\n", []Problem{
+			{Field: "servers.my__db", Line: 2, Message: "not a server name: letters, digits, and single '-' or '_' between them, at most 32 (its tools are named NAME__tool)"},
+		}},
+		{"server timeout too small", "servers:\n  db: {command: x, timeoutMs: 5}\n", []Problem{
+			{Field: "servers.db.timeoutMs", Line: 2, Message: "minimum: got 5, want 100"},
 		}},
 		{"null document", "~\n", []Problem{
 			{Line: 1, Message: "got null, want object"},

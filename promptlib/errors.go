@@ -34,6 +34,9 @@ const (
 	CodeProcessorStopped     Code = "PROCESSOR_STOPPED"
 	CodeTimeout              Code = "TIMEOUT"
 	CodeInternal             Code = "INTERNAL_ERROR"
+	// For a project's own MCP servers (DESIGN §10).
+	CodeUpstreamUnavailable Code = "UPSTREAM_UNAVAILABLE"
+	CodeUpstreamError       Code = "UPSTREAM_ERROR"
 )
 
 var hints = map[Code]string{
@@ -61,6 +64,8 @@ var hints = map[Code]string{
 	CodeProcessorStopped:     "mcpctl applies this standalone library's writes itself and its queue processor has stopped; health_check gives the reason. Fix it (free disk space, remove a symlink from the import queue) and it resumes on its own, then try again.",
 	CodeTimeout:              "The library took too long to answer; try again, or narrow the request.",
 	CodeInternal:             "This is a bug in mcpctl; try again, and report it if it repeats.",
+	CodeUpstreamUnavailable:  "The project's MCP server named in the message is not running; mcpctl restarts it with backoff, so try again in a few seconds. If it keeps failing, run 'mcpctl get servers' and fix what its last error says.",
+	CodeUpstreamError:        "The project's MCP server named in the message broke the protocol or did not answer in time; try again, or use another tool. Its own log is in mcpctl's stderr.",
 }
 
 // Hint is the one line telling the model what to do next.

@@ -1,0 +1,185 @@
+package upstream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// await returns the server's connection once it is ready. While it is starting it waits, until
+// callCtx ends; a server that has failed or stopped answers at once with an *UnavailableError.
+// When ctx (the caller's own) ends first, its error is returned as it is.
+func (s *Server) await(ctx, callCtx context.Context) (*conn, lists, error) {
+	for {
+		s.mu.Lock()
+		st, c, l, wake := s.state, s.conn, s.lists, s.wake
+		s.mu.Unlock()
+		switch st {
+		case Ready:
+			return c, l, nil
+		case Starting:
+			select {
+			case <-wake:
+				continue
+			case <-callCtx.Done():
+				if ctx.Err() != nil {
+					return nil, lists{}, ctx.Err()
+				}
+				return nil, lists{}, s.unavailable(fmt.Sprintf("did not finish starting within %v", s.timeout),
+					fmt.Sprintf("It may be slow to start: try again shortly, or raise servers.%s.timeoutMs", s.name))
+			}
+		default:
+			return nil, lists{}, s.unavailable("", "")
+		}
+	}
+}
+
+// unavailable builds the error for a server that is not running; reason and hint default to
+// the last failure's.
+func (s *Server) unavailable(reason, hint string) *UnavailableError {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case reason != "":
+	case s.state == Stopped:
+		reason, hint = "mcpctl is not running it", "It runs while mcpctl serve does"
+	default:
+		reason = s.reason
+	}
+	if hint == "" {
+		hint = s.hint
+	}
+	last := s.lastStderr
+	if s.conn != nil {
+		last = s.conn.proc.LastStderr()
+	}
+	return &UnavailableError{Server: s.name, State: s.state, Reason: reason, LastStderr: last, Hint: hint}
+}
+
+// callError sorts a failed request: the caller's own cancellation is returned as it is (the
+// client has already sent notifications/cancelled upstream); a connection that broke because
+// the server died is an *UnavailableError; anything else, a timeout included, a *CallError.
+func (s *Server) callError(ctx, callCtx context.Context, c *conn, method, name string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if callCtx.Err() != nil {
+		return &CallError{Server: s.name, Method: method, Name: name,
+			Err: fmt.Errorf("no answer within %v, so the request was cancelled upstream: %w", s.timeout, context.DeadlineExceeded)}
+	}
+	var te *transport.Error
+	if errors.As(err, &te) || errors.Is(err, transport.ErrTransportClosed) {
+		if s.died(c) {
+			c.proc.settleStderr()
+			ue := s.unavailable(c.proc.exitReason()+" during the call", "mcpctl restarts it with backoff; try again in a few seconds")
+			ue.LastStderr = c.proc.LastStderr()
+			return ue
+		}
+		return s.unavailable("the connection to it broke: "+err.Error(), "mcpctl restarts it with backoff; try again in a few seconds")
+	}
+	return &CallError{Server: s.name, Method: method, Name: name, Err: err}
+}
+
+// CallTool calls the tool served as name (server__tool) with args (the arguments as the client
+// sent them) and returns the upstream's result unchanged, an isError one included. The call
+// has the server's timeout; a server still starting is waited for within it. progress, if
+// not nil, receives the upstream's progress notifications for this call. Errors: ctx's own
+// error when ctx ends (the upstream is sent notifications/cancelled), an *UnavailableError, a
+// *CallError, or ErrUnknown for a name the server does not serve.
+func (s *Server) CallTool(ctx context.Context, name string, args any, progress ProgressFunc) (*mcp.CallToolResult, error) {
+	callCtx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	c, l, err := s.await(ctx, callCtx)
+	if err != nil {
+		return nil, err
+	}
+	own, ok := l.toolOwn[name]
+	if !ok {
+		return nil, fmt.Errorf("%w: server %s serves no tool %s (it may be hidden by the project's tools.allow or tools.deny)", ErrUnknown, s.name, name)
+	}
+	var req mcp.CallToolRequest
+	req.Params.Name = own
+	req.Params.Arguments = args
+	if progress != nil {
+		tok := "mcpctl-progress-" + strconv.FormatInt(s.progressSeq.Add(1), 10)
+		s.mu.Lock()
+		s.progress[tok] = progress
+		s.mu.Unlock()
+		defer func() {
+			s.mu.Lock()
+			delete(s.progress, tok)
+			s.mu.Unlock()
+		}()
+		req.Params.Meta = &mcp.Meta{ProgressToken: tok}
+	}
+	res, err := c.client.CallTool(callCtx, req)
+	if err != nil {
+		return nil, s.callError(ctx, callCtx, c, "tools/call", own, err)
+	}
+	return res, nil
+}
+
+// GetPrompt gets the prompt served as name (server__prompt) with args, like CallTool.
+func (s *Server) GetPrompt(ctx context.Context, name string, args map[string]string) (*mcp.GetPromptResult, error) {
+	callCtx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	c, l, err := s.await(ctx, callCtx)
+	if err != nil {
+		return nil, err
+	}
+	own, ok := l.promptOwn[name]
+	if !ok {
+		return nil, fmt.Errorf("%w: server %s serves no prompt %s", ErrUnknown, s.name, name)
+	}
+	var req mcp.GetPromptRequest
+	req.Params.Name = own
+	req.Params.Arguments = args
+	res, err := c.client.GetPrompt(callCtx, req)
+	if err != nil {
+		return nil, s.callError(ctx, callCtx, c, "prompts/get", own, err)
+	}
+	return res, nil
+}
+
+// ReadResource reads uri from this server, like CallTool. Linked prompts (mcp+server:uri) use
+// it directly; a client's resources/read goes through Supervisor.ReadResource.
+func (s *Server) ReadResource(ctx context.Context, uri string) (*mcp.ReadResourceResult, error) {
+	callCtx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	c, _, err := s.await(ctx, callCtx)
+	if err != nil {
+		return nil, err
+	}
+	var req mcp.ReadResourceRequest
+	req.Params.URI = uri
+	res, err := c.client.ReadResource(callCtx, req)
+	if err != nil {
+		return nil, s.callError(ctx, callCtx, c, "resources/read", uri, err)
+	}
+	return res, nil
+}
+
+// Wait waits until the server is ready or has failed (or is stopped), or ctx ends, and returns
+// its status then. 'mcpctl get servers' uses it to start each server once and report.
+func (s *Server) Wait(ctx context.Context) Status {
+	for {
+		s.mu.Lock()
+		st, wake := s.state, s.wake
+		s.mu.Unlock()
+		if st != Starting {
+			return s.State()
+		}
+		select {
+		case <-wake:
+		case <-ctx.Done():
+			return s.State()
+		}
+	}
+}

@@ -1,0 +1,219 @@
+package upstream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcpctl/mcpctl/gate"
+)
+
+// The test binary plays three parts, chosen by environment variables before any test runs:
+// an upstream MCP server (envUpstream), a parent process running a Supervisor that the test
+// kills with SIGKILL (envParent), and a plain sleeper a server starts as its grandchild.
+const (
+	envUpstream = "MCPCTL_TEST_UPSTREAM" // be an upstream server
+	envMark     = "MCPCTL_TEST_MARK"     // a directory where the server leaves files for the test
+	envSlow     = "MCPCTL_TEST_SLOW"     // a duration the server waits before it serves
+	envHold     = "MCPCTL_TEST_HOLD"     // "1": ignore SIGTERM and stay alive after stdin ends
+	envParent   = "MCPCTL_TEST_PARENT"   // be a parent running a supervisor
+	envSleeper  = "MCPCTL_TEST_SLEEPER"  // sleep until killed
+	envGarbage  = "MCPCTL_TEST_GARBAGE"  // "1": write lines that are not JSON-RPC to stdout first
+	envExit     = "MCPCTL_TEST_EXIT"     // "1": say why on stderr and exit 1 without serving
+)
+
+// bigResult is the size of the big tool's result.
+const bigResult = 200 * 1024
+
+func TestMain(m *testing.M) {
+	switch {
+	case os.Getenv(envUpstream) == "1":
+		os.Exit(runTestUpstream())
+	case os.Getenv(envParent) == "1":
+		os.Exit(runTestParent())
+	case os.Getenv(envSleeper) == "1":
+		signal.Ignore(syscall.SIGTERM)
+		select {}
+	}
+	os.Exit(m.Run())
+}
+
+// mark writes a file into the mark directory, for the test to wait on.
+func mark(name, text string) {
+	if dir := os.Getenv(envMark); dir != "" {
+		tmp := filepath.Join(dir, "."+name)
+		_ = os.WriteFile(tmp, []byte(text), 0o600)
+		_ = os.Rename(tmp, filepath.Join(dir, name))
+	}
+}
+
+// runTestUpstream is a small MCP server over stdio with tools that exercise what the supervisor
+// must handle.
+func runTestUpstream() int {
+	if os.Getenv(envHold) == "1" {
+		signal.Ignore(syscall.SIGTERM)
+	}
+	fmt.Fprintln(os.Stderr, "test upstream: starting")
+	if os.Getenv(envExit) == "1" {
+		fmt.Fprintln(os.Stderr, "test upstream: cannot open the database")
+		return 1
+	}
+	if os.Getenv(envGarbage) == "1" {
+		fmt.Println("Server starting on stdio... (a log line on the wrong stream)")
+		fmt.Println(`{"not": "json-rpc"}`)
+		fmt.Println(`{"jsonrpc": "2.0", "id": 9999, "result": {}}`) // a reply to nothing
+	}
+	if d, err := time.ParseDuration(os.Getenv(envSlow)); err == nil {
+		time.Sleep(d) // the slow start under test, not synchronisation
+	}
+	// Count tools/list pages, so the test sees that every page was asked for.
+	hooks := &server.Hooks{}
+	pages := 0
+	hooks.AddAfterListTools(func(ctx context.Context, id any, req *mcp.ListToolsRequest, res *mcp.ListToolsResult) {
+		pages++
+		mark("tools-pages", strconv.Itoa(pages))
+	})
+	s := server.NewMCPServer("test-upstream", "1.0", server.WithPaginationLimit(2), server.WithHooks(hooks),
+		server.WithToolCapabilities(true), server.WithPromptCapabilities(true), server.WithResourceCapabilities(false, true))
+	text := func(t string) *mcp.CallToolResult { return mcp.NewToolResultText(t) }
+	s.AddTool(mcp.NewTool("small", mcp.WithDescription("a small result"), mcp.WithString("word"),
+		mcp.WithReadOnlyHintAnnotation(true)),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return text("small: " + req.GetString("word", "")), nil
+		})
+	s.AddTool(mcp.NewTool("big", mcp.WithDescription("a 200 KB result")),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			line := strings.Repeat("x", 99) + "\n"
+			return text(strings.Repeat(line, bigResult/100)), nil
+		})
+	s.AddTool(mcp.NewTool("block", mcp.WithDescription("blocks until cancelled")),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			mark("block-started", "")
+			<-ctx.Done()
+			mark("block-cancelled", ctx.Err().Error())
+			return nil, ctx.Err()
+		})
+	s.AddTool(mcp.NewTool("crash", mcp.WithDescription("exits the process")),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			fmt.Fprintln(os.Stderr, "fatal: crash requested")
+			os.Exit(3)
+			return nil, nil
+		})
+	s.AddTool(mcp.NewTool("fail", mcp.WithDescription("an isError result")),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultError("fail: as asked"), nil
+		})
+	s.AddTool(mcp.NewTool("broken", mcp.WithDescription("a handler error, which mcp-go answers as a JSON-RPC error")),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return nil, errors.New("broken: handler failed")
+		})
+	s.AddTool(mcp.NewTool("env", mcp.WithDescription("returns $TOKEN")),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return text(os.Getenv("TOKEN")), nil
+		})
+	s.AddTool(mcp.NewTool("spawn", mcp.WithDescription("starts a grandchild and returns its pid")),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			exe, _ := os.Executable()
+			c := exec.Command(exe)
+			c.Env = append(os.Environ(), envUpstream+"=", envSleeper+"=1")
+			if err := c.Start(); err != nil {
+				return mcp.NewToolResultError(err.Error()), nil
+			}
+			go c.Wait()
+			return text(strconv.Itoa(c.Process.Pid)), nil
+		})
+	s.AddTool(mcp.NewTool("progress", mcp.WithDescription("reports progress three times")),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			tok := req.Params.Meta.ProgressToken
+			for i := 1; i <= 3; i++ {
+				_ = server.ServerFromContext(ctx).SendNotificationToClient(ctx, "notifications/progress",
+					map[string]any{"progressToken": tok, "progress": i, "total": 3, "message": fmt.Sprintf("step %d", i)})
+			}
+			// mcp-go may write the response before queued notifications; answer only once the
+			// test has seen the last step (it leaves a file), or give up after a while.
+			seen := filepath.Join(os.Getenv(envMark), "progress-seen")
+			for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+				if _, err := os.Stat(seen); err == nil {
+					break
+				}
+			}
+			return text("done"), nil
+		})
+	s.AddTool(mcp.NewTool("add_tool", mcp.WithDescription("adds the tool extra, so the server sends list_changed")),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			s.AddTool(mcp.NewTool("extra"), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return text("extra"), nil
+			})
+			return text("added"), nil
+		})
+	s.AddTool(mcp.NewToolWithRawSchema("schema", "a schema with $defs",
+		[]byte(`{"type":"object","$defs":{"id":{"type":"string","pattern":"^[a-z]+$"}},"properties":{"id":{"$ref":"#/$defs/id"}},"required":["id"]}`)),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return text("ok"), nil
+		})
+	s.AddTool(mcp.NewTool(strings.Repeat("long", 17)+".name"), // 73 characters and a dot
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return text("long"), nil
+		})
+	s.AddTool(mcp.NewTool("secret_admin"),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return text("should be denied"), nil
+		})
+	s.AddPrompt(mcp.NewPrompt("greet", mcp.WithPromptDescription("greets"), mcp.WithArgument("name", mcp.RequiredArgument())),
+		func(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return mcp.NewGetPromptResult("greeting", []mcp.PromptMessage{
+				mcp.NewPromptMessage(mcp.RoleUser, mcp.NewTextContent("Hello, "+req.Params.Arguments["name"])),
+			}), nil
+		})
+	s.AddResource(mcp.NewResource("test://readme", "readme", mcp.WithMIMEType("text/markdown")),
+		func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+			return []mcp.ResourceContents{mcp.TextResourceContents{URI: req.Params.URI, MIMEType: "text/markdown", Text: "# Read me"}}, nil
+		})
+	s.AddResourceTemplate(mcp.NewResourceTemplate("test://item/{id}", "item"),
+		func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+			return []mcp.ResourceContents{mcp.TextResourceContents{URI: req.Params.URI, Text: "item " + req.Params.URI}}, nil
+		})
+	err := server.NewStdioServer(s).Listen(context.Background(), os.Stdin, os.Stdout)
+	if os.Getenv(envHold) == "1" {
+		select {} // outlive stdin: only a signal it cannot ignore ends it
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "test upstream:", err)
+		return 1
+	}
+	return 0
+}
+
+// runTestParent runs a supervisor with one held test server, writes the server's pid to
+// child.pid in the mark directory once it is ready, and waits to be killed.
+func runTestParent() int {
+	exe, _ := os.Executable()
+	spec := gate.ServerSpec{Command: exe, Env: map[string]string{envUpstream: "1", envParent: "", envHold: "1"}}
+	sup := New(map[string]gate.ServerSpec{"held": spec}, Options{Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))})
+	ready := make(chan struct{}, 1)
+	sup.OnChange(func() {
+		select {
+		case ready <- struct{}{}:
+		default:
+		}
+	})
+	sup.Start(context.Background())
+	for sup.Server("held").State().State != Ready {
+		<-ready
+	}
+	mark("child.pid", strconv.Itoa(sup.Server("held").State().PID))
+	select {}
+}

@@ -1,0 +1,190 @@
+package upstream
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// maxStderrLine bounds the stderr line kept for errors; longer lines are cut.
+const maxStderrLine = 512
+
+// process is one run of a server's command: a child in its own process group, its stdin and
+// stdout as the MCP channel, its stderr read line by line into the log.
+type process struct {
+	cmd    *exec.Cmd
+	stdin  *os.File // our end of the child's stdin
+	stdout *os.File // our end of the child's stdout
+
+	exited  chan struct{} // closed once the child has exited and been reaped
+	waitErr error         // why it exited; read after exited is closed
+
+	stderrDone chan struct{} // closed when the stderr reader has returned
+	stderrR    *os.File
+
+	mu         sync.Mutex
+	lastStderr string
+}
+
+// startProcess starts cmd with pipes of our own for all three streams. os/exec's own pipes
+// would make Wait wait for a grandchild that holds stderr open, and Wait would close stdout
+// under the MCP reader; with plain files Wait returns when the child exits and we close our ends
+// when we are done with them.
+func startProcess(cmd *exec.Cmd, log *slog.Logger) (*process, error) {
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		closeAll(inR, inW)
+		return nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		closeAll(inR, inW, outR, outW)
+		return nil, err
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	cmd.SysProcAttr = procAttr()
+	if err := cmd.Start(); err != nil {
+		closeAll(inR, inW, outR, outW, errR, errW)
+		return nil, err
+	}
+	closeAll(inR, outW, errW) // the child's ends; it holds its own copies
+	p := &process{cmd: cmd, stdin: inW, stdout: outR, stderrR: errR,
+		exited: make(chan struct{}), stderrDone: make(chan struct{})}
+	go func() {
+		p.waitErr = cmd.Wait()
+		close(p.exited)
+	}()
+	go p.readStderr(log)
+	return p, nil
+}
+
+func closeAll(files ...*os.File) {
+	for _, f := range files {
+		f.Close()
+	}
+}
+
+// readStderr sends each stderr line to the log (never to stdout, which is mcpctl's MCP channel)
+// and keeps the last non-empty one for errors.
+func (p *process) readStderr(log *slog.Logger) {
+	defer close(p.stderrDone)
+	r := bufio.NewReaderSize(p.stderrR, 4096)
+	for {
+		line, err := r.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			// An endless line: log it in pieces rather than hold it all.
+			err = nil
+		}
+		if text := string(bytes.TrimRight(line, "\r\n")); text != "" {
+			log.Info("upstream stderr", "line", text)
+			if len(text) > maxStderrLine {
+				text = text[:maxStderrLine] + "…"
+			}
+			p.mu.Lock()
+			p.lastStderr = text
+			p.mu.Unlock()
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// LastStderr is the last non-empty line the child wrote to stderr.
+func (p *process) LastStderr() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.lastStderr
+}
+
+// settleStderr waits a moment for the stderr reader to reach the end after the child has
+// exited, so that the last line it wrote before dying is the one reported. A child still
+// running, or a grandchild holding stderr, costs nothing or at most the moment.
+func (p *process) settleStderr() {
+	select {
+	case <-p.exited:
+	default:
+		return
+	}
+	t := time.NewTimer(200 * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-p.stderrDone:
+	case <-t.C:
+	}
+}
+
+// pid is the child's process id, which is also its process group's id.
+func (p *process) pid() int { return p.cmd.Process.Pid }
+
+// exitReason says how the child ended; call after exited is closed.
+func (p *process) exitReason() string {
+	if p.waitErr == nil {
+		return "exited with status 0"
+	}
+	return "exited: " + p.waitErr.Error()
+}
+
+// stop ends the child and everything in its process group: it closes the child's stdin (an MCP
+// server's cue to exit), sends SIGTERM to the group, and after grace SIGKILL. It returns once
+// the child has been reaped and our ends of its pipes are closed. Safe to call after the child
+// has exited by itself.
+func (p *process) stop(grace time.Duration) {
+	p.stdin.Close()
+	killGroup(p.pid(), syscall.SIGTERM)
+	t := time.NewTimer(grace)
+	select {
+	case <-p.exited:
+	case <-t.C:
+		killGroup(p.pid(), syscall.SIGKILL)
+		<-p.exited
+	}
+	t.Stop()
+	// The leader is gone; sweep anything it left in its group that ignored SIGTERM. The group
+	// id cannot be reused while a member lives, so this reaches only our own.
+	killGroup(p.pid(), syscall.SIGKILL)
+	p.stdout.Close()
+	// A grandchild that left the group may still hold stderr: stop reading rather than wait.
+	select {
+	case <-p.stderrDone:
+	case <-time.After(time.Second):
+		p.stderrR.Close()
+		<-p.stderrDone
+	}
+	p.stderrR.Close()
+}
+
+// killGroup signals every process in the group pgid; an empty group is not an error.
+func killGroup(pgid int, sig syscall.Signal) {
+	if pgid <= 0 {
+		return // never signal our own group or every process
+	}
+	_ = syscall.Kill(-pgid, sig)
+}
+
+// commandError says what to fix when a command cannot be started at all.
+func commandError(name, command string, err error) (reason, hint string) {
+	switch {
+	case errors.Is(err, exec.ErrNotFound):
+		return fmt.Sprintf("command %q not found in PATH", command),
+			fmt.Sprintf("Install it, or give servers.%s.command as an absolute path in the project file", name)
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Sprintf("command or cwd does not exist: %v", err),
+			fmt.Sprintf("Check servers.%s.command and cwd in the project file", name)
+	case errors.Is(err, os.ErrPermission):
+		return fmt.Sprintf("command cannot be run: %v", err),
+			fmt.Sprintf("Make servers.%s.command executable (chmod +x)", name)
+	}
+	return "cannot start: " + err.Error(), fmt.Sprintf("Check servers.%s in the project file", name)
+}

@@ -1,0 +1,464 @@
+package upstream
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpctl/mcpctl/gate"
+	"github.com/mcpctl/mcpctl/promptlib"
+)
+
+func TestServesUpstream(t *testing.T) {
+	spec, markDir := testSpec(t, map[string]string{"TOKEN": "tok-${TEST_TOKEN}-$HOME"})
+	spec.Deny = []string{"secret_*"}
+	sup, _ := startSupervisor(t, map[string]gate.ServerSpec{"tu": spec}, Options{})
+	srv := sup.Server("tu")
+	st := waitState(t, srv, Ready)
+
+	// Every page of the server's list (two tools a page) is followed; deny applies.
+	var names []string
+	byName := map[string]Tool{}
+	for _, tl := range sup.Tools() {
+		names = append(names, tl.Tool.Name)
+		byName[tl.Tool.Name] = tl
+	}
+	long := "tu__" + strings.Repeat("long", 14) + "l_"
+	want := []string{"tu__add_tool", "tu__big", "tu__block", "tu__broken", "tu__crash", "tu__env", "tu__fail", "tu__progress", "tu__schema", "tu__small", "tu__spawn"}
+	for _, w := range want {
+		if _, ok := byName[w]; !ok {
+			t.Errorf("got tools %v, want %s among them", names, w)
+		}
+	}
+	if len(names) != len(want)+1 || st.Tools != len(names) {
+		t.Errorf("got %d tools (status says %d), want %d: %v", len(names), st.Tools, len(want)+1, names)
+	}
+	valid := regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+	var longName string
+	for _, n := range names {
+		if !valid.MatchString(n) {
+			t.Errorf("tool name %q is not 1-64 of [A-Za-z0-9_-]", n)
+		}
+		if strings.HasPrefix(n, long[:20]) {
+			longName = n
+		}
+	}
+	if got := byName[longName].Own; got != strings.Repeat("long", 17)+".name" {
+		t.Errorf("long tool %q has own name %q", longName, got)
+	}
+
+	// 14 tools at 2 a page: all 7 pages were asked for.
+	if got := waitMark(t, markDir, "tools-pages"); got != "7" {
+		t.Errorf("the server was asked for %s pages of tools, want 7", got)
+	}
+
+	// The upstream's own schema and annotations, as it sent them.
+	var schema map[string]any
+	if err := json.Unmarshal(byName["tu__schema"].Tool.RawInputSchema, &schema); err != nil || schema["$defs"] == nil {
+		t.Errorf("got input schema %s, want the upstream's with $defs", byName["tu__schema"].Tool.RawInputSchema)
+	}
+	if ro := byName["tu__small"].Tool.Annotations.ReadOnlyHint; ro == nil || !*ro {
+		t.Errorf("got readOnlyHint %v, want true", ro)
+	}
+
+	ctx := context.Background()
+	tests := []struct {
+		tool    string
+		args    map[string]any
+		want    string
+		isError bool
+	}{
+		{"tu__small", map[string]any{"word": "hi"}, "small: hi", false},
+		{"tu__fail", nil, "fail: as asked", true},
+		{"tu__env", nil, "tok-s3cret-$HOME", false},
+		{longName, nil, "long", false},
+	}
+	for _, tt := range tests {
+		res, err := sup.CallTool(ctx, tt.tool, tt.args, nil)
+		if err != nil {
+			t.Errorf("CallTool(%s): %v", tt.tool, err)
+			continue
+		}
+		if got := resultText(t, res); got != tt.want || res.IsError != tt.isError {
+			t.Errorf("CallTool(%s) = %q isError=%v, want %q isError=%v", tt.tool, got, res.IsError, tt.want, tt.isError)
+		}
+	}
+	res, err := sup.CallTool(ctx, "tu__big", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(resultText(t, res)); got != bigResult {
+		t.Errorf("big result has %d bytes, want %d", got, bigResult)
+	}
+	// A protocol error is UPSTREAM_ERROR, naming the server and keeping the cause.
+	_, err = sup.CallTool(ctx, "tu__broken", nil, nil)
+	var ce *CallError
+	if !errors.As(err, &ce) || ce.Server != "tu" || ce.Name != "broken" || ToolError(err).Code != promptlib.CodeUpstreamError {
+		t.Errorf("handler error: got %v, want a CallError for tu's broken", err)
+	}
+	_, err = srv.ReadResource(ctx, "test://nope")
+	if !errors.As(err, &ce) || !errors.Is(err, mcp.ErrResourceNotFound) {
+		t.Errorf("reading a missing resource: got %v, want a CallError wrapping ErrResourceNotFound", err)
+	}
+	if _, err := sup.CallTool(ctx, "tu__secret_admin", nil, nil); !errors.Is(err, ErrUnknown) {
+		t.Errorf("calling a denied tool: got %v, want ErrUnknown", err)
+	}
+
+	// Progress reaches the caller's callback.
+	var mu sync.Mutex
+	var steps []string
+	res, err = sup.CallTool(ctx, "tu__progress", nil, func(p, total float64, msg string) {
+		mu.Lock()
+		steps = append(steps, msg)
+		mu.Unlock()
+		if p == 3 {
+			os.WriteFile(filepath.Join(markDir, "progress-seen"), nil, 0o600)
+		}
+	})
+	if err != nil || resultText(t, res) != "done" {
+		t.Fatalf("progress call: %v", err)
+	}
+	// The tool answers only after the last step reached us (see runTestUpstream).
+	mu.Lock()
+	if got := strings.Join(steps, ","); got != "step 1,step 2,step 3" {
+		t.Errorf("got progress %q, want step 1..3", got)
+	}
+	mu.Unlock()
+
+	// Prompts and resources, templates included.
+	if ps := sup.Prompts(); len(ps) != 1 || ps[0].Prompt.Name != "tu__greet" || ps[0].Own != "greet" {
+		t.Errorf("got prompts %+v, want tu__greet", ps)
+	}
+	pr, err := sup.GetPrompt(ctx, "tu__greet", map[string]string{"name": "Ada"})
+	if err != nil || len(pr.Messages) != 1 || pr.Messages[0].Content.(mcp.TextContent).Text != "Hello, Ada" {
+		t.Errorf("GetPrompt: %+v, %v", pr, err)
+	}
+	if rs := sup.Resources(); len(rs) != 1 || rs[0].Resource.URI != "test://readme" {
+		t.Errorf("got resources %+v", rs)
+	}
+	if ts := sup.ResourceTemplates(); len(ts) != 1 || ts[0].Template.URITemplate.Raw() != "test://item/{id}" {
+		t.Errorf("got templates %+v", ts)
+	}
+	for uri, want := range map[string]string{"test://readme": "# Read me", "test://item/42": "item test://item/42"} {
+		rr, err := sup.ReadResource(ctx, uri)
+		if err != nil {
+			t.Errorf("ReadResource(%s): %v", uri, err)
+			continue
+		}
+		if got := rr.Contents[0].(mcp.TextResourceContents).Text; got != want {
+			t.Errorf("ReadResource(%s) = %q, want %q", uri, got, want)
+		}
+	}
+	if _, err := sup.ReadResource(ctx, "other://x"); !errors.Is(err, ErrUnknown) {
+		t.Errorf("ReadResource of nobody's URI: got %v, want ErrUnknown", err)
+	}
+}
+
+func TestStartReturnsBeforeSlowServerIsReady(t *testing.T) {
+	spec, _ := testSpec(t, map[string]string{envSlow: "2s"})
+	sup, _ := startSupervisor(t, map[string]gate.ServerSpec{"slow": spec}, Options{})
+	// The server sleeps 2 s before it answers initialize: had Start waited, it would be ready.
+	if st := sup.Server("slow").State(); st.State != Starting {
+		t.Fatalf("right after Start the state is %s, want starting", st.State)
+	}
+	// A call made now waits for it, within the call's timeout.
+	res, err := sup.CallTool(context.Background(), "slow__small", map[string]any{"word": "late"}, nil)
+	if err != nil {
+		t.Fatalf("call to a starting server: %v", err)
+	}
+	if got := resultText(t, res); got != "small: late" {
+		t.Errorf("got %q", got)
+	}
+}
+
+func TestStartingServerTimesOut(t *testing.T) {
+	spec, _ := testSpec(t, map[string]string{envSlow: "1h"})
+	spec.TimeoutMs = 200
+	sup, _ := startSupervisor(t, map[string]gate.ServerSpec{"stuck": spec}, Options{})
+	_, err := sup.CallTool(context.Background(), "stuck__small", nil, nil)
+	var ue *UnavailableError
+	if !errors.As(err, &ue) || !strings.Contains(ue.Reason, "did not finish starting") {
+		t.Fatalf("got %v, want an UnavailableError saying it did not finish starting", err)
+	}
+	st := waitState(t, sup.Server("stuck"), Failed)
+	if !strings.Contains(st.LastError, "did not finish initializing within 200ms") || st.LastStderr != "test upstream: starting" {
+		t.Errorf("got last error %q, last stderr %q", st.LastError, st.LastStderr)
+	}
+}
+
+func TestServerDiesAndComesBack(t *testing.T) {
+	spec, _ := testSpec(t, nil)
+	// A restart delay long enough that the calls below see the server down.
+	sup, ch := startSupervisor(t, map[string]gate.ServerSpec{"tu": spec}, Options{MinBackoff: 500 * time.Millisecond, MaxBackoff: time.Second})
+	srv := sup.Server("tu")
+	first := waitState(t, srv, Ready)
+	ctx := context.Background()
+	changesBefore := ch.n.Load()
+
+	// The crash tool exits the process in the middle of the call.
+	_, err := sup.CallTool(ctx, "tu__crash", nil, nil)
+	var ue *UnavailableError
+	if !errors.As(err, &ue) || ue.Server != "tu" || ue.LastStderr != "fatal: crash requested" || !strings.Contains(ue.Reason, "exit status 3") {
+		t.Fatalf("crash call: got %v, want an UnavailableError naming tu, exit status 3 and its last stderr line", err)
+	}
+	st := waitState(t, srv, Failed)
+	if st.Tools != 0 || len(sup.Tools()) != 0 {
+		t.Errorf("a dead server still lists %d tools", len(sup.Tools()))
+	}
+	if ch.n.Load() == changesBefore {
+		t.Error("OnChange did not fire when the server's tools went away")
+	}
+
+	// The next call is answered at once, as a tool result the model can read.
+	_, err = sup.CallTool(ctx, "tu__small", nil, nil)
+	te := ToolError(err)
+	if te == nil || te.Code != promptlib.CodeUpstreamUnavailable || !strings.Contains(te.Message, "server tu") ||
+		!strings.Contains(te.Message, "fatal: crash requested") || te.Hint() == "" {
+		t.Fatalf("call to a dead server: got %v (tool error %+v)", err, te)
+	}
+
+	// It comes back, and calls work again.
+	again := waitState(t, srv, Ready)
+	if again.PID == first.PID || again.Restarts != 1 {
+		t.Errorf("after the restart: pid %d (was %d), restarts %d, want a new pid and 1", again.PID, first.PID, again.Restarts)
+	}
+	if _, err := sup.CallTool(ctx, "tu__small", nil, nil); err != nil {
+		t.Errorf("call after the restart: %v", err)
+	}
+
+	// Killed from outside, it is noticed and restarted the same way.
+	if err := syscall.Kill(again.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	st = waitState(t, srv, Failed)
+	if !strings.Contains(st.LastError, "signal: killed") {
+		t.Errorf("got last error %q, want it killed", st.LastError)
+	}
+	if _, err := sup.CallTool(ctx, "tu__small", nil, nil); !errors.Is(err, ErrUnavailable) {
+		t.Errorf("call to a killed server: got %v, want ErrUnavailable", err)
+	}
+	waitState(t, srv, Ready)
+}
+
+func TestCancelledCallIsCancelledUpstream(t *testing.T) {
+	spec, markDir := testSpec(t, nil)
+	sup, _ := startSupervisor(t, map[string]gate.ServerSpec{"tu": spec}, Options{})
+	waitState(t, sup.Server("tu"), Ready)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := sup.CallTool(ctx, "tu__block", nil, nil)
+		done <- err
+	}()
+	waitMark(t, markDir, "block-started")
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled call: got %v, want context.Canceled", err)
+	}
+	if got := waitMark(t, markDir, "block-cancelled"); got != context.Canceled.Error() {
+		t.Errorf("upstream handler ended with %q, want it cancelled", got)
+	}
+	// Only the call ended, not the server.
+	if _, err := sup.CallTool(context.Background(), "tu__small", nil, nil); err != nil {
+		t.Errorf("call after the cancellation: %v", err)
+	}
+}
+
+func TestCallTimeout(t *testing.T) {
+	spec, markDir := testSpec(t, nil)
+	spec.TimeoutMs = 300
+	sup, _ := startSupervisor(t, map[string]gate.ServerSpec{"tu": spec}, Options{})
+	waitState(t, sup.Server("tu"), Ready)
+	_, err := sup.CallTool(context.Background(), "tu__block", nil, nil)
+	var ce *CallError
+	if !errors.As(err, &ce) || !errors.Is(err, context.DeadlineExceeded) || ToolError(err).Code != promptlib.CodeUpstreamError {
+		t.Fatalf("got %v, want a CallError for the deadline (UPSTREAM_ERROR)", err)
+	}
+	waitMark(t, markDir, "block-cancelled")
+}
+
+func TestListChanged(t *testing.T) {
+	spec, _ := testSpec(t, nil)
+	sup, ch := startSupervisor(t, map[string]gate.ServerSpec{"tu": spec}, Options{})
+	waitState(t, sup.Server("tu"), Ready)
+	before := ch.n.Load()
+	if _, err := sup.CallTool(context.Background(), "tu__add_tool", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "tu__extra to be listed", func() bool {
+		for _, tl := range sup.Tools() {
+			if tl.Tool.Name == "tu__extra" {
+				return true
+			}
+		}
+		return false
+	})
+	if ch.n.Load() == before {
+		t.Error("OnChange did not fire for list_changed")
+	}
+	res, err := sup.CallTool(context.Background(), "tu__extra", nil, nil)
+	if err != nil || resultText(t, res) != "extra" {
+		t.Errorf("calling the new tool: %v", err)
+	}
+}
+
+func TestGarbageOnStdoutIsSkipped(t *testing.T) {
+	spec, _ := testSpec(t, map[string]string{envGarbage: "1"})
+	sup, _ := startSupervisor(t, map[string]gate.ServerSpec{"tu": spec}, Options{})
+	res, err := sup.CallTool(context.Background(), "tu__small", map[string]any{"word": "fine"}, nil)
+	if err != nil || resultText(t, res) != "small: fine" {
+		t.Errorf("call to a server that wrote garbage first: %v", err)
+	}
+}
+
+func TestServerThatNeverStartsIsRestarted(t *testing.T) {
+	spec, _ := testSpec(t, map[string]string{envExit: "1"})
+	sup, _ := startSupervisor(t, map[string]gate.ServerSpec{"db": spec}, Options{MinBackoff: 10 * time.Millisecond, MaxBackoff: 40 * time.Millisecond})
+	srv := sup.Server("db")
+	var st Status
+	eventually(t, "three restarts", func() bool { st = srv.State(); return st.Restarts >= 3 })
+	st = waitState(t, srv, Failed)
+	if !strings.Contains(st.LastError, "exit status 1 while starting") || st.LastStderr != "test upstream: cannot open the database" {
+		t.Errorf("got last error %q, last stderr %q", st.LastError, st.LastStderr)
+	}
+	_, err := sup.CallTool(context.Background(), "db__small", nil, nil)
+	te := ToolError(err)
+	if te == nil || te.Code != promptlib.CodeUpstreamUnavailable || !strings.Contains(te.Message, "cannot open the database") {
+		// A call that lands while a restart is under way waits for it and fails the same way.
+		t.Errorf("got %v, want UPSTREAM_UNAVAILABLE with the stderr line", err)
+	}
+}
+
+func TestCommandThatCannotStart(t *testing.T) {
+	tests := []struct {
+		name, command, reason, hint string
+	}{
+		{"not in PATH", "mcpctl-no-such-server", "not found in PATH", "absolute path"},
+		{"missing path", "/nonexistent/server", "does not exist", "Check servers.bad.command"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sup, _ := startSupervisor(t, map[string]gate.ServerSpec{"bad": {Command: tt.command}}, Options{Environ: []string{"PATH=/nonexistent"}})
+			st := waitState(t, sup.Server("bad"), Failed)
+			if !strings.Contains(st.LastError, tt.reason) {
+				t.Errorf("got last error %q, want %q", st.LastError, tt.reason)
+			}
+			_, err := sup.CallTool(context.Background(), "bad__x", nil, nil)
+			var ue *UnavailableError
+			if !errors.As(err, &ue) || !strings.Contains(ue.Hint, tt.hint) {
+				t.Errorf("got %v, want an UnavailableError with a hint about %q", err, tt.hint)
+			}
+		})
+	}
+}
+
+func TestCloseKillsProcessGroup(t *testing.T) {
+	tests := []struct {
+		name string
+		env  map[string]string
+	}{
+		{"exits on stdin EOF", nil},
+		{"ignores SIGTERM and EOF", map[string]string{envHold: "1"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			spec, _ := testSpec(t, tt.env)
+			sup, _ := startSupervisor(t, map[string]gate.ServerSpec{"tu": spec}, Options{StopGrace: 300 * time.Millisecond})
+			st := waitState(t, sup.Server("tu"), Ready)
+			res, err := sup.CallTool(context.Background(), "tu__spawn", nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			grandchild, err := strconv.Atoi(resultText(t, res))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := sup.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if got := sup.Server("tu").State().State; got != Stopped {
+				t.Errorf("after Close the state is %s, want stopped", got)
+			}
+			var ue *UnavailableError
+			if _, err := sup.CallTool(context.Background(), "tu__small", nil, nil); !errors.As(err, &ue) || ue.State != Stopped {
+				t.Errorf("call after Close: got %v, want an UnavailableError for a stopped server", err)
+			}
+			for _, pid := range []int{st.PID, grandchild} {
+				eventually(t, "process "+strconv.Itoa(pid)+" to be gone", func() bool { return gone(pid) })
+			}
+		})
+	}
+}
+
+func TestNoOrphanAfterParentSIGKILL(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	markDir := t.TempDir()
+	parent := exec.Command(exe)
+	parent.Env = append(os.Environ(), envParent+"=1", envMark+"="+markDir)
+	parent.Stderr = logWriter{t}
+	if err := parent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { parent.Process.Kill(); parent.Wait() })
+	child, err := strconv.Atoi(waitMark(t, markDir, "child.pid"))
+	if err != nil || child <= 0 {
+		t.Fatalf("child pid: %v", err)
+	}
+	if gone(child) {
+		t.Fatal("the child is gone before its parent was killed")
+	}
+	// The child ignores SIGTERM and outlives its stdin: only the parent-death signal ends it.
+	if err := parent.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	parent.Wait()
+	eventually(t, "the upstream child of a SIGKILLed parent to be gone", func() bool { return gone(child) })
+}
+
+func TestConcurrentCalls(t *testing.T) {
+	spec, _ := testSpec(t, nil)
+	sup, _ := startSupervisor(t, map[string]gate.ServerSpec{"tu": spec}, Options{})
+	const n = 40
+	errs := make(chan error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tool, want := "tu__small", "small: "+strconv.Itoa(i)
+			if i%8 == 0 {
+				tool, want = "tu__big", ""
+			}
+			res, err := sup.CallTool(context.Background(), tool, map[string]any{"word": strconv.Itoa(i)}, nil)
+			switch {
+			case err != nil:
+				errs <- err
+			case want != "" && textOf(res) != want:
+				errs <- errors.New("got " + textOf(res) + ", want " + want)
+			case want == "" && len(textOf(res)) != bigResult:
+				errs <- errors.New("big result of the wrong size")
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}

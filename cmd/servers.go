@@ -1,0 +1,250 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/mcpctl/mcpctl/cmd/internal/trust"
+	"github.com/mcpctl/mcpctl/cmd/internal/upstream"
+	"github.com/mcpctl/mcpctl/gate"
+)
+
+// The server commands show a project's own MCP servers (DESIGN §10) by starting them.
+
+// serversProject is a project whose servers a command shows, and whether it may start them.
+type serversProject struct {
+	gate.Project
+	trusted bool   // a repository file must be trusted; a file in the projects directory is the user's own
+	why     string // when not trusted, why and which command trusts it
+}
+
+// resolveServersProject finds the project: --project NAME (or $MCPCTL_PROJECT) in the projects
+// directory, else the repository's .mcpctl/project.yaml from the working directory upwards.
+func resolveServersProject(env Env, name string) (serversProject, error) {
+	if name != "" || env.Getenv("MCPCTL_PROJECT") != "" {
+		p, err := loadProject(env, name)
+		if err != nil {
+			return serversProject{}, err
+		}
+		return serversProject{Project: *p, trusted: true}, nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return serversProject{}, err
+	}
+	r, err := trustStore(env).LoadRepo(wd)
+	if errors.Is(err, trust.ErrNotFound) {
+		return serversProject{}, &usageError{msg: "no project: give --project NAME, or run this inside a repository with .mcpctl/project.yaml",
+			hint: "mcpctl get projects lists the projects in " + projectsDir(env)}
+	}
+	if err != nil {
+		return serversProject{}, err
+	}
+	return serversProject{Project: r.Project, trusted: r.Trusted, why: r.Reason}, nil
+}
+
+func trustStore(env Env) trust.Store {
+	return trust.Store{Dir: filepath.Join(stateHome(env), "mcpctl", "trust")}
+}
+
+// cliLogger is quiet unless LOG_LEVEL asks: the commands report servers' errors in their
+// tables, and their stderr chatter would bury them.
+func cliLogger(env Env) *slog.Logger {
+	var level slog.Level
+	switch strings.ToLower(env.Getenv("LOG_LEVEL")) {
+	case "debug":
+		level = slog.LevelDebug
+	case "info":
+		level = slog.LevelInfo
+	case "warn", "warning":
+		level = slog.LevelWarn
+	default:
+		return slog.New(slog.DiscardHandler)
+	}
+	return slog.New(slog.NewJSONHandler(env.Stderr, &slog.HandlerOptions{Level: level}))
+}
+
+// startServers starts the project's servers (all, or only the one named) and waits until each
+// is ready or has failed, within its timeout. The caller closes the supervisor.
+func startServers(ctx context.Context, env Env, p serversProject, only string) *upstream.Supervisor {
+	specs := p.Servers
+	if only != "" {
+		specs = map[string]gate.ServerSpec{only: p.Servers[only]}
+	}
+	sup := upstream.New(specs, upstream.Options{Logger: cliLogger(env), Dir: upstream.BaseDir(p.Project),
+		Getenv: env.Getenv, Version: version()})
+	sup.Start(ctx)
+	for _, srv := range sup.Servers() {
+		wctx, cancel := context.WithTimeout(ctx, srv.Timeout()+time.Second)
+		srv.Wait(wctx)
+		cancel()
+	}
+	return sup
+}
+
+func getServers(ctx context.Context, env Env, args []string) error {
+	fs := newFlagSet("get servers", "mcpctl get servers [--project P]",
+		"Starts each of a project's MCP servers to ask it, and lists NAME, COMMAND, STATE, TOOLS, LAST ERROR.\n"+
+			"Without --project, the repository's .mcpctl/project.yaml found from the working directory up;\n"+
+			"its servers start only once the file is trusted (mcpctl trust).")
+	name := fs.String("project", "", "the project `NAME`")
+	if err := fs.parseFlagsOnly(env, args); err != nil {
+		return err
+	}
+	p, err := resolveServersProject(env, *name)
+	if err != nil {
+		return err
+	}
+	if len(p.Servers) == 0 {
+		fmt.Fprintf(env.Stderr, "project %s lists no servers\n", p.DisplayName())
+		return nil
+	}
+	var states []upstream.Status
+	if p.trusted {
+		sup := startServers(ctx, env, p, "")
+		states = sup.States()
+		sup.Close()
+	} else {
+		fmt.Fprintln(env.Stderr, p.why)
+		for _, n := range sortedKeys(p.Servers) {
+			states = append(states, upstream.Status{Name: n, Command: p.Servers[n].Command, State: upstream.State("untrusted"), LastError: "not started: the project file is not trusted"})
+		}
+	}
+	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tCOMMAND\tSTATE\tTOOLS\tLAST ERROR")
+	for _, st := range states {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", st.Name, commandLine(p.Servers[st.Name]), st.State, st.Tools, orDash(lastError(st)))
+	}
+	return tw.Flush()
+}
+
+// lastError is a status's error with the stderr line that explains it.
+func lastError(st upstream.Status) string {
+	msg := st.LastError
+	if st.LastStderr != "" && st.State != upstream.Ready {
+		msg += " (stderr: " + st.LastStderr + ")"
+	}
+	return msg
+}
+
+// commandLine shows a server's command and arguments, shortened for a table.
+func commandLine(s gate.ServerSpec) string {
+	line := strings.Join(append([]string{s.Command}, s.Args...), " ")
+	if len(line) > 60 {
+		line = line[:59] + "…"
+	}
+	return line
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func describeServer(ctx context.Context, env Env, args []string) error {
+	fs := newFlagSet("describe server", "mcpctl describe server NAME [--project P]",
+		"Starts one of a project's MCP servers and shows its state and the tools, prompts and resources\n"+
+			"mcpctl serves from it (tools and prompts as NAME__tool, after the project's allow and deny lists).")
+	name := fs.String("project", "", "the project `NAME`")
+	if err := fs.parse(env, reorder(args)); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return fs.usageError("want one server NAME")
+	}
+	p, err := resolveServersProject(env, *name)
+	if err != nil {
+		return err
+	}
+	server := fs.Arg(0)
+	spec, ok := p.Servers[server]
+	if !ok {
+		return fmt.Errorf("project %s has no server %q; it has: %s", p.DisplayName(), server, orDash(strings.Join(sortedKeys(p.Servers), ", ")))
+	}
+	w := env.Stdout
+	fmt.Fprintf(w, "Server:   %s\nProject:  %s\nCommand:  %s\n", server, p.DisplayName(), strings.Join(append([]string{spec.Command}, spec.Args...), " "))
+	if spec.Cwd != "" {
+		fmt.Fprintf(w, "Cwd:      %s\n", spec.Cwd)
+	}
+	if len(spec.Env) > 0 {
+		fmt.Fprintf(w, "Env:      %s (values not shown)\n", strings.Join(sortedKeys(spec.Env), ", "))
+	}
+	if !p.trusted {
+		fmt.Fprintf(w, "State:    untrusted\n\n%s\n", p.why)
+		return nil
+	}
+	sup := startServers(ctx, env, p, server)
+	defer sup.Close()
+	srv := sup.Server(server)
+	st := srv.State()
+	fmt.Fprintf(w, "State:    %s\n", st.State)
+	if st.State != upstream.Ready {
+		fmt.Fprintf(w, "Error:    %s\n", orDash(lastError(st)))
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "\nTOOLS (%d)\tHINTS\tDESCRIPTION\n", st.Tools)
+	for _, t := range srv.Tools() {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", t.Tool.Name, toolHints(t), firstLine(t.Tool.Description))
+	}
+	tw.Flush()
+	if ps := srv.Prompts(); len(ps) > 0 {
+		fmt.Fprintf(tw, "\nPROMPTS (%d)\tARGUMENTS\tDESCRIPTION\n", len(ps))
+		for _, pr := range ps {
+			var names []string
+			for _, a := range pr.Prompt.Arguments {
+				names = append(names, a.Name)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", pr.Prompt.Name, orDash(strings.Join(names, ", ")), firstLine(pr.Prompt.Description))
+		}
+		tw.Flush()
+	}
+	rs, ts := srv.Resources(), srv.ResourceTemplates()
+	if len(rs)+len(ts) > 0 {
+		fmt.Fprintf(tw, "\nRESOURCES (%d)\tNAME\tTYPE\n", len(rs)+len(ts))
+		for _, r := range rs {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", r.Resource.URI, r.Resource.Name, orDash(r.Resource.MIMEType))
+		}
+		for _, t := range ts {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", t.Template.URITemplate.Raw(), t.Template.Name, orDash(t.Template.MIMEType))
+		}
+		tw.Flush()
+	}
+	return nil
+}
+
+// toolHints abbreviates a tool's annotations: read-only, destructive, idempotent.
+func toolHints(t upstream.Tool) string {
+	a := t.Tool.Annotations
+	var h []string
+	if a.ReadOnlyHint != nil && *a.ReadOnlyHint {
+		h = append(h, "read-only")
+	}
+	if a.DestructiveHint != nil && *a.DestructiveHint && (a.ReadOnlyHint == nil || !*a.ReadOnlyHint) {
+		h = append(h, "destructive")
+	}
+	if a.IdempotentHint != nil && *a.IdempotentHint {
+		h = append(h, "idempotent")
+	}
+	return orDash(strings.Join(h, ","))
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	if len(s) > 100 {
+		s = s[:99] + "…"
+	}
+	return s
+}

@@ -1,0 +1,161 @@
+package cmd
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// upstreamYAML is a project with two servers: this test binary serving a library as mcpctl
+// (a real MCP server over stdio), and a command that does not exist.
+func upstreamYAML(tb testing.TB) string {
+	tb.Helper()
+	lib := projectLibrary(tb)
+	home := tb.TempDir()
+	return `servers:
+  lib:
+    command: ` + os.Args[0] + `
+    args: [serve, --library, "` + lib.Dir + `"]
+    env: {MCPCTL_BE_MAIN: "1", LOG_LEVEL: error, HOME: "` + home + `", XDG_CACHE_HOME: "` + home + `/cache", SECRET: "${NOT_SHOWN}"}
+    tools: {deny: [delete_*]}
+  broken:
+    command: /nonexistent/mcp-server
+`
+}
+
+func TestGetAndDescribeServers(t *testing.T) {
+	vars := projectVars(t, upstreamYAML(t))
+
+	code, out, stderr := run(t, vars, "get", "servers", "--project", "web")
+	if code != 0 {
+		t.Fatalf("get servers: exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], "NAME") || !strings.Contains(lines[0], "LAST ERROR") {
+		t.Fatalf("get servers:\n%s", out)
+	}
+	if f := strings.Fields(lines[1]); f[0] != "broken" || f[2] != "failed" || !strings.Contains(lines[1], "does not exist") {
+		t.Errorf("broken server's row: %q", lines[1])
+	}
+	// mcpctl serves 12 tools; the project denies the two delete_* ones.
+	if f := strings.Fields(lines[2]); f[0] != "lib" || !strings.Contains(lines[2], " ready ") || f[len(f)-2] != "10" {
+		t.Errorf("lib server's row: %q", lines[2])
+	}
+
+	code, out, stderr = run(t, vars, "describe", "server", "lib", "--project", "web")
+	if code != 0 {
+		t.Fatalf("describe server: exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"State:    ready", "TOOLS (10)", "lib__search_prompts", "read-only", "RESOURCES", "prompteka://",
+		"Env:      HOME, LOG_LEVEL, MCPCTL_BE_MAIN, SECRET, XDG_CACHE_HOME (values not shown)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("describe server lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "lib__delete_prompt") || strings.Contains(out, "NOT_SHOWN") {
+		t.Errorf("describe server shows a denied tool or an env value:\n%s", out)
+	}
+
+	code, out, _ = run(t, vars, "describe", "server", "broken", "--project", "web")
+	if code != 0 || !strings.Contains(out, "State:    failed") || !strings.Contains(out, "does not exist") {
+		t.Errorf("describe broken server: exit %d\n%s", code, out)
+	}
+	code, _, stderr = run(t, vars, "describe", "server", "nope", "--project", "web")
+	if code != 1 || !strings.Contains(stderr, `no server "nope"; it has: broken, lib`) {
+		t.Errorf("describe unknown server: exit %d: %s", code, stderr)
+	}
+}
+
+func TestTrustRepositoryProject(t *testing.T) {
+	repo := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(repo, ".mcpctl"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(repo, ".mcpctl", "project.yaml")
+	if err := os.WriteFile(file, []byte(upstreamYAML(t)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(repo, "src")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	vars := map[string]string{"XDG_STATE_HOME": t.TempDir(), "XDG_CONFIG_HOME": t.TempDir()}
+	t.Chdir(sub)
+
+	// Untrusted: nothing starts, and the command that trusts it is named.
+	code, out, stderr := run(t, vars, "get", "servers")
+	if code != 0 || !strings.Contains(out, "untrusted") || strings.Contains(out, "ready") || !strings.Contains(stderr, "mcpctl trust "+repo) {
+		t.Fatalf("get servers before trust: exit %d\n%s%s", code, out, stderr)
+	}
+
+	code, out, stderr = run(t, vars, "trust")
+	if code != 0 || !strings.Contains(out, "trusted "+file) || !strings.Contains(out, "lib: "+os.Args[0]+" serve") {
+		t.Fatalf("trust: exit %d\n%s%s", code, out, stderr)
+	}
+	code, out, _ = run(t, vars, "get", "servers")
+	if code != 0 || !strings.Contains(out, " ready ") {
+		t.Errorf("get servers after trust: exit %d\n%s", code, out)
+	}
+
+	// A changed file is untrusted again.
+	f, err := os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("# changed\n")
+	f.Close()
+	code, out, stderr = run(t, vars, "get", "servers")
+	if code != 0 || !strings.Contains(out, "untrusted") || !strings.Contains(stderr, "changed since it was trusted") {
+		t.Errorf("get servers after a change: exit %d\n%s%s", code, out, stderr)
+	}
+
+	// A file that breaks the schema is not trusted.
+	os.WriteFile(file, []byte("servers: {x: {args: [a]}}\n"), 0o644)
+	if code, _, stderr := run(t, vars, "trust", repo); code != 1 || !strings.Contains(stderr, "missing property 'command'") {
+		t.Errorf("trust of an invalid file: exit %d: %s", code, stderr)
+	}
+}
+
+func TestMCPConfig(t *testing.T) {
+	executable = func() (string, error) { return "/opt/mcpctl/bin/mcpctl", nil }
+	t.Cleanup(func() { executable = os.Executable })
+	vars := projectVars(t, "folder: Web App\n")
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"mcp-config"},
+			`{"mcpServers":{"mcpctl":{"args":["serve"],"command":"/opt/mcpctl/bin/mcpctl","type":"stdio"}}}`},
+		{[]string{"mcp-config", "--project", "web", "--client", "claude-desktop"},
+			`{"mcpServers":{"mcpctl-web":{"args":["serve","--project","web"],"command":"/opt/mcpctl/bin/mcpctl"}}}`},
+		{[]string{"mcp-config", "--client", "cursor", "--project", "web"},
+			`{"mcpServers":{"mcpctl-web":{"args":["serve","--project","web"],"command":"/opt/mcpctl/bin/mcpctl"}}}`},
+	}
+	for _, tt := range tests {
+		code, out, stderr := run(t, vars, tt.args...)
+		if code != 0 {
+			t.Errorf("%v: exit %d: %s", tt.args, code, stderr)
+			continue
+		}
+		var v any
+		if err := json.Unmarshal([]byte(out), &v); err != nil {
+			t.Errorf("%v: not JSON: %v\n%s", tt.args, err, out)
+			continue
+		}
+		got, _ := json.Marshal(v)
+		if string(got) != tt.want {
+			t.Errorf("%v:\ngot  %s\nwant %s", tt.args, got, tt.want)
+		}
+		if !strings.Contains(stderr, "put this in") {
+			t.Errorf("%v: stderr does not say where it goes: %q", tt.args, stderr)
+		}
+	}
+	if code, _, stderr := run(t, vars, "mcp-config", "--client", "vscode"); code != 2 || !strings.Contains(stderr, "unknown client") {
+		t.Errorf("unknown client: exit %d: %s", code, stderr)
+	}
+	if code, _, _ := run(t, vars, "mcp-config", "--project", "nope"); code != 1 {
+		t.Errorf("unknown project: exit %d, want 1", code)
+	}
+}

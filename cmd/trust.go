@@ -1,0 +1,62 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/mcpctl/mcpctl/cmd/internal/trust"
+	"github.com/mcpctl/mcpctl/gate"
+)
+
+func runTrust(_ context.Context, env Env, args []string) error {
+	fs := newFlagSet("trust", "mcpctl trust [DIR]",
+		"Trusts the repository project file .mcpctl/project.yaml found from DIR (default: the working\n"+
+			"directory) upwards, so that 'mcpctl serve' starts the servers it lists. It records the file's\n"+
+			"sha256 in $XDG_STATE_HOME/mcpctl/trust/; once the file changes, it must be trusted again.\n"+
+			"Read the file first: its servers run as you.")
+	if err := fs.parse(env, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 1 {
+		return fs.usageError("want at most one DIR")
+	}
+	dir := fs.Arg(0)
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return err
+		}
+		dir = wd
+	}
+	file, err := trust.Find(dir)
+	if err != nil {
+		return err
+	}
+	data, err := trust.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	// A file that does not parse would start nothing; say so now rather than at serve.
+	p, err := gate.ParseProject(file, data)
+	if err != nil {
+		return fmt.Errorf("%w\nfix the file, then trust it", err)
+	}
+	rec, err := trustStore(env).Trust(file)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "trusted %s (sha256 %s)\n", rec.File, rec.SHA256[:16])
+	if len(p.Servers) == 0 {
+		fmt.Fprintln(env.Stdout, "it lists no servers")
+		return nil
+	}
+	fmt.Fprintln(env.Stdout, "mcpctl serve will start these commands in", filepath.Dir(filepath.Dir(file))+":")
+	for _, n := range sortedKeys(p.Servers) {
+		s := p.Servers[n]
+		fmt.Fprintf(env.Stdout, "  %s: %s\n", n, strings.Join(append([]string{s.Command}, s.Args...), " "))
+	}
+	return nil
+}
