@@ -1,0 +1,128 @@
+package traffic
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// rescanEvery catches files and lines whose file events were missed (overflow, network file
+// systems). Events are the fast path; this is the safety net.
+const rescanEvery = time.Second
+
+// Follow calls fn with every event at or after from (all of them when from is zero) in every
+// traffic file in dir, file by file in start-time order, then with each new line and each new
+// file as they appear, until ctx ends; then it returns nil. fn runs on Follow's goroutine, one
+// event at a time. A line is delivered once, when its newline has been written. dir is made
+// (0700) if it does not exist yet, so following works before the first server starts.
+func Follow(ctx context.Context, dir string, from time.Time, fn func(Event)) error {
+	if err := ensureDir(dir); err != nil {
+		return err
+	}
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return &Error{Op: "watch", Path: dir, Err: err}
+	}
+	defer w.Close()
+	// Watch before the first scan, so a line written in between is seen by one or the other.
+	if err := w.Add(dir); err != nil {
+		return &Error{Op: "watch", Path: dir, Err: err}
+	}
+	t := &tail{dir: dir, from: from, fn: fn, offsets: map[string]int64{}}
+	t.scan()
+	tick := time.NewTicker(rescanEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev, ok := <-w.Events:
+			if !ok {
+				return nil
+			}
+			if !isTrafficName(ev.Name) {
+				continue
+			}
+			switch {
+			case ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename):
+				delete(t.offsets, ev.Name)
+			case ev.Has(fsnotify.Create) || ev.Has(fsnotify.Write):
+				t.read(ev.Name)
+			}
+		case err, ok := <-w.Errors:
+			if !ok {
+				return nil
+			}
+			if errors.Is(err, fsnotify.ErrEventOverflow) {
+				t.scan()
+			}
+		case <-tick.C:
+			t.scan()
+		}
+	}
+}
+
+func isTrafficName(path string) bool {
+	name := filepath.Base(path)
+	return strings.HasSuffix(name, Ext) && !strings.HasPrefix(name, ".")
+}
+
+// tail is Follow's state: how far each file has been read.
+type tail struct {
+	dir     string
+	from    time.Time
+	fn      func(Event)
+	offsets map[string]int64
+}
+
+// scan reads every file's new lines and forgets files that are gone.
+func (t *tail) scan() {
+	files := listFiles(t.dir)
+	seen := make(map[string]bool, len(files))
+	for _, f := range files {
+		seen[f.path] = true
+		if f.size != t.offsets[f.path] {
+			t.read(f.path)
+		}
+	}
+	for p := range t.offsets {
+		if !seen[p] {
+			delete(t.offsets, p)
+		}
+	}
+}
+
+// read delivers the complete lines of path past its offset. A file shorter than its offset was
+// replaced or truncated and is read again from the start. Errors leave the offset where it is:
+// the next event or rescan tries again.
+func (t *tail) read(path string) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return
+	}
+	off := t.offsets[path]
+	if fi.Size() < off {
+		off = 0
+	}
+	if _, err := f.Seek(off, io.SeekStart); err != nil {
+		return
+	}
+	n, _ := readLines(f, false, func(e Event) {
+		if t.from.IsZero() || !e.TS.Before(t.from) {
+			t.fn(e)
+		}
+	})
+	t.offsets[path] = off + n
+}

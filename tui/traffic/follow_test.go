@@ -1,0 +1,135 @@
+package traffic
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+)
+
+// follow runs Follow on dir until the test ends and returns the channel of its events.
+func follow(tb testing.TB, dir string, from time.Time) <-chan Event {
+	tb.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan Event, 100)
+	done := make(chan error, 1)
+	go func() {
+		done <- Follow(ctx, dir, from, func(e Event) {
+			select {
+			case ch <- e:
+			case <-ctx.Done():
+			}
+		})
+	}()
+	tb.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			tb.Errorf("Follow returned %v, want nil when its context ends", err)
+		}
+	})
+	return ch
+}
+
+// next waits for the next event, failing after a deadline.
+func next(tb testing.TB, ch <-chan Event) Event {
+	tb.Helper()
+	select {
+	case e := <-ch:
+		return e
+	case <-time.After(10 * time.Second):
+		tb.Fatal("no event within 10s")
+		return Event{}
+	}
+}
+
+func TestFollowSeesLinesAndFilesWrittenLater(t *testing.T) {
+	dir := t.TempDir()
+	w := openWriter(t, dir)
+	if err := w.Write(sample(1)); err != nil {
+		t.Fatal(err)
+	}
+	ch := follow(t, dir, time.Time{})
+	if got := next(t, ch); got.ID != "1" {
+		t.Fatalf("first event %q, want the one written before following", got.ID)
+	}
+
+	if err := w.Write(sample(2)); err != nil {
+		t.Fatal(err)
+	}
+	if got := next(t, ch); got.ID != "2" {
+		t.Fatalf("got event %q, want 2 written after following started", got.ID)
+	}
+
+	// A half-written line is delivered once, when its newline arrives.
+	f, err := os.OpenFile(w.Path(), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	l := line(t, sample(3))
+	if _, err := f.WriteString(l[:10]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(l[10:] + line(t, sample(4))); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"3", "4"} {
+		if got := next(t, ch); got.ID != want {
+			t.Fatalf("got event %q, want %s", got.ID, want)
+		}
+	}
+
+	// A second server's new file.
+	w2 := openWriter(t, dir)
+	e := sample(5)
+	e.Session = "s2"
+	if err := w2.Write(e); err != nil {
+		t.Fatal(err)
+	}
+	if got := next(t, ch); got.Session != "s2" {
+		t.Fatalf("got an event of session %q, want s2 from the new file", got.Session)
+	}
+	select {
+	case e := <-ch:
+		t.Errorf("extra event %+v, want each line once", e)
+	default:
+	}
+}
+
+func TestFollowFrom(t *testing.T) {
+	dir := t.TempDir()
+	w := openWriter(t, dir)
+	for i := range 3 {
+		if err := w.Write(sample(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ch := follow(t, dir, sample(2).TS)
+	if got := next(t, ch); got.ID != "2" {
+		t.Errorf("first event %q, want 2 (the first at or after from)", got.ID)
+	}
+}
+
+// Following a directory no server has made yet works, and sees the first server's file.
+func TestFollowBeforeAnyServer(t *testing.T) {
+	dir := t.TempDir() + "/state/mcpctl/traffic"
+	ch := follow(t, dir, time.Time{})
+	// Follow makes the directory before it watches it; wait for that, not for a fixed time.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, err := os.Stat(dir); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("Follow did not make the directory within 10s")
+		}
+		time.Sleep(10 * time.Millisecond) // polling a condition with a deadline
+	}
+	w := openWriter(t, dir)
+	if err := w.Write(sample(7)); err != nil {
+		t.Fatal(err)
+	}
+	if got := next(t, ch); got.ID != "7" {
+		t.Errorf("got event %q, want 7", got.ID)
+	}
+}

@@ -1,0 +1,68 @@
+package traffic
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"syscall"
+)
+
+// ReadFile returns the events of one traffic file in the order they were written. A torn last
+// line (a session killed mid-write) and any line that is not an event are skipped, so a file
+// that is being written or was left by a crash still reads.
+func ReadFile(path string) ([]Event, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil, &Error{Op: "read", Path: path, Err: err}
+	}
+	defer f.Close()
+	var out []Event
+	_, err = readLines(f, true, func(e Event) { out = append(out, e) })
+	if err != nil {
+		return out, &Error{Op: "read", Path: path, Err: err}
+	}
+	return out, nil
+}
+
+// readLines decodes the lines of r, calling fn for each event, and returns how many bytes it
+// consumed: up to the end of the last complete line. With final set a last line without its
+// newline is decoded too (and skipped if torn); without, it is left for the next read.
+func readLines(r io.Reader, final bool, fn func(Event)) (int64, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var n int64
+	for {
+		line, err := br.ReadBytes('\n')
+		if errors.Is(err, io.EOF) {
+			if final && len(line) > 0 {
+				if e, ok := decode(line); ok {
+					fn(e)
+				}
+				n += int64(len(line))
+			}
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+		n += int64(len(line))
+		if e, ok := decode(line); ok {
+			fn(e)
+		}
+	}
+}
+
+// decode parses one line; a line that is not a JSON object with a timestamp is not an event.
+func decode(line []byte) (Event, bool) {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 || line[0] != '{' {
+		return Event{}, false
+	}
+	var e Event
+	if err := json.Unmarshal(line, &e); err != nil || e.TS.IsZero() {
+		return Event{}, false
+	}
+	return e, true
+}
