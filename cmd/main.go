@@ -38,6 +38,7 @@ func commands() map[string]command {
 		"get":      {"list projects or a project's prompts: get projects | get prompts [--project P | -A]", runGet},
 		"describe": {"show a project: describe project NAME", runDescribe},
 		"gate":     {"preview a gated session's briefing: gate preview --project P TAG...", runGate},
+		"traffic":  {"show what servers did: traffic tail [--follow] [--session S] [--method M]", runTraffic},
 		"version":  {"print the version", runVersion},
 		"help":     {"show help for mcpctl or a subcommand", runHelp},
 	}

@@ -153,6 +153,17 @@ func cacheHome(env Env) string {
 	return xdg.CacheHome
 }
 
+// stateHome is $XDG_STATE_HOME: where traffic files live.
+func stateHome(env Env) string {
+	if d := env.Getenv("XDG_STATE_HOME"); d != "" {
+		return d
+	}
+	if h := env.Getenv("HOME"); h != "" && runtime.GOOS != "darwin" {
+		return filepath.Join(h, ".local", "state")
+	}
+	return xdg.StateHome
+}
+
 func configHome(env Env) string {
 	if d := env.Getenv("XDG_CONFIG_HOME"); d != "" {
 		return d
