@@ -34,6 +34,7 @@ func commands() map[string]command {
 		"library":  {"manage libraries: library init [--sample N] DIR", runLibrary},
 		"queue":    {"process and inspect the import queue: queue process|status|clean", runQueue},
 		"validate": {"check queue operation and response files against the schemas", runValidate},
+		"console":  {"the laptop view: library, queue, live traffic, gate and pipelines", runConsole},
 		"demo":     {"run a scripted session against a throw-away sample library", runDemo},
 		"get":      {"list projects or a project's prompts: get projects | get prompts [--project P | -A]", runGet},
 		"describe": {"show a project: describe project NAME", runDescribe},
