@@ -261,7 +261,7 @@ func (s *trafficScreen) view() string {
 	}
 	b.WriteByte('\n')
 	b.WriteString(s.sparks())
-	b.WriteString(s.st.title.Render(cell("  TIME     SESS   METHOD         NAME            MS STAT  IN/OUT     GATE/PIPE", s.w)) + "\n")
+	b.WriteString(s.st.title.Render(cell("  TIME     SESS   METHOD         NAME              MS STAT  IN/OUT    GATE/PIPE", s.w)) + "\n")
 	loc := s.cfg.Now().Location()
 	b.WriteString(s.l.render(s.st, s.w, true, func(i int) string {
 		e := s.events[s.shown[i]]
@@ -287,8 +287,8 @@ func (s *trafficScreen) view() string {
 			extra += size(p.BytesBefore) + "→" + size(p.BytesAfter)
 		}
 		return fmt.Sprintf("%s %s %s %s %4s %s %s %s",
-			e.TS.In(loc).Format("15:04:05"), cell(e.Session, 6), cell(e.Method, 14), cell(e.Name, 13), ms,
-			cell(status, 5), cell(size(e.BytesIn)+"/"+size(e.BytesOut), 10), extra)
+			e.TS.In(loc).Format("15:04:05"), cell(e.Session, 6), cell(e.Method, 14), cell(e.Name, 15), ms,
+			cell(status, 5), cell(size(e.BytesIn)+"/"+size(e.BytesOut), 9), extra)
 	}))
 	return b.String()
 }

@@ -169,3 +169,6 @@ func sparkline(values []float64) string {
 	}
 	return b.String()
 }
+
+// displayWidth is how many columns s takes on a terminal.
+func displayWidth(s string) int { return ansi.StringWidth(s) }
