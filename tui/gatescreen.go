@@ -225,13 +225,13 @@ func (s *gateScreen) view() string {
 	case s.err != nil:
 		r.WriteString(wrap(s.err.Error(), rw))
 		if len(s.projects) <= 1 {
-			r.WriteString("\n\n" + wrap("Projects are YAML files in "+s.cfg.ProjectsDir+" (see the README's Projects section).", rw))
+			r.WriteString("\n\nProjects are YAML files in\n  " + s.cfg.ProjectsDir)
 		}
 	case s.view_ == nil:
 		r.WriteString(wrap("Type the tags a session would start with (t, then enter) to see exactly what begin_session "+
 			"returns for the selected project: the critical prompts, the matches within the byte budget, the ones over it, and the index.", rw))
 		if len(s.projects) <= 1 {
-			r.WriteString("\n\n" + wrap("No projects yet: without one the whole library is used. Projects are YAML files in "+s.cfg.ProjectsDir+".", rw))
+			r.WriteString("\n\n" + wrap("No projects yet: without one the whole library is used. Projects are YAML files in", rw) + "\n  " + s.cfg.ProjectsDir)
 		}
 	case s.text:
 		r.WriteString(s.st.title.Render("begin_session returns (b goes back)") + "\n" + s.vp.View())

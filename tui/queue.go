@@ -147,8 +147,8 @@ func (s *queueScreen) view() string {
 	case s.err != nil:
 		return "The queue cannot be read: " + s.err.Error() + "\n\nCheck that the directory is yours and readable (mode 0700)."
 	case s.state.Missing:
-		return wrap(fmt.Sprintf("There is no queue directory at %s yet. It appears with the first write; writes from an AI client "+
-			"(create_prompt, update_prompt, …) pass through it.", s.cfg.QueueDir), s.w)
+		return "There is no queue directory yet at\n  " + s.cfg.QueueDir + "\n\n" + wrap("It appears with the first write; writes from an AI client "+
+			"(create_prompt, update_prompt, …) pass through it.", s.w)
 	}
 	var b strings.Builder
 	c := s.state.Counts

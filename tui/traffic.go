@@ -241,9 +241,8 @@ func (s *trafficScreen) view() string {
 	case s.err != nil && len(s.events) == 0:
 		return wrap("Traffic cannot be followed: "+s.err.Error()+"\n\nCheck that $XDG_STATE_HOME/mcpctl/traffic is a directory you own.", s.w)
 	case len(s.events) == 0:
-		return wrap(fmt.Sprintf("No traffic yet in %s.\n\nEvery 'mcpctl serve' writes its requests, responses and notifications there "+
-			"while it runs: start your AI client (it runs the server from .mcp.json), or try 'mcpctl demo'. Events appear here as they happen.",
-			s.cfg.TrafficDir), s.w)
+		return "No traffic yet in\n  " + s.cfg.TrafficDir + "\n\n" + wrap("Every 'mcpctl serve' writes its requests, responses and notifications there "+
+			"while it runs: start your AI client (it runs the server from .mcp.json), or try 'mcpctl demo'. Events appear here as they happen.", s.w)
 	}
 	if s.detail {
 		e := s.events[s.shown[s.l.cursor]]
