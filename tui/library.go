@@ -366,8 +366,12 @@ func (s *libraryScreen) setPreview() {
 	}
 	p := s.prompts[s.pl.cursor]
 	text, ok := s.rendered[s.renderKey(p)]
-	if !ok {
-		text = wrap(p.Content, s.rightWidth())
+	if !ok { // the raw text until the rendering arrives, bounded like the rendering
+		body := p.Content
+		if len(body) > previewLimit {
+			body = body[:previewLimit]
+		}
+		text = wrap(body, s.rightWidth())
 	}
 	s.preview.SetContent(text)
 }
