@@ -431,6 +431,8 @@ func (s *libraryScreen) view() string {
 		r.WriteString(s.search.View())
 	case s.query != "":
 		fmt.Fprintf(&r, "search %q: %d found (esc clears)", s.query, s.total)
+	case s.err != nil: // a later read failed: say so above what was read before
+		r.WriteString(s.st.bad.Render("cannot read the library now: " + s.err.Error()))
 	default:
 		f := s.folders[s.fl.cursor]
 		fmt.Fprintf(&r, "%s: %d prompts", f.label, s.total)
