@@ -130,7 +130,7 @@ func TestScreensGolden(t *testing.T) {
 			press(tm, "f", "method:resources/read", "enter")
 			waitText(t, tm, "1 of 10 events")
 			press(tm, "enter")
-			waitText(t, tm, "(esc closes)", `"cacheHit": true`)
+			waitText(t, tm, "(esc closes)", "payload:")
 		}},
 		{"traffic_empty", nil, func(t *testing.T, f *fixture, tm *teatest.TestModel) {
 			press(tm, "3")

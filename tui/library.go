@@ -412,13 +412,13 @@ func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
 
 func (s *libraryScreen) view() string {
 	if s.cfg.DB == nil {
-		return libraryProblem(s.cfg)
+		return wrap(libraryProblem(s.cfg), s.w)
 	}
 	if !s.loaded {
 		return "Reading the library…"
 	}
 	if s.err != nil && len(s.folders) == 0 {
-		return "The library cannot be read: " + s.err.Error() + "\n\n" + libraryAdvice(s.err)
+		return wrap("The library cannot be read: "+s.err.Error()+"\n\n"+libraryAdvice(s.err), s.w)
 	}
 	lw, rw := s.leftWidth(), s.rightWidth()
 	left := s.fl.render(s.st, lw, s.focus == 0, func(i int) string {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
@@ -204,7 +205,7 @@ func (s *trafficScreen) key(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, keyEnter):
 		if len(s.shown) > 0 {
 			s.detail = true
-			s.vp.SetContent(eventDetail(s.events[s.shown[s.l.cursor]], s.w))
+			s.vp.SetContent(eventDetail(s.events[s.shown[s.l.cursor]], s.cfg.Now().Location(), s.w))
 			s.vp.GotoTop()
 		}
 		return nil
@@ -213,17 +214,39 @@ func (s *trafficScreen) key(msg tea.KeyMsg) tea.Cmd {
 	return nil
 }
 
-// eventDetail is one event in full, its payload pretty-printed when traced.
-func eventDetail(e traffic.Event, w int) string {
-	payload := e.Payload
-	e.Payload = nil
-	head, _ := json.MarshalIndent(e, "", "  ")
+// eventDetail is one event in full: its fields, then its payload pretty-printed when traced.
+func eventDetail(e traffic.Event, loc *time.Location, w int) string {
 	var b strings.Builder
-	b.Write(head)
-	b.WriteString("\n\n")
-	if len(payload) == 0 {
+	fmt.Fprintf(&b, "time      %s\n", e.TS.In(loc).Format("2006-01-02 15:04:05.000"))
+	fmt.Fprintf(&b, "session   %s  project %s\n", e.Session, orNone(e.Project))
+	fmt.Fprintf(&b, "call      %s %s id %s %s\n", e.Kind, e.Method, orNone(e.ID), e.Name)
+	if e.Kind == traffic.KindResponse {
+		fmt.Fprintf(&b, "result    %s in %.1fms, %s in, %s out", orNone(e.Status), e.DurationMs, size(e.BytesIn), size(e.BytesOut))
+		if e.ErrorCode != "" {
+			fmt.Fprintf(&b, ", error %s", e.ErrorCode)
+		}
+		b.WriteByte('\n')
+	} else {
+		fmt.Fprintf(&b, "size      %s in, %s out\n", size(e.BytesIn), size(e.BytesOut))
+	}
+	if g := e.Gate; g != nil {
+		fmt.Fprintf(&b, "gate      %s; %d matched, %d sent in full, %s\n", g.State, g.Matched, g.Sent, size(g.Bytes))
+	}
+	if p := e.Pipeline; p != nil {
+		cache := "miss"
+		if p.CacheHit {
+			cache = "hit"
+		}
+		fmt.Fprintf(&b, "pipeline  %s (%s): %s → %s, cache %s\n", p.Model, strings.Join(p.Stages, ", "), size(p.BytesBefore), size(p.BytesAfter), cache)
+	}
+	if e.Upstream != "" {
+		fmt.Fprintf(&b, "upstream  %s\n", e.Upstream)
+	}
+	b.WriteByte('\n')
+	if len(e.Payload) == 0 {
 		b.WriteString("No payload: this server records lengths only. Start it with --trace-content (or MCPCTL_TRACE=content) to see payloads.")
 	} else {
+		payload := []byte(e.Payload)
 		var pretty bytes.Buffer
 		if json.Indent(&pretty, payload, "", "  ") == nil {
 			payload = pretty.Bytes()
@@ -232,6 +255,13 @@ func eventDetail(e traffic.Event, w int) string {
 		b.Write(payload)
 	}
 	return wrap(b.String(), w)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 func (s *trafficScreen) view() string {
