@@ -21,7 +21,7 @@ const (
 	keptEvents = 5000
 	// sparkPoints is how many of a method's latest durations its sparkline shows.
 	sparkPoints = 24
-	// sparkMethods is how many methods get a sparkline (the busiest).
+	// sparkMethods is how many methods get a sparkline (the busiest) at 80×24.
 	sparkMethods = 3
 )
 
@@ -38,7 +38,7 @@ type trafficScreen struct {
 	err     error
 	filter  textinput.Model
 	terms   []string
-	detail  bool
+	detail  *traffic.Event // the event Enter opened; it stays while new events arrive
 	vp      viewport.Model
 	latency map[string][]float64 // per method, the latest durations
 	calls   map[string]int       // per method, responses seen
@@ -73,7 +73,9 @@ func (s *trafficScreen) resize(w, h int) {
 	s.filter.Width = w - 10
 }
 
-func (s *trafficScreen) sparkRows() int { return min(sparkMethods, len(s.latency)) }
+// sparkRows is how many methods get a sparkline: sparkMethods at 80×24, more on a taller
+// terminal.
+func (s *trafficScreen) sparkRows() int { return min(max(sparkMethods, s.h/6), len(s.latency)) }
 
 func (s *trafficScreen) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
@@ -185,9 +187,9 @@ func (s *trafficScreen) key(msg tea.KeyMsg) tea.Cmd {
 		s.filter, cmd = s.filter.Update(msg)
 		return cmd
 	}
-	if s.detail {
+	if s.detail != nil {
 		if key.Matches(msg, keyBack) || key.Matches(msg, keyEnter) {
-			s.detail = false
+			s.detail = nil
 			return nil
 		}
 		var cmd tea.Cmd
@@ -204,8 +206,9 @@ func (s *trafficScreen) key(msg tea.KeyMsg) tea.Cmd {
 		return nil
 	case key.Matches(msg, keyEnter):
 		if len(s.shown) > 0 {
-			s.detail = true
-			s.vp.SetContent(eventDetail(s.events[s.shown[s.l.cursor]], s.cfg.Now().Location(), s.w))
+			e := s.events[s.shown[s.l.cursor]]
+			s.detail = &e
+			s.vp.SetContent(eventDetail(e, s.cfg.Now().Location(), s.w))
 			s.vp.GotoTop()
 		}
 		return nil
@@ -274,8 +277,7 @@ func (s *trafficScreen) view() string {
 		return "No traffic yet in\n  " + s.cfg.TrafficDir + "\n\n" + wrap("Every 'mcpctl serve' writes its requests, responses and notifications there "+
 			"while it runs: start your AI client (it runs the server from .mcp.json), or try 'mcpctl demo'. Events appear here as they happen.", s.w)
 	}
-	if s.detail {
-		e := s.events[s.shown[s.l.cursor]]
+	if e := s.detail; e != nil {
 		return s.st.title.Render(cell(fmt.Sprintf("%s %s %s (esc closes)", e.Kind, e.Method, e.Name), s.w)) + "\n" + s.vp.View()
 	}
 	var b strings.Builder
@@ -335,7 +337,7 @@ func (s *trafficScreen) sparks() string {
 		return methods[i] < methods[j]
 	})
 	var b strings.Builder
-	for _, m := range methods[:min(len(methods), sparkMethods)] {
+	for _, m := range methods[:s.sparkRows()] {
 		l := s.latency[m]
 		var hi float64
 		for _, v := range l {
