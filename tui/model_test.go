@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 
 	"github.com/mcpctl/mcpctl/promptlib"
+	"github.com/mcpctl/mcpctl/tui/traffic"
 )
 
 func newModel(tb testing.TB, cfg Config) *Model {
@@ -305,4 +306,65 @@ func TestTrafficFollowsServers(t *testing.T) {
 	waitText(t, tm, "No traffic yet")
 	f.withTraffic(t, trafficEvents())
 	waitText(t, tm, "10 of 10 events", "search_prompts")
+}
+
+// An opened event stays on screen while newer events arrive.
+func TestTrafficDetailStays(t *testing.T) {
+	f := newFixture(t, 5)
+	m := newModel(t, f.cfg)
+	m.Update(trafficMsg{events: trafficEvents()})
+	m.Update(keyMsg("3"))
+	m.Update(keyMsg("j")) // the second newest: search_prompts #111 (8ms)
+	m.Update(keyMsg("enter"))
+	before := m.View()
+	if !strings.Contains(before, "id 1111 search_prompts") {
+		t.Fatalf("the detail does not show the selected event:\n%s", before)
+	}
+	late := trafficEvents()[0]
+	late.TS, late.Method, late.Kind = clock, "ping", "request"
+	m.Update(trafficMsg{events: []traffic.Event{late}})
+	if after := m.View(); after != before {
+		t.Errorf("a new event changed the open detail:\n%s\nwas:\n%s", after, before)
+	}
+	m.Update(keyMsg("esc"))
+	if v := m.View(); !strings.Contains(v, "11 of 11 events") {
+		t.Errorf("esc did not go back to the list:\n%s", v)
+	}
+}
+
+// The Pipeline screen on a file: the chosen model's output beside the original, and m
+// switching models.
+func TestPipelineFile(t *testing.T) {
+	f := newFixture(t, 5)
+	f.cfg.Pipeline = splitter{}
+	path := filepath.Join(t.TempDir(), "notes.md")
+	writeFile(t, path, "# Notes\n\nintro\n\n## One\n\nfirst\n\n## Two\n\nsecond\n", time.Time{})
+	s := newPipelineScreen(env{cfg: f.cfg, st: newStyles(false)})
+	s.resize(80, 22)
+	run := func(keys ...string) {
+		for _, k := range keys {
+			for cmd := s.update(keyMsg(k)); cmd != nil; {
+				msg := cmd()
+				if _, ok := msg.(pipelineMsg); !ok {
+					break // the text input's cursor blink
+				}
+				cmd = s.update(msg)
+			}
+		}
+	}
+	run("o", path, "enter")
+	v := s.view()
+	for _, want := range []string{"model subindex", "stages section-split", "s2", "One", "Two"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("view lacks %q:\n%s", want, v)
+		}
+	}
+	run("m")
+	if v := s.view(); !strings.Contains(v, "model default") || !strings.Contains(v, "no sections") {
+		t.Errorf("after m, want the default model serving the file whole:\n%s", v)
+	}
+	run("o", filepath.Join(t.TempDir(), "missing.md"), "enter")
+	if v := s.view(); !strings.Contains(v, "cannot read") {
+		t.Errorf("a missing file: view lacks the reason:\n%s", v)
+	}
 }
