@@ -34,10 +34,12 @@ func commands() map[string]command {
 		"library":  {"manage libraries: library init [--sample N] DIR", runLibrary},
 		"queue":    {"process and inspect the import queue: queue process|status|clean", runQueue},
 		"validate": {"check queue operation and response files against the schemas", runValidate},
+		"console":  {"the laptop view: library, queue, live traffic, gate and pipelines", runConsole},
 		"demo":     {"run a scripted session against a throw-away sample library", runDemo},
 		"get":      {"list projects or a project's prompts: get projects | get prompts [--project P | -A]", runGet},
 		"describe": {"show a project: describe project NAME", runDescribe},
 		"gate":     {"preview a gated session's briefing: gate preview --project P TAG...", runGate},
+		"traffic":  {"show what servers did: traffic tail [--follow] [--session S] [--method M]", runTraffic},
 		"version":  {"print the version", runVersion},
 		"help":     {"show help for mcpctl or a subcommand", runHelp},
 

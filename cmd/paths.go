@@ -159,6 +159,7 @@ func cacheHome(env Env) string {
 	return xdg.CacheHome
 }
 
+// stateHome is $XDG_STATE_HOME: where traffic files live.
 func configHome(env Env) string {
 	if d := env.Getenv("XDG_CONFIG_HOME"); d != "" {
 		return d

@@ -1,0 +1,51 @@
+package cmd
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"path/filepath"
+
+	"github.com/mcpctl/mcpctl/dbread"
+	"github.com/mcpctl/mcpctl/tui"
+	"github.com/mcpctl/mcpctl/tui/traffic"
+)
+
+func runConsole(ctx context.Context, env Env, args []string) error {
+	fs := newFlagSet("console", "mcpctl console [--library DIR] [--project NAME]",
+		"Shows the library, the import queue, the live traffic of every running server, the gate's briefing\n"+
+			"and content pipelines in one terminal. Keys 1-5 and tab switch screens, ? shows the keys, q quits.\n"+
+			"The console only reads, except retrying or discarding a failed operation on the Queue screen.")
+	lf := addLibraryFlags(fs)
+	project := fs.String("project", "", "the project the Gate screen starts on (default $MCPCTL_PROJECT)")
+	if err := fs.parseFlagsOnly(env, args); err != nil {
+		return err
+	}
+	if *project == "" {
+		*project = env.Getenv("MCPCTL_PROJECT")
+	}
+	cfg := tui.Config{
+		TrafficDir:  traffic.Dir(stateHome(env)),
+		ProjectsDir: projectsDir(env),
+		Project:     *project,
+		NoColor:     env.Getenv("NO_COLOR") != "",
+	}
+	// A library that cannot be found or opened is said on the screens that need it; the queue,
+	// traffic and gate texts stay useful.
+	lib, err := lf.resolve(ctx, env, false)
+	cfg.LibraryDir, cfg.QueueDir = lib.Dir, lib.Queue
+	if err == nil {
+		var db *dbread.DB
+		db, err = dbread.Open(ctx, lib.DB, dbread.Options{
+			CacheDir: filepath.Join(cacheHome(env), "mcpctl"),
+			// The program owns the terminal: the reader's log lines would tear the screen.
+			Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		})
+		if err == nil {
+			defer db.Close()
+			cfg.DB = db
+		}
+	}
+	cfg.LibraryErr = err
+	return tui.Run(ctx, cfg)
+}

@@ -1,0 +1,140 @@
+package cmd
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpctl/mcpctl/promptlib/librarytest"
+	"github.com/mcpctl/mcpctl/tui/traffic"
+)
+
+// pane is a tmux pane of 80×24 on a tmux server of the test's own.
+type pane struct {
+	tb     testing.TB
+	socket string
+}
+
+func (p *pane) tmux(args ...string) (string, error) {
+	out, err := exec.Command("tmux", append([]string{"-L", p.socket, "-f", "/dev/null"}, args...)...).CombinedOutput()
+	return string(out), err
+}
+
+// waitFor polls the pane until it shows every one of texts, failing after a deadline.
+func (p *pane) waitFor(texts ...string) {
+	p.tb.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	var screen string
+	for time.Now().Before(deadline) {
+		screen, _ = p.tmux("capture-pane", "-p", "-t", "console")
+		ok := true
+		for _, t := range texts {
+			ok = ok && strings.Contains(screen, t)
+		}
+		if ok {
+			return
+		}
+		time.Sleep(50 * time.Millisecond) // polling a condition with a deadline
+	}
+	p.tb.Fatalf("the pane never showed %q; it shows:\n%s", texts, screen)
+}
+
+func (p *pane) keys(keys ...string) {
+	p.tb.Helper()
+	for _, k := range keys {
+		if out, err := p.tmux("send-keys", "-t", "console", k); err != nil {
+			p.tb.Fatalf("send-keys %s: %v: %s", k, err, out)
+		}
+	}
+}
+
+// TestConsoleInTmux runs the built binary's console in a real terminal: every screen shows,
+// a prompt the app adds appears on the Library screen and a server's traffic on the Traffic
+// screen, without a key press, and q quits.
+func TestConsoleInTmux(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and runs it in tmux")
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed (apt-get install -y tmux); the console's terminal test needs it")
+	}
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go tool on PATH")
+	}
+	bin := filepath.Join(t.TempDir(), "mcpctl")
+	build := exec.Command(gobin, "build", "-tags", "sqlite_fts5", "-o", bin, "./mcpctl")
+	build.Env = append(os.Environ(), "CGO_ENABLED=1")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	lib := librarytest.New(t, 40)
+	home := t.TempDir()
+	state := filepath.Join(home, "state")
+	p := &pane{tb: t, socket: fmt.Sprintf("mcpctl-test-%d-%d", os.Getpid(), time.Now().UnixNano())}
+	command := fmt.Sprintf("env HOME=%q XDG_STATE_HOME=%q XDG_CACHE_HOME=%q XDG_CONFIG_HOME=%q NO_COLOR=1 %q console --library %q",
+		home, state, filepath.Join(home, "cache"), filepath.Join(home, "config"), bin, lib.Dir)
+	if out, err := p.tmux("new-session", "-d", "-s", "console", "-x", "80", "-y", "24", command); err != nil {
+		t.Fatalf("tmux new-session: %v: %s", err, out)
+	}
+	t.Cleanup(func() { p.tmux("kill-server") })
+
+	p.waitFor("[1 Library]", "All prompts (40)")
+	for _, s := range []struct{ key, want string }{
+		{"2", "The queue is empty"},
+		{"3", "No traffic yet"},
+		{"4", "Projects"},
+		{"5", "No pipeline configured"},
+		{"Tab", "All prompts (40)"},
+	} {
+		p.keys(s.key)
+		p.waitFor(s.want)
+	}
+
+	// The app adds a prompt: a second connection writes the database.
+	now := time.Now().Unix()
+	lib.Exec(t, `INSERT INTO prompts (id, title, body, folder_id, icon, color, url, created_at, updated_at)
+		VALUES ('ABCDEF01-0000-4000-8000-000000000002', 'Added while watching', 'From the app.', NULL, NULL, NULL, NULL, ?, ?)`, now, now)
+	p.waitFor("All prompts (41)", "Added while watching")
+
+	// A server session writes traffic.
+	p.keys("3")
+	p.waitFor("No traffic yet")
+	w, err := traffic.Open(traffic.Dir(state), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	for i, name := range []string{"search_prompts", "get_prompt"} {
+		if err := w.Write(traffic.Event{TS: time.Now(), Session: "feedbeef", Kind: traffic.KindResponse, Method: "tools/call",
+			ID: fmt.Sprint(i), Name: name, DurationMs: 3, BytesIn: 50, BytesOut: 900, Status: traffic.StatusOK}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p.waitFor("2 of 2 events", "search_prompts", "get_prompt")
+
+	p.keys("q")
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if _, err := p.tmux("has-session", "-t", "console"); err != nil {
+			break // the console ended and its session with it
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("q did not end the console within 20s")
+		}
+		time.Sleep(50 * time.Millisecond) // polling a condition with a deadline
+	}
+}
+
+func TestConsoleUsage(t *testing.T) {
+	if code, out, _ := run(t, nil, "console", "-h"); code != 0 || !strings.Contains(out, "--library") || !strings.Contains(out, "--project") {
+		t.Errorf("console -h: exit %d, output %q", code, out)
+	}
+	if code, _, stderr := run(t, nil, "console", "extra"); code != 2 || !strings.Contains(stderr, "hint:") {
+		t.Errorf("console extra: exit %d, stderr %q; want 2 with a hint", code, stderr)
+	}
+}

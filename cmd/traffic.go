@@ -1,0 +1,134 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mcpctl/mcpctl/tui/traffic"
+)
+
+func runTraffic(ctx context.Context, env Env, args []string) error {
+	if len(args) == 0 || args[0] != "tail" {
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+			args = []string{"tail", "-h"}
+		} else {
+			return &usageError{msg: "traffic: want 'tail'", hint: "mcpctl traffic tail [--follow] [--session S] [--method M]"}
+		}
+	}
+	fs := newFlagSet("traffic tail", "mcpctl traffic tail [--follow] [--session S] [--method M]",
+		"Prints the traffic events of every 'mcpctl serve' session (requests, responses and notifications,\n"+
+			"from $XDG_STATE_HOME/mcpctl/traffic) as a table, oldest first. With --follow it keeps printing\n"+
+			"new events as servers write them, until interrupted.")
+	follow := fs.Bool("follow", false, "keep printing new events as they are written")
+	session := fs.String("session", "", "only events of the session `S` (a prefix is enough)")
+	method := fs.String("method", "", "only events of the method `M` (e.g. tools/call)")
+	if err := fs.parseFlagsOnly(env, args[1:]); err != nil {
+		return err
+	}
+	dir := traffic.Dir(stateHome(env))
+	keep := func(e traffic.Event) bool {
+		return strings.HasPrefix(e.Session, *session) && (*method == "" || e.Method == *method)
+	}
+	out := env.Stdout
+	if *follow {
+		fmt.Fprintln(out, trafficHeader)
+		return traffic.Follow(ctx, dir, time.Time{}, func(e traffic.Event) {
+			if keep(e) {
+				fmt.Fprintln(out, trafficRow(e))
+			}
+		})
+	}
+	events, err := readTraffic(dir)
+	if err != nil {
+		return err
+	}
+	n := 0
+	for _, e := range events {
+		if !keep(e) {
+			continue
+		}
+		if n == 0 {
+			fmt.Fprintln(out, trafficHeader)
+		}
+		fmt.Fprintln(out, trafficRow(e))
+		n++
+	}
+	if n == 0 {
+		noTraffic(env.Stderr, dir, len(events) > 0)
+	}
+	return nil
+}
+
+// readTraffic reads every traffic file in dir, oldest event first. A missing directory is no
+// traffic yet.
+func readTraffic(dir string) ([]traffic.Event, error) {
+	names, err := filepath.Glob(filepath.Join(dir, "*"+traffic.Ext))
+	if err != nil {
+		return nil, err
+	}
+	var all []traffic.Event
+	for _, p := range names {
+		if fi, err := os.Lstat(p); err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		evs, err := traffic.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, evs...)
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].TS.Before(all[j].TS) })
+	return all, nil
+}
+
+func noTraffic(w io.Writer, dir string, filtered bool) {
+	if filtered {
+		fmt.Fprintln(w, "no traffic events match; drop --session or --method to see them all")
+		return
+	}
+	fmt.Fprintf(w, "no traffic yet in %s: servers write it while they run ('mcpctl serve');\n"+
+		"run 'mcpctl traffic tail --follow' to watch it arrive\n", dir)
+}
+
+const trafficHeader = "TIME          SESSION   KIND          METHOD                    NAME                        MS      IN     OUT  STATUS     CODE"
+
+// trafficRow is one event as a table row; the gate's and the pipeline's part follow when present.
+func trafficRow(e traffic.Event) string {
+	ms := ""
+	if e.DurationMs > 0 || e.Kind == traffic.KindResponse {
+		ms = strconv.FormatFloat(e.DurationMs, 'f', 1, 64)
+	}
+	row := fmt.Sprintf("%-12s  %-8s  %-12s  %-24s  %-24s  %6s  %6d  %6d  %-9s  %s",
+		e.TS.Local().Format("15:04:05.000"), clip(e.Session, 8), e.Kind, clip(e.Method, 24), clip(e.Name, 24),
+		ms, e.BytesIn, e.BytesOut, orDash(e.Status), orDash(e.ErrorCode))
+	if g := e.Gate; g != nil {
+		row += fmt.Sprintf("  gate=%s matched=%d sent=%d %dB", g.State, g.Matched, g.Sent, g.Bytes)
+	}
+	if p := e.Pipeline; p != nil {
+		cache := "miss"
+		if p.CacheHit {
+			cache = "hit"
+		}
+		row += fmt.Sprintf("  pipeline=%s %dB→%dB cache %s", p.Model, p.BytesBefore, p.BytesAfter, cache)
+	}
+	if e.Upstream != "" {
+		row += "  upstream=" + e.Upstream
+	}
+	return strings.TrimRight(row, " ")
+}
+
+// clip shortens s to n runes, marking the cut with an ellipsis.
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

@@ -1,0 +1,148 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpctl/mcpctl/tui/traffic"
+)
+
+// writeTraffic writes events as one server session would, under the state home.
+func writeTraffic(tb testing.TB, state string, events ...traffic.Event) *traffic.Writer {
+	tb.Helper()
+	w, err := traffic.Open(traffic.Dir(state), time.Now())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { w.Close() })
+	for _, e := range events {
+		if err := w.Write(e); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return w
+}
+
+func TestTrafficTail(t *testing.T) {
+	state := t.TempDir()
+	vars := map[string]string{"XDG_STATE_HOME": state}
+	ts := time.Date(2026, 11, 23, 6, 0, 0, 0, time.UTC)
+	writeTraffic(t, state,
+		traffic.Event{TS: ts, Session: "aaaa1111", Kind: traffic.KindRequest, Method: "tools/call", ID: "1", Name: "search_prompts", BytesIn: 80},
+		traffic.Event{TS: ts.Add(time.Millisecond), Session: "aaaa1111", Kind: traffic.KindResponse, Method: "tools/call", ID: "1",
+			Name: "begin_session", DurationMs: 12.5, BytesIn: 80, BytesOut: 3000, Status: traffic.StatusOK,
+			Gate: &traffic.Gate{State: "open", Matched: 4, Sent: 2, Bytes: 2900}},
+	)
+	writeTraffic(t, state,
+		traffic.Event{TS: ts.Add(2 * time.Millisecond), Session: "bbbb2222", Kind: traffic.KindResponse, Method: "resources/read",
+			Name: "prompt://x", Status: traffic.StatusError, ErrorCode: "NOT_FOUND",
+			Pipeline: &traffic.Pipeline{Model: "subindex", BytesBefore: 9000, BytesAfter: 1200, CacheHit: true}},
+	)
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		want   []string
+		absent []string
+	}{
+		{"all", nil, []string{"TIME", "SESSION", "STATUS", "search_prompts", "gate=open matched=4 sent=2 2900B", "resources/read", "NOT_FOUND", "pipeline=subindex 9000B→1200B cache hit"}, nil},
+		{"by session prefix", []string{"--session", "bbbb"}, []string{"resources/read"}, []string{"search_prompts"}},
+		{"by method", []string{"--method", "tools/call"}, []string{"begin_session", "12.5"}, []string{"resources/read"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, stderr := run(t, vars, append([]string{"traffic", "tail"}, tc.args...)...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+			for _, a := range tc.absent {
+				if strings.Contains(out, a) {
+					t.Errorf("output has %q, want it filtered out:\n%s", a, out)
+				}
+			}
+		})
+	}
+	// Oldest first across files.
+	_, out, _ := run(t, vars, "traffic", "tail")
+	if i, j := strings.Index(out, "search_prompts"), strings.Index(out, "resources/read"); i < 0 || j < i {
+		t.Errorf("events out of order:\n%s", out)
+	}
+}
+
+func TestTrafficTailEmptySaysWhy(t *testing.T) {
+	code, out, stderr := run(t, map[string]string{"XDG_STATE_HOME": t.TempDir()}, "traffic", "tail")
+	if code != 0 || out != "" || !strings.Contains(stderr, "mcpctl serve") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 0, nothing, and a sentence naming 'mcpctl serve'", code, out, stderr)
+	}
+	if code, _, stderr := run(t, nil, "traffic", "frob"); code != 2 || !strings.Contains(stderr, "hint:") {
+		t.Errorf("traffic frob: exit %d, stderr %q; want 2 with a hint", code, stderr)
+	}
+}
+
+// notifyWriter is a stdout that signals each write, so the test waits for output, not time.
+type notifyWriter struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+	ch  chan struct{}
+}
+
+func (w *notifyWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n, err := w.buf.Write(p)
+	select {
+	case w.ch <- struct{}{}:
+	default:
+	}
+	return n, err
+}
+
+func (w *notifyWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
+// waitFor waits until w's output contains s.
+func (w *notifyWriter) waitFor(tb testing.TB, s string) {
+	tb.Helper()
+	deadline := time.After(10 * time.Second)
+	for !strings.Contains(w.String(), s) {
+		select {
+		case <-w.ch:
+		case <-deadline:
+			tb.Fatalf("output never showed %q:\n%s", s, w.String())
+		}
+	}
+}
+
+func TestTrafficTailFollow(t *testing.T) {
+	state := t.TempDir()
+	vars := map[string]string{"XDG_STATE_HOME": state}
+	w := writeTraffic(t, state, traffic.Event{TS: time.Now(), Session: "s1", Kind: traffic.KindRequest, Method: "prompts/list"})
+	ctx, cancel := context.WithCancel(context.Background())
+	out := &notifyWriter{ch: make(chan struct{}, 1)}
+	done := make(chan int, 1)
+	go func() {
+		done <- Main(ctx, []string{"traffic", "tail", "--follow"}, strings.NewReader(""), out, &bytes.Buffer{}, func(k string) string { return vars[k] })
+	}()
+	out.waitFor(t, "prompts/list")
+	if err := w.Write(traffic.Event{TS: time.Now(), Session: "s1", Kind: traffic.KindResponse, Method: "tools/call", Name: "get_prompt", Status: traffic.StatusOK}); err != nil {
+		t.Fatal(err)
+	}
+	out.waitFor(t, "get_prompt")
+	cancel()
+	if code := <-done; code != 0 {
+		t.Errorf("traffic tail --follow exited %d after interrupt, want 0", code)
+	}
+	if n := strings.Count(out.String(), "TIME "); n != 1 {
+		t.Errorf("header printed %d times, want once", n)
+	}
+}

@@ -1,0 +1,137 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/mcpctl/mcpctl/dbread"
+	"github.com/mcpctl/mcpctl/promptlib"
+	"github.com/mcpctl/mcpctl/promptlib/librarytest"
+	"github.com/mcpctl/mcpctl/tui/traffic"
+)
+
+// benchLibrary returns a library directory of n sample prompts (promptlib.Sample(n, 1)), made
+// once and kept under os.TempDir(): building 10k takes seconds. The console never writes it.
+func benchLibrary(b *testing.B, n int) string {
+	b.Helper()
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("mcpctl-tui-bench-%d", n))
+	if _, err := os.Stat(filepath.Join(dir, "prompts.db")); err == nil {
+		return dir
+	}
+	tmp := dir + fmt.Sprintf(".%d.tmp", os.Getpid())
+	if err := os.MkdirAll(tmp, 0o700); err != nil {
+		b.Fatal(err)
+	}
+	w, err := librarytest.OpenWriter(filepath.Join(tmp, "prompts.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	err = promptlib.Create(context.Background(), w, promptlib.Sample(n, 1))
+	if err == nil {
+		_, err = w.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
+	}
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, dir)
+	}
+	if err != nil {
+		os.RemoveAll(tmp)
+		b.Fatal(err)
+	}
+	return dir
+}
+
+// benchModel is a console on a library of n prompts with the Library screen loaded and 5,000
+// traffic events on the Traffic screen.
+func benchModel(b *testing.B, n int) *Model {
+	b.Helper()
+	dir := benchLibrary(b, n)
+	db, err := dbread.Open(context.Background(), filepath.Join(dir, "prompts.db"), dbread.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	m := New(context.Background(), Config{DB: db, LibraryDir: dir, QueueDir: filepath.Join(dir, "import-queue"),
+		TrafficDir: traffic.Dir(b.TempDir()), ProjectsDir: b.TempDir(), Now: func() time.Time { return clock }, NoColor: true})
+	b.Cleanup(m.Close)
+	loadLibrary(b, m)
+	evs := make([]traffic.Event, 0, keptEvents)
+	for len(evs) < keptEvents {
+		for _, e := range trafficEvents() {
+			e.TS = e.TS.Add(time.Duration(len(evs)) * time.Millisecond)
+			evs = append(evs, e)
+		}
+	}
+	m.Update(trafficMsg{events: evs[:keptEvents]})
+	return m
+}
+
+// The figures issue 13 asks for: one key's Update plus the View it leads to, at 80×24.
+// Commands the key returns (reading the next folder, rendering markdown) run off the UI
+// goroutine and are not part of the figure.
+func BenchmarkConsoleKey(b *testing.B) {
+	const n = 10_000
+	for _, tc := range []struct {
+		name  string
+		setup []string
+		keys  []string
+	}{
+		{"library-prompt-list", []string{"l"}, []string{"j", "j", "j", "k", "k", "k"}},
+		{"library-folders", nil, []string{"j", "j", "k", "k"}},
+		{"switch-screens", nil, []string{"2", "3", "4", "5", "1"}},
+		{"traffic-5000-events", []string{"3"}, []string{"j", "j", "k", "k"}},
+	} {
+		b.Run(fmt.Sprintf("%s/prompts=%d", tc.name, n), func(b *testing.B) {
+			m := benchModel(b, n)
+			for _, k := range tc.setup {
+				m.Update(keyMsg(k))
+			}
+			msgs := make([]tea.Msg, len(tc.keys))
+			for i, k := range tc.keys {
+				msgs[i] = keyMsg(k)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			start := time.Now()
+			for i := 0; i < b.N; i++ {
+				m.Update(msgs[i%len(msgs)])
+				_ = m.View()
+			}
+			b.ReportMetric(float64(time.Since(start).Microseconds())/1000/float64(b.N), "ms/key")
+		})
+	}
+}
+
+// What runs off the UI goroutine after a key: reading a folder's prompts (the 500 newest of
+// all) and rendering one prompt as markdown (the largest in the library, cut at previewLimit).
+func BenchmarkConsoleCommands(b *testing.B) {
+	const n = 10_000
+	m := benchModel(b, n)
+	ls := m.screens[0].(*libraryScreen)
+	b.Run(fmt.Sprintf("list-500-newest/prompts=%d", n), func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if msg := ls.loadPrompts()().(promptsMsg); msg.err != nil {
+				b.Fatal(msg.err)
+			}
+		}
+	})
+	var big promptlib.Prompt
+	for _, p := range promptlib.Sample(n, 1).Prompts {
+		if len(p.Content) > len(big.Content) {
+			big = p
+		}
+	}
+	b.Run(fmt.Sprintf("render-markdown/bytes=%d", len(big.Content)), func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			renderPrompt("k", big, 52, m.st)()
+		}
+	})
+}

@@ -1,0 +1,263 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+
+	"github.com/mcpctl/mcpctl/dbread"
+)
+
+// Config is what the console shows. cmd builds it from flags and the environment; tests build
+// it around temp directories.
+type Config struct {
+	DB         *dbread.DB // the library, opened read-only; nil when it could not be opened
+	LibraryErr error      // why DB is nil, said on the Library and Gate screens
+	LibraryDir string     // where the library is, for messages
+
+	QueueDir    string // the library's import queue
+	TrafficDir  string // traffic.Dir($XDG_STATE_HOME)
+	ProjectsDir string // $XDG_CONFIG_HOME/mcpctl/projects
+	Project     string // the project the Gate screen starts on ("" = none)
+
+	// Pipeline transforms content for the Pipeline screen; nil shows "no pipeline configured".
+	Pipeline Transformer
+
+	Now     func() time.Time // the clock for ages; nil means time.Now
+	NoColor bool             // NO_COLOR: no colors, markers instead
+}
+
+// screen is one of the console's screens. Screens are pointers updated in place; every
+// message that is not a key reaches every screen, and each acts on its own types.
+type screen interface {
+	title() string
+	init() tea.Cmd
+	update(msg tea.Msg) tea.Cmd
+	view() string
+	resize(w, h int)
+	keys() []key.Binding
+	// capturing is true while a text input has the keys: then only ctrl+c is global.
+	capturing() bool
+}
+
+// Global keys.
+var (
+	keyQuit    = key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit"))
+	keyHelp    = key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "keys"))
+	keyNext    = key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next screen"))
+	keyPrev    = key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous screen"))
+	keyScreens = key.NewBinding(key.WithKeys("1", "2", "3", "4", "5"), key.WithHelp("1-5", "screens"))
+)
+
+// Keys the screens share.
+var (
+	keyUp    = key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up"))
+	keyDown  = key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down"))
+	keyLeft  = key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "left pane"))
+	keyRight = key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "right pane"))
+	keyPgUp  = key.NewBinding(key.WithKeys("pgup", "ctrl+u"), key.WithHelp("pgup", "page up"))
+	keyPgDn  = key.NewBinding(key.WithKeys("pgdown", "ctrl+d", " "), key.WithHelp("pgdn", "page down"))
+	keyHome  = key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g", "top"))
+	keyEnd   = key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G", "bottom"))
+	keyEnter = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open"))
+	keyBack  = key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back"))
+)
+
+// Model is the console's root model: a header with the screens, the active screen, and a
+// footer with its keys. Create it with New and Close it when the program ends.
+type Model struct {
+	cfg     Config
+	src     *sources
+	st      styles
+	screens []screen
+	active  int
+	w, h    int
+	full    bool // the full key help is shown
+	help    help.Model
+}
+
+// New builds the console and starts its live sources (library changes, the queue directory,
+// the traffic files), which run until ctx ends or Close is called.
+func New(ctx context.Context, cfg Config) *Model {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	m := &Model{cfg: cfg, st: newStyles(!cfg.NoColor), w: 80, h: 24, help: help.New()}
+	m.src = startSources(ctx, cfg.DB, cfg.QueueDir, cfg.TrafficDir)
+	m.screens = []screen{
+		newLibraryScreen(m.env()),
+		newQueueScreen(m.env()),
+		newTrafficScreen(m.env()),
+		newGateScreen(m.env()),
+		newPipelineScreen(m.env()),
+	}
+	m.resize(m.w, m.h)
+	return m
+}
+
+// env is what a screen gets of the console.
+type env struct {
+	cfg Config
+	src *sources
+	st  styles
+}
+
+func (m *Model) env() env { return env{cfg: m.cfg, src: m.src, st: m.st} }
+
+// Close stops the live sources and waits for them.
+func (m *Model) Close() { m.src.close() }
+
+// Run shows the console on the terminal until the user quits or ctx ends. NO_COLOR (cfg.NoColor)
+// turns colors off for the whole program.
+func Run(ctx context.Context, cfg Config, opts ...tea.ProgramOption) error {
+	if cfg.NoColor {
+		lipgloss.SetColorProfile(termenv.Ascii)
+	}
+	m := New(ctx, cfg)
+	defer m.Close()
+	opts = append([]tea.ProgramOption{tea.WithAltScreen(), tea.WithContext(ctx)}, opts...)
+	_, err := tea.NewProgram(m, opts...).Run()
+	if err != nil && ctx.Err() != nil {
+		return nil // interrupted: a normal way to leave
+	}
+	if err != nil {
+		return fmt.Errorf("tui: %w", err)
+	}
+	return nil
+}
+
+// Init starts every screen's first load and the live sources' first reads.
+func (m *Model) Init() tea.Cmd {
+	cmds := make([]tea.Cmd, 0, len(m.screens))
+	for _, s := range m.screens {
+		cmds = append(cmds, s.init())
+	}
+	return tea.Batch(cmds...)
+}
+
+// Active is the index of the screen shown (0 Library … 4 Pipeline).
+func (m *Model) Active() int { return m.active }
+
+// Update routes a message: keys to the global bindings or the active screen, anything else
+// to every screen.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.resize(msg.Width, msg.Height)
+		return m, nil
+	case tea.KeyMsg:
+		return m, m.key(msg)
+	}
+	cmds := make([]tea.Cmd, 0, len(m.screens))
+	for _, s := range m.screens {
+		if c := s.update(msg); c != nil {
+			cmds = append(cmds, c)
+		}
+	}
+	return m, tea.Batch(cmds...)
+}
+
+func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
+	// Keys typed faster than the program reads them arrive as one message of several runes;
+	// take them one at a time, so "4" followed by "t" is a screen switch and then a key there.
+	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste && !m.screens[m.active].capturing() {
+		var cmds []tea.Cmd
+		for i, r := range msg.Runes {
+			if m.screens[m.active].capturing() { // the rest is typed into the input
+				rest := msg
+				rest.Runes = msg.Runes[i:]
+				return tea.Batch(append(cmds, m.screens[m.active].update(rest))...)
+			}
+			cmds = append(cmds, m.key(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}))
+		}
+		return tea.Batch(cmds...)
+	}
+	cur := m.screens[m.active]
+	if msg.String() == "ctrl+c" {
+		return tea.Quit
+	}
+	if cur.capturing() {
+		return cur.update(msg)
+	}
+	if m.full { // any key closes the help
+		m.full = false
+		if key.Matches(msg, keyHelp) || key.Matches(msg, keyBack) {
+			return nil
+		}
+	}
+	switch {
+	case key.Matches(msg, keyQuit):
+		return tea.Quit
+	case key.Matches(msg, keyHelp):
+		m.full = true
+		return nil
+	case key.Matches(msg, keyNext):
+		m.active = (m.active + 1) % len(m.screens)
+		return nil
+	case key.Matches(msg, keyPrev):
+		m.active = (m.active + len(m.screens) - 1) % len(m.screens)
+		return nil
+	case key.Matches(msg, keyScreens):
+		m.active = int(msg.String()[0] - '1')
+		return nil
+	}
+	return cur.update(msg)
+}
+
+func (m *Model) resize(w, h int) {
+	m.w, m.h = max(w, 20), max(h, 6)
+	m.help.Width = m.w
+	for _, s := range m.screens {
+		s.resize(m.w, m.h-2)
+	}
+}
+
+// View is the header, the active screen (or the key help) and the footer, exactly the
+// terminal's size.
+func (m *Model) View() string {
+	var b strings.Builder
+	b.WriteString(m.header())
+	b.WriteByte('\n')
+	if m.full {
+		b.WriteString(fit(m.fullHelp(), m.w, m.h-2))
+	} else {
+		b.WriteString(fit(m.screens[m.active].view(), m.w, m.h-2))
+	}
+	b.WriteByte('\n')
+	b.WriteString(padRight(m.help.ShortHelpView(append(m.screens[m.active].keys(), keyHelp, keyQuit)), m.w))
+	return b.String()
+}
+
+func (m *Model) header() string {
+	parts := []string{m.st.title.Render("mcpctl")}
+	for i, s := range m.screens {
+		label := fmt.Sprintf("%d %s", i+1, s.title())
+		if i == m.active {
+			parts = append(parts, m.st.tabActive.Render("["+label+"]"))
+		} else {
+			parts = append(parts, m.st.tab.Render(" "+label+" "))
+		}
+	}
+	return padRight(strings.Join(parts, " "), m.w)
+}
+
+func (m *Model) fullHelp() string {
+	cur := m.screens[m.active]
+	var b strings.Builder
+	fmt.Fprintf(&b, "Keys on the %s screen (any key closes this)\n\n", cur.title())
+	for _, k := range cur.keys() {
+		fmt.Fprintf(&b, "  %-12s %s\n", k.Help().Key, k.Help().Desc)
+	}
+	b.WriteString("\nEverywhere\n\n")
+	for _, k := range []key.Binding{keyScreens, keyNext, keyPrev, keyHelp, keyQuit} {
+		fmt.Fprintf(&b, "  %-12s %s\n", k.Help().Key, k.Help().Desc)
+	}
+	return b.String()
+}

@@ -1,0 +1,99 @@
+package tui
+
+// This file is the console's only use of package gate, so that a change of the gate's API is
+// adapted here and nowhere else.
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mcpctl/mcpctl/gate"
+	"github.com/mcpctl/mcpctl/promptlib"
+)
+
+// gateView is what begin_session would return for a project and tags, in the console's terms.
+type gateView struct {
+	Project    string
+	Tags       []string
+	Budget     int // the project's byte budget
+	Used       int // bytes sent in full
+	IndexCap   int
+	Rows       []gateRow
+	MoreListed int    // matched, over the budget and beyond the cap
+	Remaining  int    // the rest of the index, named by summary lines
+	Omitted    int    // beyond the index cap
+	Text       string // the briefing exactly as begin_session returns it
+}
+
+// gateRow is one prompt the briefing names, and why.
+type gateRow struct {
+	Group    string // "critical", "matched" or "over budget"
+	Name     string
+	Priority int
+	Hits     int
+	Bytes    int
+	Why      string
+}
+
+// gateProjects lists the project names, "" (no project: the whole library) first.
+func gateProjects(dir string) ([]string, error) {
+	names, err := gate.ListProjects(dir)
+	return append([]string{""}, names...), err
+}
+
+// previewGate loads the project and runs a new session's begin_session with tags against a
+// snapshot of the library.
+func previewGate(lib promptlib.Library, projectsDir, project string, tags []string) (gateView, error) {
+	p := gate.NoProject()
+	if project != "" {
+		var err error
+		if p, err = gate.LoadProject(projectsDir, project); err != nil {
+			return gateView{}, err
+		}
+	}
+	ix, scope, err := gate.LibraryIndex(lib, p)
+	if err != nil {
+		return gateView{}, err
+	}
+	b := gate.NewSession(p).Begin(ix, tags)
+	r := gate.Renderer{Texts: gate.SystemTexts(scope.SystemPrompts(lib.Prompts)), Tools: []string{"(the library tools)", gate.ToolReadPrompts}}
+	text, _, err := r.Briefing(context.Background(), b, gate.LibraryBodies(lib))
+	if err != nil {
+		return gateView{}, err
+	}
+	why := map[string]gate.Explanation{}
+	for _, x := range gate.Explain(ix, b.Tags, p.ByteBudget, p.IndexCap, nil) {
+		why[x.Name] = x
+	}
+	hits := func(name string) (int, float64) {
+		x := why[name]
+		n := 0
+		for _, t := range x.Tags {
+			if t.Score > 0 {
+				n++
+			}
+		}
+		return n, x.Relevance
+	}
+	v := gateView{Project: p.DisplayName(), Tags: b.Tags, Budget: p.ByteBudget, IndexCap: p.IndexCap,
+		MoreListed: b.MoreListed, Remaining: len(b.Remaining), Omitted: b.Omitted, Text: text}
+	n := len(b.Tags)
+	for _, e := range b.Critical {
+		v.Used += e.Bytes
+		h, _ := hits(e.Name)
+		v.Rows = append(v.Rows, gateRow{Group: "critical", Name: e.Name, Priority: e.Priority, Hits: h, Bytes: e.Bytes,
+			Why: "priority 10: always sent in full"})
+	}
+	for _, e := range b.Full {
+		v.Used += e.Bytes
+		h, rel := hits(e.Name)
+		v.Rows = append(v.Rows, gateRow{Group: "matched", Name: e.Name, Priority: e.Priority, Hits: h, Bytes: e.Bytes,
+			Why: fmt.Sprintf("%d of %d tags match (relevance %.2f); priority %d; fits the budget", h, n, rel, e.Priority)})
+	}
+	for _, e := range b.Listed {
+		h, rel := hits(e.Name)
+		v.Rows = append(v.Rows, gateRow{Group: "over budget", Name: e.Name, Priority: e.Priority, Hits: h, Bytes: e.Bytes,
+			Why: fmt.Sprintf("%d of %d tags match (relevance %.2f), but %s does not fit the budget: named for read_prompts", h, n, rel, size(e.Bytes))})
+	}
+	return v, nil
+}

@@ -1,0 +1,272 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
+	"github.com/charmbracelet/bubbles/viewport"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/mcpctl/mcpctl/dbread"
+	"github.com/mcpctl/mcpctl/promptlib"
+)
+
+var (
+	keyTags     = key.NewBinding(key.WithKeys("t", "/"), key.WithHelp("t", "type tags"))
+	keyBriefing = key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "briefing text"))
+)
+
+type (
+	projectsMsg struct {
+		names []string
+		err   error
+	}
+	gateMsg struct {
+		project string
+		tags    string
+		version uint64
+		lib     *promptlib.Library
+		view    gateView
+		err     error
+	}
+)
+
+// gateScreen is screen 4: pick a project, type tags, and see what begin_session would return.
+type gateScreen struct {
+	env
+	w, h     int
+	projects []string
+	pl       listView
+	tags     textinput.Model
+	view_    *gateView
+	err      error
+	rows     listView
+	text     bool // the briefing text is shown
+	onRows   bool // ↑/↓ move through the prompts, not the projects
+	vp       viewport.Model
+	lib      *promptlib.Library // the snapshot the last preview used
+	version  uint64
+}
+
+func newGateScreen(e env) *gateScreen {
+	ti := textinput.New()
+	ti.Prompt = "tags: "
+	ti.Placeholder = "sql migrations testing"
+	return &gateScreen{env: e, tags: ti, vp: viewport.New(40, 10)}
+}
+
+func (s *gateScreen) title() string   { return "Gate" }
+func (s *gateScreen) capturing() bool { return s.tags.Focused() }
+func (s *gateScreen) keys() []key.Binding {
+	return []key.Binding{keyUp, keyDown, keyLeft, keyRight, keyTags, keyBriefing}
+}
+
+func (s *gateScreen) init() tea.Cmd {
+	dir := s.cfg.ProjectsDir
+	return func() tea.Msg {
+		names, err := gateProjects(dir)
+		return projectsMsg{names: names, err: err}
+	}
+}
+
+func (s *gateScreen) resize(w, h int) {
+	s.w, s.h = w, h
+	s.pl.setHeight(max(1, h-2))
+	s.rows.setHeight(max(1, h-5))
+	s.vp.Width, s.vp.Height = s.rightWidth(), max(1, h-3)
+	s.tags.Width = s.rightWidth() - 8
+}
+
+func (s *gateScreen) leftWidth() int  { return min(20, s.w/4) }
+func (s *gateScreen) rightWidth() int { return max(10, s.w-s.leftWidth()-1) }
+
+func (s *gateScreen) project() string {
+	if len(s.projects) == 0 {
+		return ""
+	}
+	return s.projects[s.pl.cursor]
+}
+
+// preview runs begin_session for the selected project and the typed tags, reading the library
+// again only when it changed since the last preview.
+func (s *gateScreen) preview() tea.Cmd {
+	db := s.cfg.DB
+	if db == nil || len(strings.Fields(s.tags.Value())) == 0 {
+		return nil
+	}
+	project, tags, dir := s.project(), s.tags.Value(), s.cfg.ProjectsDir
+	lib, version := s.lib, s.version
+	return func() tea.Msg {
+		m := gateMsg{project: project, tags: tags}
+		if v := db.Version(); lib == nil || v != version {
+			l, err := snapshot(context.Background(), db)
+			if err != nil {
+				m.err = err
+				return m
+			}
+			lib, version = &l, v
+		}
+		m.lib, m.version = lib, version
+		m.view, m.err = previewGate(*lib, dir, project, strings.Fields(tags))
+		return m
+	}
+}
+
+// snapshot reads the whole library, as the server's gate does.
+func snapshot(ctx context.Context, db *dbread.DB) (promptlib.Library, error) {
+	infos, err := db.Folders(ctx)
+	if err != nil {
+		return promptlib.Library{}, err
+	}
+	prompts, err := db.AllPrompts(ctx)
+	if err != nil {
+		return promptlib.Library{}, err
+	}
+	folders := make([]promptlib.Folder, len(infos))
+	for i, f := range infos {
+		folders[i] = f.Folder
+	}
+	return promptlib.Library{Folders: folders, Prompts: prompts}, nil
+}
+
+func (s *gateScreen) update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case projectsMsg:
+		s.projects, s.err = msg.names, msg.err
+		s.pl.setLen(len(s.projects))
+		for i, n := range s.projects {
+			if n == s.cfg.Project {
+				s.pl.cursor = i
+				s.pl.scroll()
+			}
+		}
+		return nil
+	case gateMsg:
+		if msg.project != s.project() || msg.tags != s.tags.Value() {
+			return nil // an answer to an earlier question
+		}
+		if msg.lib != nil {
+			s.lib, s.version = msg.lib, msg.version
+		}
+		s.err = msg.err
+		s.view_ = nil
+		if msg.err == nil {
+			v := msg.view
+			s.view_ = &v
+			s.rows.setLen(len(v.Rows))
+			s.rows.top()
+			s.vp.SetContent(wrap(v.Text, s.rightWidth()))
+		}
+		return nil
+	case libraryChangedMsg:
+		return s.preview()
+	case tea.KeyMsg:
+		return s.key(msg)
+	}
+	return nil
+}
+
+func (s *gateScreen) key(msg tea.KeyMsg) tea.Cmd {
+	if s.tags.Focused() {
+		switch msg.String() {
+		case "enter", "esc":
+			s.tags.Blur()
+			return s.preview()
+		}
+		var cmd tea.Cmd
+		s.tags, cmd = s.tags.Update(msg)
+		return cmd
+	}
+	switch {
+	case key.Matches(msg, keyTags):
+		s.text = false
+		return s.tags.Focus()
+	case key.Matches(msg, keyBriefing):
+		s.text = !s.text
+		return nil
+	case s.text:
+		var cmd tea.Cmd
+		s.vp, cmd = s.vp.Update(msg)
+		return cmd
+	case key.Matches(msg, keyLeft):
+		s.onRows = false
+		return nil
+	case key.Matches(msg, keyRight):
+		s.onRows = s.view_ != nil
+		return nil
+	case s.onRows:
+		moveList(&s.rows, msg)
+		return nil
+	}
+	before := s.pl.cursor
+	moveList(&s.pl, msg)
+	if s.pl.cursor != before {
+		return s.preview()
+	}
+	return nil
+}
+
+func (s *gateScreen) view() string {
+	lw, rw := s.leftWidth(), s.rightWidth()
+	left := s.st.title.Render("Projects") + "\n" + s.pl.render(s.st, lw, !s.tags.Focused() && !s.onRows, func(i int) string {
+		if s.projects[i] == "" {
+			return "(none: all)"
+		}
+		return s.projects[i]
+	})
+	var r strings.Builder
+	r.WriteString(s.tags.View() + "\n")
+	switch {
+	case s.cfg.DB == nil:
+		r.WriteString(wrap(libraryProblem(s.cfg), rw))
+	case s.err != nil:
+		r.WriteString(wrap(s.err.Error(), rw))
+		if len(s.projects) <= 1 {
+			r.WriteString("\n\nProjects are YAML files in\n  " + s.cfg.ProjectsDir)
+		}
+	case s.view_ == nil:
+		r.WriteString(wrap("Type the tags a session would start with (t, then enter) to see exactly what begin_session "+
+			"returns for the selected project: the critical prompts, the matches within the byte budget, the ones over it, and the index.", rw))
+		if len(s.projects) <= 1 {
+			r.WriteString("\n\n" + wrap("No projects yet: without one the whole library is used. Projects are YAML files in", rw) + "\n  " + s.cfg.ProjectsDir)
+		}
+	case s.text:
+		r.WriteString(s.st.title.Render("begin_session returns (b goes back)") + "\n" + s.vp.View())
+	default:
+		v := s.view_
+		barW := max(5, rw-34)
+		fmt.Fprintf(&r, "budget %s %s/%s\n", bar(v.Used, v.Budget, barW), size(v.Used), size(v.Budget))
+		fmt.Fprintf(&r, "%d sent in full · %d over budget · index: %d more named", countGroup(v.Rows, "critical")+countGroup(v.Rows, "matched"),
+			countGroup(v.Rows, "over budget")+v.MoreListed, v.Remaining)
+		if v.Omitted > 0 {
+			fmt.Fprintf(&r, ", %d beyond the cap", v.Omitted)
+		}
+		r.WriteString("\n")
+		r.WriteString(s.st.title.Render(cell(fmt.Sprintf("  %-11s %-22s %3s %4s %6s", "GROUP", "NAME", "PRI", "HITS", "BYTES"), rw)) + "\n")
+		if len(v.Rows) == 0 {
+			r.WriteString(wrap("No prompt matched these tags; begin_session sends the index only. Try other tags.", rw))
+		} else {
+			r.WriteString(s.rows.render(s.st, rw, s.onRows, func(i int) string {
+				row := v.Rows[i]
+				return fmt.Sprintf("%-11s %s %3d %4d %6s", row.Group, cell(row.Name, 22), row.Priority, row.Hits, size(row.Bytes))
+			}))
+			if len(v.Rows) > 0 {
+				r.WriteString("\n" + s.st.dim.Render(cell("why: "+v.Rows[s.rows.cursor].Why, rw)))
+			}
+		}
+	}
+	return sideBySide(left, lw, r.String(), rw, s.h)
+}
+
+func countGroup(rows []gateRow, g string) int {
+	n := 0
+	for _, r := range rows {
+		if r.Group == g {
+			n++
+		}
+	}
+	return n
+}

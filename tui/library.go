@@ -1,0 +1,484 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
+	"github.com/charmbracelet/bubbles/viewport"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/glamour"
+
+	"github.com/mcpctl/mcpctl/dbread"
+	"github.com/mcpctl/mcpctl/promptlib"
+)
+
+const (
+	// listLimit is the most prompts the list holds for one folder or search.
+	listLimit = 500
+	// previewLimit is how much of a prompt the preview renders: glamour on a 100 KB prompt
+	// takes long, and a terminal shows a few screens of it anyway.
+	previewLimit = 16 << 10
+)
+
+var (
+	keySearch = key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "search"))
+)
+
+// The library screen's messages.
+type (
+	foldersMsg struct {
+		folders []dbread.FolderInfo
+		total   int
+		err     error
+	}
+	promptsMsg struct {
+		source  string // the folder entry or search it answers
+		prompts []promptlib.Prompt
+		total   int
+		err     error
+	}
+	renderedMsg struct {
+		key  string
+		text string
+	}
+)
+
+// folderEntry is a row of the folder pane: all prompts, the top level, or a folder.
+type folderEntry struct {
+	label string
+	depth int
+	count int
+	id    string // "" for the synthetic rows
+	root  bool   // the top level
+}
+
+// libraryScreen is screen 1: the folder tree, the selected folder's prompts and the selected
+// prompt rendered as markdown. It follows the library through its change notifications.
+type libraryScreen struct {
+	env
+	w, h int
+
+	folders []folderEntry
+	fl      listView
+	prompts []promptlib.Prompt
+	total   int
+	pl      listView
+	focus   int // 0 folders, 1 prompts, 2 preview
+	err     error
+	loaded  bool
+
+	search textinput.Model
+	query  string // the search in force; "" lists the folder
+
+	preview  viewport.Model
+	rendered map[string]string // glamour output by prompt id, update time and width
+}
+
+func newLibraryScreen(e env) *libraryScreen {
+	ti := textinput.New()
+	ti.Prompt = "/ "
+	ti.Placeholder = "search the library"
+	return &libraryScreen{env: e, search: ti, preview: viewport.New(40, 10), rendered: map[string]string{}}
+}
+
+func (s *libraryScreen) title() string   { return "Library" }
+func (s *libraryScreen) capturing() bool { return s.search.Focused() }
+
+func (s *libraryScreen) keys() []key.Binding {
+	return []key.Binding{keyUp, keyDown, keyLeft, keyRight, keyEnter, keySearch, keyBack}
+}
+
+func (s *libraryScreen) init() tea.Cmd {
+	if s.cfg.DB == nil {
+		return nil
+	}
+	return tea.Batch(s.loadFolders(), s.src.waitLibrary())
+}
+
+// loadFolders reads the folder tree and the prompt count.
+func (s *libraryScreen) loadFolders() tea.Cmd {
+	db := s.cfg.DB
+	return func() tea.Msg {
+		ctx := context.Background()
+		fs, err := db.Folders(ctx)
+		if err != nil {
+			return foldersMsg{err: err}
+		}
+		n, _, err := db.Counts(ctx)
+		return foldersMsg{folders: fs, total: n, err: err}
+	}
+}
+
+// source names what the prompt list shows now.
+func (s *libraryScreen) source() string {
+	if s.query != "" {
+		return "search:" + s.query
+	}
+	if len(s.folders) == 0 {
+		return ""
+	}
+	f := s.folders[s.fl.cursor]
+	switch {
+	case f.root:
+		return "root:"
+	case f.id == "":
+		return "all:"
+	}
+	return "folder:" + f.id
+}
+
+// loadPrompts reads the prompts of the selected folder, or the search results.
+func (s *libraryScreen) loadPrompts() tea.Cmd {
+	db, src, q := s.cfg.DB, s.source(), s.query
+	if db == nil || src == "" {
+		return nil
+	}
+	opts := dbread.ListOptions{Limit: listLimit}
+	switch {
+	case strings.HasPrefix(src, "root:"):
+		opts.Root = true
+	case strings.HasPrefix(src, "folder:"):
+		opts.FolderID = strings.TrimPrefix(src, "folder:")
+	}
+	return func() tea.Msg {
+		ctx := context.Background()
+		var ps []promptlib.Prompt
+		var n int
+		var err error
+		if q != "" {
+			ps, n, err = db.Search(ctx, q, listLimit, 0)
+		} else {
+			ps, n, err = db.ListPrompts(ctx, opts)
+		}
+		return promptsMsg{source: src, prompts: ps, total: n, err: err}
+	}
+}
+
+func (s *libraryScreen) resize(w, h int) {
+	s.w, s.h = w, h
+	s.fl.setHeight(h)
+	s.pl.setHeight(s.listHeight())
+	s.preview.Width = s.rightWidth()
+	s.preview.Height = max(1, h-s.listHeight()-2)
+	s.search.Width = s.rightWidth() - 4
+	s.setPreview()
+}
+
+func (s *libraryScreen) leftWidth() int  { return min(28, s.w/3) }
+func (s *libraryScreen) rightWidth() int { return max(10, s.w-s.leftWidth()-1) }
+func (s *libraryScreen) listHeight() int { return max(3, (s.h-2)*2/5) }
+
+func (s *libraryScreen) update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case libraryChangedMsg:
+		// The app (or a write through the queue) changed the library: read it again, keeping
+		// the selection, and wait for the next change.
+		return tea.Batch(s.loadFolders(), s.loadPrompts(), s.src.waitLibrary())
+	case foldersMsg:
+		s.loaded = true
+		s.err = msg.err
+		if msg.err != nil {
+			return nil
+		}
+		prev := s.source()
+		s.setFolders(msg.folders, msg.total)
+		if s.source() != prev || s.prompts == nil {
+			return s.loadPrompts()
+		}
+		return nil
+	case promptsMsg:
+		if msg.source != s.source() {
+			return nil // an answer for a folder no longer selected
+		}
+		if msg.err != nil {
+			s.err = msg.err
+			return nil
+		}
+		s.err = nil
+		var keep string
+		if len(s.prompts) > 0 {
+			keep = s.prompts[s.pl.cursor].ID
+		}
+		s.prompts, s.total = msg.prompts, msg.total
+		s.pl.setLen(len(s.prompts))
+		for i, p := range s.prompts {
+			if p.ID == keep {
+				s.pl.cursor = i
+				s.pl.scroll()
+			}
+		}
+		return s.selectPrompt()
+	case renderedMsg:
+		s.rendered[msg.key] = msg.text
+		s.setPreview()
+		return nil
+	case tea.KeyMsg:
+		return s.key(msg)
+	}
+	return nil
+}
+
+// setFolders replaces the tree, keeping the selected folder.
+func (s *libraryScreen) setFolders(fs []dbread.FolderInfo, total int) {
+	var keep string
+	if len(s.folders) > 0 {
+		keep = s.source()
+	}
+	rootCount := total
+	entries := []folderEntry{{label: "All prompts", count: total}, {label: "Top level", root: true}}
+	for _, f := range fs {
+		rootCount -= f.PromptCount
+		entries = append(entries, folderEntry{label: f.Name, depth: strings.Count(f.Path, " / "), count: f.PromptCount, id: f.ID})
+	}
+	entries[1].count = max(0, rootCount)
+	s.folders = entries
+	s.fl.setLen(len(entries))
+	for i := range entries {
+		s.fl.cursor = i
+		if s.source() == keep {
+			break
+		}
+	}
+	if s.source() != keep {
+		s.fl.cursor = 0
+	}
+	s.fl.scroll()
+}
+
+func (s *libraryScreen) key(msg tea.KeyMsg) tea.Cmd {
+	if s.search.Focused() {
+		switch msg.String() {
+		case "enter":
+			s.search.Blur()
+			s.query = strings.TrimSpace(s.search.Value())
+			s.focus = 1
+			s.pl.top()
+			return s.loadPrompts()
+		case "esc":
+			s.search.Blur()
+			return nil
+		}
+		var cmd tea.Cmd
+		s.search, cmd = s.search.Update(msg)
+		return cmd
+	}
+	switch {
+	case key.Matches(msg, keySearch):
+		s.search.SetValue(s.query)
+		s.search.CursorEnd()
+		return s.search.Focus()
+	case key.Matches(msg, keyBack):
+		if s.focus == 2 {
+			s.focus = 1
+			return nil
+		}
+		if s.query != "" {
+			s.query = ""
+			s.search.SetValue("")
+			s.pl.top()
+			return s.loadPrompts()
+		}
+		s.focus = 0
+		return nil
+	case key.Matches(msg, keyLeft):
+		s.focus = max(0, s.focus-1)
+		return nil
+	case key.Matches(msg, keyRight):
+		s.focus = min(2, s.focus+1)
+		return nil
+	case key.Matches(msg, keyEnter):
+		if s.focus == 0 {
+			s.focus = 1
+		} else {
+			s.focus = 2
+		}
+		return nil
+	}
+	switch s.focus {
+	case 0:
+		before := s.fl.cursor
+		moveList(&s.fl, msg)
+		if s.fl.cursor != before {
+			s.query = ""
+			s.pl.top()
+			return s.loadPrompts()
+		}
+	case 1:
+		before := s.pl.cursor
+		moveList(&s.pl, msg)
+		if s.pl.cursor != before {
+			return s.selectPrompt()
+		}
+	case 2:
+		var cmd tea.Cmd
+		s.preview, cmd = s.preview.Update(msg)
+		return cmd
+	}
+	return nil
+}
+
+// moveList applies a movement key to a list.
+func moveList(l *listView, msg tea.KeyMsg) {
+	switch {
+	case key.Matches(msg, keyUp):
+		l.move(-1)
+	case key.Matches(msg, keyDown):
+		l.move(1)
+	case key.Matches(msg, keyPgUp):
+		l.move(-l.height)
+	case key.Matches(msg, keyPgDn):
+		l.move(l.height)
+	case key.Matches(msg, keyHome):
+		l.top()
+	case key.Matches(msg, keyEnd):
+		l.bottom()
+	}
+}
+
+func (s *libraryScreen) renderKey(p promptlib.Prompt) string {
+	return fmt.Sprintf("%s@%d/%d", p.ID, p.UpdatedAt.Unix(), s.rightWidth())
+}
+
+// selectPrompt shows the selected prompt, rendering it in a command when it is not cached.
+func (s *libraryScreen) selectPrompt() tea.Cmd {
+	s.preview.GotoTop()
+	s.setPreview()
+	if len(s.prompts) == 0 {
+		return nil
+	}
+	p := s.prompts[s.pl.cursor]
+	k := s.renderKey(p)
+	if _, ok := s.rendered[k]; ok {
+		return nil
+	}
+	return renderPrompt(k, p, s.rightWidth(), s.st)
+}
+
+func (s *libraryScreen) setPreview() {
+	if len(s.prompts) == 0 {
+		s.preview.SetContent("")
+		return
+	}
+	p := s.prompts[s.pl.cursor]
+	text, ok := s.rendered[s.renderKey(p)]
+	if !ok { // the raw text until the rendering arrives, bounded like the rendering
+		body := p.Content
+		if len(body) > previewLimit {
+			body = body[:previewLimit]
+		}
+		text = wrap(body, s.rightWidth())
+	}
+	s.preview.SetContent(text)
+}
+
+var placeholderRE = regexp.MustCompile(`\{\{[^{}\n]{1,64}\}\}`)
+
+// renderPrompt renders a prompt's markdown for the preview, its {{placeholders}} highlighted.
+func renderPrompt(k string, p promptlib.Prompt, w int, st styles) tea.Cmd {
+	return func() tea.Msg {
+		body := p.Content
+		more := ""
+		if len(body) > previewLimit {
+			cut := previewLimit
+			for cut > 0 && !utf8Start(body[cut]) {
+				cut--
+			}
+			more = fmt.Sprintf("\n\n… %s more; the preview shows the first %s", size(len(body)-cut), size(cut))
+			body = body[:cut]
+		}
+		style := "dark"
+		if !st.color {
+			style = "notty"
+		}
+		text := wrap(body, w)
+		if r, err := glamour.NewTermRenderer(glamour.WithStandardStyle(style), glamour.WithWordWrap(w-2), glamour.WithEmoji()); err == nil {
+			if out, err := r.Render(body); err == nil {
+				text = strings.Trim(out, "\n")
+			}
+		}
+		if st.color {
+			text = placeholderRE.ReplaceAllStringFunc(text, func(m string) string { return st.placeholder.Render(m) })
+		}
+		return renderedMsg{key: k, text: text + more}
+	}
+}
+
+func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
+
+func (s *libraryScreen) view() string {
+	if s.cfg.DB == nil {
+		return wrap(libraryProblem(s.cfg), s.w)
+	}
+	if !s.loaded {
+		return "Reading the library…"
+	}
+	if s.err != nil && len(s.folders) == 0 {
+		return wrap("The library cannot be read: "+s.err.Error()+"\n\n"+libraryAdvice(s.err), s.w)
+	}
+	lw, rw := s.leftWidth(), s.rightWidth()
+	left := s.fl.render(s.st, lw, s.focus == 0, func(i int) string {
+		f := s.folders[i]
+		return fmt.Sprintf("%s%s (%d)", strings.Repeat("  ", f.depth), f.label, f.count)
+	})
+	var r strings.Builder
+	switch {
+	case s.search.Focused():
+		r.WriteString(s.search.View())
+	case s.query != "":
+		fmt.Fprintf(&r, "search %q: %d found (esc clears)", s.query, s.total)
+	case s.err != nil: // a later read failed: say so above what was read before
+		r.WriteString(s.st.bad.Render("cannot read the library now: " + s.err.Error()))
+	default:
+		f := s.folders[s.fl.cursor]
+		fmt.Fprintf(&r, "%s: %d prompts", f.label, s.total)
+		if s.total > len(s.prompts) {
+			fmt.Fprintf(&r, " (newest %d shown)", len(s.prompts))
+		}
+	}
+	r.WriteByte('\n')
+	if len(s.prompts) == 0 {
+		list := "No prompts here. Pick another folder (←, ↑/↓), or add prompts in the app or through an AI client."
+		if s.query != "" {
+			list = "Nothing matches. Try other words, or esc to go back to the folder."
+		}
+		r.WriteString(fit(wrap(list, rw), rw, s.listHeight()))
+	} else {
+		r.WriteString(fit(s.pl.render(s.st, rw, s.focus == 1, func(i int) string {
+			p := s.prompts[i]
+			emoji := "  "
+			if p.Emoji != nil {
+				emoji = *p.Emoji
+			}
+			date := p.UpdatedAt.UTC().Format("2006-01-02")
+			titleW := rw - 2 - 3 - 2 - 11
+			return emoji + " " + cell(p.Title, titleW) + " " + s.st.colorMark(p.Color) + " " + date
+		}), rw, s.listHeight()))
+	}
+	r.WriteString("\n" + s.st.dim.Render(strings.Repeat("─", rw)) + "\n")
+	r.WriteString(s.preview.View())
+	return sideBySide(left, lw, r.String(), rw, s.h)
+}
+
+// libraryProblem says why there is no library and what to do.
+func libraryProblem(cfg Config) string {
+	msg := "No library is open."
+	if cfg.LibraryErr != nil {
+		msg = "The library could not be opened: " + cfg.LibraryErr.Error()
+	}
+	return msg + "\n\n" + libraryAdvice(cfg.LibraryErr)
+}
+
+func libraryAdvice(err error) string {
+	switch {
+	case errors.Is(err, dbread.ErrSchema):
+		return "The database is not a Prompteka library (or the app changed its schema). Point --library at a library directory holding prompts.db."
+	case errors.Is(err, dbread.ErrLocked):
+		return "The app holds a lock on the library; the console reads again when it changes."
+	}
+	return "Start the console with --library DIR (a directory holding prompts.db), or create a library with 'mcpctl library init DIR'."
+}

@@ -1,0 +1,370 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/exp/teatest"
+
+	"github.com/mcpctl/mcpctl/promptlib"
+	"github.com/mcpctl/mcpctl/tui/traffic"
+)
+
+func newModel(tb testing.TB, cfg Config) *Model {
+	tb.Helper()
+	m := New(context.Background(), cfg)
+	tb.Cleanup(m.Close)
+	return m
+}
+
+// keyMsg turns a key name into a message: enter, esc, tab, shift+tab, up, down, or runes.
+func keyMsg(k string) tea.KeyMsg {
+	switch k {
+	case "enter":
+		return tea.KeyMsg{Type: tea.KeyEnter}
+	case "esc":
+		return tea.KeyMsg{Type: tea.KeyEsc}
+	case "tab":
+		return tea.KeyMsg{Type: tea.KeyTab}
+	case "shift+tab":
+		return tea.KeyMsg{Type: tea.KeyShiftTab}
+	case "up":
+		return tea.KeyMsg{Type: tea.KeyUp}
+	case "down":
+		return tea.KeyMsg{Type: tea.KeyDown}
+	}
+	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)}
+}
+
+func TestKeys(t *testing.T) {
+	f := newFixture(t, 10)
+	for _, tc := range []struct {
+		name      string
+		keys      []string
+		active    int
+		capturing bool
+		help      bool
+		quit      bool
+	}{
+		{name: "starts on the library", active: 0},
+		{name: "number keys", keys: []string{"3"}, active: 2},
+		{name: "last number", keys: []string{"5"}, active: 4},
+		{name: "tab wraps forward", keys: []string{"5", "tab"}, active: 0},
+		{name: "shift+tab wraps back", keys: []string{"shift+tab"}, active: 4},
+		{name: "q quits", keys: []string{"q"}, quit: true},
+		{name: "? shows the keys", keys: []string{"?"}, help: true},
+		{name: "a key closes the help", keys: []string{"?", "x"}},
+		{name: "help then a screen key switches", keys: []string{"?", "2"}, active: 1},
+		{name: "typing into search does not switch", keys: []string{"/", "3", "q"}, capturing: true},
+		{name: "esc leaves the search", keys: []string{"/", "3", "esc", "4"}, active: 3},
+		{name: "keys typed together are taken one by one", keys: []string{"4t"}, active: 3, capturing: true},
+		{name: "and the rest goes into the input", keys: []string{"4tsql"}, active: 3, capturing: true},
+		{name: "traffic filter captures", keys: []string{"3", "f", "1"}, active: 2, capturing: true},
+		{name: "discard asks first", keys: []string{"2", "d"}, active: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newModel(t, f.cfg)
+			var quit bool
+			for _, k := range tc.keys {
+				_, cmd := m.Update(keyMsg(k))
+				if cmd != nil {
+					if _, ok := cmd().(tea.QuitMsg); ok {
+						quit = true
+					}
+				}
+			}
+			if m.Active() != tc.active {
+				t.Errorf("active screen %d, want %d", m.Active(), tc.active)
+			}
+			if got := m.screens[m.active].capturing(); got != tc.capturing {
+				t.Errorf("capturing %v, want %v", got, tc.capturing)
+			}
+			if m.full != tc.help {
+				t.Errorf("help shown %v, want %v", m.full, tc.help)
+			}
+			if quit != tc.quit {
+				t.Errorf("quit %v, want %v", quit, tc.quit)
+			}
+		})
+	}
+	t.Run("typed tags reach the gate", func(t *testing.T) {
+		m := newModel(t, f.cfg)
+		m.Update(keyMsg("4tsql"))
+		if got := m.screens[3].(*gateScreen).tags.Value(); got != "sql" {
+			t.Errorf("tags %q, want %q", got, "sql")
+		}
+	})
+}
+
+// loadLibrary runs the Library screen's reads synchronously.
+func loadLibrary(tb testing.TB, m *Model) {
+	tb.Helper()
+	ls := m.screens[0].(*libraryScreen)
+	m.Update(ls.loadFolders()())
+	m.Update(ls.loadPrompts()())
+	if c := ls.selectPrompt(); c != nil {
+		m.Update(c())
+	}
+}
+
+func TestLibraryMovesAndFolders(t *testing.T) {
+	f := newFixture(t, 30)
+	m := newModel(t, f.cfg)
+	loadLibrary(t, m)
+	ls := m.screens[0].(*libraryScreen)
+	if len(ls.prompts) != 30 {
+		t.Fatalf("All prompts lists %d, want 30", len(ls.prompts))
+	}
+	m.Update(keyMsg("l")) // to the prompt list
+	m.Update(keyMsg("j"))
+	if ls.pl.cursor != 1 {
+		t.Errorf("prompt cursor %d after j, want 1", ls.pl.cursor)
+	}
+	m.Update(keyMsg("h")) // back to the folders
+	_, cmd := m.Update(keyMsg("j"))
+	if cmd == nil || ls.source() != "root:" {
+		t.Fatalf("after j on the folders the list shows %q (cmd %v), want the top level being read", ls.source(), cmd != nil)
+	}
+	m.Update(cmd())
+	if want := ls.folders[1].count; len(ls.prompts) != want {
+		t.Errorf("top level lists %d prompts, want its count %d", len(ls.prompts), want)
+	}
+}
+
+func TestResize(t *testing.T) {
+	f := newFixture(t, 30)
+	f.withQueue(t)
+	m := newModel(t, f.cfg)
+	loadLibrary(t, m)
+	for _, size := range [][2]int{{120, 40}, {80, 24}, {30, 8}, {200, 12}} {
+		m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		for i := range m.screens {
+			m.active = i
+			checkSize(t, m.View(), size[0], size[1])
+		}
+	}
+}
+
+// The Queue screen's r and d, on a real queue directory.
+func TestQueueRetryAndDiscard(t *testing.T) {
+	f := newFixture(t, 5)
+	f.withQueue(t)
+	q := f.cfg.QueueDir
+	screen := func(t *testing.T) *queueScreen {
+		s := newQueueScreen(env{cfg: f.cfg, st: newStyles(false)})
+		s.resize(80, 22)
+		s.update(s.scan()())
+		return s
+	}
+	// run presses keys, following each key's commands (the action, then the rescan) to the end.
+	run := func(s *queueScreen, keys ...string) {
+		for _, k := range keys {
+			for cmd := s.update(keyMsg(k)); cmd != nil; {
+				cmd = s.update(cmd())
+			}
+		}
+	}
+	// toFailed moves the cursor to the failed operation.
+	toFailed := func(t *testing.T, s *queueScreen) {
+		for i, op := range s.state.Ops {
+			if op.ID == failedID {
+				s.l.cursor = i
+				return
+			}
+		}
+		t.Fatalf("no failed operation listed: %+v", s.state.Ops)
+	}
+	exists := func(p string) bool { _, err := os.Lstat(p); return err == nil }
+	failed := filepath.Join(q, "failed", failedID+".json")
+
+	t.Run("only failed ones", func(t *testing.T) {
+		s := screen(t)
+		run(s, "r") // the cursor is on the pending operation
+		if !strings.Contains(s.view(), "only a failed operation") {
+			t.Errorf("r on a pending operation: view lacks the explanation:\n%s", s.view())
+		}
+	})
+	t.Run("discard asks; n keeps", func(t *testing.T) {
+		s := screen(t)
+		toFailed(t, s)
+		run(s, "d")
+		if !strings.Contains(s.view(), "Discard failed operation "+failedID) {
+			t.Fatalf("d did not ask:\n%s", s.view())
+		}
+		run(s, "n")
+		if !exists(failed) {
+			t.Error("n discarded the operation")
+		}
+	})
+	t.Run("retry queues it again under a new id", func(t *testing.T) {
+		s := screen(t)
+		before, _ := os.ReadFile(failed)
+		toFailed(t, s)
+		run(s, "r")
+		if exists(failed) || exists(filepath.Join(q, "failed", failedID+".error")) {
+			t.Error("the failed operation is still in failed/")
+		}
+		st, err := scanQueue(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Counts["pending"] != 2 || st.Counts["failed"] != 0 {
+			t.Fatalf("counts %v, want 2 pending and no failed", st.Counts)
+		}
+		var orig, again promptlib.Operation
+		json.Unmarshal(before, &orig)
+		for _, op := range st.Ops {
+			if op.State == "pending" && op.ID != pendingID {
+				b, err := os.ReadFile(filepath.Join(q, op.ID+".json"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				json.Unmarshal(b, &again)
+			}
+		}
+		if again.ID == "" || again.ID == failedID || !promptlib.ValidID(again.ID) {
+			t.Errorf("retried operation has id %q, want a fresh UUID", again.ID)
+		}
+		if again.Operation != orig.Operation || string(again.Data) != string(orig.Data) {
+			t.Errorf("retried %s %s, want %s %s", again.Operation, again.Data, orig.Operation, orig.Data)
+		}
+		if !strings.Contains(s.view(), "retrying "+failedID+" as "+again.ID[:8]) || !strings.Contains(s.view(), "pending 2") {
+			t.Errorf("view does not say what happened:\n%s", s.view())
+		}
+	})
+	t.Run("discard asks; y deletes", func(t *testing.T) {
+		f.withQueue(t)
+		s := screen(t)
+		toFailed(t, s)
+		run(s, "d", "y")
+		if exists(failed) || exists(filepath.Join(q, "failed", failedID+".error")) {
+			t.Error("y kept the operation or its reason")
+		}
+	})
+	t.Run("a broken file cannot be retried", func(t *testing.T) {
+		writeFile(t, failed, "not json", clock.Add(-time.Minute))
+		if _, err := retryOp(q, failedID); err == nil || !strings.Contains(err.Error(), "discard it") {
+			t.Errorf("retry of a broken file: err %v, want advice to discard", err)
+		}
+		if !exists(failed) {
+			t.Error("a refused retry removed the file")
+		}
+	})
+}
+
+func TestTrafficFilter(t *testing.T) {
+	evs := trafficEvents()
+	for _, tc := range []struct {
+		filter string
+		want   int
+	}{
+		{"", len(evs)},
+		{"session:e5f6", 2},
+		{"project:web", 8},
+		{"method:tools/call", 6},
+		{"status:error", 1},
+		{"kind:notification", 1},
+		{"search", 4},
+		{"session:a1 begin", 1},
+		{"method:nope", 0},
+	} {
+		n := 0
+		for _, e := range evs {
+			if matchEvent(e, strings.Fields(tc.filter)) {
+				n++
+			}
+		}
+		if n != tc.want {
+			t.Errorf("filter %q keeps %d events, want %d", tc.filter, n, tc.want)
+		}
+	}
+}
+
+// The Library screen follows the library: a prompt the app adds shows without a key press.
+func TestLibraryFollowsTheApp(t *testing.T) {
+	f := newFixture(t, 30)
+	tm := console(t, f.cfg)
+	waitText(t, tm, "All prompts (30)")
+	now := time.Now().Unix()
+	f.lib.Exec(t, `INSERT INTO prompts (id, title, body, folder_id, icon, color, url, created_at, updated_at)
+		VALUES ('ABCDEF01-0000-4000-8000-000000000001', 'Brand new prompt', 'Written by the app.', NULL, '✨', NULL, NULL, ?, ?)`, now, now)
+	waitText(t, tm, "All prompts (31)", "Brand new prompt")
+}
+
+// The Traffic screen follows the traffic files: a server that starts later shows up.
+func TestTrafficFollowsServers(t *testing.T) {
+	f := newFixture(t, 5)
+	tm := console(t, f.cfg)
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return strings.Contains(string(b), "All prompts") })
+	tm.Send(keyMsg("3"))
+	waitText(t, tm, "No traffic yet")
+	f.withTraffic(t, trafficEvents())
+	waitText(t, tm, "10 of 10 events", "search_prompts")
+}
+
+// An opened event stays on screen while newer events arrive.
+func TestTrafficDetailStays(t *testing.T) {
+	f := newFixture(t, 5)
+	m := newModel(t, f.cfg)
+	m.Update(trafficMsg{events: trafficEvents()})
+	m.Update(keyMsg("3"))
+	m.Update(keyMsg("j")) // the second newest: search_prompts #111 (8ms)
+	m.Update(keyMsg("enter"))
+	before := m.View()
+	if !strings.Contains(before, "id 1111 search_prompts") {
+		t.Fatalf("the detail does not show the selected event:\n%s", before)
+	}
+	late := trafficEvents()[0]
+	late.TS, late.Method, late.Kind = clock, "ping", "request"
+	m.Update(trafficMsg{events: []traffic.Event{late}})
+	if after := m.View(); after != before {
+		t.Errorf("a new event changed the open detail:\n%s\nwas:\n%s", after, before)
+	}
+	m.Update(keyMsg("esc"))
+	if v := m.View(); !strings.Contains(v, "11 of 11 events") {
+		t.Errorf("esc did not go back to the list:\n%s", v)
+	}
+}
+
+// The Pipeline screen on a file: the chosen model's output beside the original, and m
+// switching models.
+func TestPipelineFile(t *testing.T) {
+	f := newFixture(t, 5)
+	f.cfg.Pipeline = splitter{}
+	path := filepath.Join(t.TempDir(), "notes.md")
+	writeFile(t, path, "# Notes\n\nintro\n\n## One\n\nfirst\n\n## Two\n\nsecond\n", time.Time{})
+	s := newPipelineScreen(env{cfg: f.cfg, st: newStyles(false)})
+	s.resize(80, 22)
+	run := func(keys ...string) {
+		for _, k := range keys {
+			for cmd := s.update(keyMsg(k)); cmd != nil; {
+				msg := cmd()
+				if _, ok := msg.(pipelineMsg); !ok {
+					break // the text input's cursor blink
+				}
+				cmd = s.update(msg)
+			}
+		}
+	}
+	run("o", path, "enter")
+	v := s.view()
+	for _, want := range []string{"model subindex", "stages section-split", "s2", "One", "Two"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("view lacks %q:\n%s", want, v)
+		}
+	}
+	run("m")
+	if v := s.view(); !strings.Contains(v, "model default") || !strings.Contains(v, "no sections") {
+		t.Errorf("after m, want the default model serving the file whole:\n%s", v)
+	}
+	run("o", filepath.Join(t.TempDir(), "missing.md"), "enter")
+	if v := s.view(); !strings.Contains(v, "cannot read") {
+		t.Errorf("a missing file: view lacks the reason:\n%s", v)
+	}
+}

@@ -1,0 +1,278 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/table"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/mcpctl/mcpctl/tui/traffic"
+)
+
+// maxPipelineInput bounds a file the Pipeline screen reads.
+const maxPipelineInput = 8 << 20
+
+var (
+	keyModel = key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "next proxymodel"))
+	keyOpen  = key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open a file"))
+	keyEvent = key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "next traced event"))
+)
+
+type pipelineMsg struct {
+	model, source string
+	input         string
+	out           Output
+	err           error
+}
+
+// pipelineScreen is screen 5: a proxymodel applied to a file or a traced event's payload,
+// original beside transformed, with the section table, bytes and cache status.
+type pipelineScreen struct {
+	env
+	w, h    int
+	models  []string
+	model   int
+	path    textinput.Model
+	traced  []traffic.Event // events with payloads, newest last
+	ev      int             // the traced event shown, -1 for none
+	source  string
+	input   string
+	out     *Output
+	err     error
+	offset  int // scroll of the two columns
+	table   table.Model
+	pending bool
+}
+
+func newPipelineScreen(e env) *pipelineScreen {
+	ti := textinput.New()
+	ti.Prompt = "file: "
+	ti.Placeholder = "path to a file to transform"
+	s := &pipelineScreen{env: e, path: ti, ev: -1}
+	if e.cfg.Pipeline != nil {
+		s.models = e.cfg.Pipeline.Models()
+	}
+	s.table = table.New(table.WithColumns([]table.Column{{Title: "ID", Width: 8}, {Title: "SECTION", Width: 40}, {Title: "BYTES", Width: 8}}),
+		table.WithHeight(4))
+	st := table.DefaultStyles()
+	st.Selected = st.Cell // the table is a listing here, not a cursor
+	s.table.SetStyles(st)
+	return s
+}
+
+func (s *pipelineScreen) title() string   { return "Pipeline" }
+func (s *pipelineScreen) capturing() bool { return s.path.Focused() }
+func (s *pipelineScreen) keys() []key.Binding {
+	return []key.Binding{keyModel, keyOpen, keyEvent, keyUp, keyDown}
+}
+func (s *pipelineScreen) init() tea.Cmd { return nil }
+
+func (s *pipelineScreen) resize(w, h int) {
+	s.w, s.h = w, h
+	s.path.Width = w - 8
+	s.table.SetWidth(w)
+	s.table.SetHeight(max(3, s.tableHeight()))
+	s.table.SetColumns([]table.Column{{Title: "ID", Width: 10}, {Title: "SECTION", Width: max(10, w-26)}, {Title: "BYTES", Width: 8}})
+}
+
+func (s *pipelineScreen) tableHeight() int { return max(3, (s.h-2)/3) }
+
+func (s *pipelineScreen) update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case trafficMsg:
+		for _, e := range msg.events {
+			if len(e.Payload) > 0 {
+				s.traced = append(s.traced, e)
+			}
+		}
+		if len(s.traced) > keptEvents {
+			s.traced = s.traced[len(s.traced)-keptEvents:]
+			s.ev = min(s.ev, len(s.traced)-1)
+		}
+		return nil
+	case pipelineMsg:
+		s.pending = false
+		if msg.source != s.source || s.models == nil || msg.model != s.models[s.model] {
+			return nil
+		}
+		s.input, s.err = msg.input, msg.err
+		s.out = nil
+		if msg.err == nil {
+			out := msg.out
+			s.out = &out
+			rows := make([]table.Row, len(out.Sections))
+			for i, sec := range out.Sections {
+				rows[i] = table.Row{sec.ID, strings.Repeat("  ", sec.Depth) + sec.Title, size(sec.Bytes)}
+			}
+			s.table.SetRows(rows)
+		}
+		s.offset = 0
+		return nil
+	case tea.KeyMsg:
+		return s.key(msg)
+	}
+	return nil
+}
+
+func (s *pipelineScreen) key(msg tea.KeyMsg) tea.Cmd {
+	if s.path.Focused() {
+		switch msg.String() {
+		case "enter":
+			s.path.Blur()
+			p := strings.TrimSpace(s.path.Value())
+			if p == "" {
+				return nil
+			}
+			s.source, s.ev = "file:"+p, -1
+			return s.run()
+		case "esc":
+			s.path.Blur()
+			return nil
+		}
+		var cmd tea.Cmd
+		s.path, cmd = s.path.Update(msg)
+		return cmd
+	}
+	if s.cfg.Pipeline == nil {
+		return nil
+	}
+	switch {
+	case key.Matches(msg, keyModel):
+		if len(s.models) > 0 {
+			s.model = (s.model + 1) % len(s.models)
+			return s.run()
+		}
+	case key.Matches(msg, keyOpen):
+		return s.path.Focus()
+	case key.Matches(msg, keyEvent):
+		if len(s.traced) == 0 {
+			s.err = fmt.Errorf("no traced event yet: start a server with --trace-content (or MCPCTL_TRACE=content) to record payloads")
+			return nil
+		}
+		s.ev = (s.ev + 1) % len(s.traced)
+		e := s.traced[len(s.traced)-1-s.ev]
+		s.source = fmt.Sprintf("event:%s %s %s %s", e.TS.Format("15:04:05.000"), e.Session, e.Method, e.Name)
+		return s.run()
+	case key.Matches(msg, keyUp):
+		s.offset = max(0, s.offset-1)
+	case key.Matches(msg, keyDown):
+		s.offset++
+	case key.Matches(msg, keyPgDn):
+		s.offset += s.colHeight()
+	case key.Matches(msg, keyPgUp):
+		s.offset = max(0, s.offset-s.colHeight())
+	}
+	return nil
+}
+
+// run transforms the chosen source with the chosen model.
+func (s *pipelineScreen) run() tea.Cmd {
+	if s.source == "" || len(s.models) == 0 {
+		return nil
+	}
+	p, model, source := s.cfg.Pipeline, s.models[s.model], s.source
+	in := Input{Type: "toolResult", Source: source}
+	var text string
+	var readErr error
+	if strings.HasPrefix(source, "file:") {
+		path := strings.TrimPrefix(source, "file:")
+		in.Source = path
+		text, readErr = readInput(path)
+	} else {
+		e := s.traced[len(s.traced)-1-s.ev]
+		text, in.Source = string(e.Payload), e.Name
+	}
+	in.Text = text
+	s.pending = true
+	return func() tea.Msg {
+		m := pipelineMsg{model: model, source: source, input: text, err: readErr}
+		if readErr == nil {
+			m.out, m.err = p.Transform(context.Background(), model, in)
+		}
+		return m
+	}
+}
+
+func readInput(path string) (string, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "", fmt.Errorf("tui: cannot read %s: %w", path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("tui: %s is not a regular file", path)
+	}
+	if fi.Size() > maxPipelineInput {
+		return "", fmt.Errorf("tui: %s is larger than %s; pick a smaller file", path, size(maxPipelineInput))
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("tui: cannot read %s: %w", path, err)
+	}
+	return string(b), nil
+}
+
+func (s *pipelineScreen) colHeight() int { return max(1, s.h-4-s.tableHeight()) }
+
+func (s *pipelineScreen) view() string {
+	if s.cfg.Pipeline == nil {
+		return wrap("No pipeline configured: this console was started without the content pipeline, so there is nothing to "+
+			"transform. Proxymodels live in $XDG_CONFIG_HOME/mcpctl/proxymodels; once the pipeline is wired in, this screen shows "+
+			"a proxymodel's output beside the original.", s.w)
+	}
+	var b strings.Builder
+	model := "(none)"
+	if len(s.models) > 0 {
+		model = s.models[s.model]
+	}
+	if s.path.Focused() {
+		b.WriteString(s.path.View())
+	} else {
+		src := s.source
+		if src == "" {
+			src = "none: o opens a file, e takes a traced event"
+		}
+		b.WriteString(cell(fmt.Sprintf("model %s (m) · source %s", model, src), s.w))
+	}
+	b.WriteByte('\n')
+	switch {
+	case s.err != nil:
+		b.WriteString(wrap(s.err.Error(), s.w))
+		return b.String()
+	case s.pending:
+		b.WriteString("transforming…")
+		return b.String()
+	case s.out == nil:
+		b.WriteString(wrap(fmt.Sprintf("Choose what to transform: o and a file path, or e for the payload of a traced event (%d recorded). "+
+			"m switches the proxymodel (%d available).", len(s.traced), len(s.models)), s.w))
+		return b.String()
+	}
+	o := s.out
+	cache := "miss"
+	if o.CacheHit {
+		cache = "hit"
+	}
+	fmt.Fprintf(&b, "%s → %s · cache %s · stages %s\n", size(o.BytesBefore), size(o.BytesAfter), cache, strings.Join(o.Stages, ", "))
+	lw := (s.w - 1) / 2
+	rw := s.w - 1 - lw
+	ch := s.colHeight()
+	b.WriteString(sideBySide(s.st.title.Render("original"), lw, s.st.title.Render("transformed"), rw, 1) + "\n")
+	b.WriteString(sideBySide(window(wrap(s.input, lw), s.offset, ch), lw, window(wrap(o.Text, rw), s.offset, ch), rw, ch) + "\n")
+	if len(o.Sections) == 0 {
+		b.WriteString("no sections: this model serves the content whole")
+	} else {
+		b.WriteString(s.table.View())
+	}
+	return b.String()
+}
+
+// window is h lines of text starting at line off.
+func window(text string, off, h int) string {
+	lines := strings.Split(text, "\n")
+	off = min(off, max(0, len(lines)-1))
+	return strings.Join(lines[off:min(len(lines), off+h)], "\n")
+}

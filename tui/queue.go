@@ -1,0 +1,187 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+var (
+	keyRetry   = key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "retry failed"))
+	keyDiscard = key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "discard failed"))
+)
+
+type (
+	queueMsg struct {
+		state queueState
+		err   error
+	}
+	queueActionMsg struct {
+		text string
+		err  error
+	}
+)
+
+// queueScreen is screen 2: the import queue's operations by state, failures with their
+// reasons; r retries a failed operation, d discards one after asking.
+type queueScreen struct {
+	env
+	w, h    int
+	state   queueState
+	err     error
+	loaded  bool
+	l       listView
+	confirm string // the id d asks about
+	note    string // the outcome of the last retry or discard
+}
+
+func newQueueScreen(e env) *queueScreen { return &queueScreen{env: e} }
+
+func (s *queueScreen) title() string   { return "Queue" }
+func (s *queueScreen) capturing() bool { return s.confirm != "" }
+func (s *queueScreen) keys() []key.Binding {
+	return []key.Binding{keyUp, keyDown, keyRetry, keyDiscard}
+}
+
+func (s *queueScreen) init() tea.Cmd {
+	if s.cfg.QueueDir == "" {
+		return nil
+	}
+	return tea.Batch(s.scan(), s.src.waitQueue())
+}
+
+func (s *queueScreen) scan() tea.Cmd {
+	dir := s.cfg.QueueDir
+	return func() tea.Msg {
+		st, err := scanQueue(dir)
+		return queueMsg{state: st, err: err}
+	}
+}
+
+func (s *queueScreen) resize(w, h int) {
+	s.w, s.h = w, h
+	s.l.setHeight(max(1, h-7))
+}
+
+func (s *queueScreen) update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case queueChangedMsg:
+		return tea.Batch(s.scan(), s.src.waitQueue())
+	case queueMsg:
+		s.loaded, s.err = true, msg.err
+		if msg.err == nil {
+			var keep string
+			if len(s.state.Ops) > 0 {
+				keep = s.state.Ops[s.l.cursor].ID
+			}
+			s.state = msg.state
+			s.l.setLen(len(s.state.Ops))
+			for i, op := range s.state.Ops {
+				if op.ID == keep {
+					s.l.cursor = i
+					s.l.scroll()
+				}
+			}
+		}
+		return nil
+	case queueActionMsg:
+		s.note = msg.text
+		if msg.err != nil {
+			s.note = msg.err.Error()
+		}
+		return s.scan()
+	case tea.KeyMsg:
+		return s.key(msg)
+	}
+	return nil
+}
+
+func (s *queueScreen) selected() (queueOp, bool) {
+	if len(s.state.Ops) == 0 {
+		return queueOp{}, false
+	}
+	return s.state.Ops[s.l.cursor], true
+}
+
+func (s *queueScreen) key(msg tea.KeyMsg) tea.Cmd {
+	dir := s.cfg.QueueDir
+	if s.confirm != "" {
+		id := s.confirm
+		s.confirm = ""
+		if msg.String() != "y" {
+			s.note = "kept " + id
+			return nil
+		}
+		return func() tea.Msg {
+			return queueActionMsg{text: "discarded " + id, err: discardOp(dir, id)}
+		}
+	}
+	op, ok := s.selected()
+	switch {
+	case key.Matches(msg, keyRetry), key.Matches(msg, keyDiscard):
+		if !ok || op.State != "failed" {
+			s.note = "only a failed operation can be retried or discarded; select one (↑/↓)"
+			return nil
+		}
+		if key.Matches(msg, keyDiscard) {
+			s.confirm = op.ID
+			return nil
+		}
+		return func() tea.Msg {
+			nid, err := retryOp(dir, op.ID)
+			return queueActionMsg{text: fmt.Sprintf("retrying %s as %s", op.ID, nid), err: err}
+		}
+	}
+	moveList(&s.l, msg)
+	return nil
+}
+
+func (s *queueScreen) view() string {
+	switch {
+	case s.cfg.QueueDir == "":
+		return "No queue: the library could not be resolved, so there is no import queue to show.\n\nStart the console with --library DIR."
+	case !s.loaded:
+		return "Reading the queue…"
+	case s.err != nil:
+		return "The queue cannot be read: " + s.err.Error() + "\n\nCheck that the directory is yours and readable (mode 0700)."
+	case s.state.Missing:
+		return "There is no queue directory yet at\n  " + s.cfg.QueueDir + "\n\n" + wrap("It appears with the first write; writes from an AI client "+
+			"(create_prompt, update_prompt, …) pass through it.", s.w)
+	}
+	var b strings.Builder
+	c := s.state.Counts
+	fmt.Fprintf(&b, "pending %d · processing %d · processed %d · failed %d\n", c["pending"], c["processing"], c["processed"], c["failed"])
+	b.WriteString(s.st.dim.Render(cell(s.cfg.QueueDir, s.w)) + "\n\n")
+	if len(s.state.Ops) == 0 {
+		b.WriteString(wrap("The queue is empty: nothing pending, processing, processed or failed. Writes from an AI client "+
+			"(create_prompt, update_prompt, …) appear here as they pass through, and failures stay with their reasons.", s.w))
+		return b.String()
+	}
+	b.WriteString(s.st.title.Render(cell(fmt.Sprintf("  %-10s %5s  %-14s %-8s  %s", "STATE", "AGE", "KIND", "ID", "REASON"), s.w)) + "\n")
+	now := s.cfg.Now()
+	b.WriteString(fit(s.l.render(s.st, s.w, true, func(i int) string {
+		op := s.state.Ops[i]
+		state := op.State
+		if op.State == "failed" {
+			state = s.st.bad.Render(fmt.Sprintf("%-10s", state))
+		} else {
+			state = fmt.Sprintf("%-10s", state)
+		}
+		reason, _, _ := strings.Cut(op.Reason, "\n")
+		return fmt.Sprintf("%s %5s  %-14s %-8s  %s", state, age(now, op.At), op.Kind, cell(op.ID, 8), reason)
+	}), s.w, s.l.height))
+	b.WriteString("\n")
+	switch op, _ := s.selected(); {
+	case s.confirm != "":
+		b.WriteString(s.st.warn.Render(cell(fmt.Sprintf("Discard failed operation %s for good? y/n", s.confirm), s.w)))
+	case s.note != "":
+		b.WriteString(cell(s.note, s.w))
+	case op.State == "failed":
+		b.WriteString(cell(op.ID+": "+strings.ReplaceAll(op.Reason, "\n", " "), s.w))
+	default:
+		b.WriteString(s.st.dim.Render(cell(op.ID+" · select a failed one: r puts it back in the queue, d discards it", s.w)))
+	}
+	return b.String()
+}

@@ -1,0 +1,349 @@
+package tui
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
+	"github.com/charmbracelet/bubbles/viewport"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/mcpctl/mcpctl/tui/traffic"
+)
+
+const (
+	// keptEvents is how many events the Traffic screen holds; older ones drop off.
+	keptEvents = 5000
+	// sparkPoints is how many of a method's latest durations its sparkline shows.
+	sparkPoints = 24
+	// sparkMethods is how many methods get a sparkline (the busiest) at 80×24.
+	sparkMethods = 3
+)
+
+var keyFilter = key.NewBinding(key.WithKeys("f", "/"), key.WithHelp("f", "filter"))
+
+// trafficScreen is screen 3: the events of every running server, newest first, filterable,
+// with a latency sparkline per method; Enter opens one event.
+type trafficScreen struct {
+	env
+	w, h    int
+	events  []traffic.Event // oldest first
+	shown   []int           // indexes into events that pass the filter, newest first
+	l       listView
+	err     error
+	filter  textinput.Model
+	terms   []string
+	detail  *traffic.Event // the event Enter opened; it stays while new events arrive
+	vp      viewport.Model
+	latency map[string][]float64 // per method, the latest durations
+	calls   map[string]int       // per method, responses seen
+	sess    map[string]bool
+}
+
+func newTrafficScreen(e env) *trafficScreen {
+	ti := textinput.New()
+	ti.Prompt = "filter: "
+	ti.Placeholder = "session:ID project:P method:M status:error, or words"
+	return &trafficScreen{env: e, filter: ti, vp: viewport.New(40, 10),
+		latency: map[string][]float64{}, calls: map[string]int{}, sess: map[string]bool{}}
+}
+
+func (s *trafficScreen) title() string   { return "Traffic" }
+func (s *trafficScreen) capturing() bool { return s.filter.Focused() }
+func (s *trafficScreen) keys() []key.Binding {
+	return []key.Binding{keyUp, keyDown, keyEnter, keyFilter, keyBack}
+}
+
+func (s *trafficScreen) init() tea.Cmd {
+	if s.cfg.TrafficDir == "" {
+		return nil
+	}
+	return s.src.waitTraffic()
+}
+
+func (s *trafficScreen) resize(w, h int) {
+	s.w, s.h = w, h
+	s.l.setHeight(max(1, h-3-s.sparkRows()))
+	s.vp.Width, s.vp.Height = w, max(1, h-1)
+	s.filter.Width = w - 10
+}
+
+// sparkRows is how many methods get a sparkline: sparkMethods at 80×24, more on a taller
+// terminal.
+func (s *trafficScreen) sparkRows() int { return min(max(sparkMethods, s.h/6), len(s.latency)) }
+
+func (s *trafficScreen) update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case trafficMsg:
+		if msg.err != nil {
+			s.err = msg.err
+			return nil // the follower has stopped; nothing more will come
+		}
+		s.add(msg.events)
+		return s.src.waitTraffic()
+	case tea.KeyMsg:
+		return s.key(msg)
+	}
+	return nil
+}
+
+// add takes new events, keeps the newest keptEvents, and refilters.
+func (s *trafficScreen) add(evs []traffic.Event) {
+	for _, e := range evs {
+		s.sess[e.Session] = true
+		if e.Kind == traffic.KindResponse && e.Method != "" {
+			s.calls[e.Method]++
+			l := append(s.latency[e.Method], e.DurationMs)
+			if len(l) > sparkPoints {
+				l = l[len(l)-sparkPoints:]
+			}
+			s.latency[e.Method] = l
+		}
+	}
+	s.events = append(s.events, evs...)
+	if len(s.events) > keptEvents {
+		s.events = append([]traffic.Event(nil), s.events[len(s.events)-keptEvents:]...)
+	}
+	// Files are read one after another, so events arrive grouped by session: order them by
+	// time. Nearly sorted input makes this cheap.
+	sort.SliceStable(s.events, func(i, j int) bool { return s.events[i].TS.Before(s.events[j].TS) })
+	s.refilter()
+}
+
+func (s *trafficScreen) refilter() {
+	var keep string
+	if len(s.shown) > 0 {
+		keep = eventKey(s.events[s.shown[s.l.cursor]])
+	}
+	atTop := s.l.cursor == 0
+	s.shown = s.shown[:0]
+	for i := len(s.events) - 1; i >= 0; i-- {
+		if matchEvent(s.events[i], s.terms) {
+			s.shown = append(s.shown, i)
+		}
+	}
+	s.l.setLen(len(s.shown))
+	s.resize(s.w, s.h) // the sparkline rows may have grown
+	if atTop {
+		s.l.top() // following the newest
+		return
+	}
+	for i, ix := range s.shown {
+		if eventKey(s.events[ix]) == keep {
+			s.l.cursor = i
+			s.l.scroll()
+			return
+		}
+	}
+}
+
+func eventKey(e traffic.Event) string {
+	return e.Session + "\x00" + e.Kind + "\x00" + e.ID + "\x00" + e.TS.String()
+}
+
+// matchEvent applies the filter terms: field:value terms match that field (session and
+// project by prefix, method and status exactly, kind exactly); other words match the method
+// or the name as substrings. Every term must match.
+func matchEvent(e traffic.Event, terms []string) bool {
+	for _, t := range terms {
+		field, val, ok := strings.Cut(t, ":")
+		switch {
+		case ok && field == "session":
+			ok = strings.HasPrefix(e.Session, val)
+		case ok && field == "project":
+			ok = strings.HasPrefix(e.Project, val)
+		case ok && field == "method":
+			ok = e.Method == val
+		case ok && field == "status":
+			ok = e.Status == val
+		case ok && field == "kind":
+			ok = e.Kind == val
+		default:
+			ok = strings.Contains(e.Method, t) || strings.Contains(e.Name, t)
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *trafficScreen) key(msg tea.KeyMsg) tea.Cmd {
+	if s.filter.Focused() {
+		switch msg.String() {
+		case "enter", "esc":
+			s.filter.Blur()
+			s.terms = strings.Fields(s.filter.Value())
+			s.l.top()
+			s.refilter()
+			return nil
+		}
+		var cmd tea.Cmd
+		s.filter, cmd = s.filter.Update(msg)
+		return cmd
+	}
+	if s.detail != nil {
+		if key.Matches(msg, keyBack) || key.Matches(msg, keyEnter) {
+			s.detail = nil
+			return nil
+		}
+		var cmd tea.Cmd
+		s.vp, cmd = s.vp.Update(msg)
+		return cmd
+	}
+	switch {
+	case key.Matches(msg, keyFilter):
+		return s.filter.Focus()
+	case key.Matches(msg, keyBack):
+		s.filter.SetValue("")
+		s.terms = nil
+		s.refilter()
+		return nil
+	case key.Matches(msg, keyEnter):
+		if len(s.shown) > 0 {
+			e := s.events[s.shown[s.l.cursor]]
+			s.detail = &e
+			s.vp.SetContent(eventDetail(e, s.cfg.Now().Location(), s.w))
+			s.vp.GotoTop()
+		}
+		return nil
+	}
+	moveList(&s.l, msg)
+	return nil
+}
+
+// eventDetail is one event in full: its fields, then its payload pretty-printed when traced.
+func eventDetail(e traffic.Event, loc *time.Location, w int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "time      %s\n", e.TS.In(loc).Format("2006-01-02 15:04:05.000"))
+	fmt.Fprintf(&b, "session   %s  project %s\n", e.Session, orNone(e.Project))
+	fmt.Fprintf(&b, "call      %s %s id %s %s\n", e.Kind, e.Method, orNone(e.ID), e.Name)
+	if e.Kind == traffic.KindResponse {
+		fmt.Fprintf(&b, "result    %s in %.1fms, %s in, %s out", orNone(e.Status), e.DurationMs, size(e.BytesIn), size(e.BytesOut))
+		if e.ErrorCode != "" {
+			fmt.Fprintf(&b, ", error %s", e.ErrorCode)
+		}
+		b.WriteByte('\n')
+	} else {
+		fmt.Fprintf(&b, "size      %s in, %s out\n", size(e.BytesIn), size(e.BytesOut))
+	}
+	if g := e.Gate; g != nil {
+		fmt.Fprintf(&b, "gate      %s; %d matched, %d sent in full, %s\n", g.State, g.Matched, g.Sent, size(g.Bytes))
+	}
+	if p := e.Pipeline; p != nil {
+		cache := "miss"
+		if p.CacheHit {
+			cache = "hit"
+		}
+		fmt.Fprintf(&b, "pipeline  %s (%s): %s → %s, cache %s\n", p.Model, strings.Join(p.Stages, ", "), size(p.BytesBefore), size(p.BytesAfter), cache)
+	}
+	if e.Upstream != "" {
+		fmt.Fprintf(&b, "upstream  %s\n", e.Upstream)
+	}
+	b.WriteByte('\n')
+	if len(e.Payload) == 0 {
+		b.WriteString("No payload: this server records lengths only. Start it with --trace-content (or MCPCTL_TRACE=content) to see payloads.")
+	} else {
+		payload := []byte(e.Payload)
+		var pretty bytes.Buffer
+		if json.Indent(&pretty, payload, "", "  ") == nil {
+			payload = pretty.Bytes()
+		}
+		b.WriteString("payload:\n")
+		b.Write(payload)
+	}
+	return wrap(b.String(), w)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func (s *trafficScreen) view() string {
+	switch {
+	case s.cfg.TrafficDir == "":
+		return "No traffic directory is configured."
+	case s.err != nil && len(s.events) == 0:
+		return wrap("Traffic cannot be followed: "+s.err.Error()+"\n\nCheck that $XDG_STATE_HOME/mcpctl/traffic is a directory you own.", s.w)
+	case len(s.events) == 0:
+		return "No traffic yet in\n  " + s.cfg.TrafficDir + "\n\n" + wrap("Every 'mcpctl serve' writes its requests, responses and notifications there "+
+			"while it runs: start your AI client (it runs the server from .mcp.json), or try 'mcpctl demo'. Events appear here as they happen.", s.w)
+	}
+	if e := s.detail; e != nil {
+		return s.st.title.Render(cell(fmt.Sprintf("%s %s %s (esc closes)", e.Kind, e.Method, e.Name), s.w)) + "\n" + s.vp.View()
+	}
+	var b strings.Builder
+	if s.filter.Focused() {
+		b.WriteString(s.filter.View())
+	} else {
+		f := "f filters"
+		if len(s.terms) > 0 {
+			f = "filter: " + strings.Join(s.terms, " ") + " (esc clears)"
+		}
+		fmt.Fprintf(&b, "%d of %d events · %d sessions · %s", len(s.shown), len(s.events), len(s.sess), f)
+	}
+	b.WriteByte('\n')
+	b.WriteString(s.sparks())
+	b.WriteString(s.st.title.Render(cell("  TIME     SESS   METHOD         NAME              MS STAT  IN/OUT    GATE/PIPE", s.w)) + "\n")
+	loc := s.cfg.Now().Location()
+	b.WriteString(s.l.render(s.st, s.w, true, func(i int) string {
+		e := s.events[s.shown[i]]
+		ms := ""
+		if e.Kind == traffic.KindResponse {
+			ms = fmt.Sprintf("%.0f", e.DurationMs)
+		}
+		status := e.Status
+		if e.Kind != traffic.KindResponse {
+			status = e.Kind // request → "req", notification → "not"
+			if len(status) > 3 {
+				status = status[:3]
+			}
+		}
+		if e.Status == traffic.StatusError {
+			status = s.st.bad.Render(cell(status, 5))
+		}
+		extra := ""
+		if g := e.Gate; g != nil {
+			extra = fmt.Sprintf("%s %d/%d ", g.State, g.Sent, g.Matched)
+		}
+		if p := e.Pipeline; p != nil {
+			extra += size(p.BytesBefore) + "→" + size(p.BytesAfter)
+		}
+		return fmt.Sprintf("%s %s %s %s %4s %s %s %s",
+			e.TS.In(loc).Format("15:04:05"), cell(e.Session, 6), cell(e.Method, 14), cell(e.Name, 15), ms,
+			cell(status, 5), cell(size(e.BytesIn)+"/"+size(e.BytesOut), 9), extra)
+	}))
+	return b.String()
+}
+
+// sparks are the latency sparklines of the busiest methods.
+func (s *trafficScreen) sparks() string {
+	methods := make([]string, 0, len(s.latency))
+	for m := range s.latency {
+		methods = append(methods, m)
+	}
+	sort.Slice(methods, func(i, j int) bool {
+		if s.calls[methods[i]] != s.calls[methods[j]] {
+			return s.calls[methods[i]] > s.calls[methods[j]]
+		}
+		return methods[i] < methods[j]
+	})
+	var b strings.Builder
+	for _, m := range methods[:s.sparkRows()] {
+		l := s.latency[m]
+		var hi float64
+		for _, v := range l {
+			hi = max(hi, v)
+		}
+		fmt.Fprintf(&b, "%s %s last %.0fms max %.0fms (%d calls)\n", cell(m, 22), cell(sparkline(l), sparkPoints), l[len(l)-1], hi, s.calls[m])
+	}
+	return b.String()
+}
