@@ -21,6 +21,9 @@ import (
 // The end-to-end tests run the real mcpctl over stdio: the test binary re-executes itself as
 // `mcpctl` when MCPCTL_BE_MAIN is set, so the server under test is built with -race too.
 func TestMain(m *testing.M) {
+	if os.Getenv("MCPCTL_BE_UPSTREAM") != "" {
+		os.Exit(beUpstream(os.Getenv("MCPCTL_BE_UPSTREAM")))
+	}
 	if os.Getenv("MCPCTL_BE_MAIN") == "1" {
 		ctx, stop := signalContext()
 		code := Main(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
@@ -60,10 +63,16 @@ type session struct {
 // serve starts `mcpctl serve args...` with env and connects a client. The child ends with the test.
 func serve(tb testing.TB, env []string, args ...string) *session {
 	tb.Helper()
+	return serveIn(tb, "", env, args...)
+}
+
+// serveIn is serve with the child's working directory set to dir ("" = ours).
+func serveIn(tb testing.TB, dir string, env []string, args ...string) *session {
+	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	s := &session{stderr: &syncBuffer{}, notified: make(chan struct{}, 1)}
-	c, init, err := dialServerNotify(ctx, os.Args[0], env, s.stderr, s.onNotification, func(c *exec.Cmd) { s.cmd = c }, args...)
+	c, init, err := dialServerNotify(ctx, os.Args[0], env, s.stderr, s.onNotification, func(c *exec.Cmd) { s.cmd, c.Dir = c, dir }, args...)
 	if err != nil {
 		tb.Fatalf("start mcpctl serve %v: %v\nstderr:\n%s", args, err, s.stderr)
 	}

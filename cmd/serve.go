@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/mcpctl/mcpctl/cmd/internal/mcpserver"
+	"github.com/mcpctl/mcpctl/cmd/internal/trust"
+	"github.com/mcpctl/mcpctl/cmd/internal/upstream"
 	"github.com/mcpctl/mcpctl/gate"
 	"github.com/mcpctl/mcpctl/tui/traffic"
 )
@@ -37,6 +40,19 @@ func runServe(ctx context.Context, env Env, args []string) error {
 		log.Error("bad project", "err", err)
 		return err
 	}
+	// Without a named project, a repository's own .mcpctl/project.yaml (Claude Code and Cursor
+	// start servers in the project's directory) serves; its servers start only once trusted.
+	var untrusted string
+	if project == nil {
+		if project, untrusted, err = repoProject(env); err != nil {
+			log.Error("bad repository project", "err", err)
+			return err
+		}
+	}
+	var up upstream.Options
+	if project != nil {
+		up = upstream.Options{Dir: upstream.BaseDir(*project), Getenv: env.Getenv}
+	}
 	return mcpserver.Run(ctx, mcpserver.Config{
 		Library:      lib,
 		Project:      project,
@@ -45,6 +61,8 @@ func runServe(ctx context.Context, env Env, args []string) error {
 		TraceContent: *trace || env.Getenv("MCPCTL_TRACE") == "content",
 		Version:      version(),
 		Logger:       log,
+		Upstream:     up,
+		Untrusted:    untrusted,
 	}, env.Stdin, env.Stdout)
 }
 
@@ -84,4 +102,24 @@ func loadProject(env Env, name string) (*gate.Project, error) {
 		return nil, err
 	}
 	return &p, nil
+}
+
+// repoProject is the repository project found from the working directory upwards, nil when there
+// is none; untrusted says why its servers must not start, and how to trust it.
+func repoProject(env Env) (p *gate.Project, untrusted string, err error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil, "", nil
+	}
+	r, err := trustStore(env).LoadRepo(wd)
+	switch {
+	case errors.Is(err, trust.ErrNotFound):
+		return nil, "", nil
+	case err != nil:
+		return nil, "", err
+	}
+	if !r.Trusted && len(r.Project.Servers) > 0 {
+		untrusted = r.Reason
+	}
+	return &r.Project, untrusted, nil
 }

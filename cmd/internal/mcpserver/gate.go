@@ -136,7 +136,7 @@ func (g *gateComponent) bodies(ctx context.Context, ids []string) (map[string]st
 		if err != nil {
 			return nil, err
 		}
-		out[id] = p.Content
+		out[id], _, _ = g.up.delivered(ctx, g.log, p)
 	}
 	return out, nil
 }

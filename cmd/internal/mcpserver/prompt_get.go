@@ -69,11 +69,15 @@ func (s *promptSurface) getPrompt(ctx context.Context, req mcp.GetPromptRequest)
 	if err != nil {
 		return nil, fmt.Errorf("read prompt %q: %w; try again in a moment", name, err)
 	}
-	text, err := promptlib.Render(p.Content, req.Params.Arguments)
+	body, link, reason := s.up.delivered(ctx, s.log, p)
+	text, err := promptlib.Render(body, req.Params.Arguments)
 	if err != nil {
 		return nil, argumentsProblem(name, promptlib.Placeholders(p.Content), err)
 	}
-	if p.URL != nil && *p.URL != "" {
+	switch {
+	case link == linkDead:
+		text += "\n\n(The linked content at " + *p.URL + " could not be read: " + reason + ". This is the prompt's stored text.)"
+	case link == "" && p.URL != nil && *p.URL != "":
 		text += "\n\nReference: " + *p.URL
 	}
 	return mcp.NewGetPromptResult(sp.prompt.Description, []mcp.PromptMessage{
@@ -122,6 +126,10 @@ func (s *promptSurface) checkGetPrompt(_ context.Context, _ any, req *mcp.GetPro
 		return
 	}
 	name := req.Params.Name
+	if s.up.servesPrompt(name) {
+		route(req)
+		return
+	}
 	snap := s.snap()
 	sp := snap.byName[name]
 	if sp == nil {

@@ -25,6 +25,8 @@ type promptSurface struct {
 	db   libraryReader
 	log  *slog.Logger
 
+	up *upstreams // the project's servers' prompts and resources, listed beside the library's
+
 	// listing is the resources/list of the current snapshot, in name order.
 	listing atomic.Pointer[[]mcp.Resource]
 	// listedEarly is set when a list was answered before the first load finished: the first
@@ -57,7 +59,12 @@ func newPromptSurface(srv *server.MCPServer, v *view, log *slog.Logger) *promptS
 	hooks.AddBeforeReadResource(s.checkReadResource)
 	hooks.AddAfterListPrompts(s.listPrompts)
 	hooks.AddAfterListResources(s.listResources)
-	installRouter(srv, s.getPrompt)
+	installRouter(srv, func(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		if s.up.servesPrompt(req.Params.Name) {
+			return s.up.getPrompt(ctx, req)
+		}
+		return s.getPrompt(ctx, req)
+	})
 	srv.AddResourceTemplates(s.resourceTemplates()...)
 	srv.AddResource(libraryResource, s.readLibrary)
 	v.subscribe(s.publish)
@@ -84,17 +91,24 @@ func (s *promptSurface) listPrompts(_ context.Context, _ any, req *mcp.ListPromp
 	if !s.loaded() {
 		s.listedEarly.Store(true)
 	}
-	prompts := s.snap().prompts
+	lib, ups := s.snap().prompts, s.up.promptList()
 	after := cursorAfter(req.Params.Cursor)
-	start := sort.Search(len(prompts), func(i int) bool { return prompts[i].name > after })
-	end := min(len(prompts), start+promptPageSize)
-	res.Prompts = make([]mcp.Prompt, 0, end-start)
-	for _, p := range prompts[start:end] {
-		res.Prompts = append(res.Prompts, p.prompt)
+	i := sort.Search(len(lib), func(k int) bool { return lib[k].name > after })
+	j := sort.Search(len(ups), func(k int) bool { return ups[k].Name > after })
+	res.Prompts = make([]mcp.Prompt, 0, min(promptPageSize, len(lib)-i+len(ups)-j))
+	// Both lists are in name order: merge them into one.
+	for len(res.Prompts) < promptPageSize && (i < len(lib) || j < len(ups)) {
+		if j >= len(ups) || (i < len(lib) && lib[i].name < ups[j].Name) {
+			res.Prompts = append(res.Prompts, lib[i].prompt)
+			i++
+		} else {
+			res.Prompts = append(res.Prompts, ups[j])
+			j++
+		}
 	}
 	res.NextCursor = ""
-	if end < len(prompts) {
-		res.NextCursor = cursorOf(prompts[end-1].name)
+	if i < len(lib) || j < len(ups) {
+		res.NextCursor = cursorOf(res.Prompts[len(res.Prompts)-1].Name)
 	}
 }
 
@@ -107,6 +121,10 @@ func (s *promptSurface) listResources(_ context.Context, _ any, req *mcp.ListRes
 		s.listedEarly.Store(true)
 	}
 	all := *s.listing.Load()
+	if ups := s.up.resourceList(); len(ups) > 0 {
+		all = append(append(make([]mcp.Resource, 0, len(all)+len(ups)), all...), ups...)
+		sort.Slice(all, func(i, j int) bool { return all[i].Name < all[j].Name })
+	}
 	after := cursorAfter(req.Params.Cursor)
 	start := sort.Search(len(all), func(i int) bool { return all[i].Name > after })
 	end := min(len(all), start+promptPageSize)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/mcpctl/mcpctl/cmd/internal/upstream"
 	"github.com/mcpctl/mcpctl/dbread"
 	"github.com/mcpctl/mcpctl/promptlib"
 	"github.com/mcpctl/mcpctl/queue"
@@ -162,6 +163,8 @@ func (d readTools) getPrompt(ctx context.Context, args json.RawMessage) (any, er
 	if err != nil {
 		return nil, err
 	}
+	var link, reason string
+	p.Content, link, reason = d.up.delivered(ctx, d.log, p)
 	pages := bodyPages(p.Content)
 	page := 1
 	if in.Page != nil {
@@ -170,7 +173,10 @@ func (d readTools) getPrompt(ctx context.Context, args json.RawMessage) (any, er
 	if page > len(pages) {
 		return nil, promptlib.Errorf(promptlib.CodeInvalidInput, "page %d of a prompt that has %d pages; pages start at 1", page, len(pages))
 	}
-	res := PromptResult{Prompt: p, ContentBytes: len(p.Content), Page: page, Pages: len(pages)}
+	res := PromptResult{Prompt: p, ContentBytes: len(p.Content), Page: page, Pages: len(pages), LinkStatus: link}
+	if reason != "" {
+		res.LinkError = &reason
+	}
 	res.Content = pages[page-1]
 	return res, nil
 }
@@ -223,6 +229,8 @@ type HealthResult struct {
 		Prompts int `json:"prompts"`
 		Folders int `json:"folders"`
 	} `json:"counts"`
+	Upstreams []upstream.Status `json:"upstreams,omitempty"`
+	Untrusted string            `json:"untrusted,omitempty"`
 }
 
 // healthCheck never fails: what is wrong is the answer.
@@ -265,10 +273,16 @@ func (d readTools) healthCheck(ctx context.Context, _ json.RawMessage) (any, err
 	if serr != nil {
 		h.Search.Error = promptlib.Ptr(serr.Error())
 	}
+	h.Upstreams, h.Untrusted = d.up.states(), d.cfg.Untrusted
+	upstreamDown := false
+	for _, u := range h.Upstreams {
+		upstreamDown = upstreamDown || u.State == upstream.Failed
+	}
 	switch {
 	case !h.Database.Reachable || !h.Database.SchemaCompatible:
 		h.Status = "unhealthy"
-	case h.Queue.State != queue.DirWritable || h.Queue.Processor.State == queue.ProcFailed || h.Search.Index == "unavailable":
+	case h.Queue.State != queue.DirWritable || h.Queue.Processor.State == queue.ProcFailed || h.Search.Index == "unavailable" ||
+		upstreamDown || h.Untrusted != "":
 		h.Status = "degraded"
 	default:
 		h.Status = "healthy"

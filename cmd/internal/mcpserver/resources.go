@@ -114,7 +114,8 @@ func (s *promptSurface) readPrompt(ctx context.Context, req mcp.ReadResourceRequ
 	if err != nil {
 		return nil, readError(uri, err)
 	}
-	return []mcp.ResourceContents{mcp.TextResourceContents{URI: uri, MIMEType: markdownMIME, Text: "# " + p.Title + "\n\n" + p.Content}}, nil
+	body, _, _ := s.up.delivered(ctx, s.log, p)
+	return []mcp.ResourceContents{mcp.TextResourceContents{URI: uri, MIMEType: markdownMIME, Text: "# " + p.Title + "\n\n" + body}}, nil
 }
 
 // folderDoc is the JSON of prompteka://folder/{id}.

@@ -97,6 +97,10 @@ type PromptResult struct {
 	ContentBytes int `json:"contentBytes"`
 	Page         int `json:"page"`
 	Pages        int `json:"pages"`
+	// LinkStatus is "ok" or "dead" for a linked prompt (url mcp+{server}:{uri}), whose content is
+	// the upstream resource's; LinkError says why a dead one could not be read.
+	LinkStatus string  `json:"linkStatus,omitempty"`
+	LinkError  *string `json:"linkError,omitempty"`
 }
 
 // bodyPages cuts a body into pages of at most bodyPageBytes, each ending at a line break where

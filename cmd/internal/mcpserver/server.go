@@ -13,6 +13,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/mcpctl/mcpctl/cmd/internal/upstream"
 	"github.com/mcpctl/mcpctl/dbread"
 	"github.com/mcpctl/mcpctl/gate"
 	"github.com/mcpctl/mcpctl/queue"
@@ -40,6 +41,11 @@ type Config struct {
 	TraceContent bool
 	Version      string
 	Logger       *slog.Logger
+	// Upstream is how the project's servers are started (their directory, the environment
+	// ${VAR} expands from); Untrusted, when set, says why they are not started at all (a
+	// repository's project file nobody has trusted yet) and which command trusts it.
+	Upstream  upstream.Options
+	Untrusted string
 }
 
 // core is what every component shares: the configuration, the library and its view, the MCP
@@ -52,6 +58,7 @@ type core struct {
 	srv     *server.MCPServer
 	log     *slog.Logger
 	started time.Time
+	up      *upstreams // nil without upstream servers
 	// proc is the state of a standalone library's in-process processor.
 	proc queue.ProcessorStatus
 }
@@ -135,7 +142,16 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 		}
 		s.gate = newGateComponent(&s.core, *cfg.Project, append(names, gate.ToolReadPrompts))
 	}
-	newPromptSurface(s.srv, s.view, s.log)
+	if cfg.Project != nil && len(cfg.Project.Servers) > 0 && cfg.Untrusted == "" {
+		opts := cfg.Upstream
+		opts.Logger, opts.Version = s.log, cfg.Version
+		s.up = newUpstreams(ctx, &s.core, opts)
+		s.closers = append(s.closers, s.up.close)
+	}
+	if cfg.Untrusted != "" {
+		s.log.Warn("project servers not started", "reason", cfg.Untrusted)
+	}
+	newPromptSurface(s.srv, s.view, s.log).up = s.up
 	chain(s.srv, s.obs, s.gate)
 
 	// A project's first load happens before serving: the initialize instructions carry its

@@ -1,0 +1,294 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcpctl/mcpctl/cmd/internal/mcpserver"
+)
+
+// beUpstream makes the test binary a small upstream MCP server named name: the project's own
+// servers in these tests are real child processes speaking MCP over stdio.
+func beUpstream(name string) int {
+	s := server.NewMCPServer(name, "1", server.WithToolCapabilities(true), server.WithResourceCapabilities(false, true))
+	s.AddTool(mcp.NewTool("echo", mcp.WithDescription("Echo the text back."), mcp.WithString("text", mcp.Required())),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText(name + ": " + req.GetString("text", "")), nil
+		})
+	s.AddTool(mcp.NewTool("big", mcp.WithDescription("A 200 KB JSON array of records.")),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText(bigRecords()), nil
+		})
+	s.AddTool(mcp.NewTool("slow", mcp.WithDescription("Waits until cancelled."), mcp.WithString("marker", mcp.Required())),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			os.WriteFile(req.GetString("marker", "")+".started", nil, 0o600)
+			<-ctx.Done()
+			os.WriteFile(req.GetString("marker", ""), []byte("cancelled"), 0o600)
+			return nil, ctx.Err()
+		})
+	s.AddResource(mcp.NewResource("test://"+name+"/guide", "guide", mcp.WithMIMEType("text/markdown")),
+		func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+			return []mcp.ResourceContents{mcp.TextResourceContents{URI: req.Params.URI, MIMEType: "text/markdown", Text: "# Guide from " + name + "\n\nAlways use the staging database."}}, nil
+		})
+	if err := server.NewStdioServer(s).Listen(context.Background(), os.Stdin, os.Stdout); err != nil {
+		return 1
+	}
+	return 0
+}
+
+// bigRecords is a 200 KB JSON array of objects, the kind of result that floods a context.
+func bigRecords() string {
+	type rec struct {
+		ID     int    `json:"id"`
+		Name   string `json:"name"`
+		Email  string `json:"email"`
+		Status string `json:"status"`
+		Notes  string `json:"notes"`
+	}
+	var recs []rec
+	for i := 0; len(recs) < 1400; i++ {
+		recs = append(recs, rec{ID: i, Name: fmt.Sprintf("Customer %d", i), Email: fmt.Sprintf("c%d@example.com", i), Status: []string{"active", "paused", "closed"}[i%3],
+			Notes: strings.Repeat("note ", 10)})
+	}
+	b, _ := json.Marshal(recs)
+	return string(b)
+}
+
+// upstreamProject is a project with two upstream servers, both this test binary.
+func upstreamProject(tb testing.TB, env []string, mode string) {
+	tb.Helper()
+	var b strings.Builder
+	fmt.Fprintf(&b, "folder: Web App\ngateMode: %s\nservers:\n", mode)
+	for _, name := range []string{"db", "docs"} {
+		fmt.Fprintf(&b, "  %s:\n    command: %q\n    env: {MCPCTL_BE_UPSTREAM: %q}\n    timeoutMs: 20000\n", name, os.Args[0], name)
+	}
+	writeProject(tb, env, "web", b.String())
+}
+
+func TestUpstreamsBehindTheGate(t *testing.T) {
+	lib := projectLibrary(t)
+	env := testHome(t)
+	upstreamProject(t, env, "hard")
+	s := serve(t, env, "--library", lib.Dir, "--project", "web")
+	if got := toolNames(t, s); strings.Join(got, ",") != "begin_session" {
+		t.Fatalf("gated: tools %v, want only begin_session", got)
+	}
+	s.call(t, "begin_session", map[string]any{"tags": []string{"database"}}, nil)
+	var tools map[string]mcp.Tool
+	eventually(t, 20*time.Second, "both servers' tools are listed", func() bool {
+		res, err := s.ListTools(context.Background(), mcp.ListToolsRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tools = map[string]mcp.Tool{}
+		for _, tl := range res.Tools {
+			tools[tl.Name] = tl
+		}
+		return tools["db__echo"].Name != "" && tools["docs__echo"].Name != ""
+	})
+	if req := tools["db__echo"].InputSchema.Required; len(req) != 1 || req[0] != "text" {
+		t.Errorf("db__echo's schema: %+v, want the upstream's", tools["db__echo"].InputSchema)
+	}
+	for _, name := range []string{"db", "docs"} {
+		res, err := callTool(context.Background(), s.Client, name+"__echo", map[string]any{"text": "hi"}, nil)
+		if err != nil || res.IsError || resultText(res) != name+": hi" {
+			t.Errorf("%s__echo: %v %v %q", name, err, res, resultText(res))
+		}
+	}
+	var h mcpserver.HealthResult
+	s.call(t, "health_check", map[string]any{}, &h)
+	if len(h.Upstreams) != 2 || h.Upstreams[0].State != "ready" || h.Upstreams[0].Tools != 3 {
+		t.Errorf("health upstreams: %+v", h.Upstreams)
+	}
+}
+
+func resultText(res *mcp.CallToolResult) string {
+	if res == nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := mcp.AsTextContent(c); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+// Skipping begin_session in soft mode, a first call to an upstream tool runs and carries the
+// briefing before its result.
+func TestUpstreamCallIsIntercepted(t *testing.T) {
+	lib := projectLibrary(t)
+	env := testHome(t)
+	upstreamProject(t, env, "soft")
+	s := serve(t, env, "--library", lib.Dir, "--project", "web")
+	var res *mcp.CallToolResult
+	eventually(t, 20*time.Second, "db__echo answers", func() bool {
+		var err error
+		res, err = callTool(context.Background(), s.Client, "db__echo", map[string]any{"text": "sql queries"}, nil)
+		return err == nil && !strings.Contains(resultText(res), "UPSTREAM_UNAVAILABLE") && !strings.Contains(resultText(res), "no tool")
+	})
+	if len(res.Content) < 2 {
+		t.Fatalf("got %d contents, want the briefing then the result", len(res.Content))
+	}
+	first, _ := mcp.AsTextContent(res.Content[0])
+	last, _ := mcp.AsTextContent(res.Content[len(res.Content)-1])
+	if !strings.Contains(first.Text, `<prompt name="sql-conventions">`) || last.Text != "db: sql queries" {
+		t.Errorf("briefing %q, result %q", first.Text, last.Text)
+	}
+}
+
+// A killed upstream answers UPSTREAM_UNAVAILABLE, comes back, and works again; a cancelled
+// call is cancelled upstream; no child outlives serve.
+func TestUpstreamDiesAndComesBack(t *testing.T) {
+	lib := projectLibrary(t)
+	env := testHome(t)
+	upstreamProject(t, env, "soft")
+	s := serve(t, env, "--library", lib.Dir, "--project", "web")
+	pid := func(name string) int {
+		var h mcpserver.HealthResult
+		s.call(t, "health_check", map[string]any{}, &h)
+		for _, u := range h.Upstreams {
+			if u.Name == name && u.State == "ready" {
+				return u.PID
+			}
+		}
+		return 0
+	}
+	var first int
+	eventually(t, 20*time.Second, "db is ready", func() bool { first = pid("db"); return first != 0 })
+	s.call(t, "begin_session", map[string]any{"tags": []string{"x"}}, nil)
+
+	marker := filepath.Join(t.TempDir(), "cancelled")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := callTool(ctx, s.Client, "db__slow", map[string]any{"marker": marker}, nil)
+		done <- err
+	}()
+	eventually(t, 20*time.Second, "the slow call reaches the upstream", func() bool {
+		_, err := os.Stat(marker + ".started")
+		return err == nil
+	})
+	cancel()
+	<-done
+	eventually(t, 20*time.Second, "the upstream sees the cancellation", func() bool {
+		_, err := os.Stat(marker)
+		return err == nil
+	})
+
+	if err := syscall.Kill(first, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 20*time.Second, "a call to the dead server says UPSTREAM_UNAVAILABLE", func() bool {
+		res, err := callTool(context.Background(), s.Client, "db__echo", map[string]any{"text": "x"}, nil)
+		return err == nil && res.IsError && strings.Contains(resultText(res), "UPSTREAM_UNAVAILABLE")
+	})
+	eventually(t, 30*time.Second, "db is back with a new process", func() bool { p := pid("db"); return p != 0 && p != first })
+	s.waitNotification(t, "notifications/tools/list_changed", 20*time.Second)
+	res, err := callTool(context.Background(), s.Client, "db__echo", map[string]any{"text": "again"}, nil)
+	if err != nil || resultText(res) != "db: again" {
+		t.Errorf("after the restart: %v %q", err, resultText(res))
+	}
+	second, docs := pid("db"), pid("docs")
+	s.Close()
+	s.cmd.Wait()
+	for _, p := range []int{second, docs} {
+		eventually(t, 10*time.Second, fmt.Sprintf("upstream %d is gone after serve ended", p), func() bool {
+			return syscall.Kill(p, 0) != nil
+		})
+	}
+}
+
+// A repository's .mcpctl/project.yaml is found from a subdirectory; its servers start only once
+// the file is trusted, and again only after a changed file is trusted again.
+func TestRepoProjectNeedsTrust(t *testing.T) {
+	lib := projectLibrary(t)
+	env := testHome(t)
+	repo := t.TempDir()
+	sub := filepath.Join(repo, "src", "app")
+	if err := os.MkdirAll(filepath.Join(repo, ".mcpctl"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(repo, ".mcpctl", "project.yaml")
+	write := func(extra string) {
+		text := fmt.Sprintf("folder: Web App\ngated: false\nservers:\n  db:\n    command: %q\n    env: {MCPCTL_BE_UPSTREAM: db}\n%s", os.Args[0], extra)
+		if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("")
+	started := func(s *session) (bool, string) {
+		var h mcpserver.HealthResult
+		s.call(t, "health_check", map[string]any{}, &h)
+		return len(h.Upstreams) > 0, h.Untrusted
+	}
+
+	s := serveIn(t, sub, env, "--library", lib.Dir)
+	if up, why := started(s); up || !strings.Contains(why, "mcpctl trust") {
+		t.Errorf("untrusted: servers started %v, reason %q", up, why)
+	}
+	s.Close()
+	if code := Main(context.Background(), []string{"trust", sub}, nil, io.Discard, io.Discard, envGetter(env)); code != 0 {
+		t.Fatalf("mcpctl trust: exit %d", code)
+	}
+	s = serveIn(t, sub, env, "--library", lib.Dir)
+	if up, why := started(s); !up || why != "" {
+		t.Errorf("trusted: servers started %v, reason %q", up, why)
+	}
+	s.Close()
+	write("    timeoutMs: 9000\n")
+	s = serveIn(t, sub, env, "--library", lib.Dir)
+	if up, why := started(s); up || why == "" {
+		t.Errorf("changed after trust: servers started %v, reason %q", up, why)
+	}
+}
+
+// envGetter reads a test environment list as Getenv does.
+func envGetter(env []string) func(string) string {
+	return func(k string) string {
+		for _, kv := range env {
+			if v, ok := strings.CutPrefix(kv, k+"="); ok {
+				return v
+			}
+		}
+		return ""
+	}
+}
+
+// A linked prompt delivers its upstream resource; a link to a server the project lacks is dead
+// and says so.
+func TestLinkedPrompts(t *testing.T) {
+	lib := projectLibrary(t)
+	lib.Exec(t, `UPDATE prompts SET url = 'mcp+docs:test://docs/guide' WHERE title = 'Deploy Checklist'`)
+	lib.Exec(t, `UPDATE prompts SET url = 'mcp+nowhere:test://x' WHERE title = 'Error Handling'`)
+	env := testHome(t)
+	upstreamProject(t, env, "soft")
+	s := serve(t, env, "--library", lib.Dir, "--project", "web")
+	var p mcpserver.PromptResult
+	eventually(t, 20*time.Second, "the linked prompt shows the upstream's guide", func() bool {
+		s.call(t, "get_prompt", map[string]any{"id": "E0000000-0000-4000-8000-000000000004"}, &p)
+		return p.LinkStatus == "ok"
+	})
+	if !strings.Contains(p.Content, "Always use the staging database") {
+		t.Errorf("linked content: %q", p.Content)
+	}
+	s.call(t, "get_prompt", map[string]any{"id": "E0000000-0000-4000-8000-000000000003"}, &p)
+	if p.LinkStatus != "dead" || p.LinkError == nil || !strings.Contains(*p.LinkError, "nowhere") {
+		t.Errorf("dead link: %s %v", p.LinkStatus, p.LinkError)
+	}
+}
