@@ -368,3 +368,17 @@ func TestPipelineFile(t *testing.T) {
 		t.Errorf("a missing file: view lacks the reason:\n%s", v)
 	}
 }
+
+func TestPayloadText(t *testing.T) {
+	for _, tc := range []struct{ payload, want string }{
+		{`{"content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}`, "a\n\nb"},
+		{`{"contents":[{"uri":"prompt://x","text":"# X"}]}`, "# X"},
+		{`{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}]}`, "hi"},
+		{`{"structured":{"k":1}}`, `{"structured":{"k":1}}`},
+		{`not json`, `not json`},
+	} {
+		if got := payloadText([]byte(tc.payload)); got != tc.want {
+			t.Errorf("payloadText(%s) = %q, want %q", tc.payload, got, tc.want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/charmbracelet/bubbles/table"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 
 	"github.com/mcpctl/mcpctl/tui/traffic"
 )
@@ -60,7 +62,7 @@ func newPipelineScreen(e env) *pipelineScreen {
 	s.table = table.New(table.WithColumns([]table.Column{{Title: "ID", Width: 8}, {Title: "SECTION", Width: 40}, {Title: "BYTES", Width: 8}}),
 		table.WithHeight(4))
 	st := table.DefaultStyles()
-	st.Selected = st.Cell // the table is a listing here, not a cursor
+	st.Selected = lipgloss.NewStyle() // the table is a listing here, not a cursor
 	s.table.SetStyles(st)
 	return s
 }
@@ -185,7 +187,7 @@ func (s *pipelineScreen) run() tea.Cmd {
 		text, readErr = readInput(path)
 	} else {
 		e := s.traced[len(s.traced)-1-s.ev]
-		text, in.Source = string(e.Payload), e.Name
+		text, in.Source, in.Type = payloadText(e.Payload), e.Name, contentType(e.Method)
 	}
 	in.Text = text
 	s.pending = true
@@ -196,6 +198,47 @@ func (s *pipelineScreen) run() tea.Cmd {
 		}
 		return m
 	}
+}
+
+// contentType is the pipeline's content type for a method's result.
+func contentType(method string) string {
+	switch method {
+	case "resources/read":
+		return "resource"
+	case "prompts/get":
+		return "prompt"
+	}
+	return "toolResult"
+}
+
+// payloadText is the text a pipeline would see in a traced payload: the texts of a result's
+// content (tools), contents (resources) or messages (prompts), joined; the payload itself when
+// it holds none.
+func payloadText(payload []byte) string {
+	var r struct {
+		Content  []struct{ Text string } `json:"content"`
+		Contents []struct{ Text string } `json:"contents"`
+		Messages []struct {
+			Content struct{ Text string } `json:"content"`
+		} `json:"messages"`
+	}
+	if json.Unmarshal(payload, &r) != nil {
+		return string(payload)
+	}
+	var texts []string
+	for _, c := range r.Content {
+		texts = append(texts, c.Text)
+	}
+	for _, c := range r.Contents {
+		texts = append(texts, c.Text)
+	}
+	for _, m := range r.Messages {
+		texts = append(texts, m.Content.Text)
+	}
+	if strings.TrimSpace(strings.Join(texts, "")) == "" {
+		return string(payload)
+	}
+	return strings.Join(texts, "\n\n")
 }
 
 func readInput(path string) (string, error) {
