@@ -164,7 +164,7 @@ func (sp *splitter) jsonContainer(t string, s, depth int) []Section {
 	array := t[s] == '['
 	out := make([]Section, 0, len(items))
 	for n, it := range items {
-		sec := Section{Start: it.start, Kind: KindJSONMember}
+		sec := Section{Start: it.start, Kind: KindJSONMember, ValueStart: it.valStart}
 		if array {
 			sec.Kind = KindJSONElement
 			sec.Title = "[" + strconv.Itoa(n) + "]"

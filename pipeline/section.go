@@ -11,12 +11,16 @@ import (
 // children of a section cover exactly its range, in order, so the leaves of a section tree read
 // in order give the original back.
 type Section struct {
-	ID       string    // dotted position in the tree, "3.12"; set by the Engine
-	Title    string    // a short label: a heading, a key, "[200–399]", a signature
-	Start    int       // byte offset in the original, inclusive
-	End      int       // byte offset in the original, exclusive
-	Kind     string    // what the range holds, for summaries: see the kind constants
-	Children []Section // nil for a leaf
+	ID    string // dotted position in the tree, "3.12"; set by the Engine
+	Title string // a short label: a heading, a key, "[200–399]", a signature
+	Start int    // byte offset in the original, inclusive
+	End   int    // byte offset in the original, exclusive
+	Kind  string // what the range holds, for summaries: see the kind constants
+	// ValueStart is, for a JSON element or member, the offset where its value starts (after
+	// the key and colon, and after the container's opening bracket for a first item); 0
+	// otherwise.
+	ValueStart int
+	Children   []Section // nil for a leaf
 }
 
 // Section kinds.
