@@ -243,7 +243,7 @@ func (e *Engine) Transform(ctx context.Context, req Request) (Output, error) {
 		if _, ok := e.memo.get("d-" + out.Ref); !ok && (e.disk == nil || !e.disk.has("d-"+out.Ref)) {
 			e.store("d-"+out.Ref, entry{Text: orig, Sections: cur.Sections, Stages: m.StageNames()})
 		}
-		out.Text += footer(out.Ref, cur.Sections, cur.Metadata["toc"] == true)
+		out.Text += footer(out.Text, out.Ref, cur.Sections, cur.Metadata["toc"] == true)
 	}
 	out.Metrics.BytesAfter = len(out.Text)
 	out.Metrics.CacheHit = allHit
@@ -366,9 +366,12 @@ func (k engineKV) Put(key string, value []byte) { k.e.store(k.name(key), entry{T
 
 // footer is the drill-down text after a result with sections: the ref, how to read a section,
 // and, unless the text already is the table, the top-level sections.
-func footer(ref string, sections []Section, listed bool) string {
+func footer(text, ref string, sections []Section, listed bool) string {
 	var b strings.Builder
-	b.WriteString("\n\n---\n")
+	if !strings.HasSuffix(text, "\n") {
+		b.WriteString("\n")
+	}
+	b.WriteString("\n---\n")
 	if !listed {
 		fmt.Fprintf(&b, "This is a part of a larger content (%d sections):\n", len(sections))
 		for _, s := range sections {

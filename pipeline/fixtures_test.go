@@ -74,7 +74,7 @@ func goSource(tb testing.TB) string {
 	tb.Helper()
 	var b strings.Builder
 	b.WriteString("// Package demo does things.\npackage demo\n\nimport (\n\t\"fmt\"\n\t\"strings\"\n)\n\n")
-	for i := 0; i < 20; i++ {
+	for i := 0; i < 60; i++ {
 		fmt.Fprintf(&b, "// F%d says hello.\nfunc F%d(s string) string {\n\treturn fmt.Sprint(strings.ToUpper(s), %d)\n}\n\n", i, i, i)
 	}
 	b.WriteString("type T struct {\n\tA int\n}\n")
@@ -85,7 +85,7 @@ func pythonSource(tb testing.TB) string {
 	tb.Helper()
 	var b strings.Builder
 	b.WriteString("#!/usr/bin/env python3\n# a module\nimport os\nimport sys\nfrom pathlib import Path\n\n")
-	for i := 0; i < 15; i++ {
+	for i := 0; i < 90; i++ {
 		fmt.Fprintf(&b, "@decorator\ndef f%d(x):\n    \"\"\"Return x plus %d.\"\"\"\n    return x + %d\n\n\n", i, i, i)
 	}
 	b.WriteString("class Thing:\n    def method(self):\n        return 1\n\n\nif __name__ == \"__main__\":\n    f0(1)\n")
@@ -96,7 +96,7 @@ func tsSource(tb testing.TB) string {
 	tb.Helper()
 	var b strings.Builder
 	b.WriteString("import { readFile } from 'fs';\nimport * as path from \"path\";\n\n")
-	for i := 0; i < 10; i++ {
+	for i := 0; i < 70; i++ {
 		fmt.Fprintf(&b, "/** Adds %d. */\nexport function add%d(x: number): number {\n  return x + %d;\n}\n\n", i, i, i)
 	}
 	b.WriteString("export interface Shape {\n  area(): number;\n}\n\nexport class Square implements Shape {\n  constructor(private s: number) {}\n  area() { return this.s * this.s; }\n}\n")

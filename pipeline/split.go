@@ -87,7 +87,13 @@ func (sp splitter) split(ctx context.Context, t string) (Format, []Section) {
 		if len(sections) <= 1 {
 			return f2, nil
 		}
+		if len(sections) > sp.maxSections {
+			sections = sp.groupFlat(t, sections)
+		}
 		return f2, normalize(t, sections, 0, len(t))
+	}
+	if len(sections) > sp.maxSections && (f == FormatProse || f == FormatText) {
+		sections = sp.groupFlat(t, sections)
 	}
 	sections = normalize(t, sections, 0, len(t))
 	sp.splitBig(t, sections)
@@ -95,6 +101,21 @@ func (sp splitter) split(ctx context.Context, t string) (Format, []Section) {
 		return f, nil // one section is no structure
 	}
 	return f, sections
+}
+
+// groupFlat groups a long flat run of prose or line sections into ranges titled by the lines
+// they span.
+func (sp splitter) groupFlat(t string, sections []Section) []Section {
+	starts := make([]int, len(sections)+1)
+	for i, s := range sections {
+		starts[i] = s.Start
+	}
+	starts[len(sections)] = len(t)
+	return groupRanges(sections, sp.maxSections, KindRange, func(a, b int) string {
+		first := 1 + strings.Count(t[:starts[a]], "\n")
+		last := first + strings.Count(strings.TrimSuffix(t[starts[a]:starts[b+1]], "\n"), "\n")
+		return "lines " + strconv.Itoa(first) + "–" + strconv.Itoa(last)
+	})
 }
 
 // splitBig splits leaves much larger than maxBytes into parts at paragraph, line or word
@@ -331,7 +352,7 @@ func (sp splitter) splitCode(t string, f Format) []Section {
 	}
 	if len(sections) > sp.maxSections*4 {
 		sections = groupRanges(sections, sp.maxSections, KindRange, func(a, b int) string {
-			return sections[a].Title + " … " + sections[b].Title
+			return clip(sections[a].Title, 36) + " … " + clip(sections[b].Title, 36)
 		})
 	}
 	return sections
@@ -341,9 +362,9 @@ func (sp splitter) splitCode(t string, f Format) []Section {
 func (sp splitter) splitProse(t string, lo, hi int) []Section {
 	target := max(sp.minBytes, sp.maxBytes/2)
 	var sections []Section
-	start := lo
-	for start < hi {
-		end := start
+	para := 1
+	for start := lo; start < hi; {
+		end, first := start, para
 		for end < hi && end-start < target {
 			next := strings.Index(t[end:hi], "\n\n")
 			if next < 0 {
@@ -354,11 +375,16 @@ func (sp splitter) splitProse(t string, lo, hi int) []Section {
 			for end < hi && (t[end] == '\n' || t[end] == '\r') {
 				end++
 			}
+			para++
 		}
-		if end-start > sp.maxBytes*2 { // one huge paragraph: splitBig cuts it
-			end = hi
+		if end == hi && strings.TrimSpace(t[start:end]) != "" && !strings.HasSuffix(t[:end], "\n\n") {
+			para++
 		}
-		sections = append(sections, Section{Start: start, Title: firstSentence(t[start:end], 60), Kind: KindProse})
+		title := "paragraph " + strconv.Itoa(first)
+		if para-1 > first {
+			title = "paragraphs " + strconv.Itoa(first) + "–" + strconv.Itoa(para-1)
+		}
+		sections = append(sections, Section{Start: start, Title: title, Kind: KindProse})
 		start = end
 	}
 	return sections

@@ -104,10 +104,14 @@ func TestSectionSplitStructure(t *testing.T) {
 	t.Run("go declarations with their doc comments", func(t *testing.T) {
 		text := goSource(t)
 		_, sections := newSplitter(nil).split(ctx, text)
-		if sections[0].Title != "(preamble)" {
-			t.Errorf("first section %q, want the preamble", sections[0].Title)
+		leaves := Leaves(sections)
+		if leaves[0].Title != "(preamble)" {
+			t.Errorf("first section %q, want the preamble", leaves[0].Title)
 		}
-		if got := sections[1].Text(text); !strings.HasPrefix(got, "// F0 says hello.\nfunc F0") {
+		if len(sections) > defaultMaxSections {
+			t.Errorf("%d top-level sections, want 61 declarations grouped into at most %d", len(sections), defaultMaxSections)
+		}
+		if got := leaves[1].Text(text); !strings.HasPrefix(got, "// F0 says hello.\nfunc F0") {
 			t.Errorf("F0's section starts %q, want its doc comment then the func", clip(got, 40))
 		}
 	})

@@ -87,6 +87,18 @@ func cloneSections(ss []Section) []Section {
 // header is the table's first line: what the content is, its size and how it is cut.
 func header(t string, sections []Section) string {
 	what := "Content"
+	switch firstKind(sections) {
+	case KindHeading, KindIntro:
+		what = "Markdown"
+	case KindCode:
+		what = "Source code"
+	case KindYAML:
+		what = "YAML"
+	case KindProse:
+		what = "Prose"
+	case KindLines:
+		what = "Text"
+	}
 	if i := skipWS(t, 0); i < len(t) && (t[i] == '[' || t[i] == '{') && len(sections) > 0 && isJSONKind(firstLeaf(sections).Kind) {
 		if t[i] == '[' {
 			n := len(jsonItems(t, i))
@@ -96,6 +108,23 @@ func header(t string, sections []Section) string {
 		}
 	}
 	return fmt.Sprintf("%s, %s, in %d %s:\n", what, HumanBytes(len(t)), len(sections), plural(len(sections), "section", "sections"))
+}
+
+// firstKind is the kind of the first section that is not an intro, which names the format.
+func firstKind(ss []Section) string {
+	for _, s := range ss {
+		if s.Kind == KindIntro {
+			continue
+		}
+		if len(s.Children) > 0 && s.Kind == KindRange {
+			if k := firstKind(s.Children); k != "" {
+				return k
+			}
+			continue
+		}
+		return s.Kind
+	}
+	return ""
 }
 
 func firstLeaf(ss []Section) Section {
