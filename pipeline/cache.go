@@ -235,8 +235,8 @@ type CacheStats struct {
 	Entries int    `json:"entries"`
 	Bytes   int64  `json:"bytes"`
 	Cap     int64  `json:"cap"`
-	Hits    int64  `json:"hits"`   // this process's hits since it started
-	Misses  int64  `json:"misses"` // this process's misses since it started
+	Hits    int64  `json:"hits"`   // the Engine's cache hits since it started, in memory or on disk
+	Misses  int64  `json:"misses"` // the Engine's cache misses since it started
 }
 
 // Stats counts the entries on disk.

@@ -137,6 +137,7 @@ func decodeEntry(b []byte) (entry, error) {
 	}
 	pos := 0
 	e.Sections = buildTree(flat, depths, &pos, 0)
+	assignIDs(e.Sections, "") // ids are positions, so they are not stored
 	return e, nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -44,6 +45,7 @@ type Engine struct {
 	memo                 *memo
 	llm                  Completer
 	llmID                string
+	hits, misses         atomic.Int64 // lookups, in memory or on disk, since the Engine started
 
 	mu     sync.Mutex
 	models map[string]*loadedModel
@@ -322,6 +324,16 @@ func (e *Engine) runStage(ctx context.Context, stage Stage, resolveErr error, sp
 
 // lookup finds a cached entry in memory, then on disk.
 func (e *Engine) lookup(key string) (entry, bool) {
+	en, ok := e.lookupQuiet(key)
+	if ok {
+		e.hits.Add(1)
+	} else {
+		e.misses.Add(1)
+	}
+	return en, ok
+}
+
+func (e *Engine) lookupQuiet(key string) (entry, bool) {
 	if en, ok := e.memo.get(key); ok {
 		return en, true
 	}
@@ -429,7 +441,9 @@ func (e *Engine) CacheStats() (CacheStats, error) {
 	if e.disk == nil {
 		return CacheStats{}, e.noDisk()
 	}
-	return e.disk.Stats()
+	st, err := e.disk.Stats()
+	st.Hits, st.Misses = e.hits.Load(), e.misses.Load()
+	return st, err
 }
 
 // ClearCache empties the disk cache and this Engine's memory of it.
