@@ -66,19 +66,28 @@ func countAll(ss []Section) int {
 	return n
 }
 
+// reader reads an entry held in one string, so every string it returns is a substring of it:
+// decoding thousands of titles costs no allocation each.
 type reader struct {
-	b   []byte
+	b   string
 	err bool
 }
 
 func (r *reader) uvarint() int {
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 || v > 1<<40 {
-		r.err = true
-		return 0
+	var v uint64
+	for i := 0; i < len(r.b) && i < binary.MaxVarintLen64; i++ {
+		c := r.b[i]
+		v |= uint64(c&0x7f) << (7 * i)
+		if c < 0x80 {
+			if v > 1<<40 {
+				break
+			}
+			r.b = r.b[i+1:]
+			return int(v)
+		}
 	}
-	r.b = r.b[n:]
-	return int(v)
+	r.err = true
+	return 0
 }
 
 func (r *reader) string() string {
@@ -87,7 +96,7 @@ func (r *reader) string() string {
 		r.err = true
 		return ""
 	}
-	s := string(r.b[:n])
+	s := r.b[:n]
 	r.b = r.b[n:]
 	return s
 }
@@ -98,7 +107,7 @@ func decodeEntry(b []byte) (entry, error) {
 	if len(b) < len(entryMagic) || string(b[:len(entryMagic)]) != entryMagic {
 		return e, errBadEntry
 	}
-	r := &reader{b: b[len(entryMagic):]}
+	r := &reader{b: string(b[len(entryMagic):])}
 	e.Text = r.string()
 	if meta := r.string(); meta != "" && !r.err {
 		if err := json.Unmarshal([]byte(meta), &e.Metadata); err != nil {
@@ -118,19 +127,12 @@ func decodeEntry(b []byte) (entry, error) {
 	}
 	flat := make([]Section, n)
 	depths := make([]int, n)
-	kinds := map[string]string{}
 	for i := range flat {
 		depths[i] = r.uvarint()
 		s := &flat[i]
 		s.Start, s.End, s.ValueStart = r.uvarint(), r.uvarint(), r.uvarint()
 		s.Title = r.string()
-		k := r.string()
-		if ik, ok := kinds[k]; ok {
-			k = ik
-		} else {
-			kinds[k] = k
-		}
-		s.Kind = k
+		s.Kind = r.string()
 		if r.err || s.End < s.Start || (i == 0 && depths[i] != 0) || (i > 0 && depths[i] > depths[i-1]+1) {
 			return e, errBadEntry
 		}

@@ -198,42 +198,68 @@ func (e *Engine) Transform(ctx context.Context, req Request) (Output, error) {
 	}
 	out.Applied = true
 	sum := sha256.Sum256([]byte(orig))
-	key := chainKey(hex.EncodeToString(sum[:]), string(req.Content.Type))
+	base := chainKey(hex.EncodeToString(sum[:]), string(req.Content.Type))
+	type resolved struct {
+		stage   Stage
+		version string
+		err     error
+		key     string // the key if every stage before it succeeded
+	}
+	rs := make([]resolved, len(m.Stages))
+	key, resolvable := base, true
+	for i, spec := range m.Stages {
+		r := &rs[i]
+		r.stage, r.version, r.err = e.resolveStage(spec.Type)
+		key = e.stageKey(key, spec, r.version, req)
+		r.key = key
+		resolvable = resolvable && r.err == nil
+	}
 	cur := entry{Text: orig}
-	allHit := true
-	for _, spec := range m.Stages {
-		sm := StageMetric{Name: spec.Type, BytesIn: len(cur.Text)}
-		start := time.Now()
-		stage, version, rerr := e.resolveStage(spec.Type)
-		cfg, _ := json.Marshal(spec.Config) // map keys marshal sorted: a stable key
-		scope := ""
-		if _, builtin := builtinStages[spec.Type]; !builtin {
-			scope = req.Content.Source + "\x00" + req.Project // custom stages see these
-		}
-		if spec.Type == "summarize-tree" {
-			scope = e.llmID
-		}
-		key = chainKey(key, spec.Type, version, string(cfg), scope)
-		if rerr == nil {
-			if hit, ok := e.lookup("r-" + key); ok {
-				cur, sm.CacheHit = hit, true
+	allHit := false
+	// Keys depend only on the input and the stages, not on what the stages made, so a cached
+	// result of the last stage stands for the whole chain: one lookup on a repeated request.
+	if hit, ok := e.lookupQuiet("r-" + key); ok && resolvable {
+		e.hits.Add(1)
+		cur, allHit = hit, true
+		for i, spec := range m.Stages {
+			sm := StageMetric{Name: spec.Type, CacheHit: true}
+			if i == 0 {
+				sm.BytesIn = len(orig)
 			}
-		}
-		if !sm.CacheHit {
-			allHit = false
-			next, err := e.runStage(ctx, stage, rerr, spec, req, cur)
-			if err != nil {
-				sm.Error = err.Error()
-				e.log.Warn("pipeline: stage failed; its input passes through", "model", m.Name, "stage", spec.Type, "bytes", len(cur.Text), "err", err)
-				key = chainKey(key, "failed") // what follows saw this stage's input, not its output
-			} else {
-				cur = next
-				e.store("r-"+key, cur)
+			if i == len(m.Stages)-1 {
+				sm.BytesOut = len(cur.Text)
 			}
+			out.Metrics.Stages = append(out.Metrics.Stages, sm)
 		}
-		sm.BytesOut = len(cur.Text)
-		sm.DurationMs = time.Since(start).Milliseconds()
-		out.Metrics.Stages = append(out.Metrics.Stages, sm)
+	} else {
+		allHit = true
+		key = base
+		for i, spec := range m.Stages {
+			r := rs[i]
+			sm := StageMetric{Name: spec.Type, BytesIn: len(cur.Text)}
+			start := time.Now()
+			key = e.stageKey(key, spec, r.version, req)
+			if r.err == nil {
+				if hit, ok := e.lookup("r-" + key); ok {
+					cur, sm.CacheHit = hit, true
+				}
+			}
+			if !sm.CacheHit {
+				allHit = false
+				next, err := e.runStage(ctx, r.stage, r.err, spec, req, cur)
+				if err != nil {
+					sm.Error = err.Error()
+					e.log.Warn("pipeline: stage failed; its input passes through", "model", m.Name, "stage", spec.Type, "bytes", len(cur.Text), "err", err)
+					key = chainKey(key, "failed") // what follows saw this stage's input, not its output
+				} else {
+					cur = next
+					e.store("r-"+key, cur)
+				}
+			}
+			sm.BytesOut = len(cur.Text)
+			sm.DurationMs = time.Since(start).Milliseconds()
+			out.Metrics.Stages = append(out.Metrics.Stages, sm)
+		}
 	}
 	out.Text, out.Sections, out.Metadata = cur.Text, cur.Sections, cur.Metadata
 	if _, ok := out.Metadata["toc"]; ok { // internal: tells footer the text is the table
@@ -251,6 +277,21 @@ func (e *Engine) Transform(ctx context.Context, req Request) (Output, error) {
 	out.Metrics.CacheHit = allHit
 	out.Metrics.Duration = time.Since(begin)
 	return out, nil
+}
+
+// stageKey is the cache key of a stage's result: the previous key (which stands for the
+// stage's input), the stage's name and version (a custom stage's file hash), its config, and
+// what else the stage sees: a custom stage the source and project, summarize-tree the LLM.
+func (e *Engine) stageKey(prev string, spec StageSpec, version string, req Request) string {
+	cfg, _ := json.Marshal(spec.Config) // map keys marshal sorted: a stable key
+	scope := ""
+	if _, builtin := builtinStages[spec.Type]; !builtin {
+		scope = req.Content.Source + "\x00" + req.Project
+	}
+	if spec.Type == "summarize-tree" {
+		scope = e.llmID
+	}
+	return chainKey(prev, spec.Type, version, string(cfg), scope)
 }
 
 // chainKey hashes its parts into a cache key; each stage's key includes the previous one, so it
@@ -294,10 +335,8 @@ func (e *Engine) runStage(ctx context.Context, stage Stage, resolveErr error, sp
 	}
 	next := entry{Text: r.Text, Sections: cur.Sections, Metadata: cur.Metadata}
 	if r.Sections != nil {
-		for _, l := range Leaves(r.Sections) {
-			if l.Start < 0 || l.End > len(req.Content.Text) || l.Start > l.End {
-				return cur, fmt.Errorf("%w: %s made a section outside the content", ErrStageFailed, spec.Type)
-			}
+		if !inBounds(r.Sections, len(req.Content.Text)) {
+			return cur, fmt.Errorf("%w: %s made a section outside the content", ErrStageFailed, spec.Type)
 		}
 		next.Sections = r.Sections
 		assignIDs(next.Sections, "")
@@ -320,6 +359,15 @@ func (e *Engine) runStage(ctx context.Context, stage Stage, resolveErr error, sp
 		delete(next.Metadata, "toc")
 	}
 	return next, nil
+}
+
+func inBounds(ss []Section, n int) bool {
+	for _, s := range ss {
+		if s.Start < 0 || s.End > n || s.Start > s.End || !inBounds(s.Children, n) {
+			return false
+		}
+	}
+	return true
 }
 
 // lookup finds a cached entry in memory, then on disk.

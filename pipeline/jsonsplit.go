@@ -73,6 +73,13 @@ type jsonItem struct {
 // jsonItems lists the items of the container starting at t[s] ('{' or '[').
 func jsonItems(t string, s int) []jsonItem {
 	var items []jsonItem
+	eachItem(t, s, func(it jsonItem) bool { items = append(items, it); return true })
+	return items
+}
+
+// eachItem calls fn with each item of the container starting at t[s] until fn returns false,
+// without allocating: summaries scan thousands of objects.
+func eachItem(t string, s int, fn func(jsonItem) bool) {
 	object := t[s] == '{'
 	i := skipWS(t, s+1)
 	for i < len(t) && t[i] != '}' && t[i] != ']' {
@@ -88,18 +95,22 @@ func jsonItems(t string, s int) []jsonItem {
 		it.valStart = i
 		it.valEnd = valueEnd(t, i)
 		if it.valEnd <= i { // malformed; stop rather than spin
-			break
+			return
 		}
-		items = append(items, it)
+		if !fn(it) {
+			return
+		}
 		i = skipWS(t, it.valEnd)
 		if i < len(t) && t[i] == ',' {
 			i = skipWS(t, i+1)
 		}
 	}
-	return items
 }
 
 func unquote(q string) string {
+	if len(q) >= 2 && strings.IndexByte(q, '\\') < 0 {
+		return q[1 : len(q)-1] // no escapes: a substring, no allocation
+	}
 	if s, err := strconv.Unquote(q); err == nil {
 		return s
 	}
@@ -135,17 +146,19 @@ func jsonHint(t string, it jsonItem) string {
 	if t[it.valStart] != '{' {
 		return ""
 	}
-	members := jsonItems(t, it.valStart)
-	for _, k := range hintKeys {
-		for _, m := range members {
+	best, hint := len(hintKeys), ""
+	eachItem(t, it.valStart, func(m jsonItem) bool {
+		for rank, k := range hintKeys[:best] {
 			if m.key == k {
 				if kind := jsonKind(t, m.valStart); kind == "string" || kind == "number" {
-					return k + "=" + clip(t[m.valStart:m.valEnd], 40)
+					best, hint = rank, k+"="+clip(t[m.valStart:m.valEnd], 40)
 				}
+				break
 			}
 		}
-	}
-	return ""
+		return best > 0
+	})
+	return hint
 }
 
 // splitJSON splits the JSON value in t (already checked by json.Valid).
@@ -163,14 +176,20 @@ func (sp *splitter) jsonContainer(t string, s, depth int) []Section {
 	items := jsonItems(t, s)
 	array := t[s] == '['
 	out := make([]Section, 0, len(items))
+	var title strings.Builder
 	for n, it := range items {
 		sec := Section{Start: it.start, Kind: KindJSONMember, ValueStart: it.valStart}
 		if array {
 			sec.Kind = KindJSONElement
-			sec.Title = "[" + strconv.Itoa(n) + "]"
+			title.Reset()
+			title.WriteByte('[')
+			title.WriteString(strconv.Itoa(n))
+			title.WriteByte(']')
 			if h := jsonHint(t, it); h != "" {
-				sec.Title += " " + h
+				title.WriteByte(' ')
+				title.WriteString(h)
 			}
+			sec.Title = title.String()
 		} else {
 			sec.Title = clip(strconv.Quote(it.key), 60)
 		}

@@ -104,12 +104,36 @@ func ids(sections []Section) []string {
 	return out
 }
 
-// assignIDs numbers a tree: "1", "2", ... at the top, "2.1", "2.2" below.
+// assignIDs numbers a tree: "1", "2", ... at the top, "2.1", "2.2" below. The ids are cut from
+// one string, so numbering thousands of sections costs one allocation.
 func assignIDs(sections []Section, prefix string) {
-	for i := range sections {
-		sections[i].ID = prefix + strconv.Itoa(i+1)
-		assignIDs(sections[i].Children, sections[i].ID+".")
+	var buf []byte
+	var ends []int
+	var gather func(ss []Section, prefix []byte)
+	gather = func(ss []Section, prefix []byte) {
+		for i := range ss {
+			start := len(buf)
+			buf = append(buf, prefix...)
+			buf = strconv.AppendInt(buf, int64(i+1), 10)
+			ends = append(ends, len(buf))
+			if len(ss[i].Children) > 0 {
+				gather(ss[i].Children, append(buf[start:len(buf):len(buf)], '.'))
+			}
+		}
 	}
+	gather(sections, []byte(prefix))
+	all := string(buf)
+	n, start := 0, 0
+	var set func(ss []Section)
+	set = func(ss []Section) {
+		for i := range ss {
+			ss[i].ID = all[start:ends[n]]
+			start = ends[n]
+			n++
+			set(ss[i].Children)
+		}
+	}
+	set(sections)
 }
 
 // normalize makes a tree tile [lo, hi) of text exactly: sections are sorted by their given

@@ -260,7 +260,7 @@ func jsonRangeFacts(t string, items []Section) string {
 		k := jsonKind(t, v)
 		kinds[k]++
 		if k == "object" {
-			for _, m := range jsonItems(t, v) {
+			eachItem(t, v, func(m jsonItem) bool {
 				mk := jsonKind(t, m.valStart)
 				if old, seen := keyType[m.key]; !seen {
 					keys = append(keys, m.key)
@@ -271,7 +271,8 @@ func jsonRangeFacts(t string, items []Section) string {
 				if sample == "" && mk == "string" {
 					sample = m.key + "=" + clip(t[m.valStart:m.valEnd], 30)
 				}
-			}
+				return true
+			})
 		} else if sample == "" && k != "array" {
 			sample = clip(t[v:valueEnd(t, v)], 30)
 		}
