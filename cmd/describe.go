@@ -13,6 +13,8 @@ import (
 // describeSubjects are what 'mcpctl describe' shows in detail.
 var describeSubjects = map[string]func(ctx context.Context, env Env, args []string) error{
 	"project": describeProject,
+
+	"proxymodel": describeProxymodel,
 }
 
 func runDescribe(ctx context.Context, env Env, args []string) error {

@@ -16,6 +16,9 @@ import (
 var getSubjects = map[string]func(ctx context.Context, env Env, args []string) error{
 	"projects": getProjects,
 	"prompts":  getPrompts,
+	"stages":   getStages,
+
+	"proxymodels": getProxymodels,
 }
 
 func runGet(ctx context.Context, env Env, args []string) error {

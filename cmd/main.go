@@ -40,6 +40,12 @@ func commands() map[string]command {
 		"gate":     {"preview a gated session's briefing: gate preview --project P TAG...", runGate},
 		"version":  {"print the version", runVersion},
 		"help":     {"show help for mcpctl or a subcommand", runHelp},
+
+		"pipeline": {"run a proxymodel over a file: pipeline run --model NAME [--section ID] [--json] FILE|-", runPipeline},
+		"create":   {"write a starter: create proxymodel NAME | create stage NAME [--lang sh|python|go]", runCreate},
+		"cache":    {"show or empty the content pipeline's cache: cache stats|clear", runCache},
+
+		"proxymodel": {"check a proxymodel: proxymodel validate NAME|FILE", runProxymodel},
 	}
 }
 
