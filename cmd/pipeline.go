@@ -123,6 +123,10 @@ func notApplied(out pipeline.Output, model, typ string) string {
 // writeSectionTable writes the section tree and the metrics, for a person at a terminal.
 func writeSectionTable(w io.Writer, out pipeline.Output, model, typ string) {
 	m := out.Metrics
+	if !out.Applied {
+		fmt.Fprintf(w, "\n--- %s; the content is printed unchanged\n", notApplied(out, model, typ))
+		return
+	}
 	hit := "miss"
 	if m.CacheHit {
 		hit = "hit"

@@ -173,20 +173,25 @@ type customSection struct {
 }
 
 // limitedBuffer keeps at most max bytes and fails the write beyond, which ends the copy from the
-// child's pipe.
+// child's pipe. The buffer is a field, not embedded: an embedded bytes.Buffer's ReadFrom would
+// let io.Copy bypass the limit.
 type limitedBuffer struct {
-	bytes.Buffer
+	buf  bytes.Buffer
 	max  int
 	over bool
 }
 
 func (b *limitedBuffer) Write(p []byte) (int, error) {
-	if b.Len()+len(p) > b.max {
+	if b.buf.Len()+len(p) > b.max {
 		b.over = true
 		return 0, errors.New("output too large")
 	}
-	return b.Buffer.Write(p)
+	return b.buf.Write(p)
 }
+
+func (b *limitedBuffer) Len() int       { return b.buf.Len() }
+func (b *limitedBuffer) Bytes() []byte  { return b.buf.Bytes() }
+func (b *limitedBuffer) String() string { return b.buf.String() }
 
 // Run runs the executable in its own process group, which is killed as a whole on timeout or
 // cancellation and after the stage exits, so no child it started outlives it.

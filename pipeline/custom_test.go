@@ -78,6 +78,7 @@ func TestFailingCustomStagesPassThrough(t *testing.T) {
 	te.writeStage(t, "fails", shFails)
 	te.writeStage(t, "garbage", shGarbage)
 	te.writeStage(t, "silent", shSilent)
+	te.writeStage(t, "huge", "#!/bin/sh\ncat >/dev/null\nhead -c 40000000 /dev/zero | tr '\\0' a\n")
 	// hangs starts a grandchild that would outlive it, then hangs itself.
 	te.writeStage(t, "hangs", "#!/bin/sh\nsleep 300 &\necho $! > "+pidFile+"\nsleep 300\n")
 	te.writeStage(t, "notexec", "#!/bin/sh\ncat\n")
@@ -87,6 +88,7 @@ func TestFailingCustomStagesPassThrough(t *testing.T) {
 	}{
 		{"fails", "", "exit status 1"},
 		{"garbage", "", "printed JSON that is not"},
+		{"huge", "", "printed more than"},
 		{"silent", "", "printed nothing"},
 		{"hangs", "{timeoutMs: 300}", "timed out after 300ms"},
 		{"missing", "", "no stage \"missing\""},
@@ -106,7 +108,7 @@ func TestFailingCustomStagesPassThrough(t *testing.T) {
 				t.Fatal(err)
 			}
 			if out.Text != text {
-				t.Errorf("text %q, want the input passed through", out.Text)
+				t.Errorf("text %q (%d bytes), want the input passed through", clip(out.Text, 60), len(out.Text))
 			}
 			if got := out.Metrics.Stages[0].Error; !strings.Contains(got, tc.want) {
 				t.Errorf("stage error %q, want it to say %q", got, tc.want)

@@ -433,7 +433,7 @@ func footer(text, ref string, sections []Section, listed bool) string {
 	}
 	b.WriteString("\n---\n")
 	if !listed {
-		fmt.Fprintf(&b, "This is a part of a larger content (%d sections):\n", len(sections))
+		fmt.Fprintf(&b, "Only part of the content is shown above; its %d sections:\n", len(sections))
 		for _, s := range sections {
 			fmt.Fprintf(&b, "- %s %s (%s", s.ID, s.Title, HumanBytes(s.Bytes()))
 			if len(s.Children) > 0 {
