@@ -12,8 +12,9 @@ import (
 
 // describeSubjects are what 'mcpctl describe' shows in detail.
 var describeSubjects = map[string]func(ctx context.Context, env Env, args []string) error{
-	"project": describeProject,
-	"server":  describeServer,
+	"project":    describeProject,
+	"server":     describeServer,
+	"proxymodel": describeProxymodel,
 }
 
 func runDescribe(ctx context.Context, env Env, args []string) error {

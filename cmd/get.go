@@ -14,9 +14,11 @@ import (
 
 // getSubjects are what 'mcpctl get' lists, each a table on stdout.
 var getSubjects = map[string]func(ctx context.Context, env Env, args []string) error{
-	"projects": getProjects,
-	"prompts":  getPrompts,
-	"servers":  getServers,
+	"projects":    getProjects,
+	"prompts":     getPrompts,
+	"servers":     getServers,
+	"stages":      getStages,
+	"proxymodels": getProxymodels,
 }
 
 func runGet(ctx context.Context, env Env, args []string) error {

@@ -45,6 +45,10 @@ func commands() map[string]command {
 
 		"trust":      {"let a repository's .mcpctl/project.yaml start its servers: trust [DIR]", runTrust},
 		"mcp-config": {"print the JSON entry for an MCP client's config: mcp-config [--project P] [--client C]", runMCPConfig},
+		"pipeline":   {"run a proxymodel over a file: pipeline run --model NAME [--section ID] [--json] FILE|-", runPipeline},
+		"create":     {"write a starter: create proxymodel NAME | create stage NAME [--lang sh|python|go]", runCreate},
+		"cache":      {"show or empty the content pipeline's cache: cache stats|clear", runCache},
+		"proxymodel": {"check a proxymodel: proxymodel validate NAME|FILE", runProxymodel},
 	}
 }
 

@@ -1,0 +1,214 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/mcpctl/mcpctl/pipeline"
+)
+
+// maxPipelineInput bounds what 'pipeline run' reads.
+const maxPipelineInput = 256 << 20
+
+// newEngine makes the content pipeline engine over the user's config and cache directories.
+// Diagnostics go to stderr as text: warnings (a failed stage, a refused cache), and with
+// verbose everything, custom stages' stderr included.
+func newEngine(env Env, verbose bool) (*pipeline.Engine, error) {
+	level := slog.LevelWarn
+	if verbose {
+		level = slog.LevelDebug
+	}
+	return pipeline.NewEngine(pipeline.Options{
+		ConfigDir: filepath.Join(configHome(env), "mcpctl"),
+		CacheDir:  filepath.Join(cacheHome(env), "mcpctl"),
+		Logger:    slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: level})),
+		Getenv:    env.Getenv,
+	})
+}
+
+func runPipeline(ctx context.Context, env Env, args []string) error {
+	if len(args) == 0 || args[0] != "run" {
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+			args = []string{"run", "-h"}
+		} else {
+			return &usageError{msg: "pipeline: want 'run'", hint: "mcpctl pipeline run --model NAME FILE|-"}
+		}
+	}
+	fs := newFlagSet("pipeline run", "mcpctl pipeline run --model NAME [--type toolResult|resource|prompt|briefing] [--section ID] [--json] [--verbose] FILE|-",
+		"Runs a proxymodel over a file (or stdin, '-') as the server would: prints the transformed content on\n"+
+			"stdout and the section table on stderr. --section prints one section exactly as it stands in the\n"+
+			"file; --json prints {content, ref, sections, metadata}.")
+	model := fs.String("model", "", "the proxymodel `NAME` (see 'mcpctl get proxymodels')")
+	typ := fs.String("type", string(pipeline.TypeToolResult), "what the content is: toolResult, resource, prompt or briefing")
+	section := fs.String("section", "", "print only the section `ID`, exactly")
+	asJSON := fs.Bool("json", false, "print the whole result as JSON")
+	verbose := fs.Bool("verbose", false, "log every stage's diagnostics, custom stages' stderr included")
+	source := fs.String("source", "", "the content's source as stages see it (default: the file name)")
+	if err := fs.parse(env, reorderFlags(args[1:], "json", "verbose")); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return fs.usageError("want one FILE, or - for stdin")
+	}
+	if *model == "" {
+		return fs.usageError("--model is required")
+	}
+	if !pipeline.ContentType(*typ).Valid() {
+		return fs.usageError("--type %q: want toolResult, resource, prompt or briefing", *typ)
+	}
+	text, err := readInput(env, fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	if *source == "" {
+		*source = fs.Arg(0)
+	}
+	e, err := newEngine(env, *verbose)
+	if err != nil {
+		return err
+	}
+	out, err := e.Transform(ctx, pipeline.Request{Model: *model, Content: pipeline.Content{Text: text, Type: pipeline.ContentType(*typ), Source: *source}})
+	if err != nil {
+		return err
+	}
+	switch {
+	case *section != "":
+		if out.Ref == "" {
+			return fmt.Errorf("pipeline run: the result has no sections (%s); drop --section", notApplied(out, *model, *typ))
+		}
+		s, err := e.ReadSection(ctx, out.Ref, *section)
+		if err != nil {
+			return err
+		}
+		_, err = io.WriteString(env.Stdout, s)
+		return err
+	case *asJSON:
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		sections := pipeline.Infos(out.Sections)
+		if sections == nil {
+			sections = []pipeline.SectionInfo{}
+		}
+		return enc.Encode(map[string]any{"content": out.Text, "ref": out.Ref, "sections": sections, "metadata": orEmpty(out.Metadata)})
+	}
+	if _, err := io.WriteString(env.Stdout, out.Text); err != nil {
+		return err
+	}
+	writeSectionTable(env.Stderr, out, *model, *typ)
+	return nil
+}
+
+func orEmpty(m map[string]any) map[string]any {
+	if m == nil {
+		return map[string]any{}
+	}
+	return m
+}
+
+// notApplied says why a model left content alone.
+func notApplied(out pipeline.Output, model, typ string) string {
+	if out.Applied {
+		return "the model's stages made none"
+	}
+	return fmt.Sprintf("model %s does not apply to %s content of %d bytes; see 'mcpctl describe proxymodel %s'", model, typ, out.Metrics.BytesBefore, model)
+}
+
+// writeSectionTable writes the section tree and the metrics, for a person at a terminal.
+func writeSectionTable(w io.Writer, out pipeline.Output, model, typ string) {
+	m := out.Metrics
+	if !out.Applied {
+		fmt.Fprintf(w, "\n--- %s; the content is printed unchanged\n", notApplied(out, model, typ))
+		return
+	}
+	hit := "miss"
+	if m.CacheHit {
+		hit = "hit"
+	}
+	fmt.Fprintf(w, "\n--- model %s, stages %s: %d → %d bytes, cache %s\n", model, strings.Join(m.StageNames(), ", "), m.BytesBefore, m.BytesAfter, hit)
+	for _, s := range m.Stages {
+		if s.Error != "" {
+			fmt.Fprintf(w, "stage %s failed and passed its input through: %s\n", s.Name, s.Error)
+		}
+	}
+	if out.Ref == "" {
+		fmt.Fprintf(w, "no sections: %s\n", notApplied(out, model, typ))
+		return
+	}
+	fmt.Fprintf(w, "ref %s; print a section with --section ID\n", out.Ref)
+	var walk func(ss []pipeline.Section, depth int)
+	walk = func(ss []pipeline.Section, depth int) {
+		for i, s := range ss {
+			if depth > 0 && i == 20 && len(ss) > 24 {
+				fmt.Fprintf(w, "%s… %d more\n", strings.Repeat("  ", depth), len(ss)-i)
+				return
+			}
+			fmt.Fprintf(w, "%s%-8s %8d  %s\n", strings.Repeat("  ", depth), s.ID, s.Bytes(), s.Title)
+			walk(s.Children, depth+1)
+		}
+	}
+	walk(out.Sections, 0)
+}
+
+// readInput reads FILE, or stdin for "-", refusing what is not a regular file (a FIFO would
+// block) and what is larger than maxPipelineInput.
+func readInput(env Env, name string) (string, error) {
+	var r io.Reader = env.Stdin
+	if name != "-" {
+		fi, err := os.Stat(name)
+		if err != nil {
+			return "", fmt.Errorf("pipeline run: %w", err)
+		}
+		if !fi.Mode().IsRegular() {
+			return "", fmt.Errorf("pipeline run: %s is not a regular file", name)
+		}
+		f, err := os.Open(name)
+		if err != nil {
+			return "", fmt.Errorf("pipeline run: %w", err)
+		}
+		defer f.Close()
+		r = f
+	}
+	data, err := io.ReadAll(io.LimitReader(r, maxPipelineInput+1))
+	if err != nil {
+		return "", fmt.Errorf("pipeline run: reading %s: %w", name, err)
+	}
+	if len(data) > maxPipelineInput {
+		return "", fmt.Errorf("pipeline run: %s is over %d bytes", name, maxPipelineInput)
+	}
+	return string(data), nil
+}
+
+// reorderFlags moves flags before positional arguments, so "pipeline run FILE --model M"
+// works; bools names the flags that take no value, and "-" alone is a positional (stdin).
+func reorderFlags(args []string, bools ...string) []string {
+	isBool := map[string]bool{"h": true, "help": true}
+	for _, b := range bools {
+		isBool[b] = true
+	}
+	var flags, pos []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			pos = append(pos, args[i+1:]...)
+			break
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			pos = append(pos, a)
+			continue
+		}
+		flags = append(flags, a)
+		name := strings.TrimLeft(a, "-")
+		if !strings.Contains(name, "=") && !isBool[name] && i+1 < len(args) {
+			flags = append(flags, args[i+1])
+			i++
+		}
+	}
+	return append(flags, pos...)
+}

@@ -1,0 +1,264 @@
+package pipeline
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The custom stages these tests run. Each is a real executable, run as a real process.
+const (
+	shUpper = "#!/bin/sh\n# upper-cases its input\ntr 'a-z' 'A-Z'\n"
+	// pyHalves answers JSON with two sections, the halves of its input, and echoes the context.
+	pyHalves = `#!/usr/bin/env python3
+import json, os, sys
+text = sys.stdin.read()
+ctx = json.loads(os.environ["MCPCTL_STAGE_CONTEXT"])
+data = text.encode("utf-8")
+half = len(data) // 2
+while half > 0 and (data[half] & 0xC0) == 0x80:
+    half -= 1
+print(json.dumps({
+    "content": "halves of " + ctx["source"] + " for " + ctx["project"] + " with " + str(ctx["config"].get("label")),
+    "sections": [{"title": "first", "offset": 0, "bytes": half},
+                 {"title": "second", "offset": half, "bytes": len(data) - half}],
+    "metadata": {"type": ctx["type"]},
+}))
+`
+	shFails   = "#!/bin/sh\necho oops >&2\nexit 1\n"
+	shGarbage = "#!/bin/sh\ncat >/dev/null\necho '{this is not json'\n"
+	shSilent  = "#!/bin/sh\ncat >/dev/null\n"
+)
+
+func modelWith(stage string, config string) string {
+	y := "minBytes: 1\nstages:\n  - type: " + stage + "\n"
+	if config != "" {
+		y += "    config: " + config + "\n"
+	}
+	return y
+}
+
+func TestCustomStagesTransform(t *testing.T) {
+	te := newTestEngine(t)
+	te.writeStage(t, "upper", shUpper)
+	te.writeStage(t, "halves", pyHalves)
+	te.writeModel(t, "shout", modelWith("upper", ""))
+	te.writeModel(t, "halve", modelWith("halves", "{label: x, timeoutMs: 10000}"))
+
+	out := transform(t, te.Engine, "shout", "hello, wörld")
+	if out.Text != "HELLO, WöRLD" || out.Metrics.Stages[0].Error != "" {
+		t.Errorf("shell stage gave %q (error %q), want HELLO, WöRLD", out.Text, out.Metrics.Stages[0].Error)
+	}
+
+	text := markdownDoc(t)
+	out, err := te.Transform(t.Context(), Request{Model: "halve", Project: "proj", Content: Content{Text: text, Type: TypeResource, Source: "prompteka://prompt/1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(out.Text, "halves of prompteka://prompt/1 for proj with x") {
+		t.Errorf("python stage gave %q, want its content naming the context it received", clip(out.Text, 80))
+	}
+	if out.Metadata["type"] != "resource" {
+		t.Errorf("metadata %v, want the stage's type=resource", out.Metadata)
+	}
+	if len(out.Sections) != 2 || out.Sections[0].Title != "first" {
+		t.Fatalf("sections %v, want the stage's two", Infos(out.Sections))
+	}
+	checkDrillDown(t, te.Engine, out, text)
+}
+
+func TestFailingCustomStagesPassThrough(t *testing.T) {
+	te := newTestEngine(t)
+	pidFile := filepath.Join(t.TempDir(), "child.pid")
+	te.writeStage(t, "fails", shFails)
+	te.writeStage(t, "garbage", shGarbage)
+	te.writeStage(t, "silent", shSilent)
+	te.writeStage(t, "huge", "#!/bin/sh\ncat >/dev/null\nhead -c 40000000 /dev/zero | tr '\\0' a\n")
+	// hangs starts a grandchild that would outlive it, then hangs itself.
+	te.writeStage(t, "hangs", "#!/bin/sh\nsleep 300 &\necho $! > "+pidFile+"\nsleep 300\n")
+	te.writeStage(t, "notexec", "#!/bin/sh\ncat\n")
+	os.Chmod(filepath.Join(te.config, "stages", "notexec"), 0o600)
+	for _, tc := range []struct {
+		stage, config, want string
+	}{
+		{"fails", "", "exit status 1"},
+		{"garbage", "", "printed JSON that is not"},
+		{"huge", "", "printed more than"},
+		{"silent", "", "printed nothing"},
+		{"hangs", "{timeoutMs: 300}", "timed out after 300ms"},
+		{"missing", "", "no stage \"missing\""},
+	} {
+		t.Run(tc.stage, func(t *testing.T) {
+			te.writeModel(t, tc.stage, modelWith(tc.stage, tc.config))
+			start := time.Now()
+			text := "content that must survive ✓"
+			out, err := te.Transform(t.Context(), Request{Model: tc.stage, Content: Content{Text: text, Type: TypeToolResult}})
+			if tc.stage == "missing" { // a model naming a missing stage is invalid, and says so
+				if !errors.Is(err, ErrInvalidModel) || !strings.Contains(err.Error(), tc.want) || out.Text != text {
+					t.Fatalf("got %v with text %q, want ErrInvalidModel saying %q and the text untouched", err, out.Text, tc.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Text != text {
+				t.Errorf("text %q (%d bytes), want the input passed through", clip(out.Text, 60), len(out.Text))
+			}
+			if got := out.Metrics.Stages[0].Error; !strings.Contains(got, tc.want) {
+				t.Errorf("stage error %q, want it to say %q", got, tc.want)
+			}
+			if !strings.Contains(te.logs.String(), "its input passes through") {
+				t.Error("the failure was not logged")
+			}
+			if tc.stage == "hangs" {
+				if d := time.Since(start); d > 5*time.Second {
+					t.Errorf("a stage with timeoutMs 300 held the request for %v", d)
+				}
+				waitGone(t, pidFile)
+			}
+		})
+	}
+	te.writeModel(t, "notexec", modelWith("notexec", ""))
+	if _, err := te.Model("notexec"); err == nil || !strings.Contains(err.Error(), "chmod +x") {
+		t.Errorf("a non-executable stage: %v, want a hint to chmod +x", err)
+	}
+}
+
+// waitGone waits until the process whose pid the file holds has exited: the stage's whole
+// process group is killed on timeout, so no orphan survives.
+func waitGone(tb testing.TB, pidFile string) {
+	tb.Helper()
+	data, err := os.ReadFile(pidFile)
+	if err != nil {
+		tb.Fatalf("the stage did not record its child: %v", err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for syscall.Kill(pid, 0) == nil {
+		if stat, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); strings.Contains(string(stat), ") Z ") {
+			return // a zombie: dead, waiting for init to reap it
+		}
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			tb.Fatalf("the stage's child %d outlived it", pid)
+		}
+		time.Sleep(20 * time.Millisecond) // polling a condition with a deadline, not synchronising
+	}
+}
+
+func TestCacheHitsAcrossRestartsAndMissesOnChange(t *testing.T) {
+	te := newTestEngine(t)
+	text := jsonArray(t, 500)
+	first := transform(t, te.Engine, "subindex", text)
+	if first.Metrics.CacheHit {
+		t.Fatal("the first request was a cache hit")
+	}
+	second := transform(t, te.Engine, "subindex", text)
+	if !second.Metrics.CacheHit || second.Text != first.Text || second.Ref != first.Ref {
+		t.Errorf("second request: hit %v, same text %v, same ref %v; want a hit with the same result", second.Metrics.CacheHit, second.Text == first.Text, second.Ref == first.Ref)
+	}
+	restarted := te.reopen(t)
+	third := transform(t, restarted, "subindex", text)
+	if !third.Metrics.CacheHit || third.Text != first.Text {
+		t.Errorf("after a restart: hit %v, same text %v; want a hit", third.Metrics.CacheHit, third.Text == first.Text)
+	}
+	checkDrillDown(t, te.reopen(t), first, text)
+
+	// A stage's config is part of the key.
+	te.writeModel(t, "subindex", "minBytes: 10\nstages:\n  - type: section-split\n    config: {maxSections: 5}\n  - type: summarize-tree\n")
+	changed := transform(t, te.Engine, "subindex", text)
+	if changed.Metrics.CacheHit || changed.Text == first.Text {
+		t.Errorf("after a config change: hit %v, same text %v; want a miss with a new result", changed.Metrics.CacheHit, changed.Text == first.Text)
+	}
+
+	// A custom stage's file is part of the key.
+	te.writeStage(t, "tag", "#!/bin/sh\necho one\n")
+	te.writeModel(t, "tagged", modelWith("tag", ""))
+	if out := transform(t, te.Engine, "tagged", text); out.Text != "one\n" || out.Metrics.CacheHit {
+		t.Fatalf("custom stage: %q, hit %v", out.Text, out.Metrics.CacheHit)
+	}
+	if out := transform(t, te.Engine, "tagged", text); !out.Metrics.CacheHit {
+		t.Error("custom stage: second request missed")
+	}
+	te.writeStage(t, "tag", "#!/bin/sh\necho two\n")
+	if out := transform(t, te.Engine, "tagged", text); out.Text != "two\n" || out.Metrics.CacheHit {
+		t.Errorf("after editing the stage: %q, hit %v; want a miss running the new file", out.Text, out.Metrics.CacheHit)
+	}
+	st, err := te.CacheStats()
+	if err != nil || st.Entries == 0 || st.Bytes == 0 || st.Hits == 0 {
+		t.Errorf("CacheStats = %+v, %v; want entries, bytes and hits counted", st, err)
+	}
+	if err := te.ClearCache(); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := te.CacheStats(); st.Entries != 0 {
+		t.Errorf("after ClearCache: %d entries", st.Entries)
+	}
+	if out := transform(t, te.Engine, "tagged", text); out.Metrics.CacheHit {
+		t.Error("after ClearCache: a hit")
+	}
+}
+
+func TestEditedModelAppliesToTheNextRequest(t *testing.T) {
+	te := newTestEngine(t)
+	text := proseDoc(t)
+	te.writeModel(t, "live", "minBytes: 1\nstages:\n  - type: passthrough\n")
+	if out := transform(t, te.Engine, "live", text); out.Text != text {
+		t.Fatal("passthrough changed the text")
+	}
+	path := te.writeModel(t, "live", "minBytes: 1\nstages:\n  - type: paginate\n    config: {pageBytes: 1000}\n")
+	// Make sure the edit is visible even where mtime resolution is coarse.
+	future := time.Now().Add(2 * time.Second)
+	os.Chtimes(path, future, future)
+	out := transform(t, te.Engine, "live", text)
+	if out.Text == text || len(out.Sections) < 10 {
+		t.Errorf("after the edit: %d sections, text unchanged %v; want pages", len(out.Sections), out.Text == text)
+	}
+	// A broken edit is reported, naming file, field and line; fixing it recovers.
+	os.WriteFile(path, []byte("minBytes: 1\nstages:\n  - type: paginate\n    config: {pageBytes: 10}\n"), 0o600)
+	os.Chtimes(path, future.Add(time.Second), future.Add(time.Second))
+	_, err := te.Transform(t.Context(), Request{Model: "live", Content: Content{Text: text, Type: TypePrompt}})
+	var me *ModelError
+	if !errors.As(err, &me) || me.Problems[0].Line != 4 || !strings.Contains(me.Problems[0].Field, "pageBytes") {
+		t.Errorf("broken edit: %v, want a ModelError at line 4 naming pageBytes", err)
+	}
+}
+
+func TestParseModelProblems(t *testing.T) {
+	for _, tc := range []struct {
+		name, yaml, field string
+		line              int
+	}{
+		{"unknown field", "stages:\n  - type: passthrough\nstagez: []\n", "stagez", 3},
+		{"no stages", "minBytes: 3\n", "", 1},
+		{"bad type", "appliesTo: [toolResult, email]\nstages:\n  - type: passthrough\n", "appliesTo.1", 1},
+		{"bad stage config", "stages:\n  - type: section-split\n    config:\n      maxBytes: 1\n", "stages.0.config.maxBytes", 4},
+		{"unknown stage config", "stages:\n  - type: paginate\n    config:\n      pages: 3\n", "stages.0.config.pages", 4},
+		{"name mismatch", "name: other\nstages:\n  - type: passthrough\n", "name", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseModel("/x/proxymodels/m.yaml", []byte(tc.yaml))
+			var me *ModelError
+			if !errors.As(err, &me) || !errors.Is(err, ErrInvalidModel) {
+				t.Fatalf("got %v, want a *ModelError", err)
+			}
+			p := me.Problems[0]
+			if p.Field != tc.field || p.Line != tc.line {
+				t.Errorf("problem %q at field %q line %d, want field %q line %d", p.Message, p.Field, p.Line, tc.field, tc.line)
+			}
+		})
+	}
+	m, err := ParseModel("/x/proxymodels/m.yaml", []byte("description: mine\nstages:\n  - type: section-split\n"))
+	if err != nil || m.Name != "m" || len(m.AppliesTo) != 4 || m.Controller != "gate" {
+		t.Errorf("ParseModel = %+v, %v; want name m, all four types, controller gate", m, err)
+	}
+}

@@ -1,0 +1,511 @@
+package pipeline
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Options configure an Engine. Every path is explicit, so tests point them at temporary
+// directories.
+type Options struct {
+	// ConfigDir is $XDG_CONFIG_HOME/mcpctl: proxymodels/, stages/ and config.yaml live there.
+	ConfigDir string
+	// CacheDir is $XDG_CACHE_HOME/mcpctl: the disk cache lives in its pipeline/ directory. ""
+	// keeps results in memory only.
+	CacheDir string
+	// CacheBytes caps the disk cache; 0 means DefaultCacheBytes.
+	CacheBytes int64
+	// Logger receives diagnostics; nil discards them.
+	Logger *slog.Logger
+	// LLM, when set, is used instead of config.yaml's llm.
+	LLM Completer
+	// Getenv reads the environment (the LLM's API key); nil means os.Getenv.
+	Getenv func(string) string
+}
+
+// Engine runs proxymodels over content. It is safe for concurrent use; one Engine serves a whole
+// process.
+type Engine struct {
+	modelsDir, stagesDir string
+	log                  *slog.Logger
+	disk                 *diskCache // nil when there is no usable disk cache
+	diskErr              error
+	memo                 *memo
+	llm                  Completer
+	llmID                string
+	hits, misses         atomic.Int64 // lookups, in memory or on disk, since the Engine started
+
+	mu     sync.Mutex
+	models map[string]*loadedModel
+	hashes map[string]hashedFile
+}
+
+// memoBytes bounds the in-process copy of recent results.
+const memoBytes = 64 << 20
+
+// NewEngine makes an Engine. An invalid config.yaml is an error (it names the file, field and
+// line); a cache directory that cannot be used safely is not: the Engine then works without a
+// disk cache, logs why, and CacheErr reports it.
+func NewEngine(opts Options) (*Engine, error) {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	e := &Engine{
+		modelsDir: filepath.Join(opts.ConfigDir, "proxymodels"),
+		stagesDir: filepath.Join(opts.ConfigDir, "stages"),
+		log:       log,
+		memo:      newMemo(memoBytes),
+		models:    map[string]*loadedModel{},
+		hashes:    map[string]hashedFile{},
+	}
+	if opts.CacheDir != "" {
+		e.disk, e.diskErr = openCache(filepath.Join(opts.CacheDir, "pipeline"), opts.CacheBytes, log)
+		if e.diskErr != nil {
+			log.Warn("pipeline: working without a disk cache", "err", e.diskErr)
+		}
+	}
+	e.llm = opts.LLM
+	if e.llm != nil {
+		e.llmID = fmt.Sprintf("%T", e.llm)
+	} else {
+		cfg, err := LoadConfig(filepath.Join(opts.ConfigDir, "config.yaml"))
+		if err != nil {
+			return nil, err
+		}
+		if cfg.LLM != nil {
+			getenv := opts.Getenv
+			if getenv == nil {
+				getenv = os.Getenv
+			}
+			e.llm = NewLLMClient(*cfg.LLM, getenv, nil)
+			e.llmID = cfg.LLM.URL + " " + cfg.LLM.Model
+		}
+	}
+	return e, nil
+}
+
+// CacheErr says why there is no disk cache, or nil.
+func (e *Engine) CacheErr() error { return e.diskErr }
+
+// Request is one piece of content to transform with a model.
+type Request struct {
+	Model   string // the proxymodel's name
+	Content Content
+	Project string // the project served, passed to custom stages; may be ""
+}
+
+// Output is a transformed piece of content.
+type Output struct {
+	// Text is what to send instead of the content: the last stage's text, followed, when there
+	// are sections, by the drill-down footer naming the ref (and the sections, unless the text
+	// is already their table). When the model does not apply, Text is the content unchanged.
+	Text string
+	// Applied reports whether the model applied (content type and minBytes).
+	Applied bool
+	// Ref names the original with its sections for ReadSection; "" without sections.
+	Ref string
+	// Sections is the section tree, with ids. It is shared: do not modify it.
+	Sections []Section
+	// Metadata merges the stages' metadata.
+	Metadata map[string]any
+	Metrics  Metrics
+}
+
+// Metrics describe a transform for the traffic event (DESIGN §8's pipeline fields) and logs.
+type Metrics struct {
+	Model       string        `json:"model"`
+	Stages      []StageMetric `json:"stages"`
+	BytesBefore int           `json:"bytesBefore"`
+	BytesAfter  int           `json:"bytesAfter"`
+	CacheHit    bool          `json:"cacheHit"` // every stage's result came from the cache
+	Duration    time.Duration `json:"-"`
+}
+
+// StageNames lists the stages that ran, in order.
+func (m Metrics) StageNames() []string {
+	out := make([]string, len(m.Stages))
+	for i, s := range m.Stages {
+		out[i] = s.Name
+	}
+	return out
+}
+
+// StageMetric describes one stage's part in a transform.
+type StageMetric struct {
+	Name       string `json:"name"`
+	BytesIn    int    `json:"bytesIn"`
+	BytesOut   int    `json:"bytesOut"`
+	CacheHit   bool   `json:"cacheHit"`
+	DurationMs int64  `json:"durationMs"`
+	Error      string `json:"error,omitempty"` // the stage failed and passed its input through
+}
+
+// SectionsMeta is the value of a result's `_meta["mcpctl/sections"]` (DESIGN §9).
+type SectionsMeta struct {
+	Ref      string        `json:"ref"`
+	Sections []SectionInfo `json:"sections"`
+}
+
+// Meta returns the value for `_meta["mcpctl/sections"]`, or nil when there are no sections.
+func (o Output) Meta() *SectionsMeta {
+	if o.Ref == "" {
+		return nil
+	}
+	return &SectionsMeta{Ref: o.Ref, Sections: Infos(o.Sections)}
+}
+
+// Applies reports whether the named model transforms content of type t and size bytes; an
+// unknown or invalid model applies to nothing.
+func (e *Engine) Applies(model string, t ContentType, size int) bool {
+	m, err := e.Model(model)
+	return err == nil && m.Applies(t, size)
+}
+
+// MakesSections reports whether the named model may make sections, so the server lists
+// read_section.
+func (e *Engine) MakesSections(model string) bool {
+	m, err := e.Model(model)
+	return err == nil && m.MakesSections()
+}
+
+// Transform runs the request's model over its content. Each stage's result is cached by the
+// hash of its input and the stage's name, version and config; a stage that fails or times out
+// passes its input through (logged, and in Metrics). The error is non-nil only when the model
+// cannot be loaded; Text is then the content unchanged, so a caller may always send Text.
+func (e *Engine) Transform(ctx context.Context, req Request) (Output, error) {
+	begin := time.Now()
+	orig := req.Content.Text
+	out := Output{Text: orig, Metrics: Metrics{Model: req.Model, BytesBefore: len(orig), BytesAfter: len(orig)}}
+	m, err := e.Model(req.Model)
+	if err != nil {
+		return out, err
+	}
+	if !m.Applies(req.Content.Type, len(orig)) {
+		return out, nil
+	}
+	out.Applied = true
+	sum := sha256.Sum256([]byte(orig))
+	base := chainKey(hex.EncodeToString(sum[:]), string(req.Content.Type))
+	type resolved struct {
+		stage   Stage
+		version string
+		err     error
+		key     string // the key if every stage before it succeeded
+	}
+	rs := make([]resolved, len(m.Stages))
+	key, resolvable := base, true
+	for i, spec := range m.Stages {
+		r := &rs[i]
+		r.stage, r.version, r.err = e.resolveStage(spec.Type)
+		key = e.stageKey(key, spec, r.version, req)
+		r.key = key
+		resolvable = resolvable && r.err == nil
+	}
+	cur := entry{Text: orig}
+	allHit := false
+	// Keys depend only on the input and the stages, not on what the stages made, so a cached
+	// result of the last stage stands for the whole chain: one lookup on a repeated request.
+	if hit, ok := e.lookupQuiet("r-" + key); ok && resolvable {
+		e.hits.Add(1)
+		cur, allHit = hit, true
+		for i, spec := range m.Stages {
+			sm := StageMetric{Name: spec.Type, CacheHit: true}
+			if i == 0 {
+				sm.BytesIn = len(orig)
+			}
+			if i == len(m.Stages)-1 {
+				sm.BytesOut = len(cur.Text)
+			}
+			out.Metrics.Stages = append(out.Metrics.Stages, sm)
+		}
+	} else {
+		allHit = true
+		key = base
+		for i, spec := range m.Stages {
+			r := rs[i]
+			sm := StageMetric{Name: spec.Type, BytesIn: len(cur.Text)}
+			start := time.Now()
+			key = e.stageKey(key, spec, r.version, req)
+			if r.err == nil {
+				if hit, ok := e.lookup("r-" + key); ok {
+					cur, sm.CacheHit = hit, true
+				}
+			}
+			if !sm.CacheHit {
+				allHit = false
+				next, err := e.runStage(ctx, r.stage, r.err, spec, req, cur)
+				if err != nil {
+					sm.Error = err.Error()
+					e.log.Warn("pipeline: stage failed; its input passes through", "model", m.Name, "stage", spec.Type, "bytes", len(cur.Text), "err", err)
+					key = chainKey(key, "failed") // what follows saw this stage's input, not its output
+				} else {
+					cur = next
+					e.store("r-"+key, cur)
+				}
+			}
+			sm.BytesOut = len(cur.Text)
+			sm.DurationMs = time.Since(start).Milliseconds()
+			out.Metrics.Stages = append(out.Metrics.Stages, sm)
+		}
+	}
+	out.Text, out.Sections, out.Metadata = cur.Text, cur.Sections, cur.Metadata
+	if _, ok := out.Metadata["toc"]; ok { // internal: tells footer the text is the table
+		out.Metadata = maps.Clone(out.Metadata)
+		delete(out.Metadata, "toc")
+	}
+	if len(cur.Sections) > 0 {
+		out.Ref = key[:32]
+		if _, ok := e.memo.get("d-" + out.Ref); !ok && (e.disk == nil || !e.disk.has("d-"+out.Ref)) {
+			e.store("d-"+out.Ref, entry{Text: orig, Sections: cur.Sections, Stages: m.StageNames()})
+		}
+		out.Text += footer(out.Text, out.Ref, cur.Sections, cur.Metadata["toc"] == true)
+	}
+	out.Metrics.BytesAfter = len(out.Text)
+	out.Metrics.CacheHit = allHit
+	out.Metrics.Duration = time.Since(begin)
+	return out, nil
+}
+
+// stageKey is the cache key of a stage's result: the previous key (which stands for the
+// stage's input), the stage's name and version (a custom stage's file hash), its config, and
+// what else the stage sees: a custom stage the source and project, summarize-tree the LLM.
+func (e *Engine) stageKey(prev string, spec StageSpec, version string, req Request) string {
+	cfg, _ := json.Marshal(spec.Config) // map keys marshal sorted: a stable key
+	scope := ""
+	if _, builtin := builtinStages[spec.Type]; !builtin {
+		scope = req.Content.Source + "\x00" + req.Project
+	}
+	if spec.Type == "summarize-tree" {
+		scope = e.llmID
+	}
+	return chainKey(prev, spec.Type, version, string(cfg), scope)
+}
+
+// chainKey hashes its parts into a cache key; each stage's key includes the previous one, so it
+// stands for the whole input the stage saw.
+func chainKey(parts ...string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// runStage runs one stage and checks its sections against the original.
+func (e *Engine) runStage(ctx context.Context, stage Stage, resolveErr error, spec StageSpec, req Request, cur entry) (entry, error) {
+	if resolveErr != nil {
+		return cur, fmt.Errorf("%w: %v", ErrStageFailed, resolveErr)
+	}
+	if err := ctx.Err(); err != nil {
+		return cur, err
+	}
+	cfg := spec.Config
+	if cfg == nil {
+		cfg = map[string]any{}
+	}
+	env := Env{
+		Original: req.Content.Text, Sections: cur.Sections, Config: cfg, LLM: e.llm, Project: req.Project,
+		Log: e.log.With("stage", spec.Type), Cache: e.kv(),
+	}
+	c := req.Content
+	c.Text = cur.Text
+	r, err := stage.Run(ctx, c, env)
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		if !errors.Is(err, ErrStageFailed) {
+			err = fmt.Errorf("%w: %s: %v", ErrStageFailed, spec.Type, err)
+		}
+		return cur, err
+	}
+	next := entry{Text: r.Text, Sections: cur.Sections, Metadata: cur.Metadata}
+	if r.Sections != nil {
+		if !inBounds(r.Sections, len(req.Content.Text)) {
+			return cur, fmt.Errorf("%w: %s made a section outside the content", ErrStageFailed, spec.Type)
+		}
+		next.Sections = r.Sections
+		assignIDs(next.Sections, "")
+	}
+	if len(r.Metadata) > 0 {
+		next.Metadata = maps.Clone(cur.Metadata)
+		if next.Metadata == nil {
+			next.Metadata = map[string]any{}
+		}
+		maps.Copy(next.Metadata, r.Metadata)
+	}
+	if spec.Type == "summarize-tree" && r.Sections != nil {
+		next.Metadata = maps.Clone(next.Metadata)
+		if next.Metadata == nil {
+			next.Metadata = map[string]any{}
+		}
+		next.Metadata["toc"] = true // the text is the table; the footer need not repeat it
+	} else if r.Sections != nil && next.Metadata["toc"] == true {
+		next.Metadata = maps.Clone(next.Metadata)
+		delete(next.Metadata, "toc")
+	}
+	return next, nil
+}
+
+func inBounds(ss []Section, n int) bool {
+	for _, s := range ss {
+		if s.Start < 0 || s.End > n || s.Start > s.End || !inBounds(s.Children, n) {
+			return false
+		}
+	}
+	return true
+}
+
+// lookup finds a cached entry in memory, then on disk.
+func (e *Engine) lookup(key string) (entry, bool) {
+	en, ok := e.lookupQuiet(key)
+	if ok {
+		e.hits.Add(1)
+	} else {
+		e.misses.Add(1)
+	}
+	return en, ok
+}
+
+func (e *Engine) lookupQuiet(key string) (entry, bool) {
+	if en, ok := e.memo.get(key); ok {
+		return en, true
+	}
+	if e.disk == nil {
+		return entry{}, false
+	}
+	data, ok := e.disk.Get(key)
+	if !ok {
+		return entry{}, false
+	}
+	en, err := decodeEntry(data)
+	if err != nil {
+		e.log.Warn("pipeline: cache entry does not decode; ignored", "key", key)
+		return entry{}, false
+	}
+	e.memo.put(key, en)
+	return en, true
+}
+
+func (e *Engine) store(key string, en entry) {
+	e.memo.put(key, en)
+	if e.disk != nil {
+		e.disk.Put(key, encodeEntry(en))
+	}
+}
+
+// kv is the byte store stages get, kept in the disk cache under keys of their own.
+func (e *Engine) kv() KV { return engineKV{e} }
+
+type engineKV struct{ e *Engine }
+
+func (k engineKV) name(key string) string { return "k-" + chainKey(k.e.llmID, key) }
+
+func (k engineKV) Get(key string) ([]byte, bool) {
+	if en, ok := k.e.lookup(k.name(key)); ok {
+		return []byte(en.Text), true
+	}
+	return nil, false
+}
+
+func (k engineKV) Put(key string, value []byte) { k.e.store(k.name(key), entry{Text: string(value)}) }
+
+// footer is the drill-down text after a result with sections: the ref, how to read a section,
+// and, unless the text already is the table, the top-level sections.
+func footer(text, ref string, sections []Section, listed bool) string {
+	var b strings.Builder
+	if !strings.HasSuffix(text, "\n") {
+		b.WriteString("\n")
+	}
+	b.WriteString("\n---\n")
+	if !listed {
+		fmt.Fprintf(&b, "Only part of the content is shown above; its %d sections:\n", len(sections))
+		for _, s := range sections {
+			fmt.Fprintf(&b, "- %s %s (%s", s.ID, s.Title, HumanBytes(s.Bytes()))
+			if len(s.Children) > 0 {
+				fmt.Fprintf(&b, ", %d parts", len(s.Children))
+			}
+			b.WriteString(")\n")
+		}
+	}
+	fmt.Fprintf(&b, "ref: %s — read_section {\"ref\": %q, \"section\": \"ID\"} returns a section exactly as it stands in the original.\n", ref, ref)
+	return b.String()
+}
+
+// ReadSection returns the section id of the content ref names, exactly as it stood in the
+// original. It works across restarts while the cache holds the ref.
+func (e *Engine) ReadSection(ctx context.Context, ref, id string) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	en, ok := entry{}, false
+	if len(ref) == 32 && validKey(ref) {
+		en, ok = e.lookup("d-" + ref)
+	}
+	if !ok {
+		return "", &Error{Op: "read section", Path: ref, Err: fmt.Errorf("%w: this ref was not made here or has been evicted from the cache; run the original call again for a fresh ref", ErrUnknownRef)}
+	}
+	s, found := Find(en.Sections, id)
+	if !found {
+		all := ids(en.Sections)
+		list := strings.Join(all[:min(len(all), 60)], ", ")
+		if len(all) > 60 {
+			list += fmt.Sprintf(", … (%d in all)", len(all))
+		}
+		return "", &Error{Op: "read section", Path: ref, Err: fmt.Errorf("%w %q; the sections are %s", ErrUnknownSection, id, list)}
+	}
+	if s.End > len(en.Text) {
+		return "", &Error{Op: "read section", Path: ref, Err: fmt.Errorf("%w: the cached entry is damaged; run the original call again", ErrUnknownRef)}
+	}
+	return en.Text[s.Start:s.End], nil
+}
+
+// Document returns the original and section tree ref names, for tools that show both.
+func (e *Engine) Document(ref string) (original string, sections []Section, err error) {
+	if len(ref) == 32 && validKey(ref) {
+		if en, ok := e.lookup("d-" + ref); ok {
+			return en.Text, en.Sections, nil
+		}
+	}
+	return "", nil, &Error{Op: "read document", Path: ref, Err: ErrUnknownRef}
+}
+
+// CacheStats describes the disk cache; it fails when there is none (CacheErr says why).
+func (e *Engine) CacheStats() (CacheStats, error) {
+	if e.disk == nil {
+		return CacheStats{}, e.noDisk()
+	}
+	st, err := e.disk.Stats()
+	st.Hits, st.Misses = e.hits.Load(), e.misses.Load()
+	return st, err
+}
+
+// ClearCache empties the disk cache and this Engine's memory of it.
+func (e *Engine) ClearCache() error {
+	e.memo.clear()
+	if e.disk == nil {
+		return e.noDisk()
+	}
+	return e.disk.Clear()
+}
+
+func (e *Engine) noDisk() error {
+	if e.diskErr != nil {
+		return e.diskErr
+	}
+	return &Error{Op: "use cache", Err: errors.New("this engine has no disk cache")}
+}

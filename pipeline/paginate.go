@@ -1,0 +1,69 @@
+package pipeline
+
+import (
+	"context"
+	"strconv"
+	"strings"
+)
+
+const defaultPageBytes = 8000
+
+// paginate is the paginate stage: it cuts its input into pages of at most pageBytes (default
+// 8000), at a heading, paragraph, line or word boundary and never inside a UTF-8 sequence, and
+// returns the first page with every page as a section. Pages are titled by their first heading.
+// Content that fits one page passes through.
+func paginate(ctx context.Context, c Content, env Env) (Result, error) {
+	size := max(configInt(env.Config, "pageBytes", defaultPageBytes), 256)
+	if len(c.Text) <= size {
+		return Result{Text: c.Text}, nil
+	}
+	if c.Text != env.Original {
+		env.Log.Warn("pipeline: paginate runs only on the original content; passed through", "bytes", len(c.Text))
+		return Result{Text: c.Text}, nil
+	}
+	t := c.Text
+	cuts := cutPoints(t, 0, len(t), size, true)
+	pages := make([]Section, len(cuts))
+	for i, start := range cuts {
+		end := len(t)
+		if i+1 < len(cuts) {
+			end = cuts[i+1]
+		}
+		title := "page " + strconv.Itoa(i+1) + " of " + strconv.Itoa(len(cuts))
+		if h := firstHeading(t[start:end]); h != "" {
+			title += ": " + h
+		}
+		pages[i] = Section{Start: start, End: end, Title: title, Kind: KindPage}
+	}
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	return Result{Text: t[pages[0].Start:pages[0].End], Sections: pages, Metadata: map[string]any{"pages": len(pages)}}, nil
+}
+
+// firstHeading returns the text of the first markdown heading in a page, outside code fences,
+// or "".
+func firstHeading(page string) string {
+	fence := ""
+	var h string
+	eachLine(page, func(start, end int) bool {
+		if c := page[start]; c != '#' && c != '`' && c != '~' && c != ' ' {
+			return true // the common case, decided by one byte
+		}
+		line := strings.TrimRight(page[start:end], "\r\n")
+		if f := fenceOf(strings.TrimSpace(line)); f != "" {
+			if fence == "" {
+				fence = f
+			} else if strings.HasPrefix(strings.TrimSpace(line), fence) {
+				fence = ""
+			}
+			return true
+		}
+		if fence == "" && mdHeading.MatchString(line) {
+			h = clip(strings.TrimSpace(strings.TrimLeft(line, "#")), 60)
+			return h == ""
+		}
+		return true
+	})
+	return h
+}

@@ -1,0 +1,475 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Format is the structure section-split detected in a piece of content.
+type Format string
+
+// The formats section-split knows. Detection looks at the content itself, never a file name.
+const (
+	FormatJSON       Format = "json"
+	FormatYAML       Format = "yaml"
+	FormatMarkdown   Format = "markdown"
+	FormatGo         Format = "go"
+	FormatPython     Format = "python"
+	FormatTypeScript Format = "typescript"
+	FormatProse      Format = "prose"
+	FormatText       Format = "text" // none of the above: split by lines
+)
+
+// Defaults of section-split's config.
+const (
+	defaultMaxBytes    = 4000
+	defaultMaxSections = 12
+)
+
+// splitter holds section-split's config.
+type splitter struct {
+	maxBytes    int // a section larger than this is split further, where structure allows
+	minBytes    int // prose and line sections are grouped up to at least this
+	maxSections int // more siblings than this are grouped into ranges
+}
+
+func newSplitter(cfg map[string]any) splitter {
+	sp := splitter{
+		maxBytes:    max(configInt(cfg, "maxBytes", defaultMaxBytes), 64),
+		minBytes:    max(configInt(cfg, "minBytes", 0), 0),
+		maxSections: max(configInt(cfg, "maxSections", defaultMaxSections), 2),
+	}
+	sp.minBytes = min(sp.minBytes, sp.maxBytes)
+	return sp
+}
+
+// sectionSplit is the section-split stage: it finds the structure of its input and returns the
+// input unchanged with sections. Its input must be the original (it runs first, or after stages
+// that do not change the text); otherwise it passes through.
+func sectionSplit(ctx context.Context, c Content, env Env) (Result, error) {
+	if c.Text != env.Original {
+		env.Log.Warn("pipeline: section-split runs only on the original content; passed through", "bytes", len(c.Text))
+		return Result{Text: c.Text}, nil
+	}
+	sp := newSplitter(env.Config)
+	f, sections := sp.split(ctx, c.Text)
+	return Result{Text: c.Text, Sections: sections, Metadata: map[string]any{"format": string(f)}}, ctx.Err()
+}
+
+// split detects t's format and returns its section tree, normalized to tile t exactly.
+func (sp splitter) split(ctx context.Context, t string) (Format, []Section) {
+	f := Detect(t)
+	var sections []Section
+	switch f {
+	case FormatJSON:
+		sections = sp.splitJSON(t)
+	case FormatYAML:
+		sections = sp.splitYAML(t)
+	case FormatMarkdown:
+		sections = sp.splitMarkdown(t)
+	case FormatGo, FormatPython, FormatTypeScript:
+		sections = sp.splitCode(t, f)
+	case FormatProse:
+		sections = sp.splitProse(t, 0, len(t))
+	}
+	if ctx.Err() != nil {
+		return f, nil
+	}
+	if len(sections) == 0 && len(t) > 0 {
+		f2 := f
+		if f != FormatProse {
+			f2 = FormatText
+		}
+		sections = sp.splitLines(t, 0, len(t))
+		if len(sections) <= 1 {
+			return f2, nil
+		}
+		if len(sections) > sp.maxSections {
+			sections = sp.groupFlat(t, sections)
+		}
+		return f2, normalize(t, sections, 0, len(t))
+	}
+	if len(sections) > sp.maxSections && (f == FormatProse || f == FormatText) {
+		sections = sp.groupFlat(t, sections)
+	}
+	sections = normalize(t, sections, 0, len(t))
+	sp.splitBig(t, sections)
+	if len(sections) == 1 && len(sections[0].Children) == 0 {
+		return f, nil // one section is no structure
+	}
+	return f, sections
+}
+
+// groupFlat groups a long flat run of prose or line sections into ranges titled by the lines
+// they span.
+func (sp splitter) groupFlat(t string, sections []Section) []Section {
+	starts := make([]int, len(sections)+1)
+	for i, s := range sections {
+		starts[i] = s.Start
+	}
+	starts[len(sections)] = len(t)
+	return groupRanges(sections, sp.maxSections, KindRange, func(a, b int) string {
+		first := 1 + strings.Count(t[:starts[a]], "\n")
+		last := first + strings.Count(strings.TrimSuffix(t[starts[a]:starts[b+1]], "\n"), "\n")
+		return "lines " + strconv.Itoa(first) + "–" + strconv.Itoa(last)
+	})
+}
+
+// splitBig splits leaves much larger than maxBytes into parts at paragraph, line or word
+// boundaries, so no drill-down is ever one huge piece.
+func (sp splitter) splitBig(t string, sections []Section) {
+	for i := range sections {
+		s := &sections[i]
+		if len(s.Children) > 0 {
+			sp.splitBig(t, s.Children)
+			continue
+		}
+		if s.Bytes() <= 2*sp.maxBytes {
+			continue
+		}
+		cuts := cutPoints(t, s.Start, s.End, sp.maxBytes, false)
+		if len(cuts) < 2 {
+			continue
+		}
+		for n, c := range cuts {
+			s.Children = append(s.Children, Section{Start: c, Kind: s.Kind, Title: s.Title + " (part " + strconv.Itoa(n+1) + " of " + strconv.Itoa(len(cuts)) + ")"})
+		}
+		s.Children = normalize(t, s.Children, s.Start, s.End)
+	}
+}
+
+var (
+	goPackage = regexp.MustCompile(`^package [A-Za-z_]\w*\s*(//.*)?$`)
+	goDecl    = regexp.MustCompile(`^(func|type|var|const|import)\b`)
+	pyDecl    = regexp.MustCompile(`^((async\s+)?def \w+\s*\(|class \w+\s*(\(.*\))?\s*:|import [\w.]+(\s+as\s+\w+)?\s*$|from [\w.]+ import |if __name__ ==)`)
+	tsDecl    = regexp.MustCompile(`^(import .+ from ['"]|import ['"]|export (default |declare )?(async )?(const|let|var|function|class|interface|type|enum|abstract|namespace)\b|(async )?function\s*\*?\s*\w*\s*[<(]|interface \w+|(abstract )?class \w+|(const|let) \w+\s*(:[^=]+)?=|type \w+\s*(<.*>)?\s*=|enum \w+)`)
+	mdHeading = regexp.MustCompile(`^#{1,6}(\s|$)`)
+	yamlKey   = regexp.MustCompile(`^(- |-$|[\w"'$./-][^:#]*:(\s|$)|#|---|\.\.\.)`)
+)
+
+// Detect returns the format of t, judged from its content.
+func Detect(t string) Format {
+	if s := skipWS(t, 0); s < len(t) && (t[s] == '{' || t[s] == '[') && json.Valid([]byte(t)) {
+		return FormatJSON
+	}
+	var goPkg bool
+	var goN, pyN, tsN, headings, lines, yamlish, yamlKeys, indented, blankRuns, letters, sentenceEnds int
+	fence := ""
+	prevBlank := false
+	eachLine(t, func(start, end int) bool {
+		line := strings.TrimRight(t[start:end], "\r\n")
+		trimmed := strings.TrimSpace(line)
+		if f := fenceOf(trimmed); f != "" {
+			if fence == "" {
+				fence = f
+			} else if strings.HasPrefix(trimmed, fence) {
+				fence = ""
+			}
+			headings++ // a fence is markdown evidence
+			return true
+		}
+		if fence != "" {
+			return true
+		}
+		if trimmed == "" {
+			if !prevBlank {
+				blankRuns++
+			}
+			prevBlank = true
+			return true
+		}
+		prevBlank = false
+		lines++
+		switch {
+		case goPackage.MatchString(line):
+			goPkg = true
+		case goDecl.MatchString(line):
+			goN++
+		}
+		if pyDecl.MatchString(line) {
+			pyN++
+		}
+		if tsDecl.MatchString(line) {
+			tsN++
+		}
+		if mdHeading.MatchString(line) && !strings.HasPrefix(line, "#!") {
+			headings++
+		}
+		if line[0] == ' ' || line[0] == '\t' {
+			indented++
+		}
+		if yamlKey.MatchString(trimmed) {
+			yamlish++
+			if strings.Contains(trimmed, ":") && !strings.HasPrefix(trimmed, "#") {
+				yamlKeys++
+			}
+		}
+		for _, r := range trimmed {
+			if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r > 127 {
+				letters++
+			}
+		}
+		if strings.HasSuffix(trimmed, ".") || strings.Contains(trimmed, ". ") {
+			sentenceEnds++
+		}
+		return lines < 20000 // enough evidence; do not scan megabytes
+	})
+	switch {
+	case goPkg && goN >= 1:
+		return FormatGo
+	case pyN >= 2 && pyN >= tsN:
+		return FormatPython
+	case tsN >= 2:
+		return FormatTypeScript
+	case lines >= 2 && yamlish*10 >= lines*6 && yamlKeys >= 1 && looksYAML(t):
+		return FormatYAML
+	case headings >= 1 && lines > 0:
+		return FormatMarkdown
+	case lines > 0 && sentenceEnds > 0 && letters*10 >= len(t)*6:
+		return FormatProse
+	}
+	return FormatText
+}
+
+func fenceOf(trimmed string) string {
+	switch {
+	case strings.HasPrefix(trimmed, "```"):
+		return "```"
+	case strings.HasPrefix(trimmed, "~~~"):
+		return "~~~"
+	}
+	return ""
+}
+
+// eachLine calls fn with the byte range of each line, its newline included, until fn returns
+// false.
+func eachLine(t string, fn func(start, end int) bool) {
+	for start := 0; start < len(t); {
+		end := strings.IndexByte(t[start:], '\n')
+		if end < 0 {
+			end = len(t)
+		} else {
+			end += start + 1
+		}
+		if !fn(start, end) {
+			return
+		}
+		start = end
+	}
+}
+
+// splitMarkdown makes one section per heading (outside code fences), nested by level; text
+// before the first heading and between a heading and its first subheading are intro sections.
+func (sp splitter) splitMarkdown(t string) []Section {
+	type heading struct {
+		level, start int
+		title        string
+	}
+	var hs []heading
+	fence := ""
+	eachLine(t, func(start, end int) bool {
+		line := strings.TrimRight(t[start:end], "\r\n")
+		trimmed := strings.TrimSpace(line)
+		if f := fenceOf(trimmed); f != "" {
+			if fence == "" {
+				fence = f
+			} else if strings.HasPrefix(trimmed, fence) {
+				fence = ""
+			}
+			return true
+		}
+		if fence == "" && mdHeading.MatchString(line) {
+			level := len(line) - len(strings.TrimLeft(line, "#"))
+			hs = append(hs, heading{level: level, start: start, title: clip(line, 80)})
+		}
+		return true
+	})
+	// build nests headings[i:] deeper than level; it returns the sections and how many it used.
+	var build func(i, level int) ([]Section, int)
+	build = func(i, level int) ([]Section, int) {
+		var out []Section
+		j := i
+		for j < len(hs) && hs[j].level > level {
+			h := hs[j]
+			sec := Section{Start: h.start, Title: h.title, Kind: KindHeading}
+			children, n := build(j+1, h.level)
+			if len(children) > 0 {
+				sec.Children = append([]Section{{Start: h.start, Title: h.title + " (intro)", Kind: KindIntro}}, children...)
+			}
+			out = append(out, sec)
+			j += 1 + n
+		}
+		return out, j - i
+	}
+	sections, _ := build(0, 0)
+	if len(hs) > 0 && strings.TrimSpace(t[:hs[0].start]) != "" {
+		sections = append([]Section{{Start: 0, Title: "(before the first heading)", Kind: KindIntro}}, sections...)
+	}
+	return sections
+}
+
+// splitCode makes one section per top-level declaration, with the comments, decorators and
+// blank lines above it; what comes before the first is the preamble.
+func (sp splitter) splitCode(t string, f Format) []Section {
+	decl := map[Format]*regexp.Regexp{FormatGo: goDecl, FormatPython: pyDecl, FormatTypeScript: tsDecl}[f]
+	var sections []Section
+	lastDecl := -1      // start of the previous declaration's line
+	leadStart := -1     // start of the run of comment lines just above the current line
+	prevImport := false // imports are grouped with the preamble
+	eachLine(t, func(start, end int) bool {
+		line := strings.TrimRight(t[start:end], "\r\n")
+		trimmed := strings.TrimSpace(line)
+		isComment := line != "" && line[0] != ' ' && line[0] != '\t' &&
+			(strings.HasPrefix(trimmed, "//") || strings.HasPrefix(trimmed, "#") || strings.HasPrefix(trimmed, "/*") || strings.HasPrefix(trimmed, "*") || strings.HasPrefix(trimmed, "@"))
+		if isComment {
+			if leadStart < 0 {
+				leadStart = start
+			}
+			return true
+		}
+		if decl.MatchString(line) {
+			isImport := strings.HasPrefix(line, "import") || strings.HasPrefix(line, "from ")
+			if !(isImport && (prevImport || lastDecl < 0)) {
+				s := start
+				if leadStart >= 0 {
+					s = leadStart
+				}
+				sections = append(sections, Section{Start: s, Title: clip(line, 80), Kind: KindCode})
+			}
+			prevImport = isImport
+			lastDecl = start
+		}
+		if trimmed != "" {
+			leadStart = -1
+		}
+		return true
+	})
+	if len(sections) > 0 && strings.TrimSpace(t[:sections[0].Start]) != "" {
+		sections = append([]Section{{Start: 0, Title: "(preamble)", Kind: KindIntro}}, sections...)
+	}
+	if len(sections) > sp.maxSections*4 {
+		sections = groupRanges(sections, sp.maxSections, KindRange, func(a, b int) string {
+			return clip(sections[a].Title, 36) + " … " + clip(sections[b].Title, 36)
+		})
+	}
+	return sections
+}
+
+// splitProse groups paragraphs into sections of about maxBytes, titled by their first sentence.
+func (sp splitter) splitProse(t string, lo, hi int) []Section {
+	target := max(sp.minBytes, sp.maxBytes/2)
+	var sections []Section
+	para := 1
+	for start := lo; start < hi; {
+		end, first := start, para
+		for end < hi && end-start < target {
+			next := strings.Index(t[end:hi], "\n\n")
+			if next < 0 {
+				end = hi
+				break
+			}
+			end += next + 2
+			for end < hi && (t[end] == '\n' || t[end] == '\r') {
+				end++
+			}
+			para++
+		}
+		if end == hi && strings.TrimSpace(t[start:end]) != "" && !strings.HasSuffix(t[:end], "\n\n") {
+			para++
+		}
+		title := "paragraph " + strconv.Itoa(first)
+		if para-1 > first {
+			title = "paragraphs " + strconv.Itoa(first) + "–" + strconv.Itoa(para-1)
+		}
+		sections = append(sections, Section{Start: start, Title: title, Kind: KindProse})
+		start = end
+	}
+	return sections
+}
+
+// splitLines cuts text with no structure we know into runs of lines of about maxBytes.
+func (sp splitter) splitLines(t string, lo, hi int) []Section {
+	cuts := cutPoints(t, lo, hi, sp.maxBytes, false)
+	sections := make([]Section, 0, len(cuts))
+	line := 1 + strings.Count(t[:lo], "\n")
+	for i, c := range cuts {
+		end := hi
+		if i+1 < len(cuts) {
+			end = cuts[i+1]
+		}
+		n := strings.Count(t[c:end], "\n")
+		last := line + n
+		if n > 0 && t[end-1] == '\n' {
+			last--
+		}
+		title := "lines " + strconv.Itoa(line) + "–" + strconv.Itoa(last)
+		if last <= line {
+			title = "line " + strconv.Itoa(line) + ", bytes " + strconv.Itoa(c) + "–" + strconv.Itoa(end-1)
+		}
+		sections = append(sections, Section{Start: c, Title: title, Kind: KindLines})
+		line += n
+	}
+	return sections
+}
+
+// cutPoints cuts [lo, hi) into pieces of at most size bytes (a piece may be shorter, never
+// longer unless a single UTF-8 sequence is), returning each piece's start. Each cut is the best
+// boundary in the second half of the window: before a markdown heading when headings is set,
+// then after a blank line, a line, a space, and at worst between two UTF-8 sequences.
+func cutPoints(t string, lo, hi, size int, headings bool) []int {
+	cuts := []int{lo}
+	for start := lo; hi-start > size; {
+		limit := start + size
+		win := t[start+size/2 : limit]
+		cut := -1
+		if headings {
+			if i := strings.LastIndex(win, "\n#"); i >= 0 {
+				cut = start + size/2 + i + 1
+			}
+		}
+		for _, sep := range []string{"\n\n", "\n", " "} {
+			if cut >= 0 {
+				break
+			}
+			if i := strings.LastIndex(win, sep); i >= 0 {
+				cut = start + size/2 + i + len(sep)
+			}
+		}
+		if cut < 0 || cut <= start {
+			cut = runeStart(t, limit)
+			if cut <= start {
+				cut = limit
+			}
+		}
+		cuts = append(cuts, cut)
+		start = cut
+	}
+	return cuts
+}
+
+// firstSentence returns the first sentence of text, skipping headings, fences and blank lines,
+// clipped to n bytes.
+func firstSentence(text string, n int) string {
+	var s string
+	eachLine(text, func(start, end int) bool {
+		line := strings.TrimSpace(text[start:end])
+		if line == "" || fenceOf(line) != "" || mdHeading.MatchString(line) || line == "---" {
+			return true
+		}
+		s = line
+		return false
+	})
+	if s == "" {
+		return clip(text, n)
+	}
+	for i := 0; i+1 < len(s); i++ {
+		if (s[i] == '.' || s[i] == '!' || s[i] == '?') && s[i+1] == ' ' {
+			s = s[:i+1]
+			break
+		}
+	}
+	return clip(s, n)
+}

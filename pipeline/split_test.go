@@ -1,0 +1,142 @@
+package pipeline
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// checkTiling fails unless the tree tiles text exactly: leaves in order give text back, every
+// parent is the concatenation of its children, no section is empty and no boundary cuts a
+// UTF-8 sequence.
+func checkTiling(tb testing.TB, text string, sections []Section) {
+	tb.Helper()
+	var b strings.Builder
+	for _, l := range Leaves(sections) {
+		b.WriteString(l.Text(text))
+	}
+	if got := b.String(); got != text {
+		tb.Fatalf("leaves give %d bytes, want the %d bytes of the input back exactly", len(got), len(text))
+	}
+	var walk func(ss []Section, lo, hi int)
+	walk = func(ss []Section, lo, hi int) {
+		pos := lo
+		for _, s := range ss {
+			if s.Start != pos || s.End <= s.Start {
+				tb.Fatalf("section %q covers [%d,%d), want it to start at %d and be non-empty", s.Title, s.Start, s.End, pos)
+			}
+			if s.Start < len(text) && utf8.ValidString(text) && !utf8.RuneStart(text[s.Start]) {
+				tb.Fatalf("section %q starts inside a UTF-8 sequence at %d", s.Title, s.Start)
+			}
+			if len(s.Children) > 0 {
+				walk(s.Children, s.Start, s.End)
+			}
+			pos = s.End
+		}
+		if len(ss) > 0 && pos != hi {
+			tb.Fatalf("sections end at %d, want %d", pos, hi)
+		}
+	}
+	walk(sections, 0, len(text))
+}
+
+func TestSectionSplitEveryKind(t *testing.T) {
+	for _, tc := range contentKinds(t) {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Detect(tc.text); got != tc.want {
+				t.Fatalf("Detect = %q, want %q", got, tc.want)
+			}
+			f, sections := newSplitter(nil).split(context.Background(), tc.text)
+			if f != tc.want {
+				t.Errorf("split format = %q, want %q", f, tc.want)
+			}
+			if len(sections) < 2 {
+				t.Fatalf("got %d top-level sections, want the structure split", len(sections))
+			}
+			checkTiling(t, tc.text, sections)
+			assignIDs(sections, "")
+			for _, id := range ids(sections) {
+				s, ok := Find(sections, id)
+				if !ok || s.ID != id {
+					t.Fatalf("Find(%q) = %v, %v", id, s.ID, ok)
+				}
+			}
+		})
+	}
+}
+
+func TestSectionSplitStructure(t *testing.T) {
+	ctx := context.Background()
+	t.Run("long array grouped into ranges of elements", func(t *testing.T) {
+		text := jsonArray(t, 2000)
+		_, sections := newSplitter(nil).split(ctx, text)
+		if len(sections) > defaultMaxSections {
+			t.Fatalf("got %d top-level sections, want at most %d ranges", len(sections), defaultMaxSections)
+		}
+		if got, want := sections[0].Title, "[0–199]"; got != want {
+			t.Errorf("first range titled %q, want %q", got, want)
+		}
+		if got := len(sections[0].Children); got != 200 {
+			t.Errorf("first range has %d children, want its 200 elements", got)
+		}
+		el := sections[0].Children[5]
+		if !strings.Contains(el.Text(text), `"name": "flow-5"`) || !strings.HasPrefix(el.Title, "[5] name=") {
+			t.Errorf("element 5 is %q titled %q", el.Text(text), el.Title)
+		}
+	})
+	t.Run("markdown nests headings and ignores fenced #", func(t *testing.T) {
+		text := markdownDoc(t)
+		_, sections := newSplitter(nil).split(ctx, text)
+		if sections[0].Kind != KindIntro || sections[1].Title != "# Guide" {
+			t.Fatalf("top level %q, %q; want the intro then # Guide", sections[0].Title, sections[1].Title)
+		}
+		parts := sections[1].Children
+		if len(parts) != 7 || parts[1].Title != "## Part 1" || len(parts[1].Children) != 4 {
+			t.Fatalf("# Guide has %d children (%q with %d), want an intro and 6 parts of an intro and 3 steps", len(parts), parts[1].Title, len(parts[1].Children))
+		}
+		for _, l := range Leaves(sections) {
+			if strings.Contains(l.Title, "not a heading") {
+				t.Errorf("a # line inside a code fence became section %q", l.Title)
+			}
+		}
+	})
+	t.Run("go declarations with their doc comments", func(t *testing.T) {
+		text := goSource(t)
+		_, sections := newSplitter(nil).split(ctx, text)
+		leaves := Leaves(sections)
+		if leaves[0].Title != "(preamble)" {
+			t.Errorf("first section %q, want the preamble", leaves[0].Title)
+		}
+		if len(sections) > defaultMaxSections {
+			t.Errorf("%d top-level sections, want 61 declarations grouped into at most %d", len(sections), defaultMaxSections)
+		}
+		if got := leaves[1].Text(text); !strings.HasPrefix(got, "// F0 says hello.\nfunc F0") {
+			t.Errorf("F0's section starts %q, want its doc comment then the func", clip(got, 40))
+		}
+	})
+}
+
+func TestSectionSplitSmallAndEdgeInput(t *testing.T) {
+	for _, text := range []string{"", "x", "{}", "[]", "[1]", `"a string"`, "# only a heading\n", "\xff\xfe garbage \x00", strings.Repeat("é", 20000), strings.Repeat("a", 50000)} {
+		_, sections := newSplitter(nil).split(context.Background(), text)
+		if len(sections) > 0 {
+			checkTiling(t, text, sections)
+		}
+	}
+}
+
+func FuzzSectionSplitTiles(f *testing.F) {
+	for _, tc := range contentKinds(f) {
+		f.Add(tc.text[:min(len(tc.text), 3000)], 100)
+	}
+	f.Add(`[{"a":1},{"b":[1,2,{"c":"d"}]}]`, 64)
+	f.Add("a:\n  - b\n  - c: d\n", 64)
+	f.Fuzz(func(t *testing.T, text string, maxBytes int) {
+		sp := newSplitter(map[string]any{"maxBytes": maxBytes % 5000, "maxSections": 3})
+		_, sections := sp.split(context.Background(), text)
+		if len(sections) > 0 {
+			checkTiling(t, text, sections)
+		}
+	})
+}
