@@ -13,6 +13,7 @@ import (
 	"github.com/mcpctl/mcpctl/cmd/internal/trust"
 	"github.com/mcpctl/mcpctl/cmd/internal/upstream"
 	"github.com/mcpctl/mcpctl/gate"
+	"github.com/mcpctl/mcpctl/pipeline"
 	"github.com/mcpctl/mcpctl/tui/traffic"
 )
 
@@ -53,6 +54,11 @@ func runServe(ctx context.Context, env Env, args []string) error {
 	if project != nil {
 		up = upstream.Options{Dir: upstream.BaseDir(*project), Getenv: env.Getenv}
 	}
+	engine, err := serveEngine(env, log)
+	if err != nil {
+		log.Error("bad pipeline configuration", "err", err)
+		return err
+	}
 	return mcpserver.Run(ctx, mcpserver.Config{
 		Library:      lib,
 		Project:      project,
@@ -63,6 +69,7 @@ func runServe(ctx context.Context, env Env, args []string) error {
 		Logger:       log,
 		Upstream:     up,
 		Untrusted:    untrusted,
+		Pipeline:     engine,
 	}, env.Stdin, env.Stdout)
 }
 
@@ -122,4 +129,20 @@ func repoProject(env Env) (p *gate.Project, untrusted string, err error) {
 		untrusted = r.Reason
 	}
 	return &r.Project, untrusted, nil
+}
+
+// serveEngine is the content pipeline a server runs: the proxymodels and custom stages under
+// $XDG_CONFIG_HOME/mcpctl, the cache under $XDG_CACHE_HOME/mcpctl, and the LLM config.yaml
+// names, if any.
+func serveEngine(env Env, log *slog.Logger) (*pipeline.Engine, error) {
+	dir := filepath.Join(configHome(env), "mcpctl")
+	cfg, err := pipeline.LoadConfig(filepath.Join(dir, "config.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	opts := pipeline.Options{ConfigDir: dir, CacheDir: filepath.Join(cacheHome(env), "mcpctl"), Logger: log, Getenv: env.Getenv}
+	if cfg.LLM != nil {
+		opts.LLM = pipeline.NewLLMClient(*cfg.LLM, env.Getenv, nil)
+	}
+	return pipeline.NewEngine(opts)
 }

@@ -40,7 +40,7 @@ func TestGetAndDescribeServers(t *testing.T) {
 		t.Errorf("broken server's row: %q", lines[1])
 	}
 	// mcpctl serves 12 tools; the project denies the two delete_* ones.
-	if f := strings.Fields(lines[2]); f[0] != "lib" || !strings.Contains(lines[2], " ready ") || f[len(f)-2] != "10" {
+	if f := strings.Fields(lines[2]); f[0] != "lib" || !strings.Contains(lines[2], " ready ") || f[len(f)-2] != "11" {
 		t.Errorf("lib server's row: %q", lines[2])
 	}
 
@@ -48,7 +48,7 @@ func TestGetAndDescribeServers(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("describe server: exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"State:    ready", "TOOLS (10)", "lib__search_prompts", "read-only", "RESOURCES", "prompteka://",
+	for _, want := range []string{"State:    ready", "TOOLS (11)", "lib__search_prompts", "read-only", "RESOURCES", "prompteka://",
 		"Env:      HOME, LOG_LEVEL, MCPCTL_BE_MAIN, SECRET, XDG_CACHE_HOME (values not shown)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("describe server lacks %q:\n%s", want, out)

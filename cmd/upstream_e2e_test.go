@@ -191,13 +191,25 @@ func TestUpstreamDiesAndComesBack(t *testing.T) {
 	if err := syscall.Kill(first, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 20*time.Second, "a call to the dead server says UPSTREAM_UNAVAILABLE", func() bool {
-		res, err := callTool(context.Background(), s.Client, "db__echo", map[string]any{"text": "x"}, nil)
-		return err == nil && res.IsError && strings.Contains(resultText(res), "UPSTREAM_UNAVAILABLE")
-	})
+	state := func() string {
+		var h mcpserver.HealthResult
+		s.call(t, "health_check", map[string]any{}, &h)
+		for _, u := range h.Upstreams {
+			if u.Name == "db" {
+				return string(u.State)
+			}
+		}
+		return ""
+	}
+	eventually(t, 20*time.Second, "the supervisor sees db die", func() bool { return state() == "failed" })
+	// Failed, it waits a second before its restart: a call now answers at once, naming it.
+	res, err := callTool(context.Background(), s.Client, "db__echo", map[string]any{"text": "x"}, nil)
+	if err != nil || !res.IsError || !strings.Contains(resultText(res), "UPSTREAM_UNAVAILABLE") || !strings.Contains(resultText(res), "db") {
+		t.Errorf("a call to the dead server: %v %q", err, resultText(res))
+	}
 	eventually(t, 30*time.Second, "db is back with a new process", func() bool { p := pid("db"); return p != 0 && p != first })
 	s.waitNotification(t, "notifications/tools/list_changed", 20*time.Second)
-	res, err := callTool(context.Background(), s.Client, "db__echo", map[string]any{"text": "again"}, nil)
+	res, err = callTool(context.Background(), s.Client, "db__echo", map[string]any{"text": "again"}, nil)
 	if err != nil || resultText(res) != "db: again" {
 		t.Errorf("after the restart: %v %q", err, resultText(res))
 	}
@@ -291,4 +303,60 @@ func TestLinkedPrompts(t *testing.T) {
 	if p.LinkStatus != "dead" || p.LinkError == nil || !strings.Contains(*p.LinkError, "nowhere") {
 		t.Errorf("dead link: %s %v", p.LinkStatus, p.LinkError)
 	}
+}
+
+// A 200 KB upstream result reaches the client as the subindex model's index, and every section
+// comes back exactly through read_section: the leaves in order are the original.
+func TestUpstreamResultThroughThePipeline(t *testing.T) {
+	lib := projectLibrary(t)
+	env := testHome(t)
+	writeProject(t, env, "web", fmt.Sprintf("folder: Web App\ngated: false\nproxyModel: subindex\nservers:\n  db:\n    command: %q\n    env: {MCPCTL_BE_UPSTREAM: db}\n", os.Args[0]))
+	s := serve(t, env, "--library", lib.Dir, "--project", "web")
+	if !slicesContains(toolNames(t, s), "read_section") {
+		t.Fatalf("read_section is not listed with subindex in force: %v", toolNames(t, s))
+	}
+	var res *mcp.CallToolResult
+	eventually(t, 20*time.Second, "db__big answers", func() bool {
+		var err error
+		res, err = callTool(context.Background(), s.Client, "db__big", map[string]any{}, nil)
+		return err == nil && !res.IsError
+	})
+	text := resultText(res)
+	original := bigRecords()
+	if len(text) > 8<<10 || len(original) < 190<<10 {
+		t.Fatalf("the index is %d bytes for a %d-byte result, want at most 8 KB", len(text), len(original))
+	}
+	t.Logf("db__big: %d bytes → %d bytes", len(original), len(text))
+	meta, _ := json.Marshal(res.Meta.AdditionalFields["mcpctl/sections"])
+	var table struct {
+		Ref      string `json:"ref"`
+		Sections []struct {
+			ID       string            `json:"id"`
+			Children []json.RawMessage `json:"children"`
+		} `json:"sections"`
+	}
+	if err := json.Unmarshal(meta, &table); err != nil || table.Ref == "" || len(table.Sections) == 0 {
+		t.Fatalf("_meta mcpctl/sections: %s (%v)", meta, err)
+	}
+	var joined strings.Builder
+	for _, sec := range table.Sections {
+		var out struct {
+			Content string `json:"content"`
+		}
+		s.call(t, "read_section", map[string]any{"ref": table.Ref, "section": sec.ID}, &out)
+		joined.WriteString(out.Content)
+	}
+	if joined.String() != original {
+		t.Errorf("the top-level sections joined give %d bytes, want the original %d exactly", joined.Len(), len(original))
+	}
+	s.callError(t, "read_section", map[string]any{"ref": table.Ref, "section": "no-such-section"}, "INVALID_INPUT")
+}
+
+func slicesContains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }

@@ -48,6 +48,8 @@ type Project struct {
 	IndexCap   int            // the most lines the prompt index lists, > 0
 	Priorities map[string]int // prompt name → 1..10; never nil
 	ProxyModel string         // "" when unset
+	// ProxyModelOverrides picks a proxymodel per source ("server/tool", a URI, a prompt name).
+	ProxyModelOverrides map[string]string
 	// Synonyms maps a word or phrase of the project's to others that mean the same to it, used
 	// both ways when ranking (see synonyms.go); nil when unset.
 	Synonyms map[string][]string
@@ -148,6 +150,7 @@ type projectFile struct {
 	Priorities map[string]int      `json:"priorities"`
 	ProxyModel *string             `json:"proxyModel"`
 	Synonyms   map[string][]string `json:"synonyms"`
+	Overrides  map[string]string   `json:"proxyModelOverrides"`
 	Servers    map[string]struct {
 		Command   string            `json:"command"`
 		Args      []string          `json:"args"`
@@ -210,6 +213,7 @@ func ParseProject(file string, data []byte) (Project, error) {
 		p.ProxyModel = *f.ProxyModel
 	}
 	p.Synonyms = f.Synonyms
+	p.ProxyModelOverrides = f.Overrides
 	for name, s := range f.Servers {
 		p.Servers[name] = ServerSpec{Command: s.Command, Args: s.Args, Env: s.Env, Cwd: s.Cwd, TimeoutMs: s.TimeoutMs,
 			Allow: s.Tools.Allow, Deny: s.Tools.Deny, ProxyModel: s.ProxyModel}

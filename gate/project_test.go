@@ -92,7 +92,7 @@ proxyModel: compact
 }
 
 // projectFields is what an unknown top-level field's message lists.
-const projectFields = "byteBudget, folder, gateMode, gated, indexCap, priorities, proxyModel, servers, synonyms"
+const projectFields = "byteBudget, folder, gateMode, gated, indexCap, priorities, proxyModel, proxyModelOverrides, servers, synonyms"
 
 func TestLoadProjectProblems(t *testing.T) {
 	tests := []struct {

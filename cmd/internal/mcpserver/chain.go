@@ -16,10 +16,13 @@ import (
 // briefing before the result; the pipeline passes content through unchanged until a content
 // model is in force; the handler is a local tool, prompt or resource. mcp-go applies tool
 // middlewares in the order added, outermost first.
-func chain(srv *server.MCPServer, obs *observer, g *gateComponent) {
+func chain(srv *server.MCPServer, obs *observer, g *gateComponent, p *contentPipeline) {
 	srv.Use(observeTool(obs))
 	if g != nil {
 		srv.Use(g.intercept)
+	}
+	if p != nil {
+		srv.Use(p.tools)
 	}
 	server.WithPromptHandlerMiddleware(func(next server.PromptHandlerFunc) server.PromptHandlerFunc {
 		return func(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
@@ -35,6 +38,10 @@ func chain(srv *server.MCPServer, obs *observer, g *gateComponent) {
 			return next(ctx, req)
 		}
 	})(srv)
+	if p != nil {
+		server.WithPromptHandlerMiddleware(p.prompts)(srv)
+		server.WithResourceHandlerMiddleware(p.resources)(srv)
+	}
 }
 
 // observeTool is the chain's first tool middleware: the call's record enters the context.

@@ -16,6 +16,7 @@ import (
 	"github.com/mcpctl/mcpctl/cmd/internal/upstream"
 	"github.com/mcpctl/mcpctl/dbread"
 	"github.com/mcpctl/mcpctl/gate"
+	"github.com/mcpctl/mcpctl/pipeline"
 	"github.com/mcpctl/mcpctl/queue"
 )
 
@@ -46,6 +47,8 @@ type Config struct {
 	// repository's project file nobody has trusted yet) and which command trusts it.
 	Upstream  upstream.Options
 	Untrusted string
+	// Pipeline runs the content pipelines; nil serves content unchanged.
+	Pipeline *pipeline.Engine
 }
 
 // core is what every component shares: the configuration, the library and its view, the MCP
@@ -58,7 +61,8 @@ type core struct {
 	srv     *server.MCPServer
 	log     *slog.Logger
 	started time.Time
-	up      *upstreams // nil without upstream servers
+	up      *upstreams       // nil without upstream servers
+	pipe    *contentPipeline // nil without a pipeline engine
 	// proc is the state of a standalone library's in-process processor.
 	proc queue.ProcessorStatus
 }
@@ -142,6 +146,12 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 		}
 		s.gate = newGateComponent(&s.core, *cfg.Project, append(names, gate.ToolReadPrompts))
 	}
+	if cfg.Pipeline != nil {
+		s.pipe = newContentPipeline(&s.core, cfg.Pipeline)
+		if s.pipe.makesSections() {
+			s.srv.AddTools(s.pipe.readSectionTool())
+		}
+	}
 	if cfg.Project != nil && len(cfg.Project.Servers) > 0 && cfg.Untrusted == "" {
 		opts := cfg.Upstream
 		opts.Logger, opts.Version = s.log, cfg.Version
@@ -152,7 +162,7 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 		s.log.Warn("project servers not started", "reason", cfg.Untrusted)
 	}
 	newPromptSurface(s.srv, s.view, s.log).up = s.up
-	chain(s.srv, s.obs, s.gate)
+	chain(s.srv, s.obs, s.gate, s.pipe)
 
 	// A project's first load happens before serving: the initialize instructions carry its
 	// index. Without one, initialize never waits for the library.

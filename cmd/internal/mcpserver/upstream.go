@@ -23,7 +23,7 @@ type upstreams struct {
 	sup *upstream.Supervisor
 
 	mu        sync.Mutex
-	tools     map[string]bool // served tool names
+	tools     map[string]string // served tool name → its server
 	resources map[string]bool // registered resource URIs
 	templates map[string]bool // registered template URIs
 	prompts   []mcp.Prompt    // the upstreams' prompts, by name
@@ -32,7 +32,7 @@ type upstreams struct {
 
 // newUpstreams starts the project's servers in the background: initialize never waits for them.
 func newUpstreams(ctx context.Context, c *core, opts upstream.Options) *upstreams {
-	u := &upstreams{core: c, tools: map[string]bool{}, resources: map[string]bool{}, templates: map[string]bool{}}
+	u := &upstreams{core: c, tools: map[string]string{}, resources: map[string]bool{}, templates: map[string]bool{}}
 	u.sup = upstream.New(c.cfg.Project.Servers, opts)
 	u.sup.OnChange(u.sync)
 	u.sup.Start(ctx)
@@ -53,16 +53,28 @@ func (u *upstreams) sync() {
 	defer u.mu.Unlock()
 
 	var add []server.ServerTool
-	seen := map[string]bool{}
+	seen := map[string]string{}
 	for _, t := range u.sup.Tools() {
-		seen[t.Tool.Name] = true
-		add = append(add, server.ServerTool{Tool: t.Tool, Handler: u.callTool})
+		seen[t.Tool.Name] = t.Server
+		tl := t.Tool
+		if u.pipe != nil && u.pipe.transforms(t.Server+"/"+t.Own, t.Server) {
+			// A transformed result carries no structuredContent, so promise none.
+			tl.OutputSchema, tl.RawOutputSchema = mcp.ToolOutputSchema{}, nil
+		}
+		add = append(add, server.ServerTool{Tool: tl, Handler: u.callTool})
 	}
 	var del []string
-	for name := range u.tools {
-		if !seen[name] {
-			del = append(del, name)
+	for name, srv := range u.tools {
+		if _, ok := seen[name]; ok {
+			continue
 		}
+		// A server that died or is restarting keeps its tools listed: a call answers
+		// UPSTREAM_UNAVAILABLE naming it, rather than "no such tool".
+		if s := u.sup.Server(srv); s != nil && (s.State().State == upstream.Failed || s.State().State == upstream.Starting) {
+			seen[name] = srv
+			continue
+		}
+		del = append(del, name)
 	}
 	if len(del) > 0 {
 		u.srv.DeleteTools(del...)
@@ -151,6 +163,16 @@ func (u *upstreams) servesPrompt(name string) bool {
 		}
 	}
 	return false
+}
+
+// source names a served upstream tool's server and its own name there.
+func (u *upstreams) source(served string) (server, own string, ok bool) {
+	for _, t := range u.sup.Tools() {
+		if t.Tool.Name == served {
+			return t.Server, t.Own, true
+		}
+	}
+	return "", "", false
 }
 
 // callTool forwards a call to its server. An upstream's own error result passes through as it

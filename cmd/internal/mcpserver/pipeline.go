@@ -1,0 +1,246 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcpctl/mcpctl/pipeline"
+	"github.com/mcpctl/mcpctl/promptlib"
+	"github.com/mcpctl/mcpctl/tui/traffic"
+)
+
+// contentPipeline is the chain's pipeline stage (DESIGN §8, §9): the proxymodel in force turns
+// big content — an upstream tool's result, a resource, a prompt's messages — into a small,
+// navigable index, with every section one read_section away. Our own tools keep their output
+// schemas and size themselves (§5), so their results pass through.
+type contentPipeline struct {
+	*core
+	engine *pipeline.Engine
+}
+
+// defaultModel is the proxymodel when a project names none.
+const defaultModel = "default"
+
+func newContentPipeline(c *core, e *pipeline.Engine) *contentPipeline {
+	return &contentPipeline{core: c, engine: e}
+}
+
+// model is the proxymodel in force for a source: the project's override for it, else the
+// upstream server's own, else the project's, else the default.
+func (p *contentPipeline) model(source, server string) string {
+	pr := p.cfg.Project
+	if pr == nil {
+		return defaultModel
+	}
+	if m := pr.ProxyModelOverrides[source]; m != "" {
+		return m
+	}
+	if spec, ok := pr.Servers[server]; ok && spec.ProxyModel != "" {
+		return spec.ProxyModel
+	}
+	if pr.ProxyModel != "" {
+		return pr.ProxyModel
+	}
+	return defaultModel
+}
+
+// models lists every model a session may see in force.
+func (p *contentPipeline) models() []string {
+	seen := map[string]bool{defaultModel: true}
+	out := []string{defaultModel}
+	add := func(m string) {
+		if m != "" && !seen[m] {
+			seen[m] = true
+			out = append(out, m)
+		}
+	}
+	if pr := p.cfg.Project; pr != nil {
+		add(pr.ProxyModel)
+		for _, m := range pr.ProxyModelOverrides {
+			add(m)
+		}
+		for _, s := range pr.Servers {
+			add(s.ProxyModel)
+		}
+	}
+	return out
+}
+
+// makesSections reports whether any model in force may make sections: read_section is listed
+// then.
+func (p *contentPipeline) makesSections() bool {
+	for _, m := range p.models() {
+		if p.engine.MakesSections(m) {
+			return true
+		}
+	}
+	return false
+}
+
+// transforms reports whether the model in force for an upstream tool may transform its results:
+// such a tool is listed without its outputSchema, as a transformed result carries no
+// structuredContent.
+func (p *contentPipeline) transforms(source, server string) bool {
+	return p.engine.Applies(p.model(source, server), pipeline.TypeToolResult, 1<<40)
+}
+
+// transform runs the model in force over one text; unchanged when the model does not apply.
+func (p *contentPipeline) transform(ctx context.Context, typ pipeline.ContentType, source, server, text string) pipeline.Output {
+	model := p.model(source, server)
+	if !p.engine.Applies(model, typ, len(text)) {
+		return pipeline.Output{Text: text}
+	}
+	project := ""
+	if p.cfg.Project != nil {
+		project = p.cfg.Project.Name
+	}
+	out, err := p.engine.Transform(ctx, pipeline.Request{Model: model, Project: project,
+		Content: pipeline.Content{Text: text, Type: typ, Source: source}})
+	if err != nil {
+		p.log.Warn("pipeline: content passed through", "model", model, "source", source, "err", err)
+		return pipeline.Output{Text: text}
+	}
+	if out.Applied {
+		m := out.Metrics
+		c := callFrom(ctx)
+		c.mu.Lock()
+		c.pipeline = &traffic.Pipeline{Model: m.Model, Stages: m.StageNames(), BytesBefore: m.BytesBefore, BytesAfter: m.BytesAfter, CacheHit: m.CacheHit}
+		c.mu.Unlock()
+	}
+	return out
+}
+
+// tools is the chain's pipeline stage for tool calls: an upstream tool's text result goes
+// through the model in force.
+func (p *contentPipeline) tools(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		res, err := next(ctx, req)
+		if err != nil || res == nil || res.IsError || p.up == nil {
+			return res, err
+		}
+		srv, own, ok := p.up.source(req.Params.Name)
+		if !ok {
+			return res, err // one of ours
+		}
+		source := srv + "/" + own
+		var sections *pipeline.SectionsMeta
+		for i, c := range res.Content {
+			tc, isText := mcp.AsTextContent(c)
+			if !isText {
+				continue
+			}
+			out := p.transform(ctx, pipeline.TypeToolResult, source, srv, tc.Text)
+			if !out.Applied {
+				continue
+			}
+			res.Content[i] = mcp.NewTextContent(out.Text)
+			res.StructuredContent = nil
+			if m := out.Meta(); m != nil {
+				sections = m
+			}
+		}
+		if sections != nil {
+			if res.Meta == nil {
+				res.Meta = &mcp.Meta{}
+			}
+			if res.Meta.AdditionalFields == nil {
+				res.Meta.AdditionalFields = map[string]any{}
+			}
+			res.Meta.AdditionalFields["mcpctl/sections"] = sections
+		}
+		return res, nil
+	}
+}
+
+// prompts is the pipeline stage for prompts/get: each text message goes through the model.
+func (p *contentPipeline) prompts(next server.PromptHandlerFunc) server.PromptHandlerFunc {
+	return func(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		res, err := next(ctx, req)
+		if err != nil || res == nil {
+			return res, err
+		}
+		for i, m := range res.Messages {
+			if tc, ok := m.Content.(mcp.TextContent); ok {
+				out := p.transform(ctx, pipeline.TypePrompt, req.Params.Name, "", tc.Text)
+				if out.Applied {
+					res.Messages[i].Content = mcp.NewTextContent(out.Text)
+				}
+			}
+		}
+		return res, nil
+	}
+}
+
+// resources is the pipeline stage for resources/read.
+func (p *contentPipeline) resources(next server.ResourceHandlerFunc) server.ResourceHandlerFunc {
+	return func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+		res, err := next(ctx, req)
+		if err != nil {
+			return res, err
+		}
+		srv := ""
+		if p.up != nil {
+			if s, ok := p.up.sup.ResourceOwner(req.Params.URI); ok {
+				srv = s.Name()
+			}
+		}
+		for i, c := range res {
+			if tc, ok := c.(mcp.TextResourceContents); ok {
+				out := p.transform(ctx, pipeline.TypeResource, req.Params.URI, srv, tc.Text)
+				if out.Applied {
+					tc.Text = out.Text
+					res[i] = tc
+				}
+			}
+		}
+		return res, nil
+	}
+}
+
+// readSectionTool returns one section of transformed content exactly as it stood.
+func (p *contentPipeline) readSectionTool() server.ServerTool {
+	return p.serverTool(tool{
+		name: "read_section", title: "Read a section", readOnly: true, idempotent: true, timeout: 5 * time.Second,
+		description: "Read one section of content that mcpctl gave as an index (a tool result, resource, prompt or briefing " +
+			"ending with a table of sections and a ref): the section's text exactly as it stands in the original. " +
+			"Reading every leaf section in order gives the original back.",
+		handle: func(ctx context.Context, args json.RawMessage) (any, error) {
+			var in struct {
+				Ref     string `json:"ref"`
+				Section string `json:"section"`
+			}
+			if err := json.Unmarshal(args, &in); err != nil {
+				return nil, badArgs(err)
+			}
+			text, err := p.engine.ReadSection(ctx, in.Ref, in.Section)
+			if err != nil {
+				return nil, sectionError(err)
+			}
+			return sectionResult{Ref: in.Ref, Section: in.Section, Bytes: len(text), Content: text}, nil
+		},
+	})
+}
+
+// sectionResult is read_section's answer; its text is the section itself, not JSON.
+type sectionResult struct {
+	Ref     string `json:"ref"`
+	Section string `json:"section"`
+	Bytes   int    `json:"bytes"`
+	Content string `json:"content"`
+}
+
+func (s sectionResult) ResultText() string { return s.Content }
+
+// sectionError says what to do about a section that cannot be read.
+func sectionError(err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return &promptlib.Error{Code: promptlib.CodeInvalidInput, Message: strings.TrimPrefix(err.Error(), "pipeline: "), Err: err}
+}
