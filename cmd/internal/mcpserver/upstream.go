@@ -24,10 +24,10 @@ type upstreams struct {
 
 	mu        sync.Mutex
 	tools     map[string]string // served tool name → its server
-	resources map[string]bool // registered resource URIs
-	templates map[string]bool // registered template URIs
-	prompts   []mcp.Prompt    // the upstreams' prompts, by name
-	listing   []mcp.Resource  // the upstreams' resources, by name
+	resources map[string]bool   // registered resource URIs
+	templates map[string]bool   // registered template URIs
+	prompts   []mcp.Prompt      // the upstreams' prompts, by name
+	listing   []mcp.Resource    // the upstreams' resources, by name
 }
 
 // newUpstreams starts the project's servers in the background: initialize never waits for them.
