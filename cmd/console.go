@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/mcpctl/mcpctl/dbread"
+	"github.com/mcpctl/mcpctl/pipeline"
 	"github.com/mcpctl/mcpctl/tui"
 	"github.com/mcpctl/mcpctl/tui/traffic"
 )
@@ -47,5 +48,10 @@ func runConsole(ctx context.Context, env Env, args []string) error {
 		}
 	}
 	cfg.LibraryErr = err
+	// The program owns the terminal: the pipeline's diagnostics go nowhere.
+	if e, perr := pipeline.NewEngine(pipeline.Options{ConfigDir: filepath.Join(configHome(env), "mcpctl"),
+		CacheDir: filepath.Join(cacheHome(env), "mcpctl"), Logger: slog.New(slog.DiscardHandler), Getenv: env.Getenv}); perr == nil {
+		cfg.Pipeline = consolePipeline{e}
+	}
 	return tui.Run(ctx, cfg)
 }

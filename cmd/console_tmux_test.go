@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/mcpctl/mcpctl/promptlib/librarytest"
-	"github.com/mcpctl/mcpctl/tui/traffic"
 )
 
 // pane is a tmux pane of 80×24 on a tmux server of the test's own.
@@ -88,7 +87,7 @@ func TestConsoleInTmux(t *testing.T) {
 		{"2", "The queue is empty"},
 		{"3", "No traffic yet"},
 		{"4", "Projects"},
-		{"5", "No pipeline configured"},
+		{"5", "default"},
 		{"Tab", "All prompts (40)"},
 	} {
 		p.keys(s.key)
@@ -101,21 +100,15 @@ func TestConsoleInTmux(t *testing.T) {
 		VALUES ('ABCDEF01-0000-4000-8000-000000000002', 'Added while watching', 'From the app.', NULL, NULL, NULL, NULL, ?, ?)`, now, now)
 	p.waitFor("All prompts (41)", "Added while watching")
 
-	// A server session writes traffic.
+	// A real server session on the same library: its calls appear on the Traffic screen.
 	p.keys("3")
 	p.waitFor("No traffic yet")
-	w, err := traffic.Open(traffic.Dir(state), time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	for i, name := range []string{"search_prompts", "get_prompt"} {
-		if err := w.Write(traffic.Event{TS: time.Now(), Session: "feedbeef", Kind: traffic.KindResponse, Method: "tools/call",
-			ID: fmt.Sprint(i), Name: name, DurationMs: 3, BytesIn: 50, BytesOut: 900, Status: traffic.StatusOK}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	p.waitFor("2 of 2 events", "search_prompts", "get_prompt")
+	env := []string{"MCPCTL_BE_MAIN=1", "HOME=" + home, "XDG_STATE_HOME=" + state, "XDG_CACHE_HOME=" + filepath.Join(home, "cache"),
+		"XDG_CONFIG_HOME=" + filepath.Join(home, "config"), "PATH=" + os.Getenv("PATH")}
+	s := serve(t, env, "--library", lib.Dir)
+	s.call(t, "search_prompts", map[string]any{"query": "review"}, nil)
+	s.call(t, "list_folders", map[string]any{}, nil)
+	p.waitFor("search_prompts", "list_folders", "tools/call")
 
 	p.keys("q")
 	deadline := time.Now().Add(20 * time.Second)

@@ -1,0 +1,81 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcpctl/mcpctl/promptlib/librarytest"
+	"github.com/mcpctl/mcpctl/tui/traffic"
+)
+
+// Every request, response and notification of a session is one traffic event with the fields
+// of DESIGN §8; payloads only when traced; 'mcpctl traffic tail' shows them.
+func TestServeWritesTraffic(t *testing.T) {
+	for _, traced := range []bool{false, true} {
+		t.Run(map[bool]string{false: "lengths only", true: "traced"}[traced], func(t *testing.T) {
+			lib := librarytest.New(t, 20)
+			env := testHome(t)
+			state := filepath.Join(t.TempDir(), "state")
+			env = append(env, "XDG_STATE_HOME="+state)
+			args := []string{"--library", lib.Dir}
+			if traced {
+				args = append(args, "--trace-content")
+			}
+			s := serve(t, env, args...)
+			s.call(t, "search_prompts", map[string]any{"query": "review"}, nil)
+			s.callError(t, "get_prompt", map[string]any{"id": "00000000-0000-4000-8000-000000000000"}, "PROMPT_NOT_FOUND")
+			s.Close()
+			s.cmd.Wait()
+
+			files, _ := filepath.Glob(filepath.Join(traffic.Dir(state), "*.jsonl"))
+			if len(files) != 1 {
+				t.Fatalf("traffic files: %v, want one for the session", files)
+			}
+			events, err := traffic.ReadFile(files[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			count := map[string]int{}
+			for _, e := range events {
+				count[e.Kind+" "+e.Method]++
+				if e.Session == "" || e.TS.IsZero() {
+					t.Errorf("event without session or time: %+v", e)
+				}
+				if (len(e.Payload) > 0) != traced && e.Kind != traffic.KindResponse {
+					t.Errorf("traced=%v but event %s %s has payload %q", traced, e.Kind, e.Method, e.Payload)
+				}
+			}
+			for _, want := range []string{"request initialize", "response initialize", "notification notifications/initialized", "request tools/call", "response tools/call"} {
+				if count[want] == 0 {
+					t.Errorf("no %q event; got %v", want, count)
+				}
+			}
+			if count["request tools/call"] != 2 || count["response tools/call"] != 2 {
+				t.Errorf("tools/call events: %v, want one request and one response per call", count)
+			}
+			var failed *traffic.Event
+			for i, e := range events {
+				if e.Kind == traffic.KindResponse && e.Name == "get_prompt" {
+					failed = &events[i]
+				}
+			}
+			if failed == nil || failed.Status != traffic.StatusError || failed.ErrorCode != "PROMPT_NOT_FOUND" || failed.BytesOut == 0 || failed.DurationMs <= 0 {
+				t.Errorf("get_prompt's response event: %+v", failed)
+			}
+
+			var out bytes.Buffer
+			if code := Main(context.Background(), []string{"traffic", "tail"}, nil, &out, os.Stderr, envGetter(env)); code != 0 {
+				t.Fatalf("traffic tail: exit %d", code)
+			}
+			for _, want := range []string{"tools/call", "search_prompts", "PROMPT_NOT_FOUND"} {
+				if !strings.Contains(out.String(), want) {
+					t.Errorf("traffic tail lacks %q:\n%s", want, out.String())
+				}
+			}
+		})
+	}
+}
