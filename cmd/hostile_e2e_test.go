@@ -127,3 +127,62 @@ func TestHealthSeesALibraryChangedUnderIt(t *testing.T) {
 		}
 	})
 }
+
+// Text with a NUL, and an emoji that is invisible or half a flag, are refused by the tools.
+func TestHostileTextRefused(t *testing.T) {
+	dir := standaloneLib(t)
+	s := serve(t, testHome(t), "--library", dir)
+	s.callError(t, "create_prompt", map[string]any{"title": "a\x00b", "content": "c"}, "INVALID_INPUT")
+	s.callError(t, "create_prompt", map[string]any{"title": "t", "content": "before\x00after"}, "INVALID_INPUT")
+	s.callError(t, "create_folder", map[string]any{"name": "x\x00y"}, "INVALID_INPUT")
+	for _, emoji := range []string{"\ufe0f", "\U0001F1EB"} {
+		s.callError(t, "create_prompt", map[string]any{"title": "t", "content": "c", "emoji": emoji}, "INVALID_EMOJI")
+	}
+}
+
+// A YAML alias bomb in the projects directory is refused quickly, naming the file, by every
+// command that reads projects.
+func TestProjectAliasBombRefused(t *testing.T) {
+	config := t.TempDir()
+	dir := filepath.Join(config, "mcpctl", "projects")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	bomb := "a: &a [x, x, x, x, x, x, x, x, x]\n"
+	for i, c := range "bcdefghij" {
+		prev := string("abcdefghij"[i])
+		bomb += string(c) + ": &" + string(c) + " [" + strings.Repeat("*"+prev+", ", 8) + "*" + prev + "]\n"
+	}
+	if err := os.WriteFile(filepath.Join(dir, "bomb.yaml"), []byte(bomb), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	vars := map[string]string{"XDG_CONFIG_HOME": config, "HOME": t.TempDir()}
+	code, out, _ := run(t, vars, "get", "projects")
+	if code != 0 || !strings.Contains(out, "bomb") || !strings.Contains(out, "expands to more than") {
+		t.Errorf("get projects: exit %d\n%s", code, out)
+	}
+	lib := librarytest.New(t, 3)
+	code, _, errOut := run(t, vars, "serve", "--library", lib.Dir, "--project", "bomb")
+	if code == 0 || !strings.Contains(errOut, "bomb.yaml") || !strings.Contains(errOut, "expands to more than") {
+		t.Errorf("serve --project bomb: exit %d, %s", code, errOut)
+	}
+}
+
+// Two folders whose paths read alike ("Engineering / Web App" and a folder named
+// "Engineering/Web App") make a project's folder ambiguous: serve refuses, naming both.
+func TestAmbiguousProjectFolderRefused(t *testing.T) {
+	lib := librarytest.FromLibrary(t, promptlib.Library{Folders: []promptlib.Folder{
+		{ID: "F1000000-0000-4000-8000-000000000001", Name: "Engineering"},
+		{ID: "F1000000-0000-4000-8000-000000000002", Name: "Web App", ParentID: promptlib.Ptr("F1000000-0000-4000-8000-000000000001")},
+		{ID: "F1000000-0000-4000-8000-000000000003", Name: "Engineering/Web App"},
+	}})
+	config := t.TempDir()
+	dir := filepath.Join(config, "mcpctl", "projects")
+	os.MkdirAll(dir, 0o700)
+	os.WriteFile(filepath.Join(dir, "web.yaml"), []byte("folder: Engineering / Web App\n"), 0o600)
+	vars := map[string]string{"XDG_CONFIG_HOME": config, "HOME": t.TempDir()}
+	code, _, errOut := run(t, vars, "serve", "--library", lib.Dir, "--project", "web")
+	if code == 0 || !strings.Contains(errOut, "F1000000-0000-4000-8000-000000000002") || !strings.Contains(errOut, "F1000000-0000-4000-8000-000000000003") {
+		t.Errorf("serve: exit %d, %s", code, errOut)
+	}
+}

@@ -360,3 +360,32 @@ func slicesContains(list []string, s string) bool {
 	}
 	return false
 }
+
+// No upstream outlives a serve that is killed outright (SIGKILL: no cleanup runs in serve).
+func TestNoUpstreamOutlivesAKilledServe(t *testing.T) {
+	lib := projectLibrary(t)
+	env := testHome(t)
+	upstreamProject(t, env, "soft")
+	s := serve(t, env, "--library", lib.Dir, "--project", "web")
+	var pids []int
+	eventually(t, 20*time.Second, "both upstreams run", func() bool {
+		var h mcpserver.HealthResult
+		s.call(t, "health_check", map[string]any{}, &h)
+		pids = pids[:0]
+		for _, u := range h.Upstreams {
+			if u.State == "ready" {
+				pids = append(pids, u.PID)
+			}
+		}
+		return len(pids) == 2
+	})
+	if err := s.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	s.cmd.Wait()
+	for _, p := range pids {
+		eventually(t, 10*time.Second, fmt.Sprintf("upstream %d is gone after serve was killed", p), func() bool {
+			return syscall.Kill(p, 0) != nil
+		})
+	}
+}
