@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -387,5 +388,80 @@ func TestNoUpstreamOutlivesAKilledServe(t *testing.T) {
 		eventually(t, 10*time.Second, fmt.Sprintf("upstream %d is gone after serve was killed", p), func() bool {
 			return syscall.Kill(p, 0) != nil
 		})
+	}
+}
+
+// With subindex in force, matched prompts that together pass the budget reach the briefing as
+// tables of contents, and read_section gives each part back exactly.
+func TestBriefingTablesOfContents(t *testing.T) {
+	lib := projectLibrary(t)
+	bodies := map[string]string{}
+	for i, title := range []string{"Deploy Runbook", "Deploy Rollback Guide", "Deploy Canary Checks"} {
+		var b strings.Builder
+		b.WriteString("# " + title + "\n\n")
+		for part := 1; part <= 5; part++ {
+			fmt.Fprintf(&b, "## Step %d of the deploy\n\n%s\n\n", part, strings.Repeat(fmt.Sprintf("Check deploy metric %d before promoting the canary. ", part), 40))
+		}
+		id := fmt.Sprintf("E1000000-0000-4000-8000-00000000000%d", i)
+		bodies[id] = b.String()
+		lib.Exec(t, `INSERT INTO prompts (id, title, body, folder_id, icon, color, url, created_at, updated_at)
+			VALUES (?, ?, ?, 'F0000000-0000-4000-8000-000000000001', NULL, NULL, NULL, 1700000000, 1700000000)`, id, title, b.String())
+	}
+	total := 0
+	for _, b := range bodies {
+		total += len(b)
+	}
+	env := testHome(t)
+	writeProject(t, env, "web", "folder: Web App\nproxyModel: subindex\n")
+	s := serve(t, env, "--library", lib.Dir, "--project", "web")
+	var res struct {
+		Text string `json:"text"`
+	}
+	s.call(t, "begin_session", map[string]any{"tags": []string{"deploy", "canary"}}, &res)
+	blocks := regexp.MustCompile(`(?s)<prompt name="([^"]+)" toc="true">\n(.*?)\n</prompt>`).FindAllStringSubmatch(res.Text, -1)
+	if len(blocks) != 3 || total < 30<<10 {
+		t.Fatalf("%d tables of contents for 3 prompts of %d bytes in all; briefing:\n%s", len(blocks), total, res.Text)
+	}
+	t.Logf("briefing: %d bytes for %d bytes of matched prompts", len(res.Text), total)
+	if len(res.Text) > 8192+4096 { // the budget, plus the gate's own texts
+		t.Errorf("briefing is %d bytes", len(res.Text))
+	}
+	ids := regexp.MustCompile(`(?m)^\s*- (\d+(?:\.\d+)*) `)
+	refs := regexp.MustCompile(`ref: ([0-9a-f]{32})`)
+	found := map[string]bool{}
+	for _, b := range blocks {
+		ref := refs.FindStringSubmatch(b[2])
+		if ref == nil {
+			t.Fatalf("%s: no ref in\n%s", b[1], b[2])
+		}
+		var all []string
+		for _, m := range ids.FindAllStringSubmatch(b[2], -1) {
+			all = append(all, m[1])
+		}
+		var joined strings.Builder
+		for _, id := range all {
+			leaf := true
+			for _, other := range all {
+				if strings.HasPrefix(other, id+".") {
+					leaf = false
+				}
+			}
+			if !leaf {
+				continue
+			}
+			var out struct {
+				Content string `json:"content"`
+			}
+			s.call(t, "read_section", map[string]any{"ref": ref[1], "section": id}, &out)
+			joined.WriteString(out.Content)
+		}
+		for id, body := range bodies {
+			if joined.String() == body {
+				found[id] = true
+			}
+		}
+	}
+	if len(found) != 3 {
+		t.Errorf("the leaves read back reproduce %d of the 3 prompts exactly", len(found))
 	}
 }

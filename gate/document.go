@@ -30,6 +30,10 @@ type Doc struct {
 	FolderPath string   // "A / B"; "" at the top level
 	Chapters   []string // the content's markdown headings, in order, markup removed
 	Bytes      int      // len(Content): what sending it in full costs
+	// TOCBytes is what sending it as a table of contents costs, when the content pipeline in
+	// force makes one for it (DESIGN §9: a prompt over the model's minBytes); 0 when it does not.
+	// The caller sets it: the gate does not run pipelines.
+	TOCBytes int
 
 	terms      []termFreq       // sorted by term; words and, outside the body, adjacent pairs
 	lens       [numFields]int32 // words per field, for length normalisation

@@ -43,7 +43,7 @@ type Selection struct {
 	Tags        []string // the normalised tags that were matched
 	Critical    []Entry  // priority 10, sent in full
 	Full        []Entry  // relevant, sent in full within the budget
-	TOC         []Entry  // relevant, sent as a table of contents (none yet: the pipeline's seam)
+	TOC         []Entry  // relevant but over the budget in full, sent as a table of contents (Doc.TOCBytes)
 	Listed      []Entry  // relevant but over the budget: named with their summary, at most the cap
 	MoreListed  int      // relevant, over the budget and beyond the cap: counted, not listed
 	AlreadySent []Entry  // relevant, but sent earlier in the session: not repeated (at most the cap)
@@ -195,6 +195,11 @@ func (ix *Index) pack(r ranking, budget, limit int) Selection {
 		case e.Bytes <= left:
 			sel.Full = append(sel.Full, *e)
 			left -= e.Bytes
+		case e.TOCBytes > 0 && e.TOCBytes <= left:
+			// Too big in full, it goes as its table of contents: its sections are one
+			// read_section away, and more relevant prompts fit the budget.
+			sel.TOC = append(sel.TOC, *e)
+			left -= e.TOCBytes
 		case len(sel.Listed) < limit:
 			sel.Listed = append(sel.Listed, *e)
 		default:

@@ -11,6 +11,9 @@ import (
 type Renderer struct {
 	Texts Texts    // overrides of the gate texts (SystemTexts of the current snapshot); nil: defaults
 	Tools []string // the tools available once the session is ungated, for {{tools}}
+	// TOC turns a prompt's body into the table of contents a briefing sends for it (an entry
+	// in Selection.TOC); nil sends the body.
+	TOC func(ctx context.Context, e Entry, body string) string
 }
 
 // Instructions are the initialize instructions: for a gated session the gate-instructions text;
@@ -95,6 +98,9 @@ func (r Renderer) Briefing(ctx context.Context, b Briefing, load Bodies) (text s
 		if !ok {
 			return e.Line() + " (no longer in the library)"
 		}
+		if toc && r.TOC != nil {
+			body = r.TOC(ctx, e, body)
+		}
 		return promptBlock(e.Name, body, toc)
 	}
 	var matched []string
@@ -102,6 +108,9 @@ func (r Renderer) Briefing(ctx context.Context, b Briefing, load Bodies) (text s
 		matched = append(matched, e.Line())
 	}
 	for _, e := range b.Full {
+		matched = append(matched, e.Line())
+	}
+	for _, e := range b.TOC {
 		matched = append(matched, e.Line())
 	}
 	for _, e := range b.Listed {

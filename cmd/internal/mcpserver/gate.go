@@ -50,7 +50,11 @@ func (g *gateComponent) update(_, next *snapshot) {
 	if u := ix.UnknownPriorities(); len(u) > 0 {
 		g.log.Warn("project priorities name prompts that do not exist", "project", g.project.Name, "names", u)
 	}
-	g.state.Store(&gateState{ix: ix, r: gate.Renderer{Texts: gate.SystemTexts(next.system), Tools: g.tools}})
+	r := gate.Renderer{Texts: gate.SystemTexts(next.system), Tools: g.tools}
+	if g.pipe != nil {
+		r.TOC = g.pipe.toc
+	}
+	g.state.Store(&gateState{ix: ix, r: r})
 	if before != nil && gate.BeginSessionDescription(before.ix) != gate.BeginSessionDescription(ix) {
 		g.srv.AddTools(g.beginSessionTool(ix))
 	}

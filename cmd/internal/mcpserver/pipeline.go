@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/mcpctl/mcpctl/gate"
 	"github.com/mcpctl/mcpctl/pipeline"
 	"github.com/mcpctl/mcpctl/promptlib"
 	"github.com/mcpctl/mcpctl/tui/traffic"
@@ -201,6 +202,27 @@ func (p *contentPipeline) resources(next server.ResourceHandlerFunc) server.Reso
 		}
 		return res, nil
 	}
+}
+
+// tocBytes sizes a prompt's table of contents for briefings: what the model in force for
+// briefings makes of its body, 0 when the model leaves it as it is (it is under minBytes, or the
+// model makes no sections).
+func (p *contentPipeline) tocBytes(ctx context.Context, pr promptlib.Prompt) int {
+	model := p.model("", "")
+	if !p.engine.Applies(model, pipeline.TypeBriefing, len(pr.Content)) {
+		return 0
+	}
+	out, err := p.engine.Transform(ctx, pipeline.Request{Model: model, Content: pipeline.Content{Text: pr.Content, Type: pipeline.TypeBriefing, Source: pr.Title}})
+	if err != nil || !out.Applied || out.Ref == "" || len(out.Text) >= len(pr.Content) {
+		return 0
+	}
+	return len(out.Text)
+}
+
+// toc is a prompt's table of contents for a briefing, as tocBytes sized it (the pipeline's cache
+// answers the second run).
+func (p *contentPipeline) toc(ctx context.Context, e gate.Entry, body string) string {
+	return p.transform(ctx, pipeline.TypeBriefing, "", "", body).Text
 }
 
 // readSectionTool returns one section of transformed content exactly as it stood.

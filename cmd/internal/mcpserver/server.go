@@ -148,6 +148,9 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 	}
 	if cfg.Pipeline != nil {
 		s.pipe = newContentPipeline(&s.core, cfg.Pipeline)
+		if cfg.Project != nil {
+			s.view.tocBytes = s.pipe.tocBytes
+		}
 		if s.pipe.makesSections() {
 			s.srv.AddTools(s.pipe.readSectionTool())
 		}

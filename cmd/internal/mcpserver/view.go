@@ -52,6 +52,10 @@ type view struct {
 
 	subs  []func(prev, next *snapshot)
 	ready chan struct{} // closed once the first load has been tried
+
+	// tocBytes, when set, sizes a prompt's table of contents under the content pipeline in
+	// force for briefings (0: none), so the gate can pack a big prompt as its contents.
+	tocBytes func(ctx context.Context, p promptlib.Prompt) int
 }
 
 // snapshot is the library as one session sees it at one moment. Never modified once published.
@@ -279,6 +283,9 @@ func (v *view) reload(ctx context.Context) error {
 			if dg.fresh || c.doc == nil || c.doc.FolderPath != path {
 				// Named later, when every name is known; the name only labels the Doc.
 				d := gate.NewDoc(p, "", path)
+				if v.tocBytes != nil {
+					d.TOCBytes = v.tocBytes(ctx, p)
+				}
 				dg.doc = &d
 			} else {
 				dg.doc = c.doc
