@@ -61,16 +61,7 @@ func TestConsoleInTmux(t *testing.T) {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed (apt-get install -y tmux); the console's terminal test needs it")
 	}
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go tool on PATH")
-	}
-	bin := filepath.Join(t.TempDir(), "mcpctl")
-	build := exec.Command(gobin, "build", "-tags", "sqlite_fts5", "-o", bin, "./mcpctl")
-	build.Env = append(os.Environ(), "CGO_ENABLED=1")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := mcpctlBinary(t)
 	lib := librarytest.New(t, 40)
 	home := t.TempDir()
 	state := filepath.Join(home, "state")

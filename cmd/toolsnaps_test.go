@@ -26,9 +26,27 @@ func TestToolSnapshots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	tools := res.Tools
+	// The gate's tools, from a project session: begin_session while gated (its description
+	// carries the project's index), read_prompts once ungated.
+	env := testHome(t)
+	writeProject(t, env, "web", webProject)
+	g := serve(t, env, "--library", projectLibrary(t).Dir, "--project", "web")
+	for _, step := range []func(){func() {}, func() { g.call(t, "begin_session", map[string]any{"tags": []string{"sql"}}, nil) }} {
+		step()
+		res, err := g.ListTools(context.Background(), mcp.ListToolsRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tl := range res.Tools {
+			if tl.Name == "begin_session" || tl.Name == "read_prompts" {
+				tools = append(tools, tl)
+			}
+		}
+	}
 	dir := filepath.Join("..", "testdata", "toolsnaps")
 	seen := map[string]bool{}
-	for _, tl := range res.Tools {
+	for _, tl := range tools {
 		got, err := json.MarshalIndent(tl, "", "  ")
 		if err != nil {
 			t.Fatal(err)
