@@ -249,3 +249,8 @@ func BenchmarkOpen(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSearchEverywhere: one word in every prompt of the library ("reviewer").
+func BenchmarkSearchEverywhere(b *testing.B) {
+	benchSearch(b, func(int) string { return "reviewer " })
+}

@@ -262,3 +262,42 @@ func TestSearchLikeEscapes(t *testing.T) {
 		}
 	}
 }
+
+// A word in every prompt of a library past broadMatches: the total stays exact, prompts with the
+// word in their title come first, and paging covers every match once.
+func TestSearchBroad(t *testing.T) {
+	lib := librarytest.New(t, broadMatches+300)
+	// A title hit among thousands of body hits.
+	lib.Exec(t, `UPDATE prompts SET title = 'Reviewer onboarding' WHERE id = ?`, lib.Data.Prompts[42].ID)
+	db := openReady(t, lib.DB)
+	ctx := context.Background()
+	first, total, err := db.Search(ctx, "reviewer", 10, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total != len(lib.Data.Prompts) {
+		t.Fatalf("total %d, want every prompt (%d)", total, len(lib.Data.Prompts))
+	}
+	if len(first) == 0 || first[0].ID != lib.Data.Prompts[42].ID {
+		t.Errorf("first result %v, want the title hit first", ids(first))
+	}
+	seen := map[string]bool{}
+	for offset := 0; offset < total; offset += 500 {
+		page, n, err := db.Search(ctx, "reviewer", 500, offset)
+		if err != nil || n != total {
+			t.Fatalf("page at %d: total %d, %v", offset, n, err)
+		}
+		for _, p := range page {
+			if seen[p.ID] {
+				t.Fatalf("%s is on two pages", p.ID)
+			}
+			seen[p.ID] = true
+		}
+	}
+	if len(seen) != total {
+		t.Errorf("pages hold %d prompts, want %d", len(seen), total)
+	}
+	if db.fallbacks.Load() != 0 {
+		t.Errorf("%d searches answered by LIKE scan", db.fallbacks.Load())
+	}
+}

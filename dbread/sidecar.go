@@ -478,6 +478,16 @@ func (s *sidecar) search(ctx context.Context, expr string, inFolders []string, l
 		scope = " AND fts.rowid IN (SELECT rid FROM docs WHERE folder IN (SELECT value FROM json_each(?)))"
 		scopeArgs = []any{jsonList(inFolders)}
 	}
+	// A query that matches most of the library would rank every match (bm25 over 100k rows is
+	// most of 150 ms): count first, and above broadMatches rank only what bm25 can tell apart.
+	var total int
+	if err := rd.QueryRowContext(ctx, "SELECT count(*) FROM fts WHERE fts MATCH ?"+scope, append([]any{expr}, scopeArgs...)...).Scan(&total); err != nil {
+		return nil, 0, err
+	}
+	if total > broadMatches {
+		refs, err := s.searchBroad(ctx, rd, expr, scope, scopeArgs, limit, offset)
+		return refs, total, err
+	}
 	keep := offset + limit + tieSlack
 	rows, err := rd.QueryContext(ctx, `WITH top AS (
   SELECT rowid AS rid, `+rankExpr+` AS score FROM fts WHERE fts MATCH ?`+scope+` ORDER BY score LIMIT ?)
@@ -504,12 +514,8 @@ SELECT top.rid, d.id, top.score FROM top JOIN docs AS d ON d.rid = top.rid ORDER
 		return nil, 0, err
 	}
 	if len(refs) < keep {
-		// Every match was ranked: no count needed, and the page is exact.
+		// Every match was ranked: the page is exact.
 		return refs[min(offset, len(refs)):min(offset+limit, len(refs))], len(refs), nil
-	}
-	var total int
-	if err := rd.QueryRowContext(ctx, "SELECT count(*) FROM fts WHERE fts MATCH ?"+scope, append([]any{expr}, scopeArgs...)...).Scan(&total); err != nil {
-		return nil, 0, err
 	}
 	if end := offset + limit; scores[len(scores)-1] > scores[end-1] {
 		return refs[offset:end], total, nil
@@ -521,6 +527,50 @@ SELECT top.rid, d.id, top.score FROM top JOIN docs AS d ON d.rid = top.rid ORDER
 	}
 	refs, err = scanRefs(rows)
 	return refs, total, err
+}
+
+// broadMatches is the most matches a search ranks by bm25. Above it the words are common in the
+// library (a word in most prompts), bm25 scores differ little, and ranking them all costs more
+// than the order is worth.
+const broadMatches = 2000
+
+// searchBroad pages a query with more than broadMatches matches: prompts with the words in their
+// title first (ranked by bm25 when they are few enough, else newest first), then the others,
+// newest first. Both orders come straight from the index; total stays exact.
+func (s *sidecar) searchBroad(ctx context.Context, rd *sql.DB, expr, scope string, scopeArgs []any, limit, offset int) ([]docRef, error) {
+	inTitle := "{title} : (" + expr + ")"
+	var titled int
+	if err := rd.QueryRowContext(ctx, "SELECT count(*) FROM fts WHERE fts MATCH ?"+scope, append([]any{inTitle}, scopeArgs...)...).Scan(&titled); err != nil {
+		return nil, err
+	}
+	order := "fts.rowid DESC"
+	if titled <= broadMatches {
+		order = rankExpr + ", fts.rowid DESC"
+	}
+	page := func(match, order string, limit, offset int) ([]docRef, error) {
+		rows, err := rd.QueryContext(ctx, "SELECT d.rid, d.id FROM fts CROSS JOIN docs AS d ON d.rid = fts.rowid WHERE fts MATCH ?"+scope+
+			" ORDER BY "+order+" LIMIT ? OFFSET ?", append(append([]any{match}, scopeArgs...), limit, offset)...)
+		if err != nil {
+			return nil, err
+		}
+		return scanRefs(rows)
+	}
+	var refs []docRef
+	if offset < titled {
+		head, err := page(inTitle, order, limit, offset)
+		if err != nil {
+			return nil, err
+		}
+		refs = head
+	}
+	if rest := limit - len(refs); rest > 0 {
+		tail, err := page("("+expr+") NOT "+inTitle, "fts.rowid DESC", rest, max(0, offset-titled))
+		if err != nil {
+			return nil, err
+		}
+		refs = append(refs, tail...)
+	}
+	return refs, nil
 }
 
 // list returns a page of rowids in listing order and the number of prompts under the filter.
