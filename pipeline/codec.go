@@ -18,6 +18,7 @@ const entryMagic = "mcpctl-pipeline-1\n"
 // for ReadSection.
 type entry struct {
 	Text     string
+	Base     string // the text Sections index; for a document, the text read_section serves
 	Sections []Section
 	Metadata map[string]any
 	Stages   []string // for documents: the stages that made the sections
@@ -32,6 +33,12 @@ func encodeEntry(e entry) []byte {
 	b := make([]byte, 0, len(e.Text)+64+countAll(e.Sections)*24)
 	b = append(b, entryMagic...)
 	b = appendString(b, e.Text)
+	if e.Base == e.Text { // the common case for a splitting stage: store the text once
+		b = append(b, 0)
+	} else {
+		b = append(b, 1)
+		b = appendString(b, e.Base)
+	}
 	meta := []byte{}
 	if len(e.Metadata) > 0 {
 		meta, _ = json.Marshal(e.Metadata)
@@ -109,6 +116,14 @@ func decodeEntry(b []byte) (entry, error) {
 	}
 	r := &reader{b: string(b[len(entryMagic):])}
 	e.Text = r.string()
+	switch r.uvarint() {
+	case 0:
+		e.Base = e.Text
+	case 1:
+		e.Base = r.string()
+	default:
+		return e, errBadEntry
+	}
 	if meta := r.string(); meta != "" && !r.err {
 		if err := json.Unmarshal([]byte(meta), &e.Metadata); err != nil {
 			return e, errBadEntry

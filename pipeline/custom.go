@@ -157,8 +157,7 @@ type StageContext struct {
 	Config  map[string]any `json:"config"`
 }
 
-// stageOutput is a custom stage's JSON answer. Sections are byte ranges of the stage's input,
-// which must then be the original.
+// stageOutput is a custom stage's JSON answer. Sections are byte ranges of the stage's input.
 type stageOutput struct {
 	Content  *string         `json:"content"`
 	Sections []customSection `json:"sections"`
@@ -251,16 +250,12 @@ func parseStageOutput(name string, out []byte, c Content, env Env) (Result, erro
 		return Result{}, fmt.Errorf("%w: %s printed JSON that is not {\"content\", \"sections\", \"metadata\"} with a string content", ErrStageFailed, name)
 	}
 	r := Result{Text: *so.Content, Metadata: so.Metadata}
-	if len(so.Sections) > 0 {
-		if c.Text != env.Original {
-			env.Log.Warn("pipeline: custom stage sections ignored: they are offsets of its input, which is not the original", "stage", name)
-		} else {
-			secs, err := customSections(so.Sections, len(c.Text), 0)
-			if err != nil {
-				return Result{}, fmt.Errorf("%w: %s: %v", ErrStageFailed, name, err)
-			}
-			r.Sections = normalize(c.Text, secs, 0, len(c.Text))
+	if len(so.Sections) > 0 { // byte ranges of the stage's input
+		secs, err := customSections(so.Sections, len(c.Text), 0)
+		if err != nil {
+			return Result{}, fmt.Errorf("%w: %s: %v", ErrStageFailed, name, err)
 		}
+		r.Sections = normalize(c.Text, secs, 0, len(c.Text))
 	}
 	return r, nil
 }

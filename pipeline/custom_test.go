@@ -262,3 +262,31 @@ func TestParseModelProblems(t *testing.T) {
 		t.Errorf("ParseModel = %+v, %v; want name m, all four types, controller gate", m, err)
 	}
 }
+
+func TestSectionsIndexTheTextTheSplitterSaw(t *testing.T) {
+	te := newTestEngine(t)
+	te.writeStage(t, "redact", "#!/bin/sh\nsed -E 's/flow-[0-9]+/flow-X/g'\n")
+	text := jsonArray(t, 300)
+	te.writeModel(t, "first", "minBytes: 1\nstages:\n  - type: redact\n  - type: section-split\n  - type: summarize-tree\n")
+	out := transform(t, te.Engine, "first", text)
+	if strings.Contains(out.Text, "flow-1") || len(out.Sections) == 0 {
+		t.Fatalf("redact then split: %d sections, table names an unredacted value:\n%s", len(out.Sections), out.Text)
+	}
+	var all strings.Builder
+	for _, l := range Leaves(out.Sections) {
+		got, err := te.ReadSection(t.Context(), out.Ref, l.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all.WriteString(got)
+	}
+	if strings.Contains(all.String(), "flow-1") || !strings.Contains(all.String(), `"name": "flow-X"`) {
+		t.Error("read_section served the text before the redacting stage, not what it redacted")
+	}
+
+	te.writeModel(t, "after", "minBytes: 1\nstages:\n  - type: section-split\n  - type: redact\n")
+	out = transform(t, te.Engine, "after", text)
+	if out.Ref != "" || len(out.Sections) != 0 || strings.Contains(out.Text, "flow-1") {
+		t.Errorf("split then redact: ref %q with %d sections; want the sections dropped, since they would serve unredacted text", out.Ref, len(out.Sections))
+	}
+}

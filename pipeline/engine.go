@@ -214,7 +214,7 @@ func (e *Engine) Transform(ctx context.Context, req Request) (Output, error) {
 		r.key = key
 		resolvable = resolvable && r.err == nil
 	}
-	cur := entry{Text: orig}
+	cur := entry{Text: orig, Base: orig}
 	allHit := false
 	// Keys depend only on the input and the stages, not on what the stages made, so a cached
 	// result of the last stage stands for the whole chain: one lookup on a repeated request.
@@ -269,7 +269,7 @@ func (e *Engine) Transform(ctx context.Context, req Request) (Output, error) {
 	if len(cur.Sections) > 0 {
 		out.Ref = key[:32]
 		if _, ok := e.memo.get("d-" + out.Ref); !ok && (e.disk == nil || !e.disk.has("d-"+out.Ref)) {
-			e.store("d-"+out.Ref, entry{Text: orig, Sections: cur.Sections, Stages: m.StageNames()})
+			e.store("d-"+out.Ref, entry{Text: cur.Base, Base: cur.Base, Sections: cur.Sections, Stages: m.StageNames()})
 		}
 		out.Text += footer(out.Text, out.Ref, cur.Sections, cur.Metadata["toc"] == true)
 	}
@@ -318,7 +318,7 @@ func (e *Engine) runStage(ctx context.Context, stage Stage, resolveErr error, sp
 		cfg = map[string]any{}
 	}
 	env := Env{
-		Original: req.Content.Text, Sections: cur.Sections, Config: cfg, LLM: e.llm, Project: req.Project,
+		Original: req.Content.Text, Sections: cur.Sections, Base: cur.Base, Config: cfg, LLM: e.llm, Project: req.Project,
 		Log: e.log.With("stage", spec.Type), Cache: e.kv(),
 	}
 	c := req.Content
@@ -333,13 +333,22 @@ func (e *Engine) runStage(ctx context.Context, stage Stage, resolveErr error, sp
 		}
 		return cur, err
 	}
-	next := entry{Text: r.Text, Sections: cur.Sections, Metadata: cur.Metadata}
-	if r.Sections != nil {
-		if !inBounds(r.Sections, len(req.Content.Text)) {
-			return cur, fmt.Errorf("%w: %s made a section outside the content", ErrStageFailed, spec.Type)
+	next := entry{Text: r.Text, Sections: cur.Sections, Base: cur.Base, Metadata: cur.Metadata}
+	switch {
+	case r.Sections != nil:
+		base := r.Base
+		if base == "" {
+			base = c.Text
 		}
-		next.Sections = r.Sections
+		if !inBounds(r.Sections, len(base)) {
+			return cur, fmt.Errorf("%w: %s made a section outside its input", ErrStageFailed, spec.Type)
+		}
+		next.Sections, next.Base = r.Sections, base
 		assignIDs(next.Sections, "")
+	case r.Text != c.Text && cur.Sections != nil:
+		// The stage replaced the text: the sections would serve what it meant to replace.
+		e.log.Debug("pipeline: sections dropped: a later stage changed the text", "stage", spec.Type)
+		next.Sections, next.Base = nil, ""
 	}
 	if len(r.Metadata) > 0 {
 		next.Metadata = maps.Clone(cur.Metadata)

@@ -47,13 +47,8 @@ func newSplitter(cfg map[string]any) splitter {
 }
 
 // sectionSplit is the section-split stage: it finds the structure of its input and returns the
-// input unchanged with sections. Its input must be the original (it runs first, or after stages
-// that do not change the text); otherwise it passes through.
+// input unchanged with sections.
 func sectionSplit(ctx context.Context, c Content, env Env) (Result, error) {
-	if c.Text != env.Original {
-		env.Log.Warn("pipeline: section-split runs only on the original content; passed through", "bytes", len(c.Text))
-		return Result{Text: c.Text}, nil
-	}
 	sp := newSplitter(env.Config)
 	f, sections := sp.split(ctx, c.Text)
 	return Result{Text: c.Text, Sections: sections, Metadata: map[string]any{"format": string(f)}}, ctx.Err()

@@ -26,12 +26,10 @@ const (
 // pages its title, each cached by content hash; any LLM failure falls back to the structural
 // summary.
 func summarizeTree(ctx context.Context, c Content, env Env) (Result, error) {
-	t := env.Original
+	t := env.Base
 	sections := env.Sections
 	if len(sections) == 0 {
-		if c.Text != env.Original {
-			return Result{Text: c.Text}, nil
-		}
+		t = c.Text
 		_, sections = newSplitter(env.Config).split(ctx, t)
 		if len(sections) == 0 {
 			return Result{Text: c.Text}, nil
@@ -61,7 +59,7 @@ func summarizeTree(ctx context.Context, c Content, env Env) (Result, error) {
 			break
 		}
 	}
-	return Result{Text: text, Sections: sections}, ctx.Err()
+	return Result{Text: text, Sections: sections, Base: t}, ctx.Err()
 }
 
 // countTo counts the sections down to depth levels.
