@@ -290,3 +290,15 @@ func TestSectionsIndexTheTextTheSplitterSaw(t *testing.T) {
 		t.Errorf("split then redact: ref %q with %d sections; want the sections dropped, since they would serve unredacted text", out.Ref, len(out.Sections))
 	}
 }
+
+func TestAStageCreatedLaterCountsAtTheNextRequest(t *testing.T) {
+	te := newTestEngine(t)
+	te.writeModel(t, "later", modelWith("later", ""))
+	if _, err := te.Model("later"); !errors.Is(err, ErrInvalidModel) {
+		t.Fatalf("model naming a missing stage: %v, want ErrInvalidModel", err)
+	}
+	te.writeStage(t, "later", shUpper)
+	if out := transform(t, te.Engine, "later", "abc"); out.Text != "ABC" {
+		t.Errorf("after creating the stage: %q, want ABC", out.Text)
+	}
+}

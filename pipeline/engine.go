@@ -36,7 +36,8 @@ type Options struct {
 }
 
 // Engine runs proxymodels over content. It is safe for concurrent use; one Engine serves a whole
-// process.
+// process. It starts no goroutines that outlive a call (custom stages are waited for, LLM
+// requests end with their call), so it has nothing to close.
 type Engine struct {
 	modelsDir, stagesDir string
 	log                  *slog.Logger
@@ -96,6 +97,10 @@ func NewEngine(opts Options) (*Engine, error) {
 	}
 	return e, nil
 }
+
+// LLM returns the configured chat model (config.yaml's llm, or Options.LLM), or nil; the gate
+// may use it to re-rank, under its own timeout and with its own fallback.
+func (e *Engine) LLM() Completer { return e.llm }
 
 // CacheErr says why there is no disk cache, or nil.
 func (e *Engine) CacheErr() error { return e.diskErr }
