@@ -15,6 +15,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 )
 
 // Options configure an Engine. Every path is explicit, so tests point them at temporary
@@ -202,7 +203,8 @@ func (e *Engine) Transform(ctx context.Context, req Request) (Output, error) {
 		return out, nil
 	}
 	out.Applied = true
-	sum := sha256.Sum256([]byte(orig))
+	// Hash the text in place: converting 100 KB to []byte would copy it on every request.
+	sum := sha256.Sum256(unsafe.Slice(unsafe.StringData(orig), len(orig)))
 	base := chainKey(hex.EncodeToString(sum[:]), string(req.Content.Type))
 	type resolved struct {
 		stage   Stage
@@ -225,7 +227,7 @@ func (e *Engine) Transform(ctx context.Context, req Request) (Output, error) {
 	// result of the last stage stands for the whole chain: one lookup on a repeated request.
 	if hit, ok := e.lookupQuiet("r-" + key); ok && resolvable {
 		e.hits.Add(1)
-		cur, allHit = hit, true
+		cur, allHit = withOriginal(hit, orig), true
 		for i, spec := range m.Stages {
 			sm := StageMetric{Name: spec.Type, CacheHit: true}
 			if i == 0 {
@@ -246,7 +248,7 @@ func (e *Engine) Transform(ctx context.Context, req Request) (Output, error) {
 			key = e.stageKey(key, spec, r.version, req)
 			if r.err == nil {
 				if hit, ok := e.lookup("r-" + key); ok {
-					cur, sm.CacheHit = hit, true
+					cur, sm.CacheHit = withOriginal(hit, orig), true
 				}
 			}
 			if !sm.CacheHit {
@@ -258,7 +260,7 @@ func (e *Engine) Transform(ctx context.Context, req Request) (Output, error) {
 					key = chainKey(key, "failed") // what follows saw this stage's input, not its output
 				} else {
 					cur = next
-					e.store("r-"+key, cur)
+					e.store("r-"+key, cur, orig)
 				}
 			}
 			sm.BytesOut = len(cur.Text)
@@ -274,7 +276,7 @@ func (e *Engine) Transform(ctx context.Context, req Request) (Output, error) {
 	if len(cur.Sections) > 0 {
 		out.Ref = key[:32]
 		if _, ok := e.memo.get("d-" + out.Ref); !ok && (e.disk == nil || !e.disk.has("d-"+out.Ref)) {
-			e.store("d-"+out.Ref, entry{Text: cur.Base, Base: cur.Base, Sections: cur.Sections, Stages: m.StageNames()})
+			e.store("d-"+out.Ref, entry{Text: cur.Base, Base: cur.Base, Sections: cur.Sections, Stages: m.StageNames()}, "")
 		}
 		out.Text += footer(out.Text, out.Ref, cur.Sections, cur.Metadata["toc"] == true)
 	}
@@ -415,10 +417,20 @@ func (e *Engine) lookupQuiet(key string) (entry, bool) {
 	return en, true
 }
 
-func (e *Engine) store(key string, en entry) {
+// withOriginal fills in an entry's Base when it is the original content.
+func withOriginal(en entry, orig string) entry {
+	if en.baseIsOriginal {
+		en.Base, en.baseIsOriginal = orig, false
+	}
+	return en
+}
+
+// store keeps en in memory and on disk; orig is the request's original content (see
+// encodeEntry), "" when en does not depend on it.
+func (e *Engine) store(key string, en entry, orig string) {
 	e.memo.put(key, en)
 	if e.disk != nil {
-		e.disk.Put(key, encodeEntry(en))
+		e.disk.Put(key, encodeEntry(en, orig))
 	}
 }
 
@@ -436,7 +448,9 @@ func (k engineKV) Get(key string) ([]byte, bool) {
 	return nil, false
 }
 
-func (k engineKV) Put(key string, value []byte) { k.e.store(k.name(key), entry{Text: string(value)}) }
+func (k engineKV) Put(key string, value []byte) {
+	k.e.store(k.name(key), entry{Text: string(value)}, "")
+}
 
 // footer is the drill-down text after a result with sections: the ref, how to read a section,
 // and, unless the text already is the table, the top-level sections.
