@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 const (
@@ -16,6 +17,9 @@ const (
 	maxLLMSections       = 16   // sections summarized by the LLM per request
 	llmInputBytes        = 6000 // bytes of a section sent to the LLM
 	llmParallel          = 4
+	// llmSummaryBudget bounds the time one request spends on LLM summaries; what is not done
+	// by then keeps its structural summary.
+	llmSummaryBudget = 20 * time.Second
 )
 
 // summarizeTree is the summarize-tree stage: it replaces its input with a table of contents of
@@ -324,6 +328,8 @@ const llmSystem = "You index documents. For the text you are given, answer with 
 // time, each answer cached by the hash of what was asked. Sections it cannot do keep their
 // structural summary.
 func llmSummaries(ctx context.Context, t string, sections []Section, env Env, into map[string]string) {
+	ctx, cancel := context.WithTimeout(ctx, llmSummaryBudget)
+	defer cancel()
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, llmParallel)
