@@ -210,7 +210,6 @@ func (e *Engine) Transform(ctx context.Context, req Request) (Output, error) {
 		stage   Stage
 		version string
 		err     error
-		key     string // the key if every stage before it succeeded
 	}
 	rs := make([]resolved, len(m.Stages))
 	key, resolvable := base, true
@@ -218,7 +217,6 @@ func (e *Engine) Transform(ctx context.Context, req Request) (Output, error) {
 		r := &rs[i]
 		r.stage, r.version, r.err = e.resolveStage(spec.Type)
 		key = e.stageKey(key, spec, r.version, req)
-		r.key = key
 		resolvable = resolvable && r.err == nil
 	}
 	cur := entry{Text: orig, Base: orig}
@@ -241,6 +239,7 @@ func (e *Engine) Transform(ctx context.Context, req Request) (Output, error) {
 	} else {
 		allHit = true
 		key = base
+		provisional := false // a stage's result is not to be cached, nor what follows from it
 		for i, spec := range m.Stages {
 			r := rs[i]
 			sm := StageMetric{Name: spec.Type, BytesIn: len(cur.Text)}
@@ -253,14 +252,16 @@ func (e *Engine) Transform(ctx context.Context, req Request) (Output, error) {
 			}
 			if !sm.CacheHit {
 				allHit = false
-				next, err := e.runStage(ctx, r.stage, r.err, spec, req, cur)
+				next, prov, err := e.runStage(ctx, r.stage, r.err, spec, req, cur)
 				if err != nil {
 					sm.Error = err.Error()
 					e.log.Warn("pipeline: stage failed; its input passes through", "model", m.Name, "stage", spec.Type, "bytes", len(cur.Text), "err", err)
 					key = chainKey(key, "failed") // what follows saw this stage's input, not its output
 				} else {
 					cur = next
-					e.store("r-"+key, cur, orig)
+					if provisional = provisional || prov; !provisional {
+						e.store("r-"+key, cur, orig)
+					}
 				}
 			}
 			sm.BytesOut = len(cur.Text)
@@ -312,13 +313,13 @@ func chainKey(parts ...string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// runStage runs one stage and checks its sections against the original.
-func (e *Engine) runStage(ctx context.Context, stage Stage, resolveErr error, spec StageSpec, req Request, cur entry) (entry, error) {
+// runStage runs one stage and checks its sections; provisional reports a result not to cache.
+func (e *Engine) runStage(ctx context.Context, stage Stage, resolveErr error, spec StageSpec, req Request, cur entry) (next entry, provisional bool, err error) {
 	if resolveErr != nil {
-		return cur, fmt.Errorf("%w: %v", ErrStageFailed, resolveErr)
+		return cur, false, fmt.Errorf("%w: %v", ErrStageFailed, resolveErr)
 	}
 	if err := ctx.Err(); err != nil {
-		return cur, err
+		return cur, false, err
 	}
 	cfg := spec.Config
 	if cfg == nil {
@@ -338,9 +339,9 @@ func (e *Engine) runStage(ctx context.Context, stage Stage, resolveErr error, sp
 		if !errors.Is(err, ErrStageFailed) {
 			err = fmt.Errorf("%w: %s: %v", ErrStageFailed, spec.Type, err)
 		}
-		return cur, err
+		return cur, false, err
 	}
-	next := entry{Text: r.Text, Sections: cur.Sections, Base: cur.Base, Metadata: cur.Metadata}
+	next = entry{Text: r.Text, Sections: cur.Sections, Base: cur.Base, Metadata: cur.Metadata}
 	switch {
 	case r.Sections != nil:
 		base := r.Base
@@ -348,7 +349,7 @@ func (e *Engine) runStage(ctx context.Context, stage Stage, resolveErr error, sp
 			base = c.Text
 		}
 		if !inBounds(r.Sections, len(base)) {
-			return cur, fmt.Errorf("%w: %s made a section outside its input", ErrStageFailed, spec.Type)
+			return cur, false, fmt.Errorf("%w: %s made a section outside its input", ErrStageFailed, spec.Type)
 		}
 		next.Sections, next.Base = r.Sections, base
 		assignIDs(next.Sections, "")
@@ -374,7 +375,7 @@ func (e *Engine) runStage(ctx context.Context, stage Stage, resolveErr error, sp
 		next.Metadata = maps.Clone(next.Metadata)
 		delete(next.Metadata, "toc")
 	}
-	return next, nil
+	return next, r.Provisional, nil
 }
 
 func inBounds(ss []Section, n int) bool {

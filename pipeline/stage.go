@@ -73,6 +73,9 @@ type Result struct {
 	Sections []Section
 	Base     string         // the text Sections index; "" means the stage's input
 	Metadata map[string]any // merged into the request's metadata, later stages winning
+	// Provisional marks a result made with a fallback worth retrying (the LLM did not answer):
+	// it is used but not cached, nor is anything the later stages make of it.
+	Provisional bool
 }
 
 // Stage transforms content. Run must return promptly when ctx is done. An error means the stage

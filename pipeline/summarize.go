@@ -42,8 +42,9 @@ func summarizeTree(ctx context.Context, c Content, env Env) (Result, error) {
 	sections = cloneSections(sections)
 	assignIDs(sections, "")
 	summaries := map[string]string{}
+	provisional := false
 	if env.LLM != nil {
-		llmSummaries(ctx, t, sections, env, summaries)
+		provisional = llmSummaries(ctx, t, sections, env, summaries)
 	}
 	budget := max(configInt(env.Config, "budgetBytes", defaultSummaryBudget), 200)
 	head := header(t, sections)
@@ -63,7 +64,7 @@ func summarizeTree(ctx context.Context, c Content, env Env) (Result, error) {
 			break
 		}
 	}
-	return Result{Text: text, Sections: sections, Base: t}, ctx.Err()
+	return Result{Text: text, Sections: sections, Base: t, Provisional: provisional}, ctx.Err()
 }
 
 // countTo counts the sections down to depth levels.
@@ -326,8 +327,9 @@ const llmSystem = "You index documents. For the text you are given, answer with 
 
 // llmSummaries asks the LLM for a title and summary of each top-level prose section, a few at a
 // time, each answer cached by the hash of what was asked. Sections it cannot do keep their
-// structural summary.
-func llmSummaries(ctx context.Context, t string, sections []Section, env Env, into map[string]string) {
+// structural summary. It reports whether a request failed (rather than being answered badly),
+// so the result is worth making again later.
+func llmSummaries(ctx context.Context, t string, sections []Section, env Env, into map[string]string) (failed bool) {
 	ctx, cancel := context.WithTimeout(ctx, llmSummaryBudget)
 	defer cancel()
 	var mu sync.Mutex
@@ -362,6 +364,9 @@ func llmSummaries(ctx context.Context, t string, sections []Section, env Env, in
 				a, err := env.LLM.Complete(ctx, llmSystem, prompt)
 				if err != nil {
 					env.Log.Warn("pipeline: LLM summary failed; using the structural summary", "section", s.ID, "err", err)
+					mu.Lock()
+					failed = true
+					mu.Unlock()
 					return
 				}
 				answer = a
@@ -386,6 +391,7 @@ func llmSummaries(ctx context.Context, t string, sections []Section, env Env, in
 		}()
 	}
 	wg.Wait()
+	return failed
 }
 
 // parseTitleSummary reads the LLM's two-line answer.
