@@ -147,8 +147,8 @@ func TestPipelineRunCacheHitsAndStats(t *testing.T) {
 		t.Errorf("second run (a new process's engine): %q, want a cache hit", stderr)
 	}
 	code, out, _ := run(t, vars, "cache", "stats")
-	if code != 0 || !strings.Contains(out, "Entries:") || strings.Contains(out, "Entries:   0") {
-		t.Errorf("cache stats: exit %d, %q; want entries", code, out)
+	if code != 0 || !strings.Contains(out, "Entries:") || strings.Contains(out, "Entries:   0") || !strings.Contains(out, "2 since the cache was cleared, 1 answered from the cache") {
+		t.Errorf("cache stats: exit %d, %q; want entries, and the second run's hit counted", code, out)
 	}
 	code, out, _ = run(t, vars, "cache", "clear")
 	if code != 0 || !strings.Contains(out, "removed") {

@@ -194,8 +194,8 @@ func TestCacheHitsAcrossRestartsAndMissesOnChange(t *testing.T) {
 		t.Errorf("after editing the stage: %q, hit %v; want a miss running the new file", out.Text, out.Metrics.CacheHit)
 	}
 	st, err := te.CacheStats()
-	if err != nil || st.Entries == 0 || st.Bytes == 0 || st.Hits == 0 {
-		t.Errorf("CacheStats = %+v, %v; want entries, bytes and hits counted", st, err)
+	if err != nil || st.Entries == 0 || st.Bytes == 0 || st.Hits == 0 || st.Requests != 7 || st.RequestHits != 3 {
+		t.Errorf("CacheStats = %+v, %v; want entries, bytes and hits counted, and 7 requests of which 3 hits", st, err)
 	}
 	if err := te.ClearCache(); err != nil {
 		t.Fatal(err)

@@ -38,7 +38,8 @@ type Options struct {
 
 // Engine runs proxymodels over content. It is safe for concurrent use; one Engine serves a whole
 // process. It starts no goroutines that outlive a call (custom stages are waited for, LLM
-// requests end with their call), so it has nothing to close.
+// requests end with their call); Close releases the one file it keeps open, its request
+// counters.
 type Engine struct {
 	modelsDir, stagesDir string
 	log                  *slog.Logger
@@ -102,6 +103,15 @@ func NewEngine(opts Options) (*Engine, error) {
 // LLM returns the configured chat model (config.yaml's llm, or Options.LLM), or nil; the gate
 // may use it to re-rank, under its own timeout and with its own fallback.
 func (e *Engine) LLM() Completer { return e.llm }
+
+// Close releases the Engine's open file. The Engine still works after Close, without
+// counting requests on disk.
+func (e *Engine) Close() error {
+	if e.disk != nil {
+		return e.disk.close()
+	}
+	return nil
+}
 
 // CacheErr says why there is no disk cache, or nil.
 func (e *Engine) CacheErr() error { return e.diskErr }
@@ -283,6 +293,9 @@ func (e *Engine) Transform(ctx context.Context, req Request) (Output, error) {
 	}
 	out.Metrics.BytesAfter = len(out.Text)
 	out.Metrics.CacheHit = allHit
+	if e.disk != nil {
+		e.disk.countRequest(allHit)
+	}
 	out.Metrics.Duration = time.Since(begin)
 	return out, nil
 }

@@ -52,6 +52,7 @@ func (te *testEngine) reopen(tb testing.TB) *Engine {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	tb.Cleanup(func() { e.Close() })
 	return e
 }
 

@@ -18,6 +18,7 @@ func ExampleEngine_Transform() {
 	if err != nil {
 		panic(err)
 	}
+	defer e.Close()
 	var b strings.Builder
 	b.WriteString("[")
 	for i := range 300 {
