@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"time"
@@ -39,9 +40,20 @@ var builtinStages = map[string]Stage{
 	"summarize-tree": StageFunc(summarizeTree),
 }
 
-// builtinVersion changes when a built-in stage's output for the same input changes, so cached
-// results of the old code are not served.
-const builtinVersion = "builtin-1"
+// builtinVersion is part of every built-in stage's cache key, so results of other code are not
+// served: it is bumped when a built-in's output changes, and carries the build's VCS revision
+// where the binary has one.
+var builtinVersion = func() string {
+	v := "builtin-2"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" || s.Key == "vcs.time" {
+				v += "/" + s.Value
+			}
+		}
+	}
+	return v
+}()
 
 // BuiltinStageNames lists the built-in stages, sorted.
 func BuiltinStageNames() []string {

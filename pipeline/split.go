@@ -318,6 +318,10 @@ func (sp splitter) splitMarkdown(t string) []Section {
 		return out, j - i
 	}
 	sections, _ := build(0, 0)
+	if len(sections) == 1 && len(sections[0].Children) > 0 {
+		// One title heading over everything: its parts are the document's top level.
+		sections = sections[0].Children
+	}
 	if len(hs) > 0 && strings.TrimSpace(t[:hs[0].start]) != "" {
 		sections = append([]Section{{Start: 0, Title: "(before the first heading)", Kind: KindIntro}}, sections...)
 	}
