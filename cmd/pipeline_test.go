@@ -243,3 +243,23 @@ func TestPipelineUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestCreateGoStageBuildsIt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a Go program")
+	}
+	vars := pipelineEnv(t)
+	code, out, stderr := run(t, vars, "create", "stage", "gostage", "--lang", "go")
+	if code != 0 || !strings.Contains(out, "Built") {
+		t.Fatalf("create stage --lang go: exit %d, %q %q", code, out, stderr)
+	}
+	models := filepath.Join(vars["XDG_CONFIG_HOME"], "mcpctl", "proxymodels")
+	os.MkdirAll(models, 0o700)
+	os.WriteFile(filepath.Join(models, "g.yaml"), []byte("minBytes: 1\nstages:\n  - type: gostage\n"), 0o600)
+	code, out, stderr = run(t, vars, "pipeline", "run", "--model", "g", "--json", writeTemp(t, "in.txt", "go ✓"))
+	var r runJSON
+	json.Unmarshal([]byte(out), &r)
+	if code != 0 || r.Content != "go ✓" || r.Metadata["gostage"] == nil {
+		t.Errorf("the Go starter: exit %d, %q, %q; want the content through and its context in the metadata", code, out, stderr)
+	}
+}
