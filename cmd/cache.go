@@ -21,6 +21,7 @@ func runCache(_ context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	defer e.Close()
 	st, err := e.CacheStats()
 	if err != nil {
 		return err
@@ -32,7 +33,7 @@ func runCache(_ context.Context, env Env, args []string) error {
 		fmt.Fprintf(env.Stdout, "removed %d %s (%s) from %s\n", st.Entries, countNoun(st.Entries, "entry", "entries"), pipeline.HumanBytes(int(st.Bytes)), st.Dir)
 		return nil
 	}
-	fmt.Fprintf(env.Stdout, "Directory: %s\nEntries:   %d\nSize:      %s of %s (%d bytes)\n",
-		st.Dir, st.Entries, pipeline.HumanBytes(int(st.Bytes)), pipeline.HumanBytes(int(st.Cap)), st.Bytes)
+	fmt.Fprintf(env.Stdout, "Directory: %s\nEntries:   %d\nSize:      %s of %s (%d bytes)\nRequests:  %d since the cache was cleared, %d answered from the cache\n",
+		st.Dir, st.Entries, pipeline.HumanBytes(int(st.Bytes)), pipeline.HumanBytes(int(st.Cap)), st.Bytes, st.Requests, st.RequestHits)
 	return nil
 }

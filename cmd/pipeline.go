@@ -73,6 +73,7 @@ func runPipeline(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	defer e.Close()
 	out, err := e.Transform(ctx, pipeline.Request{Model: *model, Content: pipeline.Content{Text: text, Type: pipeline.ContentType(*typ), Source: *source}})
 	if err != nil {
 		return err

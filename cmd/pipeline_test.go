@@ -132,7 +132,7 @@ func TestPipelineRunSectionsReadBackExactly(t *testing.T) {
 		t.Errorf("the leaves give %d bytes back, want the %d input bytes exactly", leaves.Len(), len(text))
 	}
 	code, _, stderr := run(t, vars, "pipeline", "run", "--model", "subindex", "--type", "prompt", "--section", "99", file)
-	if code != 1 || !strings.Contains(stderr, "the sections are 1, 1.1") {
+	if code != 1 || !strings.Contains(stderr, "the sections are 1, 2, 3") {
 		t.Errorf("unknown section: exit %d, %q; want exit 1 listing the sections", code, stderr)
 	}
 }
@@ -147,8 +147,8 @@ func TestPipelineRunCacheHitsAndStats(t *testing.T) {
 		t.Errorf("second run (a new process's engine): %q, want a cache hit", stderr)
 	}
 	code, out, _ := run(t, vars, "cache", "stats")
-	if code != 0 || !strings.Contains(out, "Entries:") || strings.Contains(out, "Entries:   0") {
-		t.Errorf("cache stats: exit %d, %q; want entries", code, out)
+	if code != 0 || !strings.Contains(out, "Entries:") || strings.Contains(out, "Entries:   0") || !strings.Contains(out, "2 since the cache was cleared, 1 answered from the cache") {
+		t.Errorf("cache stats: exit %d, %q; want entries, and the second run's hit counted", code, out)
 	}
 	code, out, _ = run(t, vars, "cache", "clear")
 	if code != 0 || !strings.Contains(out, "removed") {
@@ -241,5 +241,25 @@ func TestPipelineUsageErrors(t *testing.T) {
 		if code, _, stderr := run(t, vars, args...); code != 2 || !strings.Contains(stderr, "hint:") {
 			t.Errorf("mcpctl %v: exit %d, %q; want 2 with a hint", args, code, stderr)
 		}
+	}
+}
+
+func TestCreateGoStageBuildsIt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a Go program")
+	}
+	vars := pipelineEnv(t)
+	code, out, stderr := run(t, vars, "create", "stage", "gostage", "--lang", "go")
+	if code != 0 || !strings.Contains(out, "Built") {
+		t.Fatalf("create stage --lang go: exit %d, %q %q", code, out, stderr)
+	}
+	models := filepath.Join(vars["XDG_CONFIG_HOME"], "mcpctl", "proxymodels")
+	os.MkdirAll(models, 0o700)
+	os.WriteFile(filepath.Join(models, "g.yaml"), []byte("minBytes: 1\nstages:\n  - type: gostage\n"), 0o600)
+	code, out, stderr = run(t, vars, "pipeline", "run", "--model", "g", "--json", writeTemp(t, "in.txt", "go ✓"))
+	var r runJSON
+	json.Unmarshal([]byte(out), &r)
+	if code != 0 || r.Content != "go ✓" || r.Metadata["gostage"] == nil {
+		t.Errorf("the Go starter: exit %d, %q, %q; want the content through and its context in the metadata", code, out, stderr)
 	}
 }

@@ -33,6 +33,7 @@ func runProxymodel(_ context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	defer e.Close()
 	arg := fs.Arg(0)
 	var m pipeline.Model
 	if strings.ContainsRune(arg, filepath.Separator) || strings.HasSuffix(arg, pipeline.ModelExt) {
@@ -102,6 +103,7 @@ func getProxymodels(_ context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	defer e.Close()
 	names, err := e.ModelNames()
 	if err != nil {
 		return err
@@ -152,6 +154,7 @@ func describeProxymodel(_ context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	defer e.Close()
 	m, err := e.Model(fs.Arg(0))
 	if err != nil {
 		return reportModelError(env, err)

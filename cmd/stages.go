@@ -17,6 +17,7 @@ func getStages(_ context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	defer e.Close()
 	stages, err := e.Stages()
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -38,6 +40,12 @@ type diskCache struct {
 	hits   atomic.Int64
 	misses atomic.Int64
 	evict  sync.Mutex
+
+	started   string // this process's start, in the name of its counters file
+	statsMu   sync.Mutex
+	stats     processStats
+	statsFile *os.File // written in place; see countRequest
+	closed    bool
 }
 
 // openCache opens (creating) the cache directory dir. A symlink at dir is replaced by a fresh
@@ -79,7 +87,7 @@ func openCache(dir string, capBytes int64, log *slog.Logger) (*diskCache, error)
 	if fi.Mode().Perm()&0o022 != 0 {
 		return nil, &Error{Op: "open cache", Path: dir, Err: fmt.Errorf("others may write it (mode %v); run chmod 700 on it, or remove it", fi.Mode().Perm())}
 	}
-	c := &diskCache{dir: dir, cap: capBytes, log: log}
+	c := &diskCache{dir: dir, cap: capBytes, log: log, started: strconv.FormatInt(time.Now().UnixNano(), 36)}
 	st, err := c.Stats()
 	if err != nil {
 		return nil, err
@@ -155,26 +163,34 @@ func (c *diskCache) Put(key string, value []byte) {
 	if !validKey(key) || len(value) > maxEntryBytes {
 		return
 	}
+	if !c.writeFile(key, value) {
+		return
+	}
+	if c.size.Add(int64(len(value))) > c.cap {
+		c.evictLRU()
+	}
+}
+
+// writeFile writes name in the cache directory atomically; it reports success.
+func (c *diskCache) writeFile(name string, value []byte) bool {
 	f, err := os.CreateTemp(c.dir, ".tmp-*")
 	if err != nil {
 		c.log.Warn("pipeline: cache write failed", "dir", c.dir, "err", err)
-		return
+		return false
 	}
 	_, err = f.Write(value)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(f.Name(), filepath.Join(c.dir, key))
+		err = os.Rename(f.Name(), filepath.Join(c.dir, name))
 	}
 	if err != nil {
 		os.Remove(f.Name())
 		c.log.Warn("pipeline: cache write failed", "dir", c.dir, "err", err)
-		return
+		return false
 	}
-	if c.size.Add(int64(len(value))) > c.cap {
-		c.evictLRU()
-	}
+	return true
 }
 
 // has reports whether key has an entry, without reading it.
@@ -204,8 +220,9 @@ func (c *diskCache) evictLRU() {
 		if err != nil {
 			continue
 		}
-		if strings.HasPrefix(e.Name(), ".tmp-") {
-			if time.Since(fi.ModTime()) > time.Hour {
+		if strings.HasPrefix(e.Name(), ".tmp-") || strings.HasPrefix(e.Name(), statsPrefix) {
+			// An interrupted writer's leftovers; counters of processes gone a week.
+			if age := time.Since(fi.ModTime()); strings.HasPrefix(e.Name(), ".tmp-") && age > time.Hour || age > 7*24*time.Hour {
 				os.Remove(filepath.Join(c.dir, e.Name()))
 			}
 			continue
@@ -237,6 +254,10 @@ type CacheStats struct {
 	Cap     int64  `json:"cap"`
 	Hits    int64  `json:"hits"`   // the Engine's cache hits since it started, in memory or on disk
 	Misses  int64  `json:"misses"` // the Engine's cache misses since it started
+	// Requests and RequestHits count the transforms of every process using the cache since it
+	// was last cleared, and how many were answered wholly from the cache.
+	Requests    int64 `json:"requests"`
+	RequestHits int64 `json:"requestHits"`
 }
 
 // Stats counts the entries on disk.
@@ -247,6 +268,16 @@ func (c *diskCache) Stats() (CacheStats, error) {
 		return st, &Error{Op: "read cache", Path: c.dir, Err: err}
 	}
 	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), statsPrefix) {
+			if data, ok := c.readOwn(e.Name(), 4096); ok {
+				var ps processStats
+				if json.Unmarshal(data, &ps) == nil {
+					st.Requests += ps.Requests
+					st.RequestHits += ps.Hits
+				}
+			}
+			continue
+		}
 		if strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
@@ -256,6 +287,77 @@ func (c *diskCache) Stats() (CacheStats, error) {
 		}
 	}
 	return st, nil
+}
+
+// statsPrefix names the per-process request counters, one file per process so that processes
+// never write the same file.
+const statsPrefix = ".stats-"
+
+// processStats is one process's request counters.
+type processStats struct {
+	Requests int64 `json:"requests"`
+	Hits     int64 `json:"hits"`
+}
+
+// statsRecord is the fixed size of a counters file: each update overwrites it in place with one
+// small write, far cheaper than a file per update, and a reader that catches a write half done
+// only skips one process's counts.
+const statsRecord = 64
+
+// countRequest records one transform of this process, and whether the cache answered it.
+func (c *diskCache) countRequest(hit bool) {
+	c.statsMu.Lock()
+	defer c.statsMu.Unlock()
+	c.stats.Requests++
+	if hit {
+		c.stats.Hits++
+	}
+	if c.statsFile == nil && !c.closed {
+		name := filepath.Join(c.dir, statsPrefix+strconv.Itoa(os.Getpid())+"-"+c.started)
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+		if err != nil {
+			return
+		}
+		c.statsFile = f
+	}
+	if c.statsFile == nil {
+		return
+	}
+	data, _ := json.Marshal(c.stats)
+	rec := make([]byte, statsRecord)
+	copy(rec, data)
+	for i := len(data); i < statsRecord; i++ {
+		rec[i] = ' ' // JSON allows trailing spaces
+	}
+	_, _ = c.statsFile.WriteAt(rec, 0)
+}
+
+// close closes the counters file and stops counting on disk.
+func (c *diskCache) close() error {
+	c.statsMu.Lock()
+	defer c.statsMu.Unlock()
+	c.closed = true
+	if c.statsFile == nil {
+		return nil
+	}
+	err := c.statsFile.Close()
+	c.statsFile = nil
+	return err
+}
+
+// readOwn reads a small regular file of ours in the cache directory, never following a link.
+func (c *diskCache) readOwn(name string, limit int64) ([]byte, bool) {
+	f, err := os.OpenFile(filepath.Join(c.dir, name), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !ours(fi) || fi.Size() > limit {
+		return nil, false
+	}
+	data, err := io.ReadAll(f)
+	return data, err == nil
 }
 
 // Clear removes every entry.
@@ -270,5 +372,12 @@ func (c *diskCache) Clear() error {
 		}
 	}
 	c.size.Store(0)
+	c.statsMu.Lock()
+	c.stats = processStats{}
+	if c.statsFile != nil { // removed above; the next request starts a new one
+		c.statsFile.Close()
+		c.statsFile = nil
+	}
+	c.statsMu.Unlock()
 	return nil
 }

@@ -169,12 +169,12 @@ func TestEnginesShareOneCacheConcurrently(t *testing.T) {
 }
 
 func FuzzDecodeEntry(f *testing.F) {
-	f.Add(encodeEntry(entry{Text: "abc", Sections: []Section{{Start: 0, End: 1, Title: "a", Children: []Section{{Start: 0, End: 1}}}, {Start: 1, End: 3}}, Metadata: map[string]any{"k": 1.0}}))
+	f.Add(encodeEntry(entry{Text: "abc", Base: "abc", Sections: []Section{{Start: 0, End: 1, Title: "a", Children: []Section{{Start: 0, End: 1}}}, {Start: 1, End: 3}}, Metadata: map[string]any{"k": 1.0}}, ""))
 	f.Add([]byte(entryMagic))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		e, err := decodeEntry(data)
 		if err == nil {
-			decodeEntry(encodeEntry(e)) // whatever decodes must re-encode
+			decodeEntry(encodeEntry(e, "")) // whatever decodes must re-encode
 		}
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"unsafe"
 )
 
 // The cache's entry format: compact and quick to decode, because a cache hit must cost far less
@@ -17,10 +18,14 @@ const entryMagic = "mcpctl-pipeline-1\n"
 // entry is a stage's cached result, or a document (the original with its final sections) kept
 // for ReadSection.
 type entry struct {
-	Text     string
-	Sections []Section
-	Metadata map[string]any
-	Stages   []string // for documents: the stages that made the sections
+	Text string
+	Base string // the text Sections index; for a document, the text read_section serves
+	// baseIsOriginal marks a decoded entry whose Base is the request's original content, which
+	// is not stored twice: the Engine fills Base in.
+	baseIsOriginal bool
+	Sections       []Section
+	Metadata       map[string]any
+	Stages         []string // for documents: the stages that made the sections
 }
 
 func appendString(b []byte, s string) []byte {
@@ -28,10 +33,21 @@ func appendString(b []byte, s string) []byte {
 	return append(b, s...)
 }
 
-func encodeEntry(e entry) []byte {
+// encodeEntry encodes e; orig is the request's original content, which Base usually is and
+// which is then not stored.
+func encodeEntry(e entry, orig string) []byte {
 	b := make([]byte, 0, len(e.Text)+64+countAll(e.Sections)*24)
 	b = append(b, entryMagic...)
 	b = appendString(b, e.Text)
+	switch e.Base {
+	case e.Text: // a splitting stage: store the text once
+		b = append(b, 0)
+	case orig: // a later stage: the original is known to whoever asks for this key
+		b = append(b, 2)
+	default:
+		b = append(b, 1)
+		b = appendString(b, e.Base)
+	}
 	meta := []byte{}
 	if len(e.Metadata) > 0 {
 		meta, _ = json.Marshal(e.Metadata)
@@ -104,11 +120,23 @@ func (r *reader) string() string {
 // decodeEntry reverses encodeEntry. Kinds are interned so thousands of sections share them.
 func decodeEntry(b []byte) (entry, error) {
 	var e entry
-	if len(b) < len(entryMagic) || string(b[:len(entryMagic)]) != entryMagic {
+	if len(b) <= len(entryMagic) || string(b[:len(entryMagic)]) != entryMagic {
 		return e, errBadEntry
 	}
-	r := &reader{b: string(b[len(entryMagic):])}
+	// b is ours alone (just read from disk) and never written again, so its bytes can back
+	// the strings without a copy.
+	r := &reader{b: unsafe.String(&b[len(entryMagic)], len(b)-len(entryMagic))}
 	e.Text = r.string()
+	switch r.uvarint() {
+	case 0:
+		e.Base = e.Text
+	case 1:
+		e.Base = r.string()
+	case 2:
+		e.baseIsOriginal = true
+	default:
+		return e, errBadEntry
+	}
 	if meta := r.string(); meta != "" && !r.err {
 		if err := json.Unmarshal([]byte(meta), &e.Metadata); err != nil {
 			return e, errBadEntry
@@ -138,21 +166,38 @@ func decodeEntry(b []byte) (entry, error) {
 		}
 	}
 	pos := 0
-	e.Sections = buildTree(flat, depths, &pos, 0)
+	e.Sections = buildTree(flat, depths, childCounts(depths), &pos, 0)
 	assignIDs(e.Sections, "") // ids are positions, so they are not stored
 	return e, nil
 }
 
-// buildTree rebuilds the tree from a pre-order list with depths.
-func buildTree(flat []Section, depths []int, pos *int, depth int) []Section {
-	var out []Section
+// childCounts counts each node's direct children in a pre-order list with depths; index
+// len(depths) holds the number of roots.
+func childCounts(depths []int) []int {
+	counts := make([]int, len(depths)+1)
+	stack := []int{len(depths)} // the parent at each depth; the roots' parent is the sentinel
+	for i, d := range depths {
+		stack = append(stack[:d+1], i)
+		counts[stack[d]]++
+	}
+	return counts
+}
+
+// buildTree rebuilds the tree from a pre-order list with depths, each slice allocated once at
+// its final size.
+func buildTree(flat []Section, depths, counts []int, pos *int, depth int) []Section {
+	parent := len(flat)
+	if *pos > 0 && depth > 0 {
+		parent = *pos - 1
+	}
+	out := make([]Section, 0, counts[parent])
 	for *pos < len(flat) && depths[*pos] == depth {
-		s := flat[*pos]
+		i := *pos
 		*pos++
+		out = append(out, flat[i])
 		if *pos < len(flat) && depths[*pos] == depth+1 {
-			s.Children = buildTree(flat, depths, pos, depth+1)
+			out[len(out)-1].Children = buildTree(flat, depths, counts, pos, depth+1)
 		}
-		out = append(out, s)
 	}
 	return out
 }

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"time"
@@ -39,9 +40,20 @@ var builtinStages = map[string]Stage{
 	"summarize-tree": StageFunc(summarizeTree),
 }
 
-// builtinVersion changes when a built-in stage's output for the same input changes, so cached
-// results of the old code are not served.
-const builtinVersion = "builtin-1"
+// builtinVersion is part of every built-in stage's cache key, so results of other code are not
+// served: it is bumped when a built-in's output changes, and carries the build's VCS revision
+// where the binary has one.
+var builtinVersion = func() string {
+	v := "builtin-2"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" || s.Key == "vcs.time" {
+				v += "/" + s.Value
+			}
+		}
+	}
+	return v
+}()
 
 // BuiltinStageNames lists the built-in stages, sorted.
 func BuiltinStageNames() []string {
@@ -157,8 +169,7 @@ type StageContext struct {
 	Config  map[string]any `json:"config"`
 }
 
-// stageOutput is a custom stage's JSON answer. Sections are byte ranges of the stage's input,
-// which must then be the original.
+// stageOutput is a custom stage's JSON answer. Sections are byte ranges of the stage's input.
 type stageOutput struct {
 	Content  *string         `json:"content"`
 	Sections []customSection `json:"sections"`
@@ -251,16 +262,12 @@ func parseStageOutput(name string, out []byte, c Content, env Env) (Result, erro
 		return Result{}, fmt.Errorf("%w: %s printed JSON that is not {\"content\", \"sections\", \"metadata\"} with a string content", ErrStageFailed, name)
 	}
 	r := Result{Text: *so.Content, Metadata: so.Metadata}
-	if len(so.Sections) > 0 {
-		if c.Text != env.Original {
-			env.Log.Warn("pipeline: custom stage sections ignored: they are offsets of its input, which is not the original", "stage", name)
-		} else {
-			secs, err := customSections(so.Sections, len(c.Text), 0)
-			if err != nil {
-				return Result{}, fmt.Errorf("%w: %s: %v", ErrStageFailed, name, err)
-			}
-			r.Sections = normalize(c.Text, secs, 0, len(c.Text))
+	if len(so.Sections) > 0 { // byte ranges of the stage's input
+		secs, err := customSections(so.Sections, len(c.Text), 0)
+		if err != nil {
+			return Result{}, fmt.Errorf("%w: %s: %v", ErrStageFailed, name, err)
 		}
+		r.Sections = normalize(c.Text, secs, 0, len(c.Text))
 	}
 	return r, nil
 }

@@ -194,8 +194,8 @@ func TestCacheHitsAcrossRestartsAndMissesOnChange(t *testing.T) {
 		t.Errorf("after editing the stage: %q, hit %v; want a miss running the new file", out.Text, out.Metrics.CacheHit)
 	}
 	st, err := te.CacheStats()
-	if err != nil || st.Entries == 0 || st.Bytes == 0 || st.Hits == 0 {
-		t.Errorf("CacheStats = %+v, %v; want entries, bytes and hits counted", st, err)
+	if err != nil || st.Entries == 0 || st.Bytes == 0 || st.Hits == 0 || st.Requests != 7 || st.RequestHits != 3 {
+		t.Errorf("CacheStats = %+v, %v; want entries, bytes and hits counted, and 7 requests of which 3 hits", st, err)
 	}
 	if err := te.ClearCache(); err != nil {
 		t.Fatal(err)
@@ -260,5 +260,45 @@ func TestParseModelProblems(t *testing.T) {
 	m, err := ParseModel("/x/proxymodels/m.yaml", []byte("description: mine\nstages:\n  - type: section-split\n"))
 	if err != nil || m.Name != "m" || len(m.AppliesTo) != 4 || m.Controller != "gate" {
 		t.Errorf("ParseModel = %+v, %v; want name m, all four types, controller gate", m, err)
+	}
+}
+
+func TestSectionsIndexTheTextTheSplitterSaw(t *testing.T) {
+	te := newTestEngine(t)
+	te.writeStage(t, "redact", "#!/bin/sh\nsed -E 's/flow-[0-9]+/flow-X/g'\n")
+	text := jsonArray(t, 300)
+	te.writeModel(t, "first", "minBytes: 1\nstages:\n  - type: redact\n  - type: section-split\n  - type: summarize-tree\n")
+	out := transform(t, te.Engine, "first", text)
+	if strings.Contains(out.Text, "flow-1") || len(out.Sections) == 0 {
+		t.Fatalf("redact then split: %d sections, table names an unredacted value:\n%s", len(out.Sections), out.Text)
+	}
+	var all strings.Builder
+	for _, l := range Leaves(out.Sections) {
+		got, err := te.ReadSection(t.Context(), out.Ref, l.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all.WriteString(got)
+	}
+	if strings.Contains(all.String(), "flow-1") || !strings.Contains(all.String(), `"name": "flow-X"`) {
+		t.Error("read_section served the text before the redacting stage, not what it redacted")
+	}
+
+	te.writeModel(t, "after", "minBytes: 1\nstages:\n  - type: section-split\n  - type: redact\n")
+	out = transform(t, te.Engine, "after", text)
+	if out.Ref != "" || len(out.Sections) != 0 || strings.Contains(out.Text, "flow-1") {
+		t.Errorf("split then redact: ref %q with %d sections; want the sections dropped, since they would serve unredacted text", out.Ref, len(out.Sections))
+	}
+}
+
+func TestAStageCreatedLaterCountsAtTheNextRequest(t *testing.T) {
+	te := newTestEngine(t)
+	te.writeModel(t, "later", modelWith("later", ""))
+	if _, err := te.Model("later"); !errors.Is(err, ErrInvalidModel) {
+		t.Fatalf("model naming a missing stage: %v, want ErrInvalidModel", err)
+	}
+	te.writeStage(t, "later", shUpper)
+	if out := transform(t, te.Engine, "later", "abc"); out.Text != "ABC" {
+		t.Errorf("after creating the stage: %q, want ABC", out.Text)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 )
 
 // Options configure an Engine. Every path is explicit, so tests point them at temporary
@@ -36,7 +37,9 @@ type Options struct {
 }
 
 // Engine runs proxymodels over content. It is safe for concurrent use; one Engine serves a whole
-// process.
+// process. It starts no goroutines that outlive a call (custom stages are waited for, LLM
+// requests end with their call); Close releases the one file it keeps open, its request
+// counters.
 type Engine struct {
 	modelsDir, stagesDir string
 	log                  *slog.Logger
@@ -95,6 +98,19 @@ func NewEngine(opts Options) (*Engine, error) {
 		}
 	}
 	return e, nil
+}
+
+// LLM returns the configured chat model (config.yaml's llm, or Options.LLM), or nil; the gate
+// may use it to re-rank, under its own timeout and with its own fallback.
+func (e *Engine) LLM() Completer { return e.llm }
+
+// Close releases the Engine's open file. The Engine still works after Close, without
+// counting requests on disk.
+func (e *Engine) Close() error {
+	if e.disk != nil {
+		return e.disk.close()
+	}
+	return nil
 }
 
 // CacheErr says why there is no disk cache, or nil.
@@ -197,13 +213,13 @@ func (e *Engine) Transform(ctx context.Context, req Request) (Output, error) {
 		return out, nil
 	}
 	out.Applied = true
-	sum := sha256.Sum256([]byte(orig))
+	// Hash the text in place: converting 100 KB to []byte would copy it on every request.
+	sum := sha256.Sum256(unsafe.Slice(unsafe.StringData(orig), len(orig)))
 	base := chainKey(hex.EncodeToString(sum[:]), string(req.Content.Type))
 	type resolved struct {
 		stage   Stage
 		version string
 		err     error
-		key     string // the key if every stage before it succeeded
 	}
 	rs := make([]resolved, len(m.Stages))
 	key, resolvable := base, true
@@ -211,16 +227,15 @@ func (e *Engine) Transform(ctx context.Context, req Request) (Output, error) {
 		r := &rs[i]
 		r.stage, r.version, r.err = e.resolveStage(spec.Type)
 		key = e.stageKey(key, spec, r.version, req)
-		r.key = key
 		resolvable = resolvable && r.err == nil
 	}
-	cur := entry{Text: orig}
+	cur := entry{Text: orig, Base: orig}
 	allHit := false
 	// Keys depend only on the input and the stages, not on what the stages made, so a cached
 	// result of the last stage stands for the whole chain: one lookup on a repeated request.
 	if hit, ok := e.lookupQuiet("r-" + key); ok && resolvable {
 		e.hits.Add(1)
-		cur, allHit = hit, true
+		cur, allHit = withOriginal(hit, orig), true
 		for i, spec := range m.Stages {
 			sm := StageMetric{Name: spec.Type, CacheHit: true}
 			if i == 0 {
@@ -234,6 +249,7 @@ func (e *Engine) Transform(ctx context.Context, req Request) (Output, error) {
 	} else {
 		allHit = true
 		key = base
+		provisional := false // a stage's result is not to be cached, nor what follows from it
 		for i, spec := range m.Stages {
 			r := rs[i]
 			sm := StageMetric{Name: spec.Type, BytesIn: len(cur.Text)}
@@ -241,19 +257,21 @@ func (e *Engine) Transform(ctx context.Context, req Request) (Output, error) {
 			key = e.stageKey(key, spec, r.version, req)
 			if r.err == nil {
 				if hit, ok := e.lookup("r-" + key); ok {
-					cur, sm.CacheHit = hit, true
+					cur, sm.CacheHit = withOriginal(hit, orig), true
 				}
 			}
 			if !sm.CacheHit {
 				allHit = false
-				next, err := e.runStage(ctx, r.stage, r.err, spec, req, cur)
+				next, prov, err := e.runStage(ctx, r.stage, r.err, spec, req, cur)
 				if err != nil {
 					sm.Error = err.Error()
 					e.log.Warn("pipeline: stage failed; its input passes through", "model", m.Name, "stage", spec.Type, "bytes", len(cur.Text), "err", err)
 					key = chainKey(key, "failed") // what follows saw this stage's input, not its output
 				} else {
 					cur = next
-					e.store("r-"+key, cur)
+					if provisional = provisional || prov; !provisional {
+						e.store("r-"+key, cur, orig)
+					}
 				}
 			}
 			sm.BytesOut = len(cur.Text)
@@ -269,12 +287,15 @@ func (e *Engine) Transform(ctx context.Context, req Request) (Output, error) {
 	if len(cur.Sections) > 0 {
 		out.Ref = key[:32]
 		if _, ok := e.memo.get("d-" + out.Ref); !ok && (e.disk == nil || !e.disk.has("d-"+out.Ref)) {
-			e.store("d-"+out.Ref, entry{Text: orig, Sections: cur.Sections, Stages: m.StageNames()})
+			e.store("d-"+out.Ref, entry{Text: cur.Base, Base: cur.Base, Sections: cur.Sections, Stages: m.StageNames()}, "")
 		}
 		out.Text += footer(out.Text, out.Ref, cur.Sections, cur.Metadata["toc"] == true)
 	}
 	out.Metrics.BytesAfter = len(out.Text)
 	out.Metrics.CacheHit = allHit
+	if e.disk != nil {
+		e.disk.countRequest(allHit)
+	}
 	out.Metrics.Duration = time.Since(begin)
 	return out, nil
 }
@@ -305,20 +326,20 @@ func chainKey(parts ...string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// runStage runs one stage and checks its sections against the original.
-func (e *Engine) runStage(ctx context.Context, stage Stage, resolveErr error, spec StageSpec, req Request, cur entry) (entry, error) {
+// runStage runs one stage and checks its sections; provisional reports a result not to cache.
+func (e *Engine) runStage(ctx context.Context, stage Stage, resolveErr error, spec StageSpec, req Request, cur entry) (next entry, provisional bool, err error) {
 	if resolveErr != nil {
-		return cur, fmt.Errorf("%w: %v", ErrStageFailed, resolveErr)
+		return cur, false, fmt.Errorf("%w: %v", ErrStageFailed, resolveErr)
 	}
 	if err := ctx.Err(); err != nil {
-		return cur, err
+		return cur, false, err
 	}
 	cfg := spec.Config
 	if cfg == nil {
 		cfg = map[string]any{}
 	}
 	env := Env{
-		Original: req.Content.Text, Sections: cur.Sections, Config: cfg, LLM: e.llm, Project: req.Project,
+		Original: req.Content.Text, Sections: cur.Sections, Base: cur.Base, Config: cfg, LLM: e.llm, Project: req.Project,
 		Log: e.log.With("stage", spec.Type), Cache: e.kv(),
 	}
 	c := req.Content
@@ -331,15 +352,24 @@ func (e *Engine) runStage(ctx context.Context, stage Stage, resolveErr error, sp
 		if !errors.Is(err, ErrStageFailed) {
 			err = fmt.Errorf("%w: %s: %v", ErrStageFailed, spec.Type, err)
 		}
-		return cur, err
+		return cur, false, err
 	}
-	next := entry{Text: r.Text, Sections: cur.Sections, Metadata: cur.Metadata}
-	if r.Sections != nil {
-		if !inBounds(r.Sections, len(req.Content.Text)) {
-			return cur, fmt.Errorf("%w: %s made a section outside the content", ErrStageFailed, spec.Type)
+	next = entry{Text: r.Text, Sections: cur.Sections, Base: cur.Base, Metadata: cur.Metadata}
+	switch {
+	case r.Sections != nil:
+		base := r.Base
+		if base == "" {
+			base = c.Text
 		}
-		next.Sections = r.Sections
+		if !inBounds(r.Sections, len(base)) {
+			return cur, false, fmt.Errorf("%w: %s made a section outside its input", ErrStageFailed, spec.Type)
+		}
+		next.Sections, next.Base = r.Sections, base
 		assignIDs(next.Sections, "")
+	case r.Text != c.Text && cur.Sections != nil:
+		// The stage replaced the text: the sections would serve what it meant to replace.
+		e.log.Debug("pipeline: sections dropped: a later stage changed the text", "stage", spec.Type)
+		next.Sections, next.Base = nil, ""
 	}
 	if len(r.Metadata) > 0 {
 		next.Metadata = maps.Clone(cur.Metadata)
@@ -358,7 +388,7 @@ func (e *Engine) runStage(ctx context.Context, stage Stage, resolveErr error, sp
 		next.Metadata = maps.Clone(next.Metadata)
 		delete(next.Metadata, "toc")
 	}
-	return next, nil
+	return next, r.Provisional, nil
 }
 
 func inBounds(ss []Section, n int) bool {
@@ -401,10 +431,20 @@ func (e *Engine) lookupQuiet(key string) (entry, bool) {
 	return en, true
 }
 
-func (e *Engine) store(key string, en entry) {
+// withOriginal fills in an entry's Base when it is the original content.
+func withOriginal(en entry, orig string) entry {
+	if en.baseIsOriginal {
+		en.Base, en.baseIsOriginal = orig, false
+	}
+	return en
+}
+
+// store keeps en in memory and on disk; orig is the request's original content (see
+// encodeEntry), "" when en does not depend on it.
+func (e *Engine) store(key string, en entry, orig string) {
 	e.memo.put(key, en)
 	if e.disk != nil {
-		e.disk.Put(key, encodeEntry(en))
+		e.disk.Put(key, encodeEntry(en, orig))
 	}
 }
 
@@ -422,7 +462,9 @@ func (k engineKV) Get(key string) ([]byte, bool) {
 	return nil, false
 }
 
-func (k engineKV) Put(key string, value []byte) { k.e.store(k.name(key), entry{Text: string(value)}) }
+func (k engineKV) Put(key string, value []byte) {
+	k.e.store(k.name(key), entry{Text: string(value)}, "")
+}
 
 // footer is the drill-down text after a result with sections: the ref, how to read a section,
 // and, unless the text already is the table, the top-level sections.

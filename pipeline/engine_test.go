@@ -52,6 +52,7 @@ func (te *testEngine) reopen(tb testing.TB) *Engine {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	tb.Cleanup(func() { e.Close() })
 	return e
 }
 
@@ -169,7 +170,7 @@ func TestReadSectionErrorsSayWhatToDo(t *testing.T) {
 		t.Errorf("unknown ref: %v, want ErrUnknownRef saying to re-run the call", err)
 	}
 	_, err = te.ReadSection(context.Background(), out.Ref, "99.99")
-	if !errors.Is(err, ErrUnknownSection) || !strings.Contains(err.Error(), "the sections are 1, 2, 2.1") {
+	if !errors.Is(err, ErrUnknownSection) || !strings.Contains(err.Error(), "the sections are 1, 2, 3, 3.1") {
 		t.Errorf("unknown id: %v, want ErrUnknownSection listing the ids", err)
 	}
 }

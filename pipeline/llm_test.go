@@ -145,3 +145,30 @@ func TestSummarizeTreeWithLLM(t *testing.T) {
 		t.Errorf("after a restart the LLM was asked %d more times, want the summaries from the cache", got)
 	}
 }
+
+func TestLLMOutageIsNotCachedForever(t *testing.T) {
+	var down atomic.Bool
+	down.Store(true)
+	srv, _ := chatServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
+		if down.Load() {
+			http.Error(w, "no", http.StatusBadRequest) // not retried: fails at once
+			return
+		}
+		answer(w, "Title\nA summary from the model.")
+	})
+	te := newTestEngine(t)
+	writeFile(t, te.config+"/config.yaml", "llm: {url: "+srv.URL+"/v1, model: m}\n", 0o600)
+	e := te.reopen(t)
+	text := proseDoc(t)
+	if out := transform(t, e, "subindex", text); strings.Contains(out.Text, "A summary from the model.") {
+		t.Fatal("a summary while the LLM is down")
+	}
+	down.Store(false)
+	out := transform(t, e, "subindex", text)
+	if out.Metrics.CacheHit || !strings.Contains(out.Text, "A summary from the model.") {
+		t.Errorf("after the LLM came back: hit %v, text:\n%s\nwant the fallback not cached and the model's summaries", out.Metrics.CacheHit, out.Text)
+	}
+	if again := transform(t, e, "subindex", text); !again.Metrics.CacheHit {
+		t.Error("the LLM's result was not cached")
+	}
+}

@@ -38,6 +38,9 @@ func (m *memo) get(key string) (entry, bool) {
 
 func (m *memo) put(key string, e entry) {
 	size := len(e.Text) + countAll(e.Sections)*64 + 64
+	if e.Base != e.Text {
+		size += len(e.Base)
+	}
 	if size > m.cap/4 {
 		return
 	}

@@ -17,10 +17,6 @@ func paginate(ctx context.Context, c Content, env Env) (Result, error) {
 	if len(c.Text) <= size {
 		return Result{Text: c.Text}, nil
 	}
-	if c.Text != env.Original {
-		env.Log.Warn("pipeline: paginate runs only on the original content; passed through", "bytes", len(c.Text))
-		return Result{Text: c.Text}, nil
-	}
 	t := c.Text
 	cuts := cutPoints(t, 0, len(t), size, true)
 	pages := make([]Section, len(cuts))

@@ -199,25 +199,25 @@ func (e *Engine) Model(name string) (Model, error) {
 	e.mu.Lock()
 	lm, ok := e.models[name]
 	e.mu.Unlock()
-	if ok && lm.fp == fp {
+	if !ok || lm.fp != fp {
+		lm = &loadedModel{fp: fp}
+		data, fi, err := readConfigFile(path, schemas.MaxYAMLBytes)
+		if err != nil {
+			lm.err = &Error{Op: "load proxymodel", Path: path, Err: err}
+		} else {
+			lm.fp = fingerprintOf(fi)
+			lm.model, lm.err = ParseModel(path, data)
+		}
+		e.mu.Lock()
+		e.models[name] = lm
+		e.mu.Unlock()
+	}
+	if lm.err != nil {
 		return lm.model, lm.err
 	}
-	lm = &loadedModel{fp: fp}
-	data, fi, err := readConfigFile(path, schemas.MaxYAMLBytes)
-	switch {
-	case err != nil:
-		lm.err = &Error{Op: "load proxymodel", Path: path, Err: err}
-	default:
-		lm.fp = fingerprintOf(fi)
-		lm.model, lm.err = ParseModel(path, data)
-		if lm.err == nil {
-			lm.err = e.CheckModel(lm.model)
-		}
-	}
-	e.mu.Lock()
-	e.models[name] = lm
-	e.mu.Unlock()
-	return lm.model, lm.err
+	// Checked on every call, not cached with the file: a stage created, fixed or removed after
+	// the model was read counts at the next request.
+	return lm.model, e.CheckModel(lm.model)
 }
 
 func (e *Engine) unknownModel(name string) error {

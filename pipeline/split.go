@@ -6,6 +6,9 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unsafe"
+
+	"gopkg.in/yaml.v3"
 )
 
 // Format is the structure section-split detected in a piece of content.
@@ -47,13 +50,8 @@ func newSplitter(cfg map[string]any) splitter {
 }
 
 // sectionSplit is the section-split stage: it finds the structure of its input and returns the
-// input unchanged with sections. Its input must be the original (it runs first, or after stages
-// that do not change the text); otherwise it passes through.
+// input unchanged with sections.
 func sectionSplit(ctx context.Context, c Content, env Env) (Result, error) {
-	if c.Text != env.Original {
-		env.Log.Warn("pipeline: section-split runs only on the original content; passed through", "bytes", len(c.Text))
-		return Result{Text: c.Text}, nil
-	}
 	sp := newSplitter(env.Config)
 	f, sections := sp.split(ctx, c.Text)
 	return Result{Text: c.Text, Sections: sections, Metadata: map[string]any{"format": string(f)}}, ctx.Err()
@@ -61,13 +59,13 @@ func sectionSplit(ctx context.Context, c Content, env Env) (Result, error) {
 
 // split detects t's format and returns its section tree, normalized to tile t exactly.
 func (sp splitter) split(ctx context.Context, t string) (Format, []Section) {
-	f := Detect(t)
+	f, yamlRoot := detect(t)
 	var sections []Section
 	switch f {
 	case FormatJSON:
 		sections = sp.splitJSON(t)
 	case FormatYAML:
-		sections = sp.splitYAML(t)
+		sections = sp.splitYAML(t, yamlRoot)
 	case FormatMarkdown:
 		sections = sp.splitMarkdown(t)
 	case FormatGo, FormatPython, FormatTypeScript:
@@ -152,8 +150,15 @@ var (
 
 // Detect returns the format of t, judged from its content.
 func Detect(t string) Format {
-	if s := skipWS(t, 0); s < len(t) && (t[s] == '{' || t[s] == '[') && json.Valid([]byte(t)) {
-		return FormatJSON
+	f, _ := detect(t)
+	return f
+}
+
+// detect is Detect, also returning the parsed YAML document when it is YAML, so it is parsed
+// once.
+func detect(t string) (Format, *yaml.Node) {
+	if s := skipWS(t, 0); s < len(t) && (t[s] == '{' || t[s] == '[') && json.Valid(unsafe.Slice(unsafe.StringData(t), len(t))) {
+		return FormatJSON, nil
 	}
 	var goPkg bool
 	var goN, pyN, tsN, headings, lines, yamlish, yamlKeys, indented, blankRuns, letters, sentenceEnds int
@@ -183,19 +188,22 @@ func Detect(t string) Format {
 		}
 		prevBlank = false
 		lines++
-		switch {
-		case goPackage.MatchString(line):
-			goPkg = true
-		case goDecl.MatchString(line):
-			goN++
-		}
-		if pyDecl.MatchString(line) {
-			pyN++
-		}
-		if tsDecl.MatchString(line) {
-			tsN++
-		}
-		if mdHeading.MatchString(line) && !strings.HasPrefix(line, "#!") {
+		// Every declaration keyword is lower case and every heading starts with '#': one byte
+		// rules most lines out before any regular expression runs.
+		if c := line[0]; c >= 'a' && c <= 'z' {
+			switch {
+			case goPackage.MatchString(line):
+				goPkg = true
+			case goDecl.MatchString(line):
+				goN++
+			}
+			if pyDecl.MatchString(line) {
+				pyN++
+			}
+			if tsDecl.MatchString(line) {
+				tsN++
+			}
+		} else if c == '#' && mdHeading.MatchString(line) && !strings.HasPrefix(line, "#!") {
 			headings++
 		}
 		if line[0] == ' ' || line[0] == '\t' {
@@ -219,19 +227,24 @@ func Detect(t string) Format {
 	})
 	switch {
 	case goPkg && goN >= 1:
-		return FormatGo
+		return FormatGo, nil
 	case pyN >= 2 && pyN >= tsN:
-		return FormatPython
+		return FormatPython, nil
 	case tsN >= 2:
-		return FormatTypeScript
-	case lines >= 2 && yamlish*10 >= lines*6 && yamlKeys >= 1 && looksYAML(t):
-		return FormatYAML
-	case headings >= 1 && lines > 0:
-		return FormatMarkdown
-	case lines > 0 && sentenceEnds > 0 && letters*10 >= len(t)*6:
-		return FormatProse
+		return FormatTypeScript, nil
 	}
-	return FormatText
+	if lines >= 2 && yamlish*10 >= lines*6 && yamlKeys >= 1 {
+		if root := parseYAML(t); root != nil && len(root.Content) >= 2 {
+			return FormatYAML, root
+		}
+	}
+	switch {
+	case headings >= 1 && lines > 0:
+		return FormatMarkdown, nil
+	case lines > 0 && sentenceEnds > 0 && letters*10 >= len(t)*6:
+		return FormatProse, nil
+	}
+	return FormatText, nil
 }
 
 func fenceOf(trimmed string) string {
@@ -305,6 +318,10 @@ func (sp splitter) splitMarkdown(t string) []Section {
 		return out, j - i
 	}
 	sections, _ := build(0, 0)
+	if len(sections) == 1 && len(sections[0].Children) > 0 {
+		// One title heading over everything: its parts are the document's top level.
+		sections = sections[0].Children
+	}
 	if len(hs) > 0 && strings.TrimSpace(t[:hs[0].start]) != "" {
 		sections = append([]Section{{Start: 0, Title: "(before the first heading)", Kind: KindIntro}}, sections...)
 	}

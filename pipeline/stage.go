@@ -40,11 +40,14 @@ type Content struct {
 
 // Env is what a stage may use besides its input.
 type Env struct {
-	// Original is the content as it entered the pipeline, before any stage; sections are byte
-	// ranges of it.
+	// Original is the content as it entered the pipeline, before any stage.
 	Original string
-	// Sections are the sections earlier stages found, as byte ranges of Original, or nil.
+	// Sections are the sections earlier stages found, as byte ranges of Base, or nil.
 	Sections []Section
+	// Base is the text Sections index: the input of the stage that made them. It is Original
+	// unless a stage before that one changed the text (a redacting stage, say), and it is what
+	// read_section serves.
+	Base string
 	// Config is the stage's config from the proxymodel, never nil.
 	Config map[string]any
 	// Cache keeps values across requests and restarts by key, for stages that make expensive
@@ -60,10 +63,19 @@ type Env struct {
 
 // Result is what a stage gives back. A stage that only finds structure returns its input Text
 // unchanged with Sections set.
+//
+// Sections are byte ranges of the stage's input, or of Base when Base is set (a stage that
+// describes the sections it was given sets Base to Env.Base). A stage that returns no sections
+// keeps the earlier ones if it left the text unchanged; if it changed the text they are
+// dropped, since they would serve content the stage meant to replace.
 type Result struct {
 	Text     string
-	Sections []Section      // byte ranges of Env.Original; nil keeps the earlier stages' sections
+	Sections []Section
+	Base     string         // the text Sections index; "" means the stage's input
 	Metadata map[string]any // merged into the request's metadata, later stages winning
+	// Provisional marks a result made with a fallback worth retrying (the LLM did not answer):
+	// it is used but not cached, nor is anything the later stages make of it.
+	Provisional bool
 }
 
 // Stage transforms content. Run must return promptly when ctx is done. An error means the stage

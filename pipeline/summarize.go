@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 const (
@@ -16,6 +17,9 @@ const (
 	maxLLMSections       = 16   // sections summarized by the LLM per request
 	llmInputBytes        = 6000 // bytes of a section sent to the LLM
 	llmParallel          = 4
+	// llmSummaryBudget bounds the time one request spends on LLM summaries; what is not done
+	// by then keeps its structural summary.
+	llmSummaryBudget = 20 * time.Second
 )
 
 // summarizeTree is the summarize-tree stage: it replaces its input with a table of contents of
@@ -26,12 +30,10 @@ const (
 // pages its title, each cached by content hash; any LLM failure falls back to the structural
 // summary.
 func summarizeTree(ctx context.Context, c Content, env Env) (Result, error) {
-	t := env.Original
+	t := env.Base
 	sections := env.Sections
 	if len(sections) == 0 {
-		if c.Text != env.Original {
-			return Result{Text: c.Text}, nil
-		}
+		t = c.Text
 		_, sections = newSplitter(env.Config).split(ctx, t)
 		if len(sections) == 0 {
 			return Result{Text: c.Text}, nil
@@ -40,8 +42,9 @@ func summarizeTree(ctx context.Context, c Content, env Env) (Result, error) {
 	sections = cloneSections(sections)
 	assignIDs(sections, "")
 	summaries := map[string]string{}
+	provisional := false
 	if env.LLM != nil {
-		llmSummaries(ctx, t, sections, env, summaries)
+		provisional = llmSummaries(ctx, t, sections, env, summaries)
 	}
 	budget := max(configInt(env.Config, "budgetBytes", defaultSummaryBudget), 200)
 	head := header(t, sections)
@@ -61,7 +64,7 @@ func summarizeTree(ctx context.Context, c Content, env Env) (Result, error) {
 			break
 		}
 	}
-	return Result{Text: text, Sections: sections}, ctx.Err()
+	return Result{Text: text, Sections: sections, Base: t, Provisional: provisional}, ctx.Err()
 }
 
 // countTo counts the sections down to depth levels.
@@ -324,8 +327,11 @@ const llmSystem = "You index documents. For the text you are given, answer with 
 
 // llmSummaries asks the LLM for a title and summary of each top-level prose section, a few at a
 // time, each answer cached by the hash of what was asked. Sections it cannot do keep their
-// structural summary.
-func llmSummaries(ctx context.Context, t string, sections []Section, env Env, into map[string]string) {
+// structural summary. It reports whether a request failed (rather than being answered badly),
+// so the result is worth making again later.
+func llmSummaries(ctx context.Context, t string, sections []Section, env Env, into map[string]string) (failed bool) {
+	ctx, cancel := context.WithTimeout(ctx, llmSummaryBudget)
+	defer cancel()
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, llmParallel)
@@ -358,6 +364,9 @@ func llmSummaries(ctx context.Context, t string, sections []Section, env Env, in
 				a, err := env.LLM.Complete(ctx, llmSystem, prompt)
 				if err != nil {
 					env.Log.Warn("pipeline: LLM summary failed; using the structural summary", "section", s.ID, "err", err)
+					mu.Lock()
+					failed = true
+					mu.Unlock()
 					return
 				}
 				answer = a
@@ -382,6 +391,7 @@ func llmSummaries(ctx context.Context, t string, sections []Section, env Env, in
 		}()
 	}
 	wg.Wait()
+	return failed
 }
 
 // parseTitleSummary reads the LLM's two-line answer.

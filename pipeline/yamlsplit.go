@@ -11,12 +11,6 @@ import (
 // which bounds the parser's time and memory on hostile input.
 const maxYAMLSplit = 4 << 20
 
-// looksYAML reports whether t parses as a YAML mapping or sequence.
-func looksYAML(t string) bool {
-	root := parseYAML(t)
-	return root != nil && len(root.Content) >= 2
-}
-
 func parseYAML(t string) *yaml.Node {
 	if len(t) > maxYAMLSplit {
 		return nil
@@ -34,8 +28,7 @@ func parseYAML(t string) *yaml.Node {
 
 // splitYAML makes one section per top-level key or item, nesting into values larger than
 // maxBytes. Sections start at the start of their line, with the comment lines above.
-func (sp splitter) splitYAML(t string) []Section {
-	root := parseYAML(t)
+func (sp splitter) splitYAML(t string, root *yaml.Node) []Section {
 	if root == nil {
 		return nil
 	}
