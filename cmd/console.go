@@ -51,6 +51,7 @@ func runConsole(ctx context.Context, env Env, args []string) error {
 	// The program owns the terminal: the pipeline's diagnostics go nowhere.
 	if e, perr := pipeline.NewEngine(pipeline.Options{ConfigDir: filepath.Join(configHome(env), "mcpctl"),
 		CacheDir: filepath.Join(cacheHome(env), "mcpctl"), Logger: slog.New(slog.DiscardHandler), Getenv: env.Getenv}); perr == nil {
+		defer e.Close()
 		cfg.Pipeline = consolePipeline{e}
 	}
 	return tui.Run(ctx, cfg)

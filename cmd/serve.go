@@ -59,6 +59,7 @@ func runServe(ctx context.Context, env Env, args []string) error {
 		log.Error("bad pipeline configuration", "err", err)
 		return err
 	}
+	defer engine.Close()
 	return mcpserver.Run(ctx, mcpserver.Config{
 		Library:      lib,
 		Project:      project,

@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"os"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpctl/mcpctl/tui/traffic"
@@ -25,8 +25,8 @@ type observer struct {
 }
 
 func newObserver(cfg Config, log *slog.Logger) (*observer, error) {
-	o := &observer{log: log, trace: cfg.TraceContent,
-		session: fmt.Sprintf("%s-%d", time.Now().UTC().Format("20060102T150405"), os.Getpid())}
+	// A short id tells sessions apart in a table; the file name has the start time and pid.
+	o := &observer{log: log, trace: cfg.TraceContent, session: uuid.NewString()[:8]}
 	if cfg.Project != nil {
 		o.project = cfg.Project.Name
 	}
