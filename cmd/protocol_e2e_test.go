@@ -230,3 +230,55 @@ func TestCancelledRequestGetsNoResponse(t *testing.T) {
 		t.Errorf("logged wait %q, want the real wait", w)
 	}
 }
+
+// A restart starts from the view the last run kept: the first prompts/list is whole at once, an
+// unchanged library sends no list_changed, and a library changed in between is announced.
+func TestRestartServesTheKeptView(t *testing.T) {
+	lib := librarytest.New(t, 50)
+	env := testHome(t)
+	list := func(s *rawSession) string {
+		s.send(`{"jsonrpc":"2.0","id":1,"method":"prompts/list"}`)
+		resp, _ := s.until(1)
+		b, _ := json.Marshal(resp["result"])
+		return string(b)
+	}
+	s := serveRaw(t, env, "--library", lib.Dir)
+	s.initialize()
+	first := list(s)
+	s.stdin.Close()
+
+	s = serveRaw(t, env, "--library", lib.Dir)
+	s.initialize()
+	if got := list(s); got != first {
+		t.Errorf("after a restart prompts/list differs:\n%s\nwant\n%s", got, first)
+	}
+	s.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	s.send(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+	_, before := s.until(3)
+	for _, m := range before {
+		if method, _ := m["method"].(string); strings.HasSuffix(method, "list_changed") {
+			t.Errorf("got %s after a restart on an unchanged library", method)
+		}
+	}
+	eventually(t, 10*time.Second, "the server says it restored the kept view", func() bool {
+		return len(s.stderr.logLines(t, "library view restored")) > 0
+	})
+	s.stdin.Close()
+
+	lib.Exec(t, `INSERT INTO prompts (id, title, body, folder_id, icon, color, url, created_at, updated_at)
+		VALUES ('C0FFEE00-0000-4000-8000-000000000001', 'Added While Stopped', 'x', NULL, NULL, NULL, NULL, 1900000000, 1900000000)`)
+	// The first list is the kept view or already the library; when it is the kept view, the
+	// read that follows announces the change.
+	s = serveRaw(t, env, "--library", lib.Dir)
+	s.initialize()
+	if got := list(s); !strings.Contains(got, "added-while-stopped") {
+		for {
+			if m := s.next(); m["method"] == "notifications/prompts/list_changed" {
+				break
+			}
+		}
+		if got := list(s); !strings.Contains(got, "added-while-stopped") {
+			t.Errorf("after list_changed the list lacks the new prompt")
+		}
+	}
+}

@@ -129,6 +129,11 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 		server.WithInstructions(instructions),
 	)
 	s.view = newView(s.db, cfg.Project, s.log)
+	if cfg.Project == nil && cfg.CacheDir != "" {
+		// A project's session reads the library before it serves (its index is in the
+		// initialize instructions); a plain one starts from the view kept by its last run.
+		s.view.keep, s.view.keepDB = viewFile(cfg.CacheDir, cfg.Library.DB), cfg.Library.DB
+	}
 
 	tools := newReadTools(&s.core).tools()
 	w, err := newWriteTools(ctx, &s.core)

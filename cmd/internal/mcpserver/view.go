@@ -53,6 +53,11 @@ type view struct {
 	subs  []func(prev, next *snapshot)
 	ready chan struct{} // closed once the first load has been tried
 
+	// keep, when set, is the file the view is kept in between runs (persist.go); kept is when
+	// it was last written.
+	keep, keepDB string
+	kept         time.Time
+
 	// tocBytes, when set, sizes a prompt's table of contents under the content pipeline in
 	// force for briefings (0: none), so the gate can pack a big prompt as its contents.
 	tocBytes func(ctx context.Context, p promptlib.Prompt) int
@@ -148,6 +153,9 @@ func (v *view) start(ctx context.Context, wait bool) (stop func(), err error) {
 	changes, unsubscribe := v.db.Changes()
 	ctx, cancel := context.WithCancel(ctx)
 	var first error
+	if !wait && v.keep != "" {
+		v.restore()
+	}
 	if wait {
 		if first = v.reload(ctx); first != nil {
 			cancel()
@@ -165,7 +173,7 @@ func (v *view) start(ctx context.Context, wait bool) (stop func(), err error) {
 		var err error
 		if !wait {
 			err = v.reload(ctx)
-			close(v.ready)
+			v.markReady()
 		}
 		v.follow(ctx, changes, err)
 	}()
@@ -176,6 +184,48 @@ func (v *view) start(ctx context.Context, wait bool) (stop func(), err error) {
 			wg.Wait()
 		})
 	}, nil
+}
+
+// markReady closes ready once.
+func (v *view) markReady() {
+	select {
+	case <-v.ready:
+	default:
+		close(v.ready)
+	}
+}
+
+// restore serves the view kept by the last run, if any, until the first read of the library
+// replaces it: the first prompts/list of a restart is whole at once, whatever the library's size.
+func (v *view) restore() {
+	pv, err := loadView(v.keep, v.keepDB)
+	if err != nil {
+		v.log.Warn("library view: the kept view cannot be read; reading the library", "err", err)
+	}
+	if pv == nil {
+		return
+	}
+	snap := pv.restore()
+	prev := v.snap.Swap(snap)
+	for _, f := range v.subs {
+		f(prev, snap)
+	}
+	v.markReady()
+	v.log.Debug("library view restored", "prompts", len(snap.prompts))
+}
+
+// keepEvery bounds how often the view is written to its file: a burst of edits costs one write.
+const keepEvery = 10 * time.Second
+
+// save writes the view to its file after a read, at most every keepEvery.
+func (v *view) save(snap *snapshot) {
+	if v.keep == "" || time.Since(v.kept) < keepEvery {
+		return
+	}
+	v.kept = time.Now()
+	if err := saveView(v.keep, v.keepDB, snap); err != nil {
+		v.log.Warn("library view: not kept for the next start", "err", err)
+	}
 }
 
 // initialLoadWait bounds how long a request that needs the library waits for the first load.
@@ -308,6 +358,7 @@ func (v *view) reload(ctx context.Context) error {
 	for _, f := range v.subs {
 		f(prev, next)
 	}
+	v.save(next)
 	if fresh > bigReload {
 		// A big load leaves the heap far above what the view keeps; hand it back to the OS
 		// now rather than let a long-lived server sit on it.
