@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"testing"
@@ -25,9 +26,15 @@ func TestMain(m *testing.M) {
 		os.Exit(beUpstream(os.Getenv("MCPCTL_BE_UPSTREAM")))
 	}
 	if os.Getenv("MCPCTL_BE_MAIN") == "1" {
+		if path := os.Getenv("MCPCTL_TEST_CPUPROFILE"); path != "" { // to profile the server a benchmark drives
+			if f, err := os.Create(path); err == nil && pprof.StartCPUProfile(f) == nil {
+				defer pprof.StopCPUProfile()
+			}
+		}
 		ctx, stop := signalContext()
 		code := Main(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
 		stop()
+		pprof.StopCPUProfile() // os.Exit runs no deferred call
 		os.Exit(code)
 	}
 	code := m.Run()

@@ -64,11 +64,11 @@ func (c *core) pageOf(prompts []promptlib.Prompt, total, offset, limit int, with
 		if withContent {
 			item.Content = &p.Content
 		}
-		n := jsonSize(item)
+		n := itemSize(item)
 		if withContent && n > MaxResultBytes-size && len(res.Prompts) == 0 {
 			// One body alone passes the limit: list the prompt, and say where its content is.
 			item.Content, item.ContentOmitted = nil, true
-			n = jsonSize(item)
+			n = itemSize(item)
 		}
 		if size+n > MaxResultBytes {
 			break
@@ -80,6 +80,22 @@ func (c *core) pageOf(prompts []promptlib.Prompt, total, offset, limit int, with
 		res.NextOffset = &next
 	}
 	return res
+}
+
+// itemSize is an item's JSON size: measured when it carries a body, else a safe bound (every
+// character of its strings escaped to two bytes, plus the keys and fixed fields), which saves a
+// second encoding of every item of every page.
+func itemSize(item PromptItem) int {
+	if item.Content != nil {
+		return jsonSize(item)
+	}
+	n := 320 + 2*(len(item.ID)+len(item.Title)+len(item.Summary))
+	for _, s := range []*string{item.FolderID, item.Emoji, item.Color, item.URL} {
+		if s != nil {
+			n += 2 * len(*s)
+		}
+	}
+	return n
 }
 
 func jsonSize(v any) int {

@@ -373,20 +373,18 @@ type wireOut struct{ w *wire }
 func (o wireOut) Write(p []byte) (int, error) {
 	w := o.w
 	n := len(p)
-	var env envelope
-	if err := json.Unmarshal(p, &env); err != nil {
+	env, ok := scanEnvelope(p)
+	if !ok {
 		return n, w.write(p)
 	}
-	var method string
-	_ = json.Unmarshal(env.Method, &method)
-	if method != "" {
-		if len(env.ID) == 0 {
-			w.obs.notification(method, "out", len(p), bytes.TrimSpace(p))
+	if env.method != "" {
+		if len(env.id) == 0 {
+			w.obs.notification(env.method, "out", len(p), bytes.TrimSpace(p))
 		}
 		return n, w.write(p)
 	}
 	w.mu.Lock()
-	c := w.calls[string(env.ID)]
+	c := w.calls[string(env.id)]
 	if c != nil {
 		delete(w.calls, c.id)
 		delete(w.bySeq, c.seq)
@@ -403,15 +401,61 @@ func (o wireOut) Write(p []byte) (int, error) {
 		return n, nil
 	}
 	errCode, errMsg := 0, ""
-	if env.Error != nil {
-		errCode, errMsg = env.Error.Code, env.Error.Message
+	if env.err != nil {
+		errCode, errMsg = env.err.Code, env.err.Message
 		if msg, changed := rewriteError(errMsg); changed {
 			errMsg = msg
 			p = rewriteMessage(p, msg)
 		}
 	}
-	w.obs.response(c, len(p), errCode, errMsg, isErrorResult(env.Result), bytes.TrimSpace(p))
+	w.obs.response(c, len(p), errCode, errMsg, env.result && isErrorResult(p), bytes.TrimSpace(p))
 	return n, w.write(p)
+}
+
+// outEnvelope is what the wire needs of a message mcp-go writes.
+type outEnvelope struct {
+	id     json.RawMessage
+	method string
+	result bool
+	err    *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	}
+}
+
+// scanEnvelope reads a message's id, method and error without decoding its result: a result
+// can be a 100 KB tool answer, and the wire sees every one.
+func scanEnvelope(p []byte) (env outEnvelope, ok bool) {
+	dec := json.NewDecoder(bytes.NewReader(p))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return env, false
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return env, false
+		}
+		key, _ := t.(string)
+		switch key {
+		case "id":
+			err = dec.Decode(&env.id)
+		case "method":
+			err = dec.Decode(&env.method)
+		case "error":
+			err = dec.Decode(&env.err)
+		case "result":
+			// mcp-go writes jsonrpc and id first: nothing after the result is needed.
+			env.result = true
+			return env, len(env.id) > 0 || env.method != ""
+		default:
+			var skip json.RawMessage
+			err = dec.Decode(&skip)
+		}
+		if err != nil {
+			return env, false
+		}
+	}
+	return env, true
 }
 
 // rewriteMessage replaces the error message of a JSON-RPC error response.
@@ -433,13 +477,10 @@ func rewriteMessage(line []byte, msg string) []byte {
 	return append(out, '\n')
 }
 
-// isErrorResult reports whether a tool result says isError.
-func isErrorResult(result json.RawMessage) bool {
-	if len(result) == 0 || !bytes.Contains(result, []byte(`"isError"`)) {
-		return false
-	}
-	var r struct {
-		IsError bool `json:"isError"`
-	}
-	return json.Unmarshal(result, &r) == nil && r.IsError
+// isErrorResult reports whether a response's tool result says isError: true, without decoding
+// it. Inside a JSON string the quotes would be escaped, so the bytes can only be a key; a nested
+// object of an upstream's structured result that has the key too would count, and only the
+// traffic status would say error.
+func isErrorResult(msg []byte) bool {
+	return bytes.Contains(msg, []byte(`"isError":true`))
 }
