@@ -1,6 +1,10 @@
 package cmd
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -185,4 +189,74 @@ func TestAmbiguousProjectFolderRefused(t *testing.T) {
 	if code == 0 || !strings.Contains(errOut, "F1000000-0000-4000-8000-000000000002") || !strings.Contains(errOut, "F1000000-0000-4000-8000-000000000003") {
 		t.Errorf("serve: exit %d, %s", code, errOut)
 	}
+}
+
+// A link planted at the search index's predictable path, pointing at the served prompts.db, is
+// removed, never followed: the app's database gains no table, and search still works.
+func TestPlantedSearchIndexLink(t *testing.T) {
+	lib := librarytest.New(t, 20)
+	lib.Writer.Close()
+	env := testHome(t)
+	cache := envValue(env, "XDG_CACHE_HOME")
+	sum := sha256.Sum256([]byte(lib.DB))
+	planted := filepath.Join(cache, "mcpctl", "search", hex.EncodeToString(sum[:12])+".db")
+	if err := os.MkdirAll(filepath.Dir(planted), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(lib.DB, planted); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(lib.DB)
+	s := serve(t, env, "--library", lib.Dir)
+	var found mcpserver.PromptsResult
+	s.call(t, "search_prompts", map[string]any{"query": "reviewer"}, &found)
+	if found.Total != 20 {
+		t.Errorf("search found %d of 20", found.Total)
+	}
+	s.Close()
+	s.cmd.Wait()
+	after, _ := os.ReadFile(lib.DB)
+	if !bytes.Equal(before, after) {
+		t.Error("prompts.db changed")
+	}
+	if fi, err := os.Lstat(planted); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		t.Error("the planted link is still there")
+	}
+	for _, suffix := range []string{"-wal", "-shm"} {
+		if data, err := os.ReadFile(lib.DB + suffix); err == nil && bytes.Contains(data, []byte("CREATE VIRTUAL TABLE")) {
+			t.Errorf("prompts.db%s holds the index's tables", suffix)
+		}
+	}
+}
+
+// One operation id dropped twice, in lower and upper case, is applied once.
+func TestMixedCaseOperationAppliedOnce(t *testing.T) {
+	dir := standaloneLib(t)
+	q := filepath.Join(dir, queue.QueueName)
+	id := "6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b"
+	for _, spelled := range []string{id, strings.ToUpper(id)} {
+		op := fmt.Sprintf(`{"id":%q,"operation":"create_prompt","timestamp":"2026-01-01T00:00:00.000Z","data":{"title":"Once Only","content":"x"}}`, spelled)
+		if err := os.WriteFile(filepath.Join(q, spelled+".json"), []byte(op), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := serve(t, testHome(t), "--library", dir)
+	var page mcpserver.PromptsResult
+	eventually(t, 20e9, "both files are processed", func() bool {
+		entries, _ := os.ReadDir(filepath.Join(q, "processed"))
+		return len(entries) == 2
+	})
+	s.call(t, "search_prompts", map[string]any{"query": "once only"}, &page)
+	if page.Total != 1 {
+		t.Errorf("the operation was applied %d times, want once", page.Total)
+	}
+}
+
+func envValue(env []string, key string) string {
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, key+"="); ok {
+			return v
+		}
+	}
+	return ""
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpctl/mcpctl/cmd/internal/mcpserver"
+	"github.com/mcpctl/mcpctl/tui/traffic"
 )
 
 // beUpstream makes the test binary a small upstream MCP server named name: the project's own
@@ -351,6 +352,29 @@ func TestUpstreamResultThroughThePipeline(t *testing.T) {
 		t.Errorf("the top-level sections joined give %d bytes, want the original %d exactly", joined.Len(), len(original))
 	}
 	s.callError(t, "read_section", map[string]any{"ref": table.Ref, "section": "no-such-section"}, "INVALID_INPUT")
+
+	// The same result again is a cache hit, and its traffic event says so.
+	if _, err := callTool(context.Background(), s.Client, "db__big", map[string]any{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s.cmd.Wait()
+	files, _ := filepath.Glob(filepath.Join(traffic.Dir(filepath.Join(envValue(env, "HOME"), ".local", "state")), "*.jsonl"))
+	var hits []bool
+	for _, f := range files {
+		events, _ := traffic.ReadFile(f)
+		for _, e := range events {
+			if e.Kind == traffic.KindResponse && e.Name == "db__big" && e.Pipeline != nil {
+				hits = append(hits, e.Pipeline.CacheHit)
+				if e.Pipeline.Model != "subindex" || e.Pipeline.BytesBefore != len(original) || e.Pipeline.BytesAfter >= 8<<10 {
+					t.Errorf("pipeline event: %+v", e.Pipeline)
+				}
+			}
+		}
+	}
+	if len(hits) != 2 || hits[0] || !hits[1] {
+		t.Errorf("db__big's pipeline cache hits: %v, want a miss then a hit", hits)
+	}
 }
 
 func slicesContains(list []string, s string) bool {
