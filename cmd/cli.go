@@ -6,7 +6,6 @@ import (
 
 	"github.com/mcpctl/mcpctl/dbread"
 	"github.com/mcpctl/mcpctl/gate"
-	"github.com/mcpctl/mcpctl/promptlib"
 )
 
 // projectIndexes builds each project's prompt index from one read of the library.
@@ -16,7 +15,7 @@ func projectIndexes(ctx context.Context, env Env, lf *libraryFlags, projects []g
 		return nil, err
 	}
 	defer db.Close()
-	lib, err := readLibrary(ctx, db)
+	lib, err := db.Library(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -63,21 +62,3 @@ func orDash(s string) string {
 }
 
 func indentBlock(s string) string { return "    " + strings.ReplaceAll(s, "\n", "\n    ") }
-
-// readLibrary reads the whole library, bodies included: what the one-shot project commands
-// build a project's index from.
-func readLibrary(ctx context.Context, db *dbread.DB) (promptlib.Library, error) {
-	infos, err := db.Folders(ctx)
-	if err != nil {
-		return promptlib.Library{}, err
-	}
-	prompts, err := db.AllPrompts(ctx)
-	if err != nil {
-		return promptlib.Library{}, err
-	}
-	folders := make([]promptlib.Folder, len(infos))
-	for i, f := range infos {
-		folders[i] = f.Folder
-	}
-	return promptlib.Library{Folders: folders, Prompts: prompts}, nil
-}

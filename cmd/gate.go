@@ -33,7 +33,7 @@ func runGate(ctx context.Context, env Env, args []string) error {
 		return err
 	}
 	defer db.Close()
-	lib, err := readLibrary(ctx, db)
+	lib, err := db.Library(ctx)
 	if err != nil {
 		return err
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/mcpctl/mcpctl/dbread"
 	"github.com/mcpctl/mcpctl/promptlib"
 )
 
@@ -102,7 +101,7 @@ func (s *gateScreen) preview() tea.Cmd {
 	return func() tea.Msg {
 		m := gateMsg{project: project, tags: tags}
 		if v := db.Version(); lib == nil || v != version {
-			l, err := snapshot(context.Background(), db)
+			l, err := db.Library(context.Background())
 			if err != nil {
 				m.err = err
 				return m
@@ -113,23 +112,6 @@ func (s *gateScreen) preview() tea.Cmd {
 		m.view, m.err = previewGate(*lib, dir, project, strings.Fields(tags))
 		return m
 	}
-}
-
-// snapshot reads the whole library, as the server's gate does.
-func snapshot(ctx context.Context, db *dbread.DB) (promptlib.Library, error) {
-	infos, err := db.Folders(ctx)
-	if err != nil {
-		return promptlib.Library{}, err
-	}
-	prompts, err := db.AllPrompts(ctx)
-	if err != nil {
-		return promptlib.Library{}, err
-	}
-	folders := make([]promptlib.Folder, len(infos))
-	for i, f := range infos {
-		folders[i] = f.Folder
-	}
-	return promptlib.Library{Folders: folders, Prompts: prompts}, nil
 }
 
 func (s *gateScreen) update(msg tea.Msg) tea.Cmd {
