@@ -153,9 +153,6 @@ func (v *view) start(ctx context.Context, wait bool) (stop func(), err error) {
 	changes, unsubscribe := v.db.Changes()
 	ctx, cancel := context.WithCancel(ctx)
 	var first error
-	if !wait && v.keep != "" {
-		v.restore()
-	}
 	if wait {
 		if first = v.reload(ctx); first != nil {
 			cancel()
@@ -172,6 +169,9 @@ func (v *view) start(ctx context.Context, wait bool) (stop func(), err error) {
 		defer unsubscribe()
 		var err error
 		if !wait {
+			if v.keep != "" {
+				v.restore() // off the serving path: initialize never waits for it
+			}
 			err = v.reload(ctx)
 			v.markReady()
 		}
