@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -247,6 +248,9 @@ func (u *upstreams) getPrompt(ctx context.Context, req mcp.GetPromptRequest) (*m
 	return res, nil
 }
 
+// linkTimeout bounds how long delivering a linked prompt waits for its upstream resource.
+const linkTimeout = 5 * time.Second
+
 // readLinked fetches a linked prompt's content (its url is mcp+{server}:{resource-uri}) from the
 // upstream resource. ok is false when the url is no link; a link that cannot be read is dead,
 // and err says why.
@@ -262,6 +266,10 @@ func (u *upstreams) readLinked(ctx context.Context, url string) (text string, ok
 	if u == nil || u.sup.Server(name) == nil {
 		return "", true, errors.New("the project has no server " + name)
 	}
+	// A server still starting is waited for, but a briefing or a prompt is not held up for
+	// long by one link.
+	ctx, cancel := context.WithTimeout(ctx, linkTimeout)
+	defer cancel()
 	res, err := u.sup.Server(name).ReadResource(ctx, uri)
 	if err != nil {
 		return "", true, err
