@@ -403,6 +403,9 @@ func renderPrompt(k string, p promptlib.Prompt, w int, st styles) tea.Cmd {
 		}
 		if st.color {
 			text = placeholderRE.ReplaceAllStringFunc(text, func(m string) string { return st.placeholder.Render(m) })
+		} else {
+			// Without color (NO_COLOR) no style shows: the marks stand in for the highlight.
+			text = placeholderRE.ReplaceAllStringFunc(text, func(m string) string { return "«" + m + "»" })
 		}
 		return renderedMsg{key: k, text: text + more}
 	}
