@@ -21,35 +21,11 @@ func benchSizes(b *testing.B) []int {
 	return []int{1_000, 10_000, 100_000}
 }
 
-// benchFixture returns the path of a library of n sample prompts (promptlib.Sample(n, 1)),
-// generated once and kept under os.TempDir() keyed by size: building 100k takes seconds. The
-// reader never writes it, so read benchmarks open it in place.
+// benchFixture is the database of a cached library of n sample prompts; the reader never
+// writes it, so read benchmarks open it in place.
 func benchFixture(b *testing.B, n int) string {
 	b.Helper()
-	path := filepath.Join(os.TempDir(), fmt.Sprintf("mcpctl-bench-%d.db", n))
-	if _, err := os.Stat(path); err == nil {
-		return path
-	}
-	tmp := path + fmt.Sprintf(".%d.tmp", os.Getpid())
-	w, err := librarytest.OpenWriter(tmp)
-	if err != nil {
-		b.Fatal(err)
-	}
-	err = promptlib.Create(context.Background(), w, promptlib.Sample(n, 1))
-	if err == nil {
-		_, err = w.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
-	}
-	if cerr := w.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		b.Fatal(err)
-	}
-	return path
+	return filepath.Join(librarytest.Cached(b, n), "prompts.db")
 }
 
 // benchCopy copies the fixture into a temp dir, for benchmarks that write the library.

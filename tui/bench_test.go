@@ -3,7 +3,6 @@ package tui
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -16,44 +15,11 @@ import (
 	"github.com/mcpctl/mcpctl/tui/traffic"
 )
 
-// benchLibrary returns a library directory of n sample prompts (promptlib.Sample(n, 1)), made
-// once and kept under os.TempDir(): building 10k takes seconds. The console never writes it.
-func benchLibrary(b *testing.B, n int) string {
-	b.Helper()
-	dir := filepath.Join(os.TempDir(), fmt.Sprintf("mcpctl-tui-bench-%d", n))
-	if _, err := os.Stat(filepath.Join(dir, "prompts.db")); err == nil {
-		return dir
-	}
-	tmp := dir + fmt.Sprintf(".%d.tmp", os.Getpid())
-	if err := os.MkdirAll(tmp, 0o700); err != nil {
-		b.Fatal(err)
-	}
-	w, err := librarytest.OpenWriter(filepath.Join(tmp, "prompts.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	err = promptlib.Create(context.Background(), w, promptlib.Sample(n, 1))
-	if err == nil {
-		_, err = w.Exec("PRAGMA wal_checkpoint(TRUNCATE)")
-	}
-	if cerr := w.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, dir)
-	}
-	if err != nil {
-		os.RemoveAll(tmp)
-		b.Fatal(err)
-	}
-	return dir
-}
-
 // benchModel is a console on a library of n prompts with the Library screen loaded and 5,000
 // traffic events on the Traffic screen.
 func benchModel(b *testing.B, n int) *Model {
 	b.Helper()
-	dir := benchLibrary(b, n)
+	dir := librarytest.Cached(b, n)
 	db, err := dbread.Open(context.Background(), filepath.Join(dir, "prompts.db"), dbread.Options{})
 	if err != nil {
 		b.Fatal(err)
