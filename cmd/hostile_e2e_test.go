@@ -260,3 +260,20 @@ func envValue(env []string, key string) string {
 	}
 	return ""
 }
+
+// A project whose folder is renamed in the app keeps its folder: the session follows it by id.
+func TestProjectFollowsItsRenamedFolder(t *testing.T) {
+	lib := projectLibrary(t)
+	env := testHome(t)
+	writeProject(t, env, "web", "folder: Web App\ngated: false\n")
+	s := serve(t, env, "--library", lib.Dir, "--project", "web")
+	lib.Exec(t, `UPDATE folders SET name = 'Web Application', updated_at = 1900000000 WHERE id = 'F0000000-0000-4000-8000-000000000001'`)
+	eventually(t, 20e9, "the session follows the folder by id", func() bool {
+		return len(s.stderr.logLines(t, "project folder renamed or moved; following it by id")) > 0
+	})
+	var page mcpserver.PromptsResult
+	s.call(t, "list_prompts", map[string]any{}, &page)
+	if page.Total != 4 {
+		t.Errorf("after the rename the project lists %d prompts, want its 4", page.Total)
+	}
+}
