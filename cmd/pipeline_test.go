@@ -189,11 +189,11 @@ func TestProxymodelCommands(t *testing.T) {
 	}
 
 	code, out, stderr = run(t, vars, "create", "stage", "shout")
-	if code != 0 {
-		t.Fatalf("create stage: exit %d, %s", code, stderr)
+	if code != 0 || !strings.Contains(out+stderr, "shout") {
+		t.Fatalf("create stage: exit %d, %s%s", code, out, stderr)
 	}
-	if code, out, _ = run(t, vars, "create", "stage", "py1", "--lang", "python"); code != 0 {
-		t.Fatalf("create stage --lang python: exit %d", code)
+	if code, out, stderr = run(t, vars, "create", "stage", "py1", "--lang", "python"); code != 0 || !strings.Contains(out+stderr, "py1") {
+		t.Fatalf("create stage --lang python: exit %d, %s%s", code, out, stderr)
 	}
 	if code, _, _ = run(t, vars, "create", "stage", "paginate"); code != 2 {
 		t.Errorf("create stage named like a built-in: exit %d, want 2", code)

@@ -45,8 +45,14 @@ func TestServeWritesTraffic(t *testing.T) {
 				if e.Session == "" || e.TS.IsZero() {
 					t.Errorf("event without session or time: %+v", e)
 				}
-				if (len(e.Payload) > 0) != traced && e.Kind != traffic.KindResponse {
-					t.Errorf("traced=%v but event %s %s has payload %q", traced, e.Kind, e.Method, e.Payload)
+				if !traced && len(e.Payload) > 0 {
+					t.Errorf("untraced, but event %s %s carries a payload %q", e.Kind, e.Method, e.Payload)
+				}
+				if traced && e.Kind != traffic.KindResponse && len(e.Payload) == 0 {
+					t.Errorf("traced, but event %s %s carries no payload", e.Kind, e.Method)
+				}
+				if traced && e.Kind == traffic.KindResponse && e.Method == "tools/call" && len(e.Payload) == 0 {
+					t.Errorf("traced, but the response to %s carries no payload", e.Name)
 				}
 			}
 			for _, want := range []string{"request initialize", "response initialize", "notification notifications/initialized", "request tools/call", "response tools/call"} {

@@ -54,13 +54,6 @@ type termFreq struct {
 	f    [fieldBody]uint8 // title, chapters, summary, folder
 }
 
-func (tf termFreq) in(field int) int {
-	if field == fieldBody {
-		return int(tf.body)
-	}
-	return int(tf.f[field])
-}
-
 // NewDoc computes the gate's view of a prompt: name as given (promptlib.Names over the prompts
 // the project sees), folderPath as FolderPaths gives it. It keeps copies, never a reference into
 // p.Content. It is safe to call concurrently.

@@ -56,10 +56,7 @@ func Explain(ix *Index, tags []string, budget, limit int, sent map[string]bool) 
 		outcome[ix.entries[i].ID] = OutcomeAlready
 	}
 	boost := map[int]float64{}
-	var order []int
-	for _, i := range r.critical {
-		order = append(order, i)
-	}
+	order := append([]int(nil), r.critical...)
 	for _, c := range r.cands {
 		boost[c.i] = c.order - c.rel
 		order = append(order, c.i)

@@ -70,7 +70,7 @@ func TestLLMClient(t *testing.T) {
 		}, "third time", 3},
 		{"gives up after three", func(int, http.ResponseWriter, *http.Request) {}, "", 0},
 		{"does not retry 400", func(_ int, w http.ResponseWriter, _ *http.Request) { http.Error(w, "no", 400) }, "400 Bad Request", 1},
-		{"bad key", func(_ int, w http.ResponseWriter, _ *http.Request) { http.Error(w, "no", 401) }, "check the key in $TEST_KEY", 1},
+		{"bad key", func(_ int, w http.ResponseWriter, _ *http.Request) { http.Error(w, "no", http.StatusUnauthorized) }, "check the key in $TEST_KEY", 1},
 		{"garbage", func(_ int, w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, "<html>not json") }, "did not answer as an OpenAI-compatible chat completion", 1},
 		{"no choices", func(_ int, w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, `{"choices": []}`) }, "did not answer", 1},
 		{"slow", func(_ int, w http.ResponseWriter, r *http.Request) {
@@ -84,7 +84,9 @@ func TestLLMClient(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			reply := tc.reply
 			if tc.name == "gives up after three" {
-				reply = func(_ int, w http.ResponseWriter, _ *http.Request) { http.Error(w, "down", 503) }
+				reply = func(_ int, w http.ResponseWriter, _ *http.Request) {
+					http.Error(w, "down", http.StatusServiceUnavailable)
+				}
 				tc.want, tc.requests = "503", 3
 			}
 			srv, n := chatServer(t, reply)

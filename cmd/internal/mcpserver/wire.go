@@ -132,17 +132,11 @@ func (w *wire) refuseOversized(head []byte, size int) {
 		"Send large content in smaller pieces", size, MaxMessageBytes))
 }
 
-// envelope is what the wire reads of a message.
+// envelope is what the wire reads of a client's message.
 type envelope struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Method  json.RawMessage `json:"method"`
-	Params  json.RawMessage `json:"params"`
-	Result  json.RawMessage `json:"result"`
-	Error   *struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-	} `json:"error"`
+	ID     json.RawMessage `json:"id"`
+	Method json.RawMessage `json:"method"`
+	Params json.RawMessage `json:"params"`
 }
 
 // validID reports whether a JSON-RPC id is a string or a number.
