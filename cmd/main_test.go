@@ -6,10 +6,13 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -30,6 +33,9 @@ func TestMain(m *testing.M) {
 			if f, err := os.Create(path); err == nil && pprof.StartCPUProfile(f) == nil {
 				defer pprof.StopCPUProfile()
 			}
+		}
+		if path := os.Getenv("MCPCTL_TEST_HEAPPROFILE"); path != "" { // what the server holds, on SIGUSR1
+			profileHeapOnSignal(path)
 		}
 		ctx, stop := signalContext()
 		code := Main(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
@@ -268,4 +274,20 @@ func eventually(tb testing.TB, deadline time.Duration, what string, cond func() 
 			tb.Fatalf("timed out after %s waiting until %s", deadline, what)
 		}
 	}
+}
+
+// profileHeapOnSignal writes the live heap to path each time the process gets SIGUSR1, so a
+// benchmark or a script can see what a running server holds.
+func profileHeapOnSignal(path string) {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGUSR1)
+	go func() {
+		for range sigs {
+			if f, err := os.Create(path); err == nil {
+				runtime.GC()
+				pprof.WriteHeapProfile(f)
+				f.Close()
+			}
+		}
+	}()
 }

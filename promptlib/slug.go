@@ -1,6 +1,7 @@
 package promptlib
 
 import (
+	"sort"
 	"strings"
 	"unicode"
 
@@ -39,26 +40,44 @@ func Slug(title string) string {
 // the first four characters of its lower-cased id. The prompt that sorts first by id keeps the
 // bare slug, so names do not depend on listing order.
 func Names(prompts []Prompt) map[string]string {
-	byslug := make(map[string][]Prompt, len(prompts))
-	for _, p := range prompts {
-		s := Slug(p.Title)
-		byslug[s] = append(byslug[s], p)
+	names := NameEach(len(prompts), func(i int) (string, string) { return prompts[i].ID, prompts[i].Title })
+	byID := make(map[string]string, len(prompts))
+	for i, p := range prompts {
+		byID[p.ID] = names[i]
 	}
-	names := make(map[string]string, len(prompts))
-	for s, ps := range byslug {
-		first := ps[0]
-		for _, p := range ps[1:] {
-			if strings.ToLower(p.ID) < strings.ToLower(first.ID) {
-				first = p
-			}
+	return byID
+}
+
+// NameEach is Names for n prompts given by their id and title, the names in the same order: a
+// server naming 100k prompts need not make a Prompt and a map entry of each.
+func NameEach(n int, prompt func(i int) (id, title string)) []string {
+	names := make([]string, n)
+	order := make([]int32, n)
+	for i := range n {
+		_, title := prompt(i)
+		names[i], order[i] = Slug(title), int32(i)
+	}
+	// Equal slugs fall together, the one whose id sorts first ahead of the others.
+	sort.Slice(order, func(a, b int) bool {
+		i, j := order[a], order[b]
+		if names[i] != names[j] {
+			return names[i] < names[j]
 		}
-		for _, p := range ps {
-			if p.ID == first.ID {
-				names[p.ID] = s
-			} else {
-				names[p.ID] = s + "-" + strings.ToLower(p.ID[:4])
-			}
+		idi, _ := prompt(int(i))
+		idj, _ := prompt(int(j))
+		return Key(idi) < Key(idj)
+	})
+	for k := 0; k < n; {
+		slug := names[order[k]]
+		m := k + 1
+		for m < n && names[order[m]] == slug {
+			m++
 		}
+		for _, i := range order[k+1 : m] {
+			id, _ := prompt(int(i))
+			names[i] = slug + "-" + strings.ToLower(id[:min(4, len(id))])
+		}
+		k = m
 	}
 	return names
 }

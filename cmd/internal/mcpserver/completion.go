@@ -42,8 +42,9 @@ func (c idCompleter) CompleteResourceArgument(_ context.Context, uri string, arg
 	}
 	switch uri {
 	case promptURITemplate:
-		for i, p := range snap.prompts {
-			add(p.id, i, rankMatch(typed, p.id, p.name, p.lowerTitle))
+		for i := range snap.prompts.len() {
+			p := snap.prompts.at(i)
+			add(p.id, i, rankMatch(typed, p.id, p.name, strings.ToLower(p.title)))
 		}
 	case folderURITemplate:
 		for i, f := range snap.folders {

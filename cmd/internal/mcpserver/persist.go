@@ -3,20 +3,19 @@ package mcpserver
 import (
 	"bufio"
 	"crypto/sha256"
-	"encoding/gob"
+	"encoding/binary"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
-	"github.com/mcpctl/mcpctl/dbread"
-	"github.com/mcpctl/mcpctl/promptlib"
+	"github.com/mcpctl/mcpctl/gate"
 )
 
 // A cold start at 100k prompts reads every body before the first prompts/list could be whole
@@ -24,27 +23,20 @@ import (
 // file beside the search index, so a restart serves the last known library at once; the first
 // read of the library then replaces it, and list_changed tells the client if anything differed.
 
-// persistVersion changes whenever persistedView does, so an old file is ignored, not misread.
-const persistVersion = 1
+// persistVersion changes whenever the file's layout does, so an old file is ignored, not
+// misread.
+const persistVersion = 2
 
-type persistedView struct {
-	Version int
-	DB      string // the library it was made from
-	Folders []dbread.FolderInfo
-	Prompts []persistedPrompt
-}
+// viewMagic starts every kept view.
+const viewMagic = "mcpctl-view\n"
 
-type persistedPrompt struct {
-	ID, Name, Title, FolderID, Summary string
-	Bytes                              int
-	Args                               []promptlib.Placeholder // names, required flags, defaults
-	ArgDescs                           []string                // as prompts/list describes them
-}
+// recSize is a promptRec's size in the file.
+const recSize = 36
 
 // viewFile is where the view of the library at db is kept, under the cache directory.
 func viewFile(cacheDir, db string) string {
 	sum := sha256.Sum256([]byte(db))
-	return filepath.Join(cacheDir, "view", hex.EncodeToString(sum[:12])+".gob")
+	return filepath.Join(cacheDir, "view", hex.EncodeToString(sum[:12])+".view")
 }
 
 // saveView writes the snapshot atomically (temp file, sync, rename) into a directory only this
@@ -57,25 +49,12 @@ func saveView(path, db string, snap *snapshot) error {
 	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() || fi.Mode().Perm()&0o022 != 0 {
 		return fmt.Errorf("mcpserver: %s is not a private directory; the view is not kept", dir)
 	}
-	pv := persistedView{Version: persistVersion, DB: db, Folders: snap.all, Prompts: make([]persistedPrompt, len(snap.prompts))}
-	for i, p := range snap.prompts {
-		pp := persistedPrompt{ID: p.id, Name: p.name, Title: p.title, FolderID: p.folderID, Summary: p.summary, Bytes: p.bytes, Args: p.args}
-		for _, a := range p.prompt.Arguments {
-			pp.ArgDescs = append(pp.ArgDescs, a.Description)
-		}
-		pv.Prompts[i] = pp
-	}
 	tmp, err := os.CreateTemp(dir, ".view-*")
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	w := bufio.NewWriter(tmp)
-	if err := gob.NewEncoder(w).Encode(pv); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := w.Flush(); err != nil {
+	if _, err := tmp.Write(encodeView(db, snap)); err != nil {
 		tmp.Close()
 		return err
 	}
@@ -89,9 +68,55 @@ func saveView(path, db string, snap *snapshot) error {
 	return os.Rename(tmp.Name(), path)
 }
 
-// loadView reads a kept view of the library at db; a missing, foreign or outdated file is
-// (nil, nil).
-func loadView(path, db string) (*persistedView, error) {
+// The file is the snapshot's table as it lies in memory, so a restart at 100k prompts reads it
+// back in milliseconds: the magic and version, then the library path and the folders as JSON,
+// then the table: its text, its records (recSize bytes each), its index by id (4 bytes each)
+// and its two string lists (text, count, ends). Strings are a uvarint length and the bytes,
+// counts a uvarint, numbers little endian.
+
+func encodeView(db string, snap *snapshot) []byte {
+	t := &snap.prompts
+	folders, _ := json.Marshal(snap.all) // plain data: cannot fail
+	b := make([]byte, 0, len(viewMagic)+len(t.text)+(recSize+4)*len(t.recs)+len(folders)+len(t.argSets.text)+1024)
+	le := binary.LittleEndian
+	b = append(b, viewMagic...)
+	b = binary.AppendUvarint(b, persistVersion)
+	appendString := func(s string) {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	appendString(db)
+	appendString(string(folders))
+	appendString(t.text)
+	b = binary.AppendUvarint(b, uint64(len(t.recs)))
+	for _, r := range t.recs {
+		b = le.AppendUint32(b, r.off)
+		b = le.AppendUint32(b, r.title)
+		b = le.AppendUint16(b, r.id)
+		b = le.AppendUint16(b, r.name)
+		b = le.AppendUint16(b, r.summary)
+		b = le.AppendUint16(b, 0)
+		b = le.AppendUint32(b, r.folder)
+		b = le.AppendUint32(b, r.args)
+		b = le.AppendUint32(b, r.bytes)
+		b = le.AppendUint64(b, r.hash)
+	}
+	for _, i := range t.byID {
+		b = le.AppendUint32(b, uint32(i))
+	}
+	for _, l := range []*stringList{&t.folders, &t.argSets} {
+		appendString(l.text)
+		b = binary.AppendUvarint(b, uint64(len(l.ends)))
+		for _, e := range l.ends {
+			b = le.AppendUint32(b, e)
+		}
+	}
+	return b
+}
+
+// loadView reads a kept view of the library at db; a missing, foreign, outdated or damaged file
+// is (nil, nil): the first read of the library rebuilds it.
+func loadView(path, db string) (*snapshot, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -100,49 +125,157 @@ func loadView(path, db string) (*persistedView, error) {
 		return nil, err
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("mcpserver: %s is not a regular file", path)
 	}
-	var pv persistedView
-	if err := gob.NewDecoder(bufio.NewReader(f)).Decode(&pv); err != nil {
-		return nil, nil // torn or from another version: the first read rebuilds it
-	}
-	if pv.Version != persistVersion || pv.DB != db {
-		return nil, nil
-	}
-	return &pv, nil
+	return decodeView(bufio.NewReaderSize(f, 1<<16), fi.Size(), db), nil
 }
 
-// restore is the snapshot a kept view describes, without the gate's documents (a project's
-// session reads the library before it serves).
-func (pv *persistedView) restore() *snapshot {
-	snap := &snapshot{
-		prompts: make([]*servedPrompt, 0, len(pv.Prompts)),
-		byName:  make(map[string]*servedPrompt, len(pv.Prompts)),
-		byID:    make(map[string]*servedPrompt, len(pv.Prompts)),
-		all:     pv.Folders,
-		scope:   wholeLibrary(),
-		loaded:  true,
+// decodeView is the snapshot a kept view of size bytes describes, without the gate's documents
+// (a project's session reads the library before it serves); nil if it is not a whole view of
+// db. Every count is checked against what is left of the file before anything is allocated
+// for it, and every record against the table, so a damaged file is ignored, never served.
+func decodeView(r *bufio.Reader, size int64, db string) *snapshot {
+	d := viewDecoder{r: r, left: size}
+	magic := make([]byte, len(viewMagic))
+	d.read(magic)
+	if d.bad || string(magic) != viewMagic || d.uvarint() != persistVersion || d.string() != db {
+		return nil
 	}
-	for _, pp := range pv.Prompts {
-		sp := &servedPrompt{id: pp.ID, name: pp.Name, title: pp.Title, lowerTitle: strings.ToLower(pp.Title), folderID: pp.FolderID,
-			summary: pp.Summary, bytes: pp.Bytes, args: pp.Args,
-			prompt: mcp.Prompt{Name: pp.Name, Title: pp.Title, Description: pp.Summary}}
-		for i, a := range pp.Args {
-			arg := mcp.PromptArgument{Name: a.Name, Required: a.Required}
-			if i < len(pp.ArgDescs) {
-				arg.Description = pp.ArgDescs[i]
-			}
-			sp.prompt.Arguments = append(sp.prompt.Arguments, arg)
+	snap := &snapshot{loaded: true}
+	if err := json.Unmarshal([]byte(d.string()), &snap.all); err != nil {
+		return nil
+	}
+	t := &snap.prompts
+	t.text = d.string()
+	n := d.count(recSize + 4)
+	t.recs = make([]promptRec, n)
+	var buf [recSize]byte
+	le := binary.LittleEndian
+	for i := range t.recs {
+		d.read(buf[:])
+		t.recs[i] = promptRec{off: le.Uint32(buf[0:]), title: le.Uint32(buf[4:]), id: le.Uint16(buf[8:]), name: le.Uint16(buf[10:]),
+			summary: le.Uint16(buf[12:]), folder: le.Uint32(buf[16:]), args: le.Uint32(buf[20:]), bytes: le.Uint32(buf[24:]), hash: le.Uint64(buf[28:])}
+	}
+	t.byID = make([]int32, n)
+	for i := range t.byID {
+		d.read(buf[:4])
+		t.byID[i] = int32(le.Uint32(buf[:4]))
+	}
+	for _, l := range []*stringList{&t.folders, &t.argSets} {
+		l.text = d.string()
+		l.ends = make([]uint32, d.count(4))
+		for i := range l.ends {
+			d.read(buf[:4])
+			l.ends[i] = le.Uint32(buf[:4])
 		}
-		snap.prompts = append(snap.prompts, sp)
-		snap.byName[sp.name] = sp
-		snap.byID[promptlib.Key(sp.id)] = sp
 	}
-	for _, f := range pv.Folders {
+	if d.bad || d.left != 0 || !t.valid() {
+		return nil
+	}
+	// The kept view is a plain session's: the whole library but mcpctl-system.
+	sc, err := gate.NewScope(folderList(snap.all), gate.NoProject())
+	if err != nil {
+		return nil
+	}
+	snap.scope = scope{sc}
+	for _, f := range snap.all {
 		if snap.scope.sees(&f.ID) {
 			snap.folders = append(snap.folders, &servedFolder{info: f, lowerPath: strings.ToLower(f.Path)})
 		}
 	}
 	return snap
+}
+
+// valid reports whether every record and index points inside the table, in order, and every
+// argument list decodes: a damaged file must not make a request panic or miss.
+func (t *promptTable) valid() bool {
+	n := len(t.recs)
+	for _, l := range []*stringList{&t.folders, &t.argSets} {
+		for i, e := range l.ends {
+			if e > uint32(len(l.text)) || i > 0 && e < l.ends[i-1] {
+				return false
+			}
+		}
+	}
+	for i, r := range t.recs {
+		end := uint64(r.off) + uint64(r.id) + uint64(r.name) + uint64(r.title) + uint64(r.summary)
+		if end > uint64(len(t.text)) || int(r.folder) > t.folders.len() || int(r.args) > t.argSets.len() {
+			return false
+		}
+		if i > 0 && t.nameAt(i-1) >= t.nameAt(i) {
+			return false
+		}
+	}
+	for k, i := range t.byID {
+		if i < 0 || int(i) >= n || k > 0 && compareKeys(t.idAt(int(t.byID[k-1])), t.idAt(int(i))) > 0 {
+			return false
+		}
+	}
+	for i := range t.argSets.len() {
+		if !walkArgs(t.argSets.at(i), func(promptArg) {}) {
+			return false
+		}
+	}
+	return true
+}
+
+// viewDecoder reads a kept view's fields; bad is set, and stays set, at the first that does
+// not fit in what is left of the file.
+type viewDecoder struct {
+	r    *bufio.Reader
+	left int64
+	bad  bool
+}
+
+func (d *viewDecoder) read(b []byte) {
+	if d.bad || int64(len(b)) > d.left {
+		d.bad = true
+		return
+	}
+	if _, err := io.ReadFull(d.r, b); err != nil {
+		d.bad = true
+		return
+	}
+	d.left -= int64(len(b))
+}
+
+func (d *viewDecoder) uvarint() uint64 {
+	if d.bad {
+		return 0
+	}
+	v, err := binary.ReadUvarint(d.r)
+	if err != nil {
+		d.bad = true
+		return 0
+	}
+	d.left -= int64(len(binary.AppendUvarint(nil, v)))
+	return v
+}
+
+// count reads a count of items of at least size bytes each; 0 if the file cannot hold them.
+func (d *viewDecoder) count(size int64) int {
+	n := d.uvarint()
+	if d.bad || n > uint64(d.left/size) {
+		d.bad = true
+		return 0
+	}
+	return int(n)
+}
+
+// string reads a string straight into its own memory: the table's text is most of the file.
+func (d *viewDecoder) string() string {
+	n := d.count(1)
+	if d.bad {
+		return ""
+	}
+	var sb strings.Builder
+	sb.Grow(n)
+	if _, err := io.CopyN(&sb, d.r, int64(n)); err != nil {
+		d.bad = true
+		return ""
+	}
+	d.left -= int64(n)
+	return sb.String()
 }

@@ -14,27 +14,15 @@ import (
 	"github.com/mcpctl/mcpctl/promptlib"
 )
 
-// mcpPrompt is the MCP prompt for a library prompt: its arguments are the body's placeholders,
-// each saying whether it is required, its default, and where the body uses it, so a client can
-// ask the user for a value with some context.
-func mcpPrompt(name, title, summary string, args []promptlib.Placeholder) mcp.Prompt {
-	p := mcp.Prompt{Name: name, Title: title, Description: summary}
-	for _, a := range args {
-		p.Arguments = append(p.Arguments, mcp.PromptArgument{
-			Name:        a.Name,
-			Description: argumentDescription(a),
-			Required:    a.Required,
-		})
-	}
-	return p
-}
-
-func argumentDescription(a promptlib.Placeholder) string {
+// argumentDescription says whether an argument is required, its default, and where the body
+// uses it (promptlib.Placeholder.Where), so a client can ask the user for a value with some
+// context.
+func argumentDescription(a promptArg) string {
 	kind := "Required"
 	if !a.Required {
 		kind = "Optional, default " + strconv.Quote(a.Default)
 	}
-	return kind + "; used in " + a.Where() + "."
+	return kind + "; used in " + a.where + "."
 }
 
 // signature lists a prompt's arguments for error messages: `language (required), tone
@@ -58,8 +46,8 @@ func signature(args []promptlib.Placeholder) string {
 // text is what the library holds now even if the listing lags a change by a moment.
 func (s *promptSurface) getPrompt(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 	name := req.Params.Name
-	sp := s.snap().byName[name]
-	if sp == nil {
+	sp, ok := s.snap().prompt(name)
+	if !ok {
 		return nil, fmt.Errorf("prompt %q is no longer in the library: %w; call prompts/list for the current names", name, errNotServed)
 	}
 	p, err := s.db.Prompt(ctx, sp.id)
@@ -80,7 +68,7 @@ func (s *promptSurface) getPrompt(ctx context.Context, req mcp.GetPromptRequest)
 	case link == "" && p.URL != nil && *p.URL != "":
 		text += "\n\nReference: " + *p.URL
 	}
-	return mcp.NewGetPromptResult(sp.prompt.Description, []mcp.PromptMessage{
+	return mcp.NewGetPromptResult(sp.summary, []mcp.PromptMessage{
 		mcp.NewPromptMessage(mcp.RoleUser, mcp.NewTextContent(text)),
 	}), nil
 }
@@ -131,8 +119,8 @@ func (s *promptSurface) checkGetPrompt(_ context.Context, _ any, req *mcp.GetPro
 		return
 	}
 	snap := s.snap()
-	sp := snap.byName[name]
-	if sp == nil {
+	sp, ok := snap.prompt(name)
+	if !ok {
 		hint := "Call prompts/list for every name"
 		if near := snap.closestNames(name, 3); len(near) > 0 {
 			hint = "Did you mean " + orList(near) + "? " + hint
@@ -140,8 +128,9 @@ func (s *promptSurface) checkGetPrompt(_ context.Context, _ any, req *mcp.GetPro
 		req.Params.Name = carry("unknown prompt '" + name + "': it is not a prompt of this library. " + hint + ".")
 		return
 	}
-	if err := promptlib.CheckArguments(sp.args, req.Params.Arguments); err != nil {
-		req.Params.Name = carry(argumentsProblem(name, sp.args, err).Error())
+	args := sp.placeholders()
+	if err := promptlib.CheckArguments(args, req.Params.Arguments); err != nil {
+		req.Params.Name = carry(argumentsProblem(name, args, err).Error())
 		return
 	}
 	route(req)
@@ -174,15 +163,16 @@ func (snap *snapshot) closestNames(typed string, n int) []string {
 		dist int
 	}
 	var cands []cand
-	for _, p := range snap.prompts {
+	for i := range snap.prompts.len() {
+		name := snap.prompts.nameAt(i)
 		switch {
-		case strings.HasPrefix(p.name, slug) || strings.HasPrefix(slug, p.name):
-			cands = append(cands, cand{p.name, 0, abs(len(p.name) - len(slug))})
-		case strings.Contains(p.name, slug):
-			cands = append(cands, cand{p.name, 1, len(p.name) - len(slug)})
-		case abs(len(p.name)-len(slug)) <= limit:
-			if d := editDistance(slug, p.name, limit); d <= limit {
-				cands = append(cands, cand{p.name, 2, d})
+		case strings.HasPrefix(name, slug) || strings.HasPrefix(slug, name):
+			cands = append(cands, cand{name, 0, abs(len(name) - len(slug))})
+		case strings.Contains(name, slug):
+			cands = append(cands, cand{name, 1, len(name) - len(slug)})
+		case abs(len(name)-len(slug)) <= limit:
+			if d := editDistance(slug, name, limit); d <= limit {
+				cands = append(cands, cand{name, 2, d})
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -116,10 +117,13 @@ func (r getPromptResult) text(tb testing.TB) string {
 }
 
 func TestPromptsClosestNames(t *testing.T) {
-	snap := &snapshot{}
-	for _, n := range []string{"code-review", "code-review-ab12", "security-review", "summarize", "translate", "write-tests"} {
-		snap.prompts = append(snap.prompts, &servedPrompt{name: n})
+	tb := newTableBuilder(0)
+	for i, n := range []string{"code-review", "code-review-ab12", "security-review", "summarize", "translate", "write-tests"} {
+		if err := tb.add(servedPrompt{id: fmt.Sprint(i), name: n}); err != nil {
+			t.Fatal(err)
+		}
 	}
+	snap := &snapshot{prompts: tb.build()}
 	tests := []struct {
 		typed string
 		want  []string
@@ -156,8 +160,8 @@ func TestViewServedLibrary(t *testing.T) {
 			t.Fatal(err)
 		}
 		var gotPrompts, gotFolders []string
-		for _, p := range v.current().prompts {
-			gotPrompts = append(gotPrompts, p.name)
+		for i := range v.current().prompts.len() {
+			gotPrompts = append(gotPrompts, v.current().prompts.nameAt(i))
 		}
 		for _, f := range v.current().folders {
 			gotFolders = append(gotFolders, f.info.Path)

@@ -91,15 +91,15 @@ func (s *promptSurface) listPrompts(_ context.Context, _ any, req *mcp.ListPromp
 	if !s.loaded() {
 		s.listedEarly.Store(true)
 	}
-	lib, ups := s.snap().prompts, s.up.promptList()
+	lib, ups := &s.snap().prompts, s.up.promptList()
 	after := cursorAfter(req.Params.Cursor)
-	i := sort.Search(len(lib), func(k int) bool { return lib[k].name > after })
+	i := lib.after(after)
 	j := sort.Search(len(ups), func(k int) bool { return ups[k].Name > after })
-	res.Prompts = make([]mcp.Prompt, 0, min(promptPageSize, len(lib)-i+len(ups)-j))
+	res.Prompts = make([]mcp.Prompt, 0, min(promptPageSize, lib.len()-i+len(ups)-j))
 	// Both lists are in name order: merge them into one.
-	for len(res.Prompts) < promptPageSize && (i < len(lib) || j < len(ups)) {
-		if j >= len(ups) || (i < len(lib) && lib[i].name < ups[j].Name) {
-			res.Prompts = append(res.Prompts, lib[i].prompt)
+	for len(res.Prompts) < promptPageSize && (i < lib.len() || j < len(ups)) {
+		if j >= len(ups) || (i < lib.len() && lib.nameAt(i) < ups[j].Name) {
+			res.Prompts = append(res.Prompts, lib.at(i).mcpPrompt())
 			i++
 		} else {
 			res.Prompts = append(res.Prompts, ups[j])
@@ -107,7 +107,7 @@ func (s *promptSurface) listPrompts(_ context.Context, _ any, req *mcp.ListPromp
 		}
 	}
 	res.NextCursor = ""
-	if i < len(lib) || j < len(ups) {
+	if i < lib.len() || j < len(ups) {
 		res.NextCursor = cursorOf(res.Prompts[len(res.Prompts)-1].Name)
 	}
 }
@@ -145,7 +145,7 @@ func (s *promptSurface) publish(prev, next *snapshot) {
 	if first && !s.listedEarly.Load() {
 		return
 	}
-	if first || !samePrompts(prev.prompts, next.prompts) {
+	if first || !samePrompts(&prev.prompts, &next.prompts) {
 		s.srv.SendNotificationToAllClients(mcp.MethodNotificationPromptsListChanged, nil)
 	}
 	if first || !sameResources(oldListing, listing) {
@@ -153,12 +153,12 @@ func (s *promptSurface) publish(prev, next *snapshot) {
 	}
 }
 
-func samePrompts(a, b []*servedPrompt) bool {
-	if len(a) != len(b) {
+func samePrompts(a, b *promptTable) bool {
+	if a.len() != b.len() {
 		return false
 	}
-	for i := range a {
-		if a[i] != b[i] && !samePrompt(a[i].prompt, b[i].prompt) {
+	for i := range a.len() {
+		if !a.at(i).sameListing(b.at(i)) {
 			return false
 		}
 	}

@@ -1,6 +1,8 @@
 package mcpserver
 
 import (
+	"bufio"
+	"bytes"
 	"fmt"
 	"runtime"
 	"testing"
@@ -40,7 +42,7 @@ func BenchmarkResourcesListFirstPage(b *testing.B) {
 			snap := ts.view.current()
 			listed := 1 + len(snap.folders)
 			if n <= maxListedPrompts {
-				listed += len(snap.prompts)
+				listed += snap.prompts.len()
 			}
 			b.ReportAllocs()
 			b.ResetTimer()
@@ -115,4 +117,29 @@ func benchSizes(b *testing.B) []int {
 		return []int{1000, 10000}
 	}
 	return []int{1000, 10000, 100000}
+}
+
+// BenchmarkRestoreView is what a restart waits for before its first prompts/list is whole:
+// reading the kept view back (decoding it and indexing it by id), per library size.
+func BenchmarkRestoreView(b *testing.B) {
+	for _, n := range benchSizes(b) {
+		b.Run(fmt.Sprintf("prompts=%d", n), func(b *testing.B) {
+			v := newView(newMemLibrary(sampleLibrary(n)), nil, nil)
+			if err := v.reload(b.Context()); err != nil {
+				b.Fatal(err)
+			}
+			data := encodeView("lib", v.current())
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				if snap := decodeView(bufio.NewReader(bytes.NewReader(data)), int64(len(data)), "lib"); snap == nil || snap.prompts.len() != n {
+					b.Fatal("the kept view did not decode")
+				}
+			}
+			t := &v.current().prompts
+			b.ReportMetric(float64(len(data))/(1<<20), "file-MB")
+			b.ReportMetric(float64(len(t.text))/(1<<20), "text-MB")
+			b.ReportMetric(float64(len(t.argSets.text))/(1<<20), "args-MB")
+		})
+	}
 }

@@ -314,13 +314,13 @@ func TestLiveUpdates(t *testing.T) {
 // waiting for an edit.
 func TestLiveRetriesAFailedLoad(t *testing.T) {
 	ts := newScopedTestSurface(t, promptFixture(), nil, dbread.ErrLocked)
-	if n := len(ts.view.current().prompts); n != 0 {
+	if n := ts.view.current().prompts.len(); n != 0 {
 		t.Fatalf("unreadable library: got %d prompts, want 0", n)
 	}
 	ts.lib.mu.Lock()
 	ts.lib.fail = nil
 	ts.lib.mu.Unlock()
-	ts.waitReload(t, func(s *snapshot) bool { return len(s.prompts) == 3 })
+	ts.waitReload(t, func(s *snapshot) bool { return s.prompts.len() == 3 })
 }
 
 // A prompt whose body is unchanged but whose name moves (a new prompt took its slug) is renamed
@@ -339,12 +339,12 @@ func TestViewRenamesUnchangedPromptOnClash(t *testing.T) {
 	if err := v.reload(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	sp := v.current().byName["review-bbbb"]
-	if sp == nil || sp.id != old.ID || sp.prompt.Name != "review-bbbb" || sp.prompt.Description != "Check {{lang}} code." ||
-		len(sp.prompt.Arguments) != 1 || sp.prompt.Arguments[0].Name != "lang" {
+	sp, _ := v.current().prompt("review-bbbb")
+	if mp := sp.mcpPrompt(); sp.id != old.ID || mp.Name != "review-bbbb" || mp.Description != "Check {{lang}} code." ||
+		len(mp.Arguments) != 1 || mp.Arguments[0].Name != "lang" {
 		t.Fatalf("renamed prompt: %+v", sp)
 	}
-	if got := v.current().byName["review"]; got == nil || got.id != "AAAA0000-0000-4000-8000-000000000000" {
+	if got, ok := v.current().prompt("review"); !ok || got.id != "AAAA0000-0000-4000-8000-000000000000" {
 		t.Errorf("review now names %+v, want the new prompt", got)
 	}
 }

@@ -32,8 +32,8 @@ const (
 // name sent), so two resources with one name would make a page skip one. Prompt names are
 // unique slugs ([a-z0-9-]); folder and library names hold a ':' no slug has.
 // It is built when listing rather than kept, as above maxListedPrompts it is not needed.
-func (p *servedPrompt) resource() mcp.Resource {
-	return mcp.Resource{URI: promptURIPrefix + p.id, Name: p.name, Title: p.title, Description: p.prompt.Description, MIMEType: markdownMIME}
+func (p servedPrompt) resource() mcp.Resource {
+	return mcp.Resource{URI: promptURIPrefix + p.id, Name: p.name, Title: p.title, Description: p.summary, MIMEType: markdownMIME}
 }
 
 func folderResource(f dbread.FolderInfo) mcp.Resource {
@@ -78,15 +78,17 @@ const maxListedPrompts = 10_000
 // prompt. Names are unique: prompt names are slugs ([a-z0-9-]); folder and library names hold a
 // ':' no slug has.
 func resourceListing(snap *snapshot) []mcp.Resource {
-	out := make([]mcp.Resource, 0, 1+len(snap.folders)+len(snap.prompts))
+	listed := snap.prompts.len()
+	if listed > maxListedPrompts {
+		listed = 0
+	}
+	out := make([]mcp.Resource, 0, 1+len(snap.folders)+listed)
 	out = append(out, libraryResource)
 	for _, f := range snap.folders {
 		out = append(out, folderResource(f.info))
 	}
-	if len(snap.prompts) <= maxListedPrompts {
-		for _, p := range snap.prompts {
-			out = append(out, p.resource())
-		}
+	for i := range listed {
+		out = append(out, snap.prompts.at(i).resource())
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
@@ -168,8 +170,9 @@ func (s *promptSurface) readFolder(ctx context.Context, req mcp.ReadResourceRequ
 	}
 	// The snapshot has every served prompt's folder; a prompt added a moment ago appears
 	// with the next snapshot, as it does in prompts/list.
-	for _, p := range s.snap().prompts {
-		if strings.EqualFold(p.folderID, f.ID) {
+	snap := s.snap()
+	for i := range snap.prompts.len() {
+		if p := snap.prompts.at(i); strings.EqualFold(p.folderID, f.ID) {
 			doc.Prompts = append(doc.Prompts, promptRef{ID: p.id, Title: p.title, Name: p.name, URI: promptURIPrefix + p.id})
 		}
 	}
@@ -196,9 +199,9 @@ func (s *promptSurface) readLibrary(ctx context.Context, req mcp.ReadResourceReq
 			folders = append(folders, f)
 		}
 	}
-	doc := libraryDoc{Prompts: len(snap.prompts), Folders: len(folders), Tree: []folderNode{}}
-	for _, p := range snap.prompts {
-		if p.folderID == "" {
+	doc := libraryDoc{Prompts: snap.prompts.len(), Folders: len(folders), Tree: []folderNode{}}
+	for i := range snap.prompts.len() {
+		if snap.prompts.recs[i].folder == 0 {
 			doc.TopLevelPrompts++
 		}
 	}

@@ -73,7 +73,7 @@ func TestResourcesListPagesCoverEveryResource(t *testing.T) {
 		cursor = string(res.NextCursor)
 	}
 	snap := ts.view.current()
-	if want := 1 + len(snap.prompts) + len(snap.folders); len(seen) != want {
+	if want := 1 + snap.prompts.len() + len(snap.folders); len(seen) != want {
 		t.Errorf("got %d distinct resources over %d pages, want %d", len(seen), pages, want)
 	}
 	for uri, n := range seen {

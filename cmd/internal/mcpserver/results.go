@@ -56,7 +56,7 @@ func (c *core) pageOf(prompts []promptlib.Prompt, total, offset, limit int, with
 	for _, p := range prompts {
 		item := PromptItem{ID: p.ID, Title: p.Title, ContentBytes: len(p.Content), FolderID: p.FolderID, Emoji: p.Emoji,
 			Color: p.Color, URL: p.URL, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
-		if sp := snap.byID[promptlib.Key(p.ID)]; sp != nil && sp.bytes == len(p.Content) {
+		if sp, ok := snap.promptByID(p.ID); ok && sp.bytes == len(p.Content) {
 			item.Summary = sp.summary
 		} else {
 			item.Summary = promptlib.Summary(p.Content)

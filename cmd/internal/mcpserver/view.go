@@ -3,16 +3,14 @@ package mcpserver
 import (
 	"context"
 	"errors"
-	"hash/maphash"
+	"hash/fnv"
+	"io"
 	"log/slog"
 	"runtime/debug"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpctl/mcpctl/dbread"
 	"github.com/mcpctl/mcpctl/gate"
@@ -45,10 +43,10 @@ type view struct {
 	// reads counts full reads of the library, so a test can hold the view to one per change.
 	reads atomic.Int64
 
-	// cache keeps what each prompt's body gave, by id, with a hash of what it was built from:
-	// a change to one prompt of 100k re-parses one body, not all. Touched only by the follower.
-	cache map[string]cachedPrompt
-	seed  maphash.Seed
+	// A change to one prompt of 100k re-parses one body, not all: what a body gave is reused
+	// from the last snapshot while its hash is unchanged, and the gate's documents from docs.
+	// Touched only by the follower.
+	docs map[string]cachedDoc
 
 	subs  []func(prev, next *snapshot)
 	ready chan struct{} // closed once the first load has been tried
@@ -57,6 +55,7 @@ type view struct {
 	// it was last written.
 	keep, keepDB string
 	kept         time.Time
+	restored     bool // the snapshot came from keep
 
 	// tocBytes, when set, sizes a prompt's table of contents under the content pipeline in
 	// force for briefings (0: none), so the gate can pack a big prompt as its contents.
@@ -65,11 +64,9 @@ type view struct {
 
 // snapshot is the library as one session sees it at one moment. Never modified once published.
 type snapshot struct {
-	prompts []*servedPrompt          // by name
-	byName  map[string]*servedPrompt // by MCP prompt name
-	byID    map[string]*servedPrompt // by promptlib.Key(id)
-	folders []*servedFolder          // the folders the session sees, in tree order
-	all     []dbread.FolderInfo      // every folder of the library, for path and id lookups
+	prompts promptTable         // the visible prompts, by name
+	folders []*servedFolder     // the folders the session sees, in tree order
+	all     []dbread.FolderInfo // every folder of the library, for path and id lookups
 	scope   scope
 	loaded  bool // false only for the empty view before the first load
 
@@ -78,6 +75,12 @@ type snapshot struct {
 	// docs are what the gate ranks, one per visible prompt; nil without a project.
 	docs []gate.Doc
 }
+
+// prompt finds a visible prompt by its MCP name.
+func (s *snapshot) prompt(name string) (servedPrompt, bool) { return s.prompts.byName(name) }
+
+// promptByID finds a visible prompt by its id, in any case.
+func (s *snapshot) promptByID(id string) (servedPrompt, bool) { return s.prompts.byIDKey(id) }
 
 // scope is the part of the library a session sees: gate.Scope (the one home of that rule), and
 // what the tools may read besides.
@@ -106,36 +109,24 @@ func wholeLibrary() scope {
 	return scope{sc}
 }
 
-// servedPrompt is one visible library prompt, as an MCP prompt and resource.
-type servedPrompt struct {
-	id, name, title string
-	lowerTitle      string
-	folderID        string // "" at the top level
-	summary         string
-	bytes           int
-	args            []promptlib.Placeholder // names, required flags and defaults
-	prompt          mcp.Prompt              // as prompts/list shows it
-}
-
 // servedFolder is one visible folder.
 type servedFolder struct {
 	info      dbread.FolderInfo
 	lowerPath string
 }
 
-// cachedPrompt is what a prompt's body gave, with the hash of what it was built from.
-type cachedPrompt struct {
+// cachedDoc is the gate's view of a prompt, with the hash of what it was built from.
+type cachedDoc struct {
 	hash uint64
-	sp   *servedPrompt
-	doc  *gate.Doc // the gate's view of it, with a project
+	doc  *gate.Doc
 }
 
 func newView(db libraryReader, project *gate.Project, log *slog.Logger) *view {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	v := &view{db: db, project: project, log: log, cache: map[string]cachedPrompt{}, seed: maphash.MakeSeed(), ready: make(chan struct{})}
-	v.snap.Store(&snapshot{byName: map[string]*servedPrompt{}, byID: map[string]*servedPrompt{}, scope: wholeLibrary()})
+	v := &view{db: db, project: project, log: log, docs: map[string]cachedDoc{}, ready: make(chan struct{})}
+	v.snap.Store(&snapshot{scope: wholeLibrary()})
 	return v
 }
 
@@ -198,20 +189,21 @@ func (v *view) markReady() {
 // restore serves the view kept by the last run, if any, until the first read of the library
 // replaces it: the first prompts/list of a restart is whole at once, whatever the library's size.
 func (v *view) restore() {
-	pv, err := loadView(v.keep, v.keepDB)
+	started := time.Now()
+	snap, err := loadView(v.keep, v.keepDB)
 	if err != nil {
 		v.log.Warn("library view: the kept view cannot be read; reading the library", "err", err)
 	}
-	if pv == nil {
+	if snap == nil {
 		return
 	}
-	snap := pv.restore()
 	prev := v.snap.Swap(snap)
 	for _, f := range v.subs {
 		f(prev, snap)
 	}
+	v.restored = true
 	v.markReady()
-	v.log.Debug("library view restored", "prompts", len(snap.prompts))
+	v.log.Debug("library view restored", "prompts", snap.prompts.len(), "ms", time.Since(started).Milliseconds())
 }
 
 // keepEvery bounds how often the view is written to its file (at 100k prompts a write is 45 MB
@@ -289,9 +281,9 @@ func (v *view) follow(ctx context.Context, changes <-chan struct{}, failed error
 	}
 }
 
-// bigReload is how many newly digested prompts make a reload big enough to return its garbage
-// to the OS at once.
-const bigReload = 5000
+// bigLibrary is how many prompts make a library big enough that the garbage of reading it is
+// handed back to the OS at once, rather than left to a long-lived server.
+const bigLibrary = 5000
 
 // reload reads the library once and publishes the snapshot it gives.
 func (v *view) reload(ctx context.Context) error {
@@ -306,15 +298,18 @@ func (v *view) reload(ctx context.Context) error {
 		return err
 	}
 	// Bodies are read a chunk at a time and dropped once digested: at 100k prompts the library
-	// is hundreds of megabytes, the view keeps a few hundred bytes a prompt.
-	var visible []promptlib.Prompt
-	digests := make(map[string]bodyDigest)
+	// is hundreds of megabytes, the view keeps a few hundred bytes a prompt. A prompt unchanged
+	// since the last snapshot is kept as its index there, so reading an unchanged library
+	// builds nothing.
+	prev := v.current().prompts
+	var seen []int32         // per visible prompt, in library order: its index in prev, or -1-i for fresh[i]
+	var fresh []servedPrompt // new or changed prompts, not yet named
 	var system []promptlib.Prompt
 	paths := make(map[string]string, len(all))
 	for _, f := range all {
 		paths[promptlib.Key(f.ID)] = f.Path
 	}
-	fresh := 0
+	docs := make(map[string]cachedDoc, len(v.docs))
 	err = v.db.EachPrompt(ctx, func(p promptlib.Prompt) error {
 		if sc.System(p.FolderID) {
 			system = append(system, p)
@@ -323,52 +318,75 @@ func (v *view) reload(ctx context.Context) error {
 		if !sc.sees(p.FolderID) {
 			return nil
 		}
-		dg := bodyDigest{hash: v.hash(p), bytes: len(p.Content)}
-		c, ok := v.cache[p.ID]
-		if !ok || c.hash != dg.hash {
-			dg.summary, dg.args, dg.fresh = strings.Clone(promptlib.Summary(p.Content)), detach(promptlib.Placeholders(p.Content)), true
-			fresh++
+		h := v.hash(p)
+		if i, ok := prev.indexByID(p.ID); ok && prev.recs[i].hash == h {
+			seen = append(seen, int32(i))
+		} else {
+			sp := servedPrompt{id: p.ID, title: p.Title, bytes: len(p.Content), hash: h,
+				summary: strings.Clone(promptlib.Summary(p.Content)), argSet: encodeArgs(promptlib.Placeholders(p.Content))}
+			if p.FolderID != nil {
+				sp.folderID = *p.FolderID
+			}
+			fresh = append(fresh, sp)
+			seen = append(seen, int32(-len(fresh)))
 		}
 		if v.project != nil {
 			path := ""
 			if p.FolderID != nil {
 				path = paths[promptlib.Key(*p.FolderID)]
 			}
-			if dg.fresh || c.doc == nil || c.doc.FolderPath != path {
+			c, ok := v.docs[p.ID]
+			if !ok || c.hash != h || c.doc.FolderPath != path {
 				// Named later, when every name is known; the name only labels the Doc.
 				d := gate.NewDoc(p, "", path)
 				if v.tocBytes != nil {
 					d.TOCBytes = v.tocBytes(ctx, p)
 				}
-				dg.doc = &d
-			} else {
-				dg.doc = c.doc
+				c = cachedDoc{hash: h, doc: &d}
 			}
+			docs[p.ID] = c
 		}
-		digests[p.ID] = dg
-		p.Content = ""
-		visible = append(visible, p)
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	next, err := v.build(ctx, visible, digests, all, sc)
-	if err != nil {
-		return err
+	v.docs = docs // drops deleted prompts
+	next := &snapshot{all: all, scope: sc, loaded: true, system: system, prompts: prev}
+	changed := len(fresh) > 0 || len(seen) != prev.len()
+	if changed {
+		if next.prompts, err = v.build(ctx, seen, fresh, &prev); err != nil {
+			return err
+		}
 	}
-	next.system = system
-	prev := v.snap.Swap(next)
+	for _, f := range all {
+		if sc.sees(&f.ID) {
+			next.folders = append(next.folders, &servedFolder{info: f, lowerPath: strings.ToLower(f.Path)})
+		}
+	}
+	if v.project != nil {
+		next.docs = make([]gate.Doc, 0, next.prompts.len())
+		for i := range next.prompts.len() {
+			if c, ok := v.docs[next.prompts.idAt(i)]; ok {
+				d := *c.doc
+				d.Name = next.prompts.nameAt(i)
+				next.docs = append(next.docs, d)
+			}
+		}
+	}
+	last := v.snap.Swap(next)
 	for _, f := range v.subs {
-		f(prev, next)
+		f(last, next)
 	}
-	v.save(next)
-	if fresh > bigReload {
-		// A big load leaves the heap far above what the view keeps; hand it back to the OS
-		// now rather than let a long-lived server sit on it.
+	if changed || v.kept.IsZero() && !v.restored {
+		v.save(next)
+	}
+	if len(seen) > bigLibrary {
+		// Reading a big library leaves the heap far above what the view keeps; hand it back
+		// to the OS now rather than let a long-lived server sit on it.
 		debug.FreeOSMemory()
 	}
-	v.log.Debug("library view loaded", "prompts", len(next.prompts), "folders", len(next.folders), "ms", time.Since(started).Milliseconds())
+	v.log.Debug("library view loaded", "prompts", next.prompts.len(), "changed", len(fresh), "folders", len(next.folders), "ms", time.Since(started).Milliseconds())
 	return nil
 }
 
@@ -414,107 +432,45 @@ func hasFolder(all []dbread.FolderInfo, id string) bool {
 	return false
 }
 
-// build makes the snapshot of the visible prompts. At 100k prompts the first build takes
-// seconds, so it gives up when ctx ends: stopping the server must not wait for it.
-func (v *view) build(ctx context.Context, prompts []promptlib.Prompt, digests map[string]bodyDigest, all []dbread.FolderInfo, sc scope) (*snapshot, error) {
-	names := promptlib.Names(prompts)
-	snap := &snapshot{
-		prompts: make([]*servedPrompt, 0, len(prompts)),
-		byName:  make(map[string]*servedPrompt, len(prompts)),
-		byID:    make(map[string]*servedPrompt, len(prompts)),
-		all:     all,
-		scope:   sc,
-		loaded:  true,
+// build makes the table of the visible prompts: those seen unchanged are copied from prev,
+// fresh ones added, and all of them named. At 100k prompts it takes a while, so it gives up
+// when ctx ends: stopping the server must not wait for it.
+func (v *view) build(ctx context.Context, seen []int32, fresh []servedPrompt, prev *promptTable) (promptTable, error) {
+	entry := func(k int) servedPrompt {
+		if i := seen[k]; i >= 0 {
+			return prev.at(int(i))
+		}
+		return fresh[-seen[k]-1]
 	}
-	cache := make(map[string]cachedPrompt, len(prompts))
-	for i, p := range prompts {
-		if i%1024 == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
+	names := promptlib.NameEach(len(seen), func(k int) (string, string) {
+		p := entry(k)
+		return p.id, p.title
+	})
+	tb := newTableBuilder(len(seen))
+	for k := range seen {
+		if k%1024 == 0 && ctx.Err() != nil {
+			return promptTable{}, ctx.Err()
 		}
-		dg := digests[p.ID]
-		c, ok := v.cache[p.ID]
-		switch {
-		case !ok || dg.fresh:
-			c = cachedPrompt{hash: dg.hash, sp: newServedPrompt(p, names[p.ID], dg)}
-		case c.sp.name != names[p.ID]: // a clash elsewhere renamed it; its body is unchanged
-			renamed := *c.sp
-			renamed.name, renamed.prompt.Name = names[p.ID], names[p.ID]
-			c = cachedPrompt{hash: dg.hash, sp: &renamed}
-		}
-		if dg.doc != nil {
-			if dg.doc.Name != c.sp.name {
-				named := *dg.doc
-				named.Name = c.sp.name
-				dg.doc = &named
-			}
-			c.doc = dg.doc
-			snap.docs = append(snap.docs, *dg.doc)
-		}
-		cache[p.ID] = c
-		snap.prompts = append(snap.prompts, c.sp)
-		snap.byName[c.sp.name] = c.sp
-		snap.byID[promptlib.Key(p.ID)] = c.sp
-	}
-	v.cache = cache // drops deleted prompts
-	sort.Slice(snap.prompts, func(i, j int) bool { return snap.prompts[i].name < snap.prompts[j].name })
-	for _, f := range all {
-		if sc.sees(&f.ID) {
-			snap.folders = append(snap.folders, &servedFolder{info: f, lowerPath: strings.ToLower(f.Path)})
+		sp := entry(k)
+		sp.name = names[k]
+		if err := tb.add(sp); err != nil {
+			v.log.Warn("library view: prompt left out", "err", err)
 		}
 	}
-	return snap, nil
+	return tb.build(), nil
 }
 
 // hash covers everything a servedPrompt is built from but its name (checked apart, as a title
-// clash elsewhere can change it).
+// clash elsewhere can change it). It is the same in every run, so a restart's first read
+// reuses what the kept view holds instead of parsing every body again.
 func (v *view) hash(p promptlib.Prompt) uint64 {
-	var h maphash.Hash
-	h.SetSeed(v.seed)
-	h.WriteString(p.ID)
-	h.WriteByte(0)
-	h.WriteString(p.Title)
-	h.WriteByte(0)
-	h.WriteString(p.Content)
-	h.WriteByte(0)
+	h := fnv.New64a()
+	for _, s := range []string{p.ID, p.Title, p.Content} {
+		io.WriteString(h, s)
+		h.Write([]byte{0})
+	}
 	if p.FolderID != nil {
-		h.WriteString(*p.FolderID)
+		io.WriteString(h, *p.FolderID)
 	}
 	return h.Sum64()
-}
-
-// bodyDigest is what the view derives from a prompt's body: its hash and size, and for a prompt
-// not already cached (fresh), the summary and the arguments.
-type bodyDigest struct {
-	doc     *gate.Doc
-	hash    uint64
-	bytes   int
-	fresh   bool
-	summary string
-	args    []promptlib.Placeholder
-}
-
-// detach copies the strings of args that point into a body (names, defaults, headings), so the
-// view never keeps a whole 100 KB body alive through a 5-byte argument name.
-func detach(args []promptlib.Placeholder) []promptlib.Placeholder {
-	for i := range args {
-		args[i].Name, args[i].Default = strings.Clone(args[i].Name), strings.Clone(args[i].Default)
-		for j := range args[i].Uses {
-			args[i].Uses[j].Heading = strings.Clone(args[i].Uses[j].Heading)
-		}
-	}
-	return args
-}
-
-func newServedPrompt(p promptlib.Prompt, name string, dg bodyDigest) *servedPrompt {
-	sp := &servedPrompt{id: p.ID, name: name, title: p.Title, lowerTitle: strings.ToLower(p.Title), summary: dg.summary, bytes: dg.bytes,
-		prompt: mcpPrompt(name, p.Title, dg.summary, dg.args)}
-	if p.FolderID != nil {
-		sp.folderID = *p.FolderID
-	}
-	// Checking arguments needs no more than names, required flags and defaults.
-	sp.args = make([]promptlib.Placeholder, len(dg.args))
-	for i, a := range dg.args {
-		sp.args[i] = promptlib.Placeholder{Name: a.Name, Required: a.Required, Default: a.Default, HasDefault: a.HasDefault}
-	}
-	return sp
 }

@@ -118,11 +118,43 @@ func TestViewBurstCoalesces(t *testing.T) {
 		if got := v.reads.Load(); got != 3 {
 			t.Errorf("%d reads for %d edits, want 3 (the start, the read under way, one for the burst)", got, edits)
 		}
-		if got := len(v.current().prompts); got != edits {
+		if got := v.current().prompts.len(); got != edits {
 			t.Errorf("the final snapshot has %d prompts, want %d", got, edits)
 		}
 		if n := drain(notes)[mcp.MethodNotificationPromptsListChanged]; n != 1 {
 			t.Errorf("%d prompts/list_changed, want 1 (the read that saw the burst)", n)
 		}
 	})
+}
+
+// Reading an unchanged library builds nothing: the next snapshot shares the last one's table,
+// so a restart that restored its view, or a change outside the session's scope, costs no copy
+// of 100k prompts.
+func TestViewUnchangedReloadSharesTable(t *testing.T) {
+	lib := newMemLibrary(promptFixture())
+	v := newView(lib, nil, nil)
+	if err := v.reload(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	first := v.current().prompts
+	if err := v.reload(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if again := v.current().prompts; &again.recs[0] != &first.recs[0] {
+		t.Error("an unchanged library was built into a new table")
+	}
+	lib.mu.Lock()
+	lib.lib.Prompts[0].Content = "Changed {{x}}."
+	lib.mu.Unlock()
+	if err := v.reload(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	changed := v.current().prompts
+	if &changed.recs[0] == &first.recs[0] {
+		t.Fatal("a changed library kept the old table")
+	}
+	sp, ok := changed.byIDKey(lib.lib.Prompts[0].ID)
+	if !ok || sp.summary != "Changed {{x}}." || len(sp.placeholders()) != 1 {
+		t.Errorf("changed prompt: %+v", sp)
+	}
 }

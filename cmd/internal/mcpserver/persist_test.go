@@ -1,0 +1,99 @@
+package mcpserver
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/mcpctl/mcpctl/promptlib"
+)
+
+// viewListing is everything prompts/list, resources/list and the lookups give of a snapshot,
+// to compare a restored view with the one that was kept.
+func viewListing(t *testing.T, snap *snapshot) []any {
+	t.Helper()
+	var out []any
+	for i := range snap.prompts.len() {
+		p := snap.prompts.at(i)
+		byID, ok := snap.promptByID(promptlib.Key(p.id))
+		if !ok || byID != p {
+			t.Fatalf("prompt %q is not found by its id", p.id)
+		}
+		out = append(out, p.mcpPrompt(), p.resource(), p.folderID, p.bytes, p.hash)
+	}
+	for _, f := range snap.folders {
+		out = append(out, f.info.Path)
+	}
+	return out
+}
+
+func TestKeptViewRoundTrip(t *testing.T) {
+	lib := promptFixture()
+	lib.Prompts = append(lib.Prompts, promptlib.Prompt{ID: "ffff0000-0000-4000-8000-000000000000", Title: "Code Review",
+		Content: "Review {{file}} in {{lang|Go}}.\n\n## Notes\n\nMind {{file}}."})
+	v := newView(newMemLibrary(lib), nil, nil)
+	if err := v.reload(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	kept := v.current()
+	path := filepath.Join(t.TempDir(), "view", "lib.view")
+	if err := saveView(path, "lib.db", kept); err != nil {
+		t.Fatal(err)
+	}
+	got, err := loadView(path, "lib.db")
+	if err != nil || got == nil {
+		t.Fatalf("loadView: %v, %v", got, err)
+	}
+	if want, have := viewListing(t, kept), viewListing(t, got); !reflect.DeepEqual(want, have) {
+		t.Errorf("restored view differs:\nkept     %v\nrestored %v", want, have)
+	}
+	sp, ok := got.prompt("code-review-ffff")
+	if !ok || len(sp.placeholders()) != 2 || sp.placeholders()[1].Default != "Go" {
+		t.Errorf("restored arguments: %+v", sp.placeholders())
+	}
+	// A view of another library is not served.
+	if other, err := loadView(path, "other.db"); other != nil || err != nil {
+		t.Errorf("a view of another library was restored: %v, %v", other, err)
+	}
+}
+
+// A kept view cut short or damaged anywhere is ignored, never served and never a panic.
+func TestKeptViewDamaged(t *testing.T) {
+	v := newView(newMemLibrary(promptFixture()), nil, nil)
+	if err := v.reload(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	data := encodeView("lib.db", v.current())
+	decode := func(b []byte) *snapshot {
+		return decodeView(bufio.NewReader(bytes.NewReader(b)), int64(len(b)), "lib.db")
+	}
+	if decode(data) == nil {
+		t.Fatal("the whole view did not decode")
+	}
+	for n := range len(data) {
+		if snap := decode(data[:n]); snap != nil {
+			t.Fatalf("a view cut at %d of %d bytes was served", n, len(data))
+		}
+	}
+	for i := range data {
+		damaged := bytes.Clone(data)
+		damaged[i] ^= 0xff
+		if snap := decode(damaged); snap != nil {
+			// A flipped byte inside a string can still make a valid view; it must be usable.
+			viewListing(t, snap)
+		}
+	}
+}
+
+func TestKeptViewNotAFile(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Symlink(filepath.Join(dir, "elsewhere"), filepath.Join(dir, "link.view")); err != nil {
+		t.Skip(err)
+	}
+	if snap, err := loadView(filepath.Join(dir, "link.view"), "lib.db"); snap != nil || err == nil {
+		t.Errorf("a view through a link: %v, %v", snap, err)
+	}
+}

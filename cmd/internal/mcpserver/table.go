@@ -1,0 +1,315 @@
+package mcpserver
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpctl/mcpctl/promptlib"
+)
+
+// promptTable holds a snapshot's prompts in a compact form: every string in one text, fixed
+// size records that point into it, in name order, and an index by id. At 100k prompts a
+// pointer-rich form (a struct, an mcp.Prompt and map entries per prompt) held ~150 MB; this one
+// holds ~25 MB, which the GC scans in no time since it has no pointers per prompt.
+type promptTable struct {
+	text    string
+	recs    []promptRec // in name order
+	byID    []int32     // indexes into recs, in promptlib.Key(id) order
+	folders stringList  // the folder ids recs refer to; 0 in a record is the top level
+	argSets stringList  // encoded argument lists (encodeArgs); 0 in a record is none
+}
+
+// stringList is a list of strings kept as one: no allocation per item to make or to read back.
+type stringList struct {
+	text string
+	ends []uint32
+}
+
+func (l *stringList) len() int { return len(l.ends) }
+
+func (l *stringList) at(i int) string {
+	start := uint32(0)
+	if i > 0 {
+		start = l.ends[i-1]
+	}
+	return l.text[start:l.ends[i]]
+}
+
+// promptRec is one prompt: its strings lie in text from off on, one after another, in the
+// order id, name, title, summary.
+type promptRec struct {
+	off, title        uint32
+	id, name, summary uint16
+	folder, args      uint32 // 1+index into folders and argSets; 0 for none
+	bytes             uint32
+	hash              uint64 // what the prompt was built from (view.hash)
+}
+
+// servedPrompt is one visible library prompt, as an MCP prompt and resource. Its strings point
+// into the table's text: holding one keeps the whole text alive, so keep them only as long as
+// a request lasts.
+type servedPrompt struct {
+	id, name, title, summary string
+	folderID                 string // "" at the top level
+	bytes                    int
+	hash                     uint64
+	argSet                   string // encodeArgs of its arguments
+}
+
+func (t *promptTable) len() int { return len(t.recs) }
+
+// at is the i-th prompt in name order.
+func (t *promptTable) at(i int) servedPrompt {
+	r := &t.recs[i]
+	p := servedPrompt{bytes: int(r.bytes), hash: r.hash}
+	at := r.off
+	next := func(n uint32) string {
+		s := t.text[at : at+n]
+		at += n
+		return s
+	}
+	p.id, p.name, p.title, p.summary = next(uint32(r.id)), next(uint32(r.name)), next(r.title), next(uint32(r.summary))
+	if r.folder != 0 {
+		p.folderID = t.folders.at(int(r.folder - 1))
+	}
+	if r.args != 0 {
+		p.argSet = t.argSets.at(int(r.args - 1))
+	}
+	return p
+}
+
+func (t *promptTable) nameAt(i int) string {
+	r := &t.recs[i]
+	start := r.off + uint32(r.id)
+	return t.text[start : start+uint32(r.name)]
+}
+
+func (t *promptTable) idAt(i int) string {
+	r := &t.recs[i]
+	return t.text[r.off : r.off+uint32(r.id)]
+}
+
+// after is the index of the first prompt whose name sorts after name.
+func (t *promptTable) after(name string) int {
+	return sort.Search(len(t.recs), func(k int) bool { return t.nameAt(k) > name })
+}
+
+// byName finds a prompt by its MCP name.
+func (t *promptTable) byName(name string) (servedPrompt, bool) {
+	i := sort.Search(len(t.recs), func(k int) bool { return t.nameAt(k) >= name })
+	if i == len(t.recs) || t.nameAt(i) != name {
+		return servedPrompt{}, false
+	}
+	return t.at(i), true
+}
+
+// byIDKey finds a prompt by its id, compared as promptlib.Key does.
+func (t *promptTable) byIDKey(id string) (servedPrompt, bool) {
+	i, ok := t.indexByID(id)
+	if !ok {
+		return servedPrompt{}, false
+	}
+	return t.at(i), true
+}
+
+// indexByID is the index in name order of the prompt with the id, compared as promptlib.Key
+// does.
+func (t *promptTable) indexByID(id string) (int, bool) {
+	k := sort.Search(len(t.byID), func(k int) bool { return compareKeys(t.idAt(int(t.byID[k])), id) >= 0 })
+	if k == len(t.byID) || compareKeys(t.idAt(int(t.byID[k])), id) != 0 {
+		return 0, false
+	}
+	return int(t.byID[k]), true
+}
+
+// compareKeys orders ids as promptlib.Key (lower case) does, without lowering copies of them:
+// the view compares ids a million times while it builds a table of 100k prompts.
+func compareKeys(a, b string) int {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		ca, cb := a[i], b[i]
+		if ca >= 0x80 || cb >= 0x80 {
+			return strings.Compare(promptlib.Key(a[i:]), promptlib.Key(b[i:]))
+		}
+		if 'A' <= ca && ca <= 'Z' {
+			ca += 'a' - 'A'
+		}
+		if 'A' <= cb && cb <= 'Z' {
+			cb += 'a' - 'A'
+		}
+		if ca != cb {
+			if ca < cb {
+				return -1
+			}
+			return 1
+		}
+	}
+	return len(a) - len(b)
+}
+
+// samePrompt reports whether two prompts list the same in prompts/list.
+func (p servedPrompt) sameListing(q servedPrompt) bool {
+	return p.name == q.name && p.title == q.title && p.summary == q.summary && p.argSet == q.argSet
+}
+
+// tableBuilder makes a promptTable, one prompt at a time.
+type tableBuilder struct {
+	text             strings.Builder
+	recs             []promptRec
+	folders, argSets interner
+}
+
+func newTableBuilder(n int) *tableBuilder {
+	return &tableBuilder{recs: make([]promptRec, 0, n), folders: interner{index: map[string]uint32{}}, argSets: interner{index: map[string]uint32{}}}
+}
+
+// add copies p into the table.
+func (b *tableBuilder) add(p servedPrompt) error {
+	if len(p.id) > 0xffff || len(p.name) > 0xffff || len(p.summary) > 0xffff || int64(b.text.Len())+int64(len(p.id)+len(p.name)+len(p.title)+len(p.summary)) > 0xffffffff {
+		return fmt.Errorf("mcpserver: prompt %.40q is too large to serve", p.id)
+	}
+	r := promptRec{off: uint32(b.text.Len()), id: uint16(len(p.id)), name: uint16(len(p.name)), title: uint32(len(p.title)),
+		summary: uint16(len(p.summary)), bytes: uint32(min(p.bytes, 0xffffffff)), hash: p.hash}
+	for _, s := range []string{p.id, p.name, p.title, p.summary} {
+		b.text.WriteString(s)
+	}
+	r.folder = b.folders.add(p.folderID)
+	r.args = b.argSets.add(p.argSet)
+	b.recs = append(b.recs, r)
+	return nil
+}
+
+// interner makes a stringList of distinct strings.
+type interner struct {
+	index map[string]uint32
+	text  strings.Builder
+	ends  []uint32
+}
+
+// add is 1+the index of s in the list, adding it if new; 0 for "".
+func (in *interner) add(s string) uint32 {
+	if s == "" {
+		return 0
+	}
+	if i, ok := in.index[s]; ok {
+		return i
+	}
+	in.text.WriteString(s)
+	in.ends = append(in.ends, uint32(in.text.Len()))
+	in.index[strings.Clone(s)] = uint32(len(in.ends))
+	return uint32(len(in.ends))
+}
+
+func (in *interner) list() stringList { return stringList{text: in.text.String(), ends: in.ends} }
+
+// build sorts the prompts by name and indexes them by id.
+func (b *tableBuilder) build() promptTable {
+	t := promptTable{text: b.text.String(), recs: b.recs, folders: b.folders.list(), argSets: b.argSets.list()}
+	sort.Slice(t.recs, func(i, j int) bool { return t.nameAt(i) < t.nameAt(j) })
+	t.indexIDs()
+	return t
+}
+
+func (t *promptTable) indexIDs() {
+	t.byID = make([]int32, len(t.recs))
+	for i := range t.byID {
+		t.byID[i] = int32(i)
+	}
+	sort.Slice(t.byID, func(i, j int) bool { return compareKeys(t.idAt(int(t.byID[i])), t.idAt(int(t.byID[j]))) < 0 })
+}
+
+// promptArg is one argument as the table keeps it: what checking a call needs, and where the
+// body uses it, for its description in prompts/list.
+type promptArg struct {
+	promptlib.Placeholder
+	where string
+}
+
+// encodeArgs packs a prompt's arguments into one string: prompts share few distinct argument
+// lists, so the table keeps each once. Each argument is its name, default and where it is
+// used (each a uvarint length and the bytes) and a flags byte.
+func encodeArgs(args []promptlib.Placeholder) string {
+	if len(args) == 0 {
+		return ""
+	}
+	var b []byte
+	for _, a := range args {
+		for _, s := range []string{a.Name, a.Default, a.Where()} {
+			b = binary.AppendUvarint(b, uint64(len(s)))
+			b = append(b, s...)
+		}
+		var flags byte
+		if a.Required {
+			flags |= 1
+		}
+		if a.HasDefault {
+			flags |= 2
+		}
+		b = append(b, flags)
+	}
+	return string(b)
+}
+
+// args decodes the prompt's arguments.
+func (p servedPrompt) args() []promptArg {
+	args, _ := decodeArgs(p.argSet)
+	return args
+}
+
+// decodeArgs undoes encodeArgs; false for a string encodeArgs did not write (a damaged kept
+// view: loadView checks every list before it serves one).
+func decodeArgs(s string) ([]promptArg, bool) {
+	var out []promptArg
+	ok := walkArgs(s, func(a promptArg) { out = append(out, a) })
+	return out, ok
+}
+
+// walkArgs hands each argument of an encoded list to fn, and reports whether the list was
+// whole.
+func walkArgs(s string, fn func(promptArg)) bool {
+	ok := true
+	field := func() string {
+		n, k := binary.Uvarint([]byte(s[:min(len(s), binary.MaxVarintLen64)]))
+		if k <= 0 || uint64(len(s)-k) < n {
+			ok, s = false, ""
+			return ""
+		}
+		v := s[k : k+int(n)]
+		s = s[k+int(n):]
+		return v
+	}
+	for s != "" {
+		var a promptArg
+		a.Name, a.Default, a.where = field(), field(), field()
+		if !ok || s == "" {
+			return false
+		}
+		a.Required, a.HasDefault = s[0]&1 != 0, s[0]&2 != 0
+		s = s[1:]
+		fn(a)
+	}
+	return true
+}
+
+// placeholders is what checking a call's arguments needs.
+func (p servedPrompt) placeholders() []promptlib.Placeholder {
+	args := p.args()
+	out := make([]promptlib.Placeholder, len(args))
+	for i, a := range args {
+		out[i] = a.Placeholder
+	}
+	return out
+}
+
+// mcpPrompt is the prompt as prompts/list shows it: its arguments are the body's placeholders,
+// each described by argumentDescription.
+func (p servedPrompt) mcpPrompt() mcp.Prompt {
+	mp := mcp.Prompt{Name: p.name, Title: p.title, Description: p.summary}
+	for _, a := range p.args() {
+		mp.Arguments = append(mp.Arguments, mcp.PromptArgument{Name: a.Name, Description: argumentDescription(a), Required: a.Required})
+	}
+	return mp
+}
