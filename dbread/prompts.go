@@ -308,6 +308,12 @@ func (db *DB) AllPrompts(ctx context.Context) ([]promptlib.Prompt, error) {
 // derive from each body (summaries, arguments) never have the whole library in memory. An
 // error from fn stops the walk and is returned.
 func (db *DB) EachPrompt(ctx context.Context, fn func(promptlib.Prompt) error) error {
+	return db.EachPromptRow(ctx, func(_ int64, p promptlib.Prompt) error { return fn(p) })
+}
+
+// EachPromptRow is EachPrompt in rowid order, with each prompt's rowid: what a reader that
+// follows the library by its Fingerprint files each prompt under.
+func (db *DB) EachPromptRow(ctx context.Context, fn func(rowid int64, p promptlib.Prompt) error) error {
 	const op = "all prompts"
 	const chunk = 1000
 	last := int64(-1 << 63)
@@ -316,7 +322,7 @@ func (db *DB) EachPrompt(ctx context.Context, fn func(promptlib.Prompt) error) e
 		n, err := db.allChunk(ctx, last, chunk, func(rowid int64, p promptlib.Prompt) {
 			last = rowid
 			if ferr == nil {
-				ferr = fn(p)
+				ferr = fn(rowid, p)
 			}
 		})
 		switch {

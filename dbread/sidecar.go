@@ -88,7 +88,7 @@ type sidecar struct {
 
 	// Owned by run.
 	wr       *sql.DB
-	buckets  map[int64]bucketSum
+	buckets  map[int64]BucketSum
 	complete bool // the first full build committed
 }
 
@@ -401,7 +401,7 @@ func (s *sidecar) load(ctx context.Context) error {
 		return err
 	}
 	s.complete = v.String == "1"
-	s.buckets = map[int64]bucketSum{}
+	s.buckets = map[int64]BucketSum{}
 	rows, err := s.wr.QueryContext(ctx, "SELECT lo, n, upd FROM buckets")
 	if err != nil {
 		return err
@@ -409,8 +409,8 @@ func (s *sidecar) load(ctx context.Context) error {
 	defer rows.Close()
 	for rows.Next() {
 		var lo int64
-		var b bucketSum
-		if err := rows.Scan(&lo, &b.n, &b.upd); err != nil {
+		var b BucketSum
+		if err := rows.Scan(&lo, &b.N, &b.Updated); err != nil {
 			return err
 		}
 		s.buckets[lo] = b
@@ -438,7 +438,7 @@ func (s *sidecar) closeFiles() error {
 func (s *sidecar) setRows() {
 	total := 0
 	for _, b := range s.buckets {
-		total += int(b.n)
+		total += int(b.N)
 	}
 	s.mu.Lock()
 	s.rows = total

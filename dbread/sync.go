@@ -29,12 +29,6 @@ const bucketWidth = 512 // the SQL in bucketSums spells it 512 and >> 9
 // ranges, so the sums are grouped instead.
 const sparseBuckets = 1 << 16
 
-// bucketSum is one bucket's fingerprint.
-type bucketSum struct {
-	n   int64
-	upd float64
-}
-
 // sync brings the sidecar up to date with the library and returns how many rows it rewrote.
 // Reading the library is a series of short autocommit reads; everything written goes in one
 // sidecar transaction, so a crash or a cancelled build leaves the previous state.
@@ -91,10 +85,10 @@ func (s *sidecar) sync(ctx context.Context) (int, error) {
 		}
 		n += c
 		now := sums[lo]
-		if now.n == 0 {
+		if now.N == 0 {
 			_, err = w.delBucket.ExecContext(wctx, lo)
 		} else {
-			_, err = w.putBucket.ExecContext(wctx, lo, now.n, now.upd)
+			_, err = w.putBucket.ExecContext(wctx, lo, now.N, now.Updated)
 		}
 		if err != nil {
 			return 0, fault(err)
@@ -112,7 +106,7 @@ func (s *sidecar) sync(ctx context.Context) (int, error) {
 	}
 	s.db.log.Debug("search index commit", "took", time.Since(wrote))
 	for _, lo := range dirty {
-		if now := sums[lo]; now.n == 0 {
+		if now := sums[lo]; now.N == 0 {
 			delete(s.buckets, lo)
 		} else {
 			s.buckets[lo] = now
@@ -267,7 +261,7 @@ func numeric(v any) float64 {
 }
 
 // bucketSums fingerprints the prompts table per bucket of rowids (see bucketWidth).
-func (db *DB) bucketSums(ctx context.Context) (map[int64]bucketSum, error) {
+func (db *DB) bucketSums(ctx context.Context) (map[int64]BucketSum, error) {
 	pool, release, err := db.acquire()
 	if err != nil {
 		return nil, err
@@ -277,7 +271,7 @@ func (db *DB) bucketSums(ctx context.Context) (map[int64]bucketSum, error) {
 	if err := pool.QueryRowContext(ctx, "SELECT min(rowid), max(rowid) FROM prompts").Scan(&lo, &hi); err != nil {
 		return nil, err
 	}
-	sums := map[int64]bucketSum{}
+	sums := map[int64]BucketSum{}
 	if !lo.Valid {
 		return sums, nil
 	}
@@ -303,11 +297,11 @@ FROM b`
 	defer rows.Close()
 	for rows.Next() {
 		var lo int64
-		var b bucketSum
-		if err := rows.Scan(&lo, &b.n, &b.upd); err != nil {
+		var b BucketSum
+		if err := rows.Scan(&lo, &b.N, &b.Updated); err != nil {
 			return nil, err
 		}
-		if b.n > 0 {
+		if b.N > 0 {
 			sums[lo] = b
 		}
 	}

@@ -10,11 +10,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 
+	"github.com/mcpctl/mcpctl/dbread"
 	"github.com/mcpctl/mcpctl/gate"
 )
 
@@ -25,13 +27,13 @@ import (
 
 // persistVersion changes whenever the file's layout does, so an old file is ignored, not
 // misread.
-const persistVersion = 2
+const persistVersion = 3
 
 // viewMagic starts every kept view.
 const viewMagic = "mcpctl-view\n"
 
 // recSize is a promptRec's size in the file.
-const recSize = 36
+const recSize = 40
 
 // viewFile is where the view of the library at db is kept, under the cache directory.
 func viewFile(cacheDir, db string) string {
@@ -69,10 +71,12 @@ func saveView(path, db string, snap *snapshot) error {
 }
 
 // The file is the snapshot's table as it lies in memory, so a restart at 100k prompts reads it
-// back in milliseconds: the magic and version, then the library path and the folders as JSON,
-// then the table: its text, its records (recSize bytes each), its index by id (4 bytes each)
-// and its two string lists (text, count, ends). Strings are a uvarint length and the bytes,
-// counts a uvarint, numbers little endian.
+// back in milliseconds: the magic and version; the library path, the folders and the system
+// prompts as JSON, and the system prompts' buckets; then the table: its text, its records
+// (recSize bytes each), its index by id (4 bytes each) and its two string lists (text, count,
+// ends); last the library's fingerprint the view was read at (count, then the first rowid,
+// count and updated sum of each bucket), so a restart reads only the buckets changed since.
+// Strings are a uvarint length and the bytes, counts a uvarint, numbers little endian.
 
 func encodeView(db string, snap *snapshot) []byte {
 	t := &snap.prompts
@@ -85,8 +89,14 @@ func encodeView(db string, snap *snapshot) []byte {
 		b = binary.AppendUvarint(b, uint64(len(s)))
 		b = append(b, s...)
 	}
+	system, _ := json.Marshal(snap.system) // plain data: cannot fail
 	appendString(db)
 	appendString(string(folders))
+	appendString(string(system))
+	b = binary.AppendUvarint(b, uint64(len(snap.systemBuckets)))
+	for _, sb := range snap.systemBuckets {
+		b = le.AppendUint32(b, sb)
+	}
 	appendString(t.text)
 	b = binary.AppendUvarint(b, uint64(len(t.recs)))
 	for _, r := range t.recs {
@@ -99,6 +109,7 @@ func encodeView(db string, snap *snapshot) []byte {
 		b = le.AppendUint32(b, r.folder)
 		b = le.AppendUint32(b, r.args)
 		b = le.AppendUint32(b, r.bytes)
+		b = le.AppendUint32(b, r.bucket)
 		b = le.AppendUint64(b, r.hash)
 	}
 	for _, i := range t.byID {
@@ -110,6 +121,12 @@ func encodeView(db string, snap *snapshot) []byte {
 		for _, e := range l.ends {
 			b = le.AppendUint32(b, e)
 		}
+	}
+	b = binary.AppendUvarint(b, uint64(len(snap.sums)))
+	for lo, s := range snap.sums {
+		b = le.AppendUint64(b, uint64(lo))
+		b = le.AppendUint64(b, uint64(s.N))
+		b = le.AppendUint64(b, math.Float64bits(s.Updated))
 	}
 	return b
 }
@@ -138,6 +155,7 @@ func loadView(path, db string) (*snapshot, error) {
 // for it, and every record against the table, so a damaged file is ignored, never served.
 func decodeView(r *bufio.Reader, size int64, db string) *snapshot {
 	d := viewDecoder{r: r, left: size}
+	le := binary.LittleEndian
 	magic := make([]byte, len(viewMagic))
 	d.read(magic)
 	if d.bad || string(magic) != viewMagic || d.uvarint() != persistVersion || d.string() != db {
@@ -147,16 +165,28 @@ func decodeView(r *bufio.Reader, size int64, db string) *snapshot {
 	if err := json.Unmarshal([]byte(d.string()), &snap.all); err != nil {
 		return nil
 	}
+	if err := json.Unmarshal([]byte(d.string()), &snap.system); err != nil {
+		return nil
+	}
+	snap.systemBuckets = make([]uint32, d.count(4))
+	for i := range snap.systemBuckets {
+		var sb [4]byte
+		d.read(sb[:])
+		snap.systemBuckets[i] = le.Uint32(sb[:])
+	}
+	if len(snap.systemBuckets) != len(snap.system) {
+		return nil
+	}
 	t := &snap.prompts
 	t.text = d.string()
 	n := d.count(recSize + 4)
 	t.recs = make([]promptRec, n)
 	var buf [recSize]byte
-	le := binary.LittleEndian
 	for i := range t.recs {
 		d.read(buf[:])
 		t.recs[i] = promptRec{off: le.Uint32(buf[0:]), title: le.Uint32(buf[4:]), id: le.Uint16(buf[8:]), name: le.Uint16(buf[10:]),
-			summary: le.Uint16(buf[12:]), folder: le.Uint32(buf[16:]), args: le.Uint32(buf[20:]), bytes: le.Uint32(buf[24:]), hash: le.Uint64(buf[28:])}
+			summary: le.Uint16(buf[12:]), folder: le.Uint32(buf[16:]), args: le.Uint32(buf[20:]), bytes: le.Uint32(buf[24:]),
+			bucket: le.Uint32(buf[28:]), hash: le.Uint64(buf[32:])}
 	}
 	t.byID = make([]int32, n)
 	for i := range t.byID {
@@ -171,6 +201,14 @@ func decodeView(r *bufio.Reader, size int64, db string) *snapshot {
 			l.ends[i] = le.Uint32(buf[:4])
 		}
 	}
+	if n := d.count(24); n > 0 {
+		snap.sums = make(dbread.Fingerprint, n)
+		for range n {
+			var s [24]byte
+			d.read(s[:])
+			snap.sums[int64(le.Uint64(s[0:]))] = dbread.BucketSum{N: int64(le.Uint64(s[8:])), Updated: math.Float64frombits(le.Uint64(s[16:]))}
+		}
+	}
 	if d.bad || d.left != 0 || !t.valid() {
 		return nil
 	}
@@ -180,6 +218,7 @@ func decodeView(r *bufio.Reader, size int64, db string) *snapshot {
 		return nil
 	}
 	snap.scope = scope{sc}
+	snap.scopeKey = scopeKey(snap.scope, snap.all)
 	for _, f := range snap.all {
 		if snap.scope.sees(&f.ID) {
 			snap.folders = append(snap.folders, &servedFolder{info: f, lowerPath: strings.ToLower(f.Path)})

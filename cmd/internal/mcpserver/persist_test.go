@@ -54,6 +54,21 @@ func TestKeptViewRoundTrip(t *testing.T) {
 	if !ok || len(sp.placeholders()) != 2 || sp.placeholders()[1].Default != "Go" {
 		t.Errorf("restored arguments: %+v", sp.placeholders())
 	}
+	if len(got.system) != len(kept.system) || len(kept.system) == 0 {
+		t.Errorf("restored %d system prompts, kept %d", len(got.system), len(kept.system))
+	}
+	// A restart on an unchanged library reads no prompt: the kept view carries the library's
+	// fingerprint.
+	mem := v.db.(*memLibrary)
+	restarted := newView(mem, nil, nil)
+	restarted.snap.Store(got)
+	before := mem.read.Load()
+	if err := restarted.reload(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if n := mem.read.Load() - before; n != 0 {
+		t.Errorf("a restart on an unchanged library read %d prompts", n)
+	}
 	// A view of another library is not served.
 	if other, err := loadView(path, "other.db"); other != nil || err != nil {
 		t.Errorf("a view of another library was restored: %v, %v", other, err)

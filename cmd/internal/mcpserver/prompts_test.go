@@ -1,8 +1,11 @@
 package mcpserver
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"hash/fnv"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -22,16 +25,20 @@ import (
 type memLibrary struct {
 	mu   sync.Mutex
 	lib  promptlib.Library
-	fail error // EachPrompt returns it while set
-	// hold, while set, makes EachPrompt wait until it is closed or the read's context ends.
+	fail error // a read (Fingerprint) fails with it while set
+	// hold, while set, makes a read (Fingerprint) wait until it is closed or the read's context
+	// ends.
 	hold    chan struct{}
 	changes chan struct{}
+	// rowids numbers the prompts as SQLite would: in the order first seen, never reused.
+	rowids map[string]int64
+	read   atomic.Int64 // prompts handed to readers
 }
 
 var _ libraryReader = (*memLibrary)(nil)
 
 func newMemLibrary(lib promptlib.Library) *memLibrary {
-	return &memLibrary{lib: lib, changes: make(chan struct{}, 1)}
+	return &memLibrary{lib: lib, changes: make(chan struct{}, 1), rowids: map[string]int64{}}
 }
 
 // edit changes the library and signals a change, as dbread does after a write by the app.
@@ -45,26 +52,75 @@ func (m *memLibrary) edit(f func(lib *promptlib.Library)) {
 	}
 }
 
-func (m *memLibrary) EachPrompt(ctx context.Context, fn func(promptlib.Prompt) error) error {
+// rows is the library's prompts with their rowids, in rowid order.
+func (m *memLibrary) rows() []memRow {
 	m.mu.Lock()
-	hold := m.hold
+	defer m.mu.Unlock()
+	rows := make([]memRow, len(m.lib.Prompts))
+	for i, p := range m.lib.Prompts {
+		rowid, ok := m.rowids[p.ID]
+		if !ok {
+			rowid = int64(len(m.rowids) + 1)
+			m.rowids[p.ID] = rowid
+		}
+		rows[i] = memRow{rowid, p}
+	}
+	slices.SortFunc(rows, func(a, b memRow) int { return cmp.Compare(a.rowid, b.rowid) })
+	return rows
+}
+
+type memRow struct {
+	rowid int64
+	p     promptlib.Prompt
+}
+
+// Fingerprint sums each bucket's prompts by a hash of all they hold, so a test may edit a
+// prompt without stamping updated_at (the real library relies on the app stamping it).
+func (m *memLibrary) Fingerprint(ctx context.Context) (dbread.Fingerprint, error) {
+	m.mu.Lock()
+	hold, fail := m.hold, m.fail
 	m.mu.Unlock()
 	if hold != nil {
 		select {
 		case <-hold:
 		case <-ctx.Done():
-			return ctx.Err()
+			return nil, ctx.Err()
 		}
 	}
-	m.mu.Lock()
-	prompts, fail := append([]promptlib.Prompt(nil), m.lib.Prompts...), m.fail
-	m.mu.Unlock()
 	if fail != nil {
-		return fail
+		return nil, fail
 	}
-	for _, p := range prompts {
-		if err := fn(p); err != nil {
+	sums := dbread.Fingerprint{}
+	for _, r := range m.rows() {
+		j, _ := json.Marshal(r.p)
+		h := fnv.New32a()
+		h.Write(j)
+		lo := r.rowid &^ (dbread.BucketWidth - 1)
+		s := sums[lo]
+		s.N++
+		s.Updated += float64(h.Sum32())
+		sums[lo] = s
+	}
+	return sums, nil
+}
+
+func (m *memLibrary) EachPromptRow(ctx context.Context, fn func(int64, promptlib.Prompt) error) error {
+	for _, r := range m.rows() {
+		m.read.Add(1)
+		if err := fn(r.rowid, r.p); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+func (m *memLibrary) EachPromptInBucket(ctx context.Context, lo int64, fn func(int64, promptlib.Prompt) error) error {
+	for _, r := range m.rows() {
+		if r.rowid >= lo && r.rowid < lo+dbread.BucketWidth {
+			m.read.Add(1)
+			if err := fn(r.rowid, r.p); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -46,6 +46,7 @@ type promptRec struct {
 	id, name, summary uint16
 	folder, args      uint32 // 1+index into folders and argSets; 0 for none
 	bytes             uint32
+	bucket            uint32 // the library bucket its row is in (bucketOf)
 	hash              uint64 // what the prompt was built from (view.hash)
 }
 
@@ -57,6 +58,7 @@ type servedPrompt struct {
 	folderID                 string // "" at the top level
 	bytes                    int
 	hash                     uint64
+	bucket                   uint32
 	argSet                   string // encodeArgs of its arguments
 }
 
@@ -65,7 +67,7 @@ func (t *promptTable) len() int { return len(t.recs) }
 // at is the i-th prompt in name order.
 func (t *promptTable) at(i int) servedPrompt {
 	r := &t.recs[i]
-	p := servedPrompt{bytes: int(r.bytes), hash: r.hash}
+	p := servedPrompt{bytes: int(r.bytes), hash: r.hash, bucket: r.bucket}
 	at := r.off
 	next := func(n uint32) string {
 		s := t.text[at : at+n]
@@ -172,7 +174,7 @@ func (b *tableBuilder) add(p servedPrompt) error {
 		return fmt.Errorf("mcpserver: prompt %.40q is too large to serve", p.id)
 	}
 	r := promptRec{off: uint32(b.text.Len()), id: uint16(len(p.id)), name: uint16(len(p.name)), title: uint32(len(p.title)),
-		summary: uint16(len(p.summary)), bytes: uint32(min(p.bytes, 0xffffffff)), hash: p.hash}
+		summary: uint16(len(p.summary)), bytes: uint32(min(p.bytes, 0xffffffff)), hash: p.hash, bucket: p.bucket}
 	for _, s := range []string{p.id, p.name, p.title, p.summary} {
 		b.text.WriteString(s)
 	}

@@ -6,7 +6,9 @@ import (
 	"hash/fnv"
 	"io"
 	"log/slog"
+	"math"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -20,7 +22,9 @@ import (
 // libraryReader is what the view reads; *dbread.DB is the real one, unit tests and benchmarks
 // use an in-memory library.
 type libraryReader interface {
-	EachPrompt(ctx context.Context, fn func(promptlib.Prompt) error) error
+	Fingerprint(ctx context.Context) (dbread.Fingerprint, error)
+	EachPromptRow(ctx context.Context, fn func(rowid int64, p promptlib.Prompt) error) error
+	EachPromptInBucket(ctx context.Context, lo int64, fn func(rowid int64, p promptlib.Prompt) error) error
 	Folders(ctx context.Context) ([]dbread.FolderInfo, error)
 	Prompt(ctx context.Context, id string) (promptlib.Prompt, error)
 	Folder(ctx context.Context, id string) (promptlib.Folder, error)
@@ -29,8 +33,9 @@ type libraryReader interface {
 
 var _ libraryReader = (*dbread.DB)(nil)
 
-// view is the one follower of the library. After every change it reads each prompt once and
-// computes, in that one pass, everything the server serves from: the set the session may see
+// view is the one follower of the library. After every change it reads what changed — the
+// buckets of rowids whose dbread.Fingerprint differs, or every prompt when the session's
+// folders changed — and computes, in that one pass, everything the server serves from: the set the session may see
 // (the project's folders, mcpctl-system hidden), unique names, summaries, arguments and
 // digests, and the gate's documents. Components subscribe to be handed each new snapshot; a
 // snapshot is immutable, so handlers read it without locks and never see half an update.
@@ -70,8 +75,15 @@ type snapshot struct {
 	scope   scope
 	loaded  bool // false only for the empty view before the first load
 
-	// system holds the gate texts' prompts (mcpctl-system), bodies included: a handful.
-	system []promptlib.Prompt
+	// system holds the gate texts' prompts (mcpctl-system), bodies included: a handful; with
+	// the bucket of each.
+	system        []promptlib.Prompt
+	systemBuckets []uint32
+	// sums is the library's fingerprint the snapshot was read at, and scopeKey what its
+	// reading depended on besides the prompts (the session's folders and their paths): a
+	// reload with the same scopeKey reads only the buckets whose sum changed.
+	sums     dbread.Fingerprint
+	scopeKey string
 	// docs are what the gate ranks, one per visible prompt; nil without a project.
 	docs []gate.Doc
 }
@@ -274,7 +286,7 @@ func (v *view) follow(ctx context.Context, changes <-chan struct{}, failed error
 			if !ok {
 				return
 			}
-			settle(v.reload(ctx))
+			settle(v.read(ctx, true))
 		case <-retry.C:
 			settle(v.reload(ctx))
 		}
@@ -286,7 +298,13 @@ func (v *view) follow(ctx context.Context, changes <-chan struct{}, failed error
 const bigLibrary = 5000
 
 // reload reads the library once and publishes the snapshot it gives.
-func (v *view) reload(ctx context.Context) error {
+func (v *view) reload(ctx context.Context) error { return v.read(ctx, false) }
+
+// read reads what changed in the library since the last snapshot and publishes the snapshot it
+// gives. signalled says the library was written since (dbread's change signal): if no bucket
+// of prompts changed, the write was one the fingerprint cannot place — a folder, or an edit
+// that did not stamp updated_at as the app does — and every prompt is read.
+func (v *view) read(ctx context.Context, signalled bool) error {
 	started := time.Now()
 	v.reads.Add(1)
 	all, err := v.db.Folders(ctx)
@@ -297,65 +315,53 @@ func (v *view) reload(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	// Bodies are read a chunk at a time and dropped once digested: at 100k prompts the library
-	// is hundreds of megabytes, the view keeps a few hundred bytes a prompt. A prompt unchanged
-	// since the last snapshot is kept as its index there, so reading an unchanged library
-	// builds nothing.
-	prev := v.current().prompts
-	var seen []int32         // per visible prompt, in library order: its index in prev, or -1-i for fresh[i]
-	var fresh []servedPrompt // new or changed prompts, not yet named
-	var system []promptlib.Prompt
-	paths := make(map[string]string, len(all))
-	for _, f := range all {
-		paths[promptlib.Key(f.ID)] = f.Path
-	}
-	docs := make(map[string]cachedDoc, len(v.docs))
-	err = v.db.EachPrompt(ctx, func(p promptlib.Prompt) error {
-		if sc.System(p.FolderID) {
-			system = append(system, p)
-			return nil
-		}
-		if !sc.sees(p.FolderID) {
-			return nil
-		}
-		h := v.hash(p)
-		if i, ok := prev.indexByID(p.ID); ok && prev.recs[i].hash == h {
-			seen = append(seen, int32(i))
-		} else {
-			sp := servedPrompt{id: p.ID, title: p.Title, bytes: len(p.Content), hash: h,
-				summary: strings.Clone(promptlib.Summary(p.Content)), argSet: encodeArgs(promptlib.Placeholders(p.Content))}
-			if p.FolderID != nil {
-				sp.folderID = *p.FolderID
-			}
-			fresh = append(fresh, sp)
-			seen = append(seen, int32(-len(fresh)))
-		}
-		if v.project != nil {
-			path := ""
-			if p.FolderID != nil {
-				path = paths[promptlib.Key(*p.FolderID)]
-			}
-			c, ok := v.docs[p.ID]
-			if !ok || c.hash != h || c.doc.FolderPath != path {
-				// Named later, when every name is known; the name only labels the Doc.
-				d := gate.NewDoc(p, "", path)
-				if v.tocBytes != nil {
-					d.TOCBytes = v.tocBytes(ctx, p)
-				}
-				c = cachedDoc{hash: h, doc: &d}
-			}
-			docs[p.ID] = c
-		}
-		return nil
-	})
+	sums, err := v.db.Fingerprint(ctx)
 	if err != nil {
 		return err
 	}
-	v.docs = docs // drops deleted prompts
-	next := &snapshot{all: all, scope: sc, loaded: true, system: system, prompts: prev}
-	changed := len(fresh) > 0 || len(seen) != prev.len()
+	last := v.current()
+	r := reading{v: v, ctx: ctx, sc: sc, prev: &last.prompts, docs: make(map[string]cachedDoc, len(v.docs)), paths: make(map[string]string, len(all))}
+	for _, f := range all {
+		r.paths[promptlib.Key(f.ID)] = f.Path
+	}
+	key := scopeKey(sc, all)
+	next := &snapshot{all: all, scope: sc, loaded: true, sums: sums, scopeKey: key, prompts: last.prompts}
+	dirty, whole := changedBuckets(last, sums, key)
+	whole = whole || signalled && len(dirty) == 0
+	if whole {
+		// Bodies are read a chunk at a time and dropped once digested: at 100k prompts the
+		// library is hundreds of megabytes, the view keeps a few hundred bytes a prompt.
+		err = v.db.EachPromptRow(ctx, r.visit)
+	} else {
+		// Only the changed buckets are read; every other prompt is kept as its index in the
+		// last snapshot, and so are its document and its system prompts.
+		for i := range last.prompts.len() {
+			if !dirty[last.prompts.recs[i].bucket] {
+				r.seen = append(r.seen, int32(i))
+				if c, ok := v.docs[last.prompts.idAt(i)]; ok {
+					r.docs[last.prompts.idAt(i)] = c
+				}
+			}
+		}
+		for i, b := range last.systemBuckets {
+			if !dirty[b] {
+				r.system, r.systemBuckets = append(r.system, last.system[i]), append(r.systemBuckets, b)
+			}
+		}
+		for _, b := range sortedBuckets(dirty) {
+			if err = v.db.EachPromptInBucket(ctx, int64(b)*dbread.BucketWidth, r.visit); err != nil {
+				break
+			}
+		}
+	}
+	if err != nil {
+		return err
+	}
+	v.docs = r.docs // drops deleted prompts
+	next.system, next.systemBuckets = r.system, r.systemBuckets
+	changed := len(r.fresh) > 0 || len(r.seen) != last.prompts.len()
 	if changed {
-		if next.prompts, err = v.build(ctx, seen, fresh, &prev); err != nil {
+		if next.prompts, err = v.build(ctx, r.seen, r.fresh, &last.prompts); err != nil {
 			return err
 		}
 	}
@@ -374,20 +380,152 @@ func (v *view) reload(ctx context.Context) error {
 			}
 		}
 	}
-	last := v.snap.Swap(next)
+	prev := v.snap.Swap(next)
 	for _, f := range v.subs {
-		f(last, next)
+		f(prev, next)
 	}
 	if changed || v.kept.IsZero() && !v.restored {
 		v.save(next)
 	}
-	if len(seen) > bigLibrary {
+	if r.read > bigLibrary {
 		// Reading a big library leaves the heap far above what the view keeps; hand it back
 		// to the OS now rather than let a long-lived server sit on it.
 		debug.FreeOSMemory()
 	}
-	v.log.Debug("library view loaded", "prompts", next.prompts.len(), "changed", len(fresh), "folders", len(next.folders), "ms", time.Since(started).Milliseconds())
+	v.log.Debug("library view loaded", "prompts", next.prompts.len(), "read", r.read, "changed", len(r.fresh), "whole", whole,
+		"folders", len(next.folders), "ms", time.Since(started).Milliseconds())
 	return nil
+}
+
+// reading is one reload's pass over the prompts it reads.
+type reading struct {
+	v     *view
+	ctx   context.Context
+	sc    scope
+	prev  *promptTable
+	paths map[string]string // folder key → path
+
+	read          int                  // prompts read
+	seen          []int32              // per visible prompt: its index in prev, or -1-i for fresh[i]
+	fresh         []servedPrompt       // new or changed prompts, not yet named
+	system        []promptlib.Prompt   // mcpctl-system's prompts
+	systemBuckets []uint32             // system's buckets
+	docs          map[string]cachedDoc // the gate's documents of the visible prompts, by id
+}
+
+// visit digests one prompt read from the library.
+func (r *reading) visit(rowid int64, p promptlib.Prompt) error {
+	r.read++
+	bucket := bucketOf(rowid)
+	if r.sc.System(p.FolderID) {
+		r.system, r.systemBuckets = append(r.system, p), append(r.systemBuckets, bucket)
+		return nil
+	}
+	if !r.sc.sees(p.FolderID) {
+		return nil
+	}
+	h := r.v.hash(p)
+	if i, ok := r.prev.indexByID(p.ID); ok && r.prev.recs[i].hash == h && r.prev.recs[i].bucket == bucket {
+		r.seen = append(r.seen, int32(i))
+	} else {
+		sp := servedPrompt{id: p.ID, title: p.Title, bytes: len(p.Content), hash: h, bucket: bucket,
+			summary: strings.Clone(promptlib.Summary(p.Content)), argSet: encodeArgs(promptlib.Placeholders(p.Content))}
+		if p.FolderID != nil {
+			sp.folderID = *p.FolderID
+		}
+		r.fresh = append(r.fresh, sp)
+		r.seen = append(r.seen, int32(-len(r.fresh)))
+	}
+	if r.v.project != nil {
+		path := ""
+		if p.FolderID != nil {
+			path = r.paths[promptlib.Key(*p.FolderID)]
+		}
+		c, ok := r.v.docs[p.ID]
+		if !ok || c.hash != h || c.doc.FolderPath != path {
+			// Named later, when every name is known; the name only labels the Doc.
+			d := gate.NewDoc(p, "", path)
+			if r.v.tocBytes != nil {
+				d.TOCBytes = r.v.tocBytes(r.ctx, p)
+			}
+			c = cachedDoc{hash: h, doc: &d}
+		}
+		r.docs[p.ID] = c
+	}
+	return nil
+}
+
+// bucketOf is the bucket a rowid is filed under: its dbread.Fingerprint bucket's number. A
+// rowid beyond what a bucket number holds (the app assigns small ones) is filed under
+// noBucket, which makes every reload read the whole library.
+func bucketOf(rowid int64) uint32 {
+	b := rowid / dbread.BucketWidth
+	if rowid < 0 || b >= noBucket {
+		return noBucket
+	}
+	return uint32(b)
+}
+
+const noBucket = math.MaxUint32
+
+// changedBuckets says which buckets a reload must read, given the fingerprint and scope key it
+// sees now and the last snapshot: whole when the last snapshot cannot be followed bucket by
+// bucket (the first read, another scope, a prompt without a bucket).
+func changedBuckets(last *snapshot, sums dbread.Fingerprint, key string) (dirty map[uint32]bool, whole bool) {
+	if !last.loaded || last.sums == nil || last.scopeKey != key {
+		return nil, true
+	}
+	dirty = map[uint32]bool{}
+	for lo, s := range sums {
+		if last.sums[lo] != s {
+			dirty[bucketOf(lo)] = true
+		}
+	}
+	for lo := range last.sums {
+		if _, ok := sums[lo]; !ok {
+			dirty[bucketOf(lo)] = true
+		}
+	}
+	if dirty[noBucket] {
+		return nil, true
+	}
+	for i := range last.prompts.len() {
+		if last.prompts.recs[i].bucket == noBucket {
+			return nil, true
+		}
+	}
+	return dirty, false
+}
+
+func sortedBuckets(set map[uint32]bool) []uint32 {
+	out := make([]uint32, 0, len(set))
+	for b := range set {
+		out = append(out, b)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// scopeKey is what reading the library depends on besides its prompts: which folders the
+// session sees and is kept out of, and their paths (the gate's documents carry them). When it
+// changes, every prompt is read again.
+func scopeKey(sc scope, all []dbread.FolderInfo) string {
+	var b strings.Builder
+	for _, f := range all {
+		switch {
+		case sc.System(&f.ID):
+			b.WriteString("s")
+		case sc.sees(&f.ID):
+			b.WriteString("v")
+		default:
+			continue
+		}
+		b.WriteString(promptlib.Key(f.ID))
+		b.WriteByte(0)
+		b.WriteString(f.Path)
+		b.WriteByte(0)
+	}
+	return b.String()
 }
 
 // scopeOf decides which folders the session sees. A project's folder is resolved by its path

@@ -3,6 +3,8 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"github.com/mcpctl/mcpctl/dbread"
+	"reflect"
 	"testing"
 	"testing/synctest"
 
@@ -64,7 +66,7 @@ func TestViewStopWaitsForTheFollower(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		synctest.Wait() // the follower is inside EachPrompt
+		synctest.Wait() // the follower is inside its read
 		go func() {
 			<-v.ready
 			returned = true
@@ -156,5 +158,62 @@ func TestViewUnchangedReloadSharesTable(t *testing.T) {
 	sp, ok := changed.byIDKey(lib.lib.Prompts[0].ID)
 	if !ok || sp.summary != "Changed {{x}}." || len(sp.placeholders()) != 1 {
 		t.Errorf("changed prompt: %+v", sp)
+	}
+}
+
+// A change is followed by reading only the buckets of rowids it touched; a change of the
+// session's folders reads everything again. What is served is the same either way.
+func TestViewReadsChangedBucketsOnly(t *testing.T) {
+	lib := newMemLibrary(promptlib.Sample(3*dbread.BucketWidth, 1))
+	v := newView(lib, nil, nil)
+	reload := func() int64 {
+		t.Helper()
+		before := lib.read.Load()
+		if err := v.reload(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		return lib.read.Load() - before
+	}
+	if n := reload(); n != int64(len(lib.lib.Prompts)) {
+		t.Fatalf("first read: %d prompts, want all %d", n, len(lib.lib.Prompts))
+	}
+	if n := reload(); n != 0 {
+		t.Errorf("unchanged library: %d prompts read, want 0", n)
+	}
+	// A write the fingerprint cannot place (an edit that kept updated_at) is read in full.
+	before := lib.read.Load()
+	if err := v.read(t.Context(), true); err != nil {
+		t.Fatal(err)
+	}
+	if n := lib.read.Load() - before; n != int64(len(lib.lib.Prompts)) {
+		t.Errorf("a signalled change no bucket shows: %d prompts read, want all %d", n, len(lib.lib.Prompts))
+	}
+	edited := lib.lib.Prompts[dbread.BucketWidth+7]
+	lib.edit(func(l *promptlib.Library) {
+		l.Prompts[dbread.BucketWidth+7].Title = "Edited In Place"
+		l.Prompts = append(l.Prompts[:1], l.Prompts[2:]...) // a delete in the first bucket
+	})
+	deleted := v.current().prompts.len()
+	if n := reload(); n == 0 || n > 2*dbread.BucketWidth {
+		t.Errorf("an edit and a delete in two buckets: %d prompts read", n)
+	}
+	snap := v.current()
+	if snap.prompts.len() != deleted-1 {
+		t.Errorf("%d prompts after a delete, want %d", snap.prompts.len(), deleted-1)
+	}
+	if sp, ok := snap.prompt("edited-in-place"); !ok || sp.id != edited.ID {
+		t.Errorf("the edited prompt is not served by its new name: %+v", sp)
+	}
+	// What an incremental read serves is what a whole read serves.
+	whole := newView(lib, nil, nil)
+	if err := whole.reload(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(viewListing(t, whole.current()), viewListing(t, snap)) {
+		t.Error("the incremental read serves other prompts than a whole read")
+	}
+	lib.edit(func(l *promptlib.Library) { l.Folders[0].Name = "Renamed" })
+	if n := reload(); n != int64(len(lib.lib.Prompts)) {
+		t.Errorf("a renamed folder: %d prompts read, want all %d", n, len(lib.lib.Prompts))
 	}
 }
