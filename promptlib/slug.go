@@ -1,7 +1,7 @@
 package promptlib
 
 import (
-	"sort"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -58,14 +58,13 @@ func NameEach(n int, prompt func(i int) (id, title string)) []string {
 		names[i], order[i] = Slug(title), int32(i)
 	}
 	// Equal slugs fall together, the one whose id sorts first ahead of the others.
-	sort.Slice(order, func(a, b int) bool {
-		i, j := order[a], order[b]
-		if names[i] != names[j] {
-			return names[i] < names[j]
+	slices.SortFunc(order, func(i, j int32) int {
+		if c := strings.Compare(names[i], names[j]); c != 0 {
+			return c
 		}
 		idi, _ := prompt(int(i))
 		idj, _ := prompt(int(j))
-		return Key(idi) < Key(idj)
+		return strings.Compare(Key(idi), Key(idj))
 	})
 	for k := 0; k < n; {
 		slug := names[order[k]]

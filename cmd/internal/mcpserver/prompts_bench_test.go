@@ -143,3 +143,26 @@ func BenchmarkRestoreView(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkViewFollowEdit is what following one edit costs the view, per library size: reading
+// the changed bucket and building the next snapshot's table.
+func BenchmarkViewFollowEdit(b *testing.B) {
+	for _, n := range benchSizes(b) {
+		b.Run(fmt.Sprintf("prompts=%d", n), func(b *testing.B) {
+			lib := newMemLibrary(sampleLibrary(n))
+			v := newView(lib, nil, nil)
+			if err := v.reload(b.Context()); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				i++
+				lib.edit(func(l *promptlib.Library) { l.Prompts[n/2].Title = fmt.Sprint("Edited ", i) })
+				if err := v.read(b.Context(), true); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

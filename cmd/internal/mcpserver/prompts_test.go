@@ -92,9 +92,15 @@ func (m *memLibrary) Fingerprint(ctx context.Context) (dbread.Fingerprint, error
 	}
 	sums := dbread.Fingerprint{}
 	for _, r := range m.rows() {
-		j, _ := json.Marshal(r.p)
 		h := fnv.New32a()
-		h.Write(j)
+		folder := ""
+		if r.p.FolderID != nil {
+			folder = *r.p.FolderID
+		}
+		for _, s := range []string{r.p.ID, r.p.Title, r.p.Content, folder} {
+			h.Write([]byte(s))
+			h.Write([]byte{0})
+		}
 		lo := r.rowid &^ (dbread.BucketWidth - 1)
 		s := sums[lo]
 		s.N++

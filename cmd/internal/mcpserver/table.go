@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -82,6 +83,10 @@ func (t *promptTable) at(i int) servedPrompt {
 		p.argSet = t.argSets.at(int(r.args - 1))
 	}
 	return p
+}
+
+func (t *promptTable) compareNames(a, b promptRec) int {
+	return strings.Compare(t.text[a.off+uint32(a.id):a.off+uint32(a.id)+uint32(a.name)], t.text[b.off+uint32(b.id):b.off+uint32(b.id)+uint32(b.name)])
 }
 
 func (t *promptTable) nameAt(i int) string {
@@ -210,7 +215,9 @@ func (in *interner) list() stringList { return stringList{text: in.text.String()
 // build sorts the prompts by name and indexes them by id.
 func (b *tableBuilder) build() promptTable {
 	t := promptTable{text: b.text.String(), recs: b.recs, folders: b.folders.list(), argSets: b.argSets.list()}
-	sort.Slice(t.recs, func(i, j int) bool { return t.nameAt(i) < t.nameAt(j) })
+	if !slices.IsSortedFunc(t.recs, t.compareNames) {
+		slices.SortFunc(t.recs, t.compareNames)
+	}
 	t.indexIDs()
 	return t
 }
@@ -220,7 +227,7 @@ func (t *promptTable) indexIDs() {
 	for i := range t.byID {
 		t.byID[i] = int32(i)
 	}
-	sort.Slice(t.byID, func(i, j int) bool { return compareKeys(t.idAt(int(t.byID[i])), t.idAt(int(t.byID[j]))) < 0 })
+	slices.SortFunc(t.byID, func(i, j int32) int { return compareKeys(t.idAt(int(i)), t.idAt(int(j))) })
 }
 
 // promptArg is one argument as the table keeps it: what checking a call needs, and where the

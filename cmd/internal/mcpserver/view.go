@@ -584,12 +584,23 @@ func (v *view) build(ctx context.Context, seen []int32, fresh []servedPrompt, pr
 		p := entry(k)
 		return p.id, p.title
 	})
+	// Added in name order, the table needs no sort of its 40-byte records.
+	order := make([]int32, len(seen))
+	size := len(prev.text)
+	for k := range order {
+		order[k] = int32(k)
+	}
+	for _, p := range fresh {
+		size += len(p.id) + len(p.title) + len(p.summary) + len(p.title)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(names[a], names[b]) })
 	tb := newTableBuilder(len(seen))
-	for k := range seen {
-		if k%1024 == 0 && ctx.Err() != nil {
+	tb.text.Grow(size)
+	for n, k := range order {
+		if n%1024 == 0 && ctx.Err() != nil {
 			return promptTable{}, ctx.Err()
 		}
-		sp := entry(k)
+		sp := entry(int(k))
 		sp.name = names[k]
 		if err := tb.add(sp); err != nil {
 			v.log.Warn("library view: prompt left out", "err", err)
