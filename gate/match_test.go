@@ -119,6 +119,24 @@ func TestSelectRanking(t *testing.T) {
 			t.Errorf("sent %q, want [cart-rules]", got)
 		}
 	})
+	t.Run("a synonym that is also a tag counts once, as its own tag", func(t *testing.T) {
+		// "basket" has the synonym "cart"; with both as tags, a prompt with only "cart" must not
+		// also score under "basket" and outrank the one that has both words.
+		f := newFixture(t)
+		f.prompt("Docs", "Cart Rules", "Keep it for 30 days.\n")
+		f.prompt("Docs", "Basket Cart Checkout", "Both words, once each.\n")
+		p := project(10_000, nil)
+		p.Synonyms = map[string][]string{"basket": {"cart"}}
+		xs := Explain(f.index(t, p), []string{"basket", "cart"}, 10_000, 50, nil)
+		for _, x := range xs {
+			if x.Name != "cart-rules" {
+				continue
+			}
+			if len(x.Tags) != 1 || x.Tags[0].Tag != "cart" {
+				t.Errorf("cart-rules scored under %+v, want only under the tag cart", x.Tags)
+			}
+		}
+	})
 }
 
 func TestSelectBudget(t *testing.T) {

@@ -68,6 +68,13 @@ type concept struct {
 // with no alternatives, so explanations still show them.
 func (ix *Index) query(tags []string) []concept {
 	out := make([]concept, 0, len(tags))
+	// A synonym that is itself one of the tags is that tag's evidence, not another's: with
+	// ["api", "rest"], "rest" is searched once, as its own concept, so a prompt titled with
+	// "rest" alone does not score twice (once at synonymWeight under "api").
+	asTag := map[string]bool{}
+	for _, tag := range tags {
+		asTag[phraseKey(tag)] = true
+	}
 	for _, tag := range tags {
 		c := concept{tag: tag}
 		own := newAlternative(tag, 1)
@@ -78,7 +85,7 @@ func (ix *Index) query(tags []string) []concept {
 				for _, s := range ix.synonyms[key] {
 					a := newAlternative(s, synonymWeight)
 					k := strings.Join(a.stems, " ")
-					if len(a.terms) > 0 && !seen[k] {
+					if len(a.terms) > 0 && !seen[k] && !asTag[k] {
 						seen[k] = true
 						c.alts = append(c.alts, a)
 					}
