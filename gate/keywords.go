@@ -273,7 +273,7 @@ func (ix *Index) keyScore(st string) float64 {
 	}
 	topical := false
 	for k := range pl {
-		if pl[k].f[fieldTitle] > 0 || pl[k].f[fieldChapters] > 0 {
+		if pl[k].in(fieldTitle) > 0 || pl[k].in(fieldChapters) > 0 {
 			topical = true
 			break
 		}

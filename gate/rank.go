@@ -272,14 +272,14 @@ func (s *scorer) feedback(concepts []concept) []term {
 			continue
 		}
 		for _, tf := range ix.entries[i].terms {
-			if own[tf.t] || tf.f[fieldTitle]+tf.f[fieldChapters] == 0 {
+			if own[tf.term()] || tf.counts().in(fieldTitle)+tf.counts().in(fieldChapters) == 0 {
 				continue
 			}
-			df := len(ix.postings[tf.t])
+			df := len(ix.postings[tf.term()])
 			if df < 2 { // only this prompt: finds nothing new
 				continue
 			}
-			weight[tf.t] += ix.idf(df)
+			weight[tf.term()] += ix.idf(df)
 		}
 	}
 	type tw struct {
