@@ -143,6 +143,7 @@ type scorer struct {
 	concept []float64
 	alt     []float64
 	lead    []bool  // among the best matches of some concept (conceptShare)
+	inArea  []bool  // filed beside the best matches (area.go)
 	touched []int32 // entries with concept > 0
 	altHit  []int32 // entries with alt > 0
 	// parts, when not nil, records each concept's score per entry for Explain.
@@ -151,7 +152,7 @@ type scorer struct {
 
 func newScorer(ix *Index, explain bool) *scorer {
 	n := len(ix.entries)
-	s := &scorer{ix: ix, total: make([]float64, n), concept: make([]float64, n), alt: make([]float64, n), lead: make([]bool, n)}
+	s := &scorer{ix: ix, total: make([]float64, n), concept: make([]float64, n), alt: make([]float64, n), lead: make([]bool, n), inArea: make([]bool, n)}
 	if explain {
 		s.parts = map[int32][]float64{}
 	}
