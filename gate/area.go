@@ -1,9 +1,6 @@
 package gate
 
-import (
-	"cmp"
-	"slices"
-)
+import "slices"
 
 // The area of a task is where the library files what the task is about: the folders of its best
 // matches. A team files prompts by topic, so a prompt filed beside the best match is about the
@@ -29,23 +26,29 @@ var (
 	areaWeight = 2.0
 )
 
-// area marks the entries filed in the folders of the best matches (s.inArea).
+// area marks the entries filed in the folders of the best matches (s.inArea). The best are
+// found in one pass (ties go to the earlier entry in index order), not by sorting every match.
 func (s *scorer) area() {
 	ix := s.ix
-	var best []int32
+	best := make([]int, 0, areaDocs) // entry indexes, best first
 	for i, rel := range s.total {
-		if rel > 0 && ix.entries[i].Priority < CriticalPriority {
-			best = append(best, int32(i))
+		if rel <= 0 || ix.entries[i].Priority >= CriticalPriority {
+			continue
+		}
+		k := len(best)
+		for k > 0 && rel > s.total[best[k-1]] {
+			k--
+		}
+		if k < areaDocs {
+			best = slices.Insert(best, k, i)[:min(len(best)+1, areaDocs)]
 		}
 	}
 	if len(best) == 0 {
 		return
 	}
-	// The few best, ties broken by index order, as the ranking does.
-	slices.SortStableFunc(best, func(a, b int32) int { return cmp.Compare(s.total[b], s.total[a]) })
 	top := s.total[best[0]]
 	folders := map[string]bool{}
-	for _, i := range best[:min(areaDocs, len(best))] {
+	for _, i := range best {
 		if s.total[i] >= areaShare*top {
 			folders[ix.entries[i].FolderPath] = true
 		}
