@@ -191,6 +191,9 @@ var stopWords = func() map[string]bool {
 //   - every other word of the tool name and the string values (content and body excepted, long
 //     requests included) is a candidate, stop words and request filler dropped, also when
 //     inflected ("seeing", "trying");
+//   - two kept words side by side that the index holds as a phrase (in a title, heading or
+//     summary: "phone number", "rich text") are also a tag of their own, after the words, so
+//     the prompt that names the phrase ranks above one that has the words apart;
 //   - the candidates the index or the synonym table knows are kept, the most telling first: rare
 //     in the project, and naming a topic (found in some title or heading) rather than only said
 //     in passing in bodies; so a long request is summarised to its key terms;
@@ -202,13 +205,22 @@ func (ix *Index) InterceptTags(tool string, args json.RawMessage) []string {
 	at := map[string]int{} // stem → position in cands
 	// The tool name's verbs and nouns (get, list, prompts) say how, not what; in a value the same
 	// word can be the task ("delete a user's data", "a slow query"), so values drop only filler.
-	addText := func(s string, noise map[string]bool) {
+	var pairs []string
+	addText := func(s string, noise map[string]bool, phrase bool) {
+		prevW, prevSt := "", ""
 		for _, w := range splitWords(s) {
 			w = normalizeTag(w)
 			st := stem(w)
 			if noise[w] || fillerWords[w] || indexStop[w] || (w != st && fillerStems[st]) || utf8.RuneCountInString(w) < 2 || !hasLetter(w) {
+				prevSt = ""
 				continue
 			}
+			// Pairs are indexed only in titles, headings, summaries and folder paths: one that
+			// has postings is a phrase the library names a topic with.
+			if phrase && prevSt != "" && len(ix.postings[pairOf(prevSt, st)]) > 0 {
+				pairs = append(pairs, prevW+" "+w)
+			}
+			prevW, prevSt = w, st
 			if k, ok := at[st]; ok {
 				cands[k].count++
 				continue
@@ -219,7 +231,7 @@ func (ix *Index) InterceptTags(tool string, args json.RawMessage) []string {
 			}
 		}
 	}
-	addText(tool, stopWords)
+	addText(tool, stopWords, false)
 	folders := ix.folderNames()
 	callValues(args, func(v string) bool {
 		t := strings.TrimSpace(v)
@@ -230,10 +242,12 @@ func (ix *Index) InterceptTags(tool string, args json.RawMessage) []string {
 		if uuidLike.MatchString(t) {
 			return true
 		}
-		if _, ok := ix.byName[t]; ok || folders[strings.ToLower(t)] {
+		_, named := ix.byName[t]
+		whole := named || folders[strings.ToLower(t)]
+		if whole {
 			phrases = append(phrases, t)
 		}
-		addText(t, valueNoise)
+		addText(t, valueNoise, !whole) // a value kept whole is its own phrase already
 		return true
 	})
 	room := MaxTags - min(len(phrases), MaxTags/2)
@@ -246,6 +260,7 @@ func (ix *Index) InterceptTags(tool string, args json.RawMessage) []string {
 	for _, c := range cands {
 		tags = append(tags, c.w)
 	}
+	tags = append(tags, pairs...) // when there is room: NormalizeTags keeps the first MaxTags
 	return NormalizeTags(tags)
 }
 
