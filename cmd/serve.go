@@ -60,6 +60,11 @@ func runServe(ctx context.Context, env Env, args []string) error {
 		return err
 	}
 	defer engine.Close()
+	// With an LLM configured, a project's briefings are re-ranked by it (DESIGN §9).
+	var rr gate.Reranker
+	if llm := engine.LLM(); llm != nil && project != nil {
+		rr = gate.NewLLMReranker(llm, gate.DefaultRerankTimeout, log)
+	}
 	return mcpserver.Run(ctx, mcpserver.Config{
 		Library:      lib,
 		Project:      project,
@@ -71,6 +76,7 @@ func runServe(ctx context.Context, env Env, args []string) error {
 		Upstream:     up,
 		Untrusted:    untrusted,
 		Pipeline:     engine,
+		Reranker:     rr,
 	}, env.Stdin, env.Stdout)
 }
 

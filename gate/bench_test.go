@@ -3,6 +3,7 @@ package gate
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -137,4 +138,33 @@ func BenchmarkIntercept(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkDocMemory reports what the gate keeps per prompt at 10k prompts: the live heap of the
+// Docs (bytes/doc) and of the index built from them (index-bytes/doc), measured after a GC. One
+// build per iteration; the figures are the same in every run of the same sample.
+func BenchmarkDocMemory(b *testing.B) {
+	const n = 10_000
+	lib := promptlib.Sample(n, 1)
+	p := benchProject(lib)
+	benchDocs(b, lib) // the stem cache is process-wide: warm it so it is not counted
+	live := func() uint64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	var docBytes, ixBytes uint64
+	for b.Loop() {
+		base := live()
+		docs := benchDocs(b, lib)
+		withDocs := live()
+		ix := NewIndex(docs, p)
+		withIndex := live()
+		docBytes, ixBytes = withDocs-base, withIndex-withDocs
+		runtime.KeepAlive(docs)
+		runtime.KeepAlive(ix)
+	}
+	b.ReportMetric(float64(docBytes)/n, "bytes/doc")
+	b.ReportMetric(float64(ixBytes)/n, "index-bytes/doc")
 }

@@ -21,6 +21,7 @@
 //   - whenever a briefing has Ungated set: notifications/tools/list_changed.
 //
 // LibraryIndex and LibraryBodies compose the same from a library in memory, for the CLI and
-// tests. Explain says why each prompt was sent, named or left out; a Reranker (an LLM) may
-// reorder the candidates through SelectReranked.
+// tests. Explain says why each prompt was sent, named or left out; a Reranker (LLMReranker over
+// the configured chat model, set with Session.SetReranker) may reorder the candidates through
+// SelectReranked, time-boxed and cached, the deterministic order as its fallback.
 package gate

@@ -35,23 +35,57 @@ type Doc struct {
 	// The caller sets it: the gate does not run pipelines.
 	TOCBytes int
 
-	terms      []termFreq       // sorted by term; words and, outside the body, adjacent pairs
+	terms      []termCount      // sorted by term; words and, outside the body, adjacent pairs
 	lens       [numFields]int32 // words per field, for length normalisation
 	topicWords []topicWord      // title and heading words that may name a topic (Index.Topics)
 }
 
-// topicWord is one stem of a title or heading with its most used spelling in this prompt.
+// topicWord is one stem of a title or heading (as its term: topics are counted by stem, and a
+// hash weighs less than the stem's string) with its most used spelling in this prompt.
 type topicWord struct {
-	stem, spelling string
-	n              int
+	stem     term
+	spelling string
+	n        int32
 }
 
-// termFreq is how often one term occurs in each field of a document. Counts saturate: BM25
-// gains almost nothing past a few occurrences.
-type termFreq struct {
-	t    term
-	body uint16
-	f    [fieldBody]uint8 // title, chapters, summary, folder
+// termCount is one term of a document and how often it occurs in each field, packed in 64 bits:
+// the term (termBits) in the high bits, so sorting termCounts sorts by term, then the body count
+// (bodyBits) and the counts in title, headings, summary and folder path (fieldBits each). Counts
+// saturate, at 1023 in the body and 7 elsewhere: with BM25's saturation (k1 = 3) more changes
+// nothing that ranks, and 8 bytes a term instead of 16 is most of what a Doc weighs.
+type termCount uint64
+
+const (
+	bodyBits   = 10
+	fieldBits  = 3
+	countsBits = bodyBits + fieldBody*fieldBits // the low bits: every count
+	bodyMax    = 1<<bodyBits - 1
+	fieldMax   = 1<<fieldBits - 1
+)
+
+// packCount packs a term and its counts, saturating them.
+func packCount(t term, body int32, f *[fieldBody]int32) termCount {
+	c := termCount(t)<<countsBits | termCount(min(body, bodyMax))<<(fieldBody*fieldBits)
+	for i, n := range f {
+		c |= termCount(min(n, fieldMax)) << (i * fieldBits)
+	}
+	return c
+}
+
+func (c termCount) term() term { return term(c >> countsBits) }
+
+// counts is the low bits, every count, as a posting keeps them.
+func (c termCount) counts() fieldCounts { return fieldCounts(c & (1<<countsBits - 1)) }
+
+// fieldCounts is the counts part of a termCount.
+type fieldCounts uint32
+
+// in is the count in one field.
+func (c fieldCounts) in(field int) int {
+	if field == fieldBody {
+		return int(c >> (fieldBody * fieldBits))
+	}
+	return int(c>>(field*fieldBits)) & fieldMax
 }
 
 // NewDoc computes the gate's view of a prompt: name as given (promptlib.Names over the prompts
@@ -63,17 +97,17 @@ func NewDoc(p promptlib.Prompt, name, folderPath string) Doc {
 		Name:       strings.Clone(name),
 		Title:      strings.Clone(p.Title),
 		Summary:    strings.Clone(promptlib.Summary(p.Content)),
-		FolderPath: strings.Clone(folderPath),
+		FolderPath: folderPath, // FolderPaths' own string, shared by the folder's prompts: not a slice of a row
 		Bytes:      len(p.Content),
 	}
 	for _, c := range Chapters(p.Content) {
 		d.Chapters = append(d.Chapters, strings.Clone(c))
 	}
-	acc := map[term]*termFreq{}
-	get := func(t term) *termFreq {
+	acc := map[term]*[numFields]int32{}
+	get := func(t term) *[numFields]int32 {
 		tf := acc[t]
 		if tf == nil {
-			tf = &termFreq{t: t}
+			tf = new([numFields]int32)
 			acc[t] = tf
 		}
 		return tf
@@ -83,9 +117,9 @@ func NewDoc(p promptlib.Prompt, name, folderPath string) Doc {
 			stems := stemsOf(s)
 			d.lens[field] += int32(len(stems))
 			for i, st := range stems {
-				bump(get(termOf(st)), field)
+				get(termOf(st))[field]++
 				if i > 0 && field != fieldBody {
-					bump(get(pairOf(stems[i-1], st)), field)
+					get(pairOf(stems[i-1], st))[field]++
 				}
 			}
 		}
@@ -102,32 +136,12 @@ func NewDoc(p promptlib.Prompt, name, folderPath string) Doc {
 	addField(fieldFolder, folderPath)
 	addField(fieldBody, p.Content)
 	d.topicWords = topicWordsOf(append([]string{d.Title}, d.Chapters...))
-	d.terms = make([]termFreq, 0, len(acc))
-	for _, tf := range acc {
-		d.terms = append(d.terms, *tf)
+	d.terms = make([]termCount, 0, len(acc))
+	for t, n := range acc {
+		d.terms = append(d.terms, packCount(t, n[fieldBody], (*[fieldBody]int32)(n[:fieldBody])))
 	}
-	slices.SortFunc(d.terms, func(a, b termFreq) int {
-		switch {
-		case a.t < b.t:
-			return -1
-		case a.t > b.t:
-			return 1
-		}
-		return 0
-	})
+	slices.Sort(d.terms)
 	return d
-}
-
-func bump(tf *termFreq, field int) {
-	if field == fieldBody {
-		if tf.body < 1<<16-1 {
-			tf.body++
-		}
-		return
-	}
-	if tf.f[field] < 255 {
-		tf.f[field]++
-	}
 }
 
 // Line is the document's index line, "- name: summary", at most MaxIndexLine characters: a long
@@ -162,7 +176,7 @@ func topicWordsOf(texts []string) []topicWord {
 				return
 			}
 			at[s] = len(out)
-			out = append(out, topicWord{stem: strings.Clone(s), spelling: strings.Clone(w), n: 1})
+			out = append(out, topicWord{stem: termOf(s), spelling: w, n: 1}) // w is in texts, which the Doc keeps
 		})
 	}
 	return out

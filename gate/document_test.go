@@ -41,21 +41,34 @@ func FuzzNewDoc(f *testing.F) {
 		if d.Bytes != len(body) {
 			t.Errorf("Bytes = %d, want %d", d.Bytes, len(body))
 		}
-		if !slices.IsSortedFunc(d.terms, func(a, b termFreq) int {
-			switch {
-			case a.t < b.t:
-				return -1
-			case a.t > b.t:
-				return 1
-			}
-			return 0
-		}) {
+		if !slices.IsSorted(d.terms) {
 			t.Error("terms not sorted")
 		}
 		for i := 1; i < len(d.terms); i++ {
-			if d.terms[i].t == d.terms[i-1].t {
-				t.Errorf("term %x twice", d.terms[i].t)
+			if d.terms[i].term() == d.terms[i-1].term() {
+				t.Errorf("term %x twice", d.terms[i].term())
 			}
 		}
 	})
+}
+
+func TestTermCount(t *testing.T) {
+	tm := termOf("kubernetes")
+	c := packCount(tm, 5000, &[fieldBody]int32{1, 0, 9, 7})
+	if c.term() != tm {
+		t.Errorf("term %x, want %x", c.term(), tm)
+	}
+	for f, want := range map[int]int{fieldTitle: 1, fieldChapters: 0, fieldSummary: fieldMax, fieldFolder: 7, fieldBody: bodyMax} {
+		if got := c.counts().in(f); got != want {
+			t.Errorf("field %d: count %d, want %d (saturated at the field's maximum)", f, got, want)
+		}
+	}
+	// Packed counts sort by term whatever the counts: the term is in the high bits.
+	lo, hi := min(termOf("a"), termOf("b")), max(termOf("a"), termOf("b"))
+	if packCount(lo, bodyMax, &[fieldBody]int32{7, 7, 7, 7}) >= packCount(hi, 0, &[fieldBody]int32{}) {
+		t.Error("a smaller term with large counts sorts after a larger term")
+	}
+	if termOf("x") >= 1<<termBits || pairOf("x", "y") >= 1<<termBits {
+		t.Error("a term does not fit termBits")
+	}
 }

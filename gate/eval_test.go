@@ -309,7 +309,7 @@ func evalTable(r evalResult) string {
 var issueBar = struct{ beginRecall, beginPrecision, interceptRecall, heldOut float64 }{85, 50, 75, 5}
 
 // reached is what the ranking reaches now, rounded down: the regression floor.
-var reached = struct{ beginRecall, beginPrecision, interceptRecall, heldOut float64 }{75, 37, 62, 12}
+var reached = struct{ beginRecall, beginPrecision, interceptRecall, heldOut float64 }{77, 43, 66, 12}
 
 // TestGateEval runs the labelled benchmark. It fails when priority 10 is not always sent, when a
 // briefing exceeds the byte budget, or when recall, precision or the held-out gap fall below

@@ -27,6 +27,8 @@ type Explanation struct {
 	Tags      []TagScore // each tag's part (the best of the tag and its synonyms)
 	Feedback  float64    // the part from the words of the best matches' titles and headings
 	Boost     float64    // the priority's bounded boost (candidates only)
+	Area      bool       // filed beside the best matches: a lower floor, ordered first (area.go)
+	Lead      bool       // the best match of one of the tags: a lower floor
 	Floor     float64    // the relevance floor this prompt had to reach
 }
 
@@ -58,7 +60,7 @@ func Explain(ix *Index, tags []string, budget, limit int, sent map[string]bool) 
 	boost := map[int]float64{}
 	order := append([]int(nil), r.critical...)
 	for _, c := range r.cands {
-		boost[c.i] = c.order - c.rel
+		boost[c.i] = c.boost
 		order = append(order, c.i)
 		if outcome[ix.entries[c.i].ID] == "" {
 			outcome[ix.entries[c.i].ID] = OutcomeCounted
@@ -86,7 +88,8 @@ func Explain(ix *Index, tags []string, budget, limit int, sent map[string]bool) 
 		if x.Outcome == "" {
 			x.Outcome = OutcomeBelow
 		}
-		x.Floor = max(floorOf(e.Priority, r.scores.lead[i])*r.top, minRelevance)
+		x.Area, x.Lead = r.scores.inArea[i], r.scores.lead[i]
+		x.Floor = max(floorOf(e.Priority, x.Lead, x.Area)*r.top, minRelevance)
 		x.Feedback = x.Relevance
 		for ci, c := range r.concepts {
 			if parts := r.scores.parts[int32(i)]; parts != nil && parts[ci] > 0 {
@@ -118,6 +121,12 @@ func (x Explanation) String() string {
 	s := fmt.Sprintf("%-12s %s (priority %d, %d bytes): relevance %.2f", x.Outcome, x.Name, x.Priority, x.Bytes, x.Relevance)
 	if len(parts) > 0 {
 		s += " = " + strings.Join(parts, " + ")
+	}
+	if x.Area {
+		s += fmt.Sprintf("; in the best matches' folder (ordered ×%g)", areaWeight)
+	}
+	if x.Lead {
+		s += "; leads a tag"
 	}
 	if x.Boost != 0 {
 		s += fmt.Sprintf("; priority boost %+.2f", x.Boost)

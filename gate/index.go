@@ -40,16 +40,8 @@ type Index struct {
 
 // posting is one document's counts of one term.
 type posting struct {
-	doc  int32
-	body uint16
-	f    [fieldBody]uint8
-}
-
-func (p *posting) in(field int) int {
-	if field == fieldBody {
-		return int(p.body)
-	}
-	return int(p.f[field])
+	doc int32
+	fieldCounts
 }
 
 // NewIndex builds the index of a project from the Docs of the prompts it sees (LibraryIndex
@@ -97,10 +89,10 @@ func NewIndex(docs []Doc, p Project) *Index {
 	seq := make([]int32, 0, n) // the term number of every posting, in entry order
 	for i := range ix.entries {
 		for _, tf := range ix.entries[i].terms {
-			id, ok := ids[tf.t]
+			id, ok := ids[tf.term()]
 			if !ok {
 				id = int32(len(count))
-				ids[tf.t] = id
+				ids[tf.term()] = id
 				count = append(count, 0)
 			}
 			count[id]++
@@ -118,7 +110,7 @@ func NewIndex(docs []Doc, p Project) *Index {
 		for _, tf := range ix.entries[i].terms {
 			id := seq[k]
 			k++
-			backing[next[id]] = posting{doc: int32(i), body: tf.body, f: tf.f}
+			backing[next[id]] = posting{doc: int32(i), fieldCounts: tf.counts()}
 			next[id]++
 		}
 	}
@@ -214,7 +206,7 @@ func topics(entries []Entry) []string {
 		docs     int
 		spelling map[string]int
 	}
-	byStem := map[string]*count{}
+	byStem := map[term]*count{}
 	for i := range entries {
 		for _, w := range entries[i].topicWords {
 			c := byStem[w.stem]
@@ -222,7 +214,7 @@ func topics(entries []Entry) []string {
 				c = &count{spelling: map[string]int{}}
 				byStem[w.stem] = c
 			}
-			c.spelling[w.spelling] += w.n
+			c.spelling[w.spelling] += int(w.n)
 			c.docs++
 		}
 	}

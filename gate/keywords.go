@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/kljensen/snowball/english"
 )
 
 // MaxKeywordValue is the longest string argument keywords are taken from, in characters: longer
@@ -187,29 +189,49 @@ var stopWords = func() map[string]bool {
 //     title; a value that is a prompt's name, or a folder of the index (list_prompts {folder}),
 //     is kept whole, as a phrase;
 //   - every other word of the tool name and the string values (content and body excepted, long
-//     requests included) is a candidate, stop words and request filler dropped; the words the
-//     index or the synonym table knows are kept, rarest in the project first, so a long request
-//     is summarised to its key terms;
-//   - at most MaxTags, and never none when the call carries a word the index knows.
+//     requests included) is a candidate, stop words and request filler dropped, also when
+//     inflected ("seeing", "trying");
+//   - two kept words side by side that the index holds as a phrase (in a title, heading or
+//     summary: "phone number", "rich text") are also a tag of their own, after the words, so
+//     the prompt that names the phrase ranks above one that has the words apart;
+//   - the candidates the index or the synonym table knows are kept, the most telling first: rare
+//     in the project, and naming a topic (found in some title or heading) rather than only said
+//     in passing in bodies; so a long request is summarised to its key terms;
+//   - at most MaxTags, in the order the call says them, and never none when the call carries a
+//     word the index knows.
 func (ix *Index) InterceptTags(tool string, args json.RawMessage) []string {
 	var phrases []string
-	counts := map[string]int{} // word → occurrences
-	var order []string
+	var cands []keyword
+	at := map[string]int{} // stem → position in cands
 	// The tool name's verbs and nouns (get, list, prompts) say how, not what; in a value the same
 	// word can be the task ("delete a user's data", "a slow query"), so values drop only filler.
-	addWords := func(s string, noise map[string]bool) {
+	var pairs []string
+	addText := func(s string, noise map[string]bool, phrase bool) {
+		prevW, prevSt := "", ""
 		for _, w := range splitWords(s) {
 			w = normalizeTag(w)
-			if noise[w] || fillerWords[w] || indexStop[w] || utf8.RuneCountInString(w) < 2 || !hasLetter(w) {
+			st := stem(w)
+			if noise[w] || fillerWords[w] || indexStop[w] || (w != st && fillerStems[st]) || utf8.RuneCountInString(w) < 2 || !hasLetter(w) {
+				prevSt = ""
 				continue
 			}
-			if counts[w] == 0 {
-				order = append(order, w)
+			// Pairs are indexed only in titles, headings, summaries and folder paths: one that
+			// has postings is a phrase the library names a topic with.
+			if phrase && prevSt != "" && len(ix.postings[pairOf(prevSt, st)]) > 0 {
+				pairs = append(pairs, prevW+" "+w)
 			}
-			counts[w]++
+			prevW, prevSt = w, st
+			if k, ok := at[st]; ok {
+				cands[k].count++
+				continue
+			}
+			if score := ix.keyScore(st); score > 0 { // 0: unknown to the index and the synonyms
+				at[st] = len(cands)
+				cands = append(cands, keyword{w: w, score: score, count: 1, pos: len(cands)})
+			}
 		}
 	}
-	addWords(tool, stopWords)
+	addText(tool, stopWords, false)
 	folders := ix.folderNames()
 	callValues(args, func(v string) bool {
 		t := strings.TrimSpace(v)
@@ -220,43 +242,67 @@ func (ix *Index) InterceptTags(tool string, args json.RawMessage) []string {
 		if uuidLike.MatchString(t) {
 			return true
 		}
-		if _, ok := ix.byName[t]; ok || folders[strings.ToLower(t)] {
+		_, named := ix.byName[t]
+		whole := named || folders[strings.ToLower(t)]
+		if whole {
 			phrases = append(phrases, t)
 		}
-		addWords(t, valueNoise)
+		addText(t, valueNoise, !whole) // a value kept whole is its own phrase already
 		return true
 	})
-	type cand struct {
-		w     string
-		score float64
-		pos   int
-	}
-	var cands []cand
-	for pos, w := range order {
-		st := stem(w)
-		df := len(ix.postings[termOf(st)])
-		known := df > 0 || len(ix.synonyms[st]) > 0
-		if !known {
-			continue
-		}
-		idf := ix.idf(df)
-		if df == 0 {
-			idf = ix.idf(len(ix.entries) / 10) // a synonym: worth a middling word
-		}
-		cands = append(cands, cand{w, idf * (1 + 0.2*float64(min(counts[w], 3)-1)), pos})
-	}
 	room := MaxTags - min(len(phrases), MaxTags/2)
 	if len(cands) > room {
-		slices.SortStableFunc(cands, func(a, b cand) int { return cmp.Compare(b.score, a.score) })
+		slices.SortStableFunc(cands, func(a, b keyword) int { return cmp.Compare(b.rank(), a.rank()) })
 		cands = cands[:room]
-		slices.SortFunc(cands, func(a, b cand) int { return a.pos - b.pos })
+		slices.SortFunc(cands, func(a, b keyword) int { return a.pos - b.pos })
 	}
 	tags := phrases
 	for _, c := range cands {
 		tags = append(tags, c.w)
 	}
+	tags = append(tags, pairs...) // when there is room: NormalizeTags keeps the first MaxTags
 	return NormalizeTags(tags)
 }
+
+// keyword is one candidate word of an intercepted call.
+type keyword struct {
+	w     string
+	score float64 // keyScore of its stem
+	count int     // how often the call says it
+	pos   int     // first mention
+}
+
+// rank orders candidates: how telling the word is, a little more when the call says it again.
+func (k keyword) rank() float64 { return k.score * (1 + 0.2*float64(min(k.count, 3)-1)) }
+
+// keyScore is how telling a stem is of a task, 0 when neither the index nor the synonym table
+// knows it: its rarity in the project (idf), and full weight only when it names a topic, in some
+// prompt's title or headings; a word found only in bodies is said in passing more often than not.
+func (ix *Index) keyScore(st string) float64 {
+	pl := ix.postings[termOf(st)]
+	if len(pl) == 0 {
+		if len(ix.synonyms[st]) > 0 {
+			return ix.idf(len(ix.entries) / 10) // a synonym: worth a middling word
+		}
+		return 0
+	}
+	topical := false
+	for k := range pl {
+		if pl[k].in(fieldTitle) > 0 || pl[k].in(fieldChapters) > 0 {
+			topical = true
+			break
+		}
+	}
+	s := ix.idf(len(pl))
+	if !topical {
+		s *= bodyWordShare
+	}
+	return max(s, 1e-6)
+}
+
+// bodyWordShare is what a word found only in bodies is worth next to a topic word of the same
+// rarity, when a long request is cut down to its key terms.
+const bodyWordShare = 0.4
 
 // folderNames is the set of folder names and paths of the index's prompts, lower case,
 // computed on first use.
@@ -286,3 +332,17 @@ var fillerWords = setOf(`please help want need like let lets just about thing th
 	should would could going look looking sure okay ok hi hello thanks able make sure currently
 	something anything everything someone using used via task tasks work working start started
 	know think see try trying good better best new existing current our team code`)
+
+// fillerStems are the stems of the filler and stop words, so their inflections ("seeing",
+// "tried", "makes") are filler too.
+var fillerStems = func() map[string]bool {
+	m := map[string]bool{}
+	for _, set := range []map[string]bool{fillerWords, indexStop} {
+		for w := range set {
+			if isASCIILetters(w) {
+				m[english.Stem(w, true)] = true
+			}
+		}
+	}
+	return m
+}()

@@ -2,7 +2,9 @@ package gate
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -78,7 +80,7 @@ func TestInterceptTags(t *testing.T) {
 		name, tool, args string
 		want             []string
 	}{
-		{"a query's meaningful words; tool verbs kept in values", "search_prompts", `{"query": "delete slow query review"}`, []string{"slow", "query", "review"}},
+		{"a query's meaningful words; tool verbs kept in values", "search_prompts", `{"query": "delete slow query review"}`, []string{"slow", "query", "review", "query review"}},
 		{"a long request is summarised to words the index knows", "search_prompts", long, []string{"service", "calls", "http", "requests", "timeouts", "retries"}},
 		{"a folder name is a tag", "list_prompts", `{"folder": "Payments"}`, []string{"payments"}},
 		{"a prompt id gives its title", "get_prompt", `{"id": "` + strings.ToLower(mig) + `"}`, []string{"database migrations"}},
@@ -94,4 +96,40 @@ func TestInterceptTags(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestInterceptTagsKeyTerms(t *testing.T) {
+	f := newFixture(t)
+	f.prompt("Api", "Request Timeouts", "Seeing a timeout makes people retry; we keep seeing it.\n")
+	f.prompt("Api", "Retries", "Back off between tries.\n")
+	for i := range 12 {
+		f.prompt("Misc", fmt.Sprintf("Topic %c", 'a'+i), fmt.Sprintf("Word%c appears only in this body.\n", 'a'+i))
+	}
+	ix := f.index(t, project(1000, nil))
+	t.Run("inflected filler is filler", func(t *testing.T) {
+		got := ix.InterceptTags("search_prompts", json.RawMessage(`{"query": "seeing timeouts, makes retries"}`))
+		if want := []string{"timeouts", "retries"}; !reflect.DeepEqual(got, want) {
+			t.Errorf("got %q, want %q", got, want)
+		}
+	})
+	t.Run("a phrase the index holds is a tag too", func(t *testing.T) {
+		got := ix.InterceptTags("search_prompts", json.RawMessage(`{"query": "request timeouts for the worda client"}`))
+		if want := []string{"request", "timeouts", "worda", "request timeouts"}; !reflect.DeepEqual(got, want) {
+			t.Errorf("got %q, want %q", got, want)
+		}
+	})
+	t.Run("a long request keeps the words that name topics", func(t *testing.T) {
+		// Twelve words each in one body only, as rare as "timeouts" and "retries" (one prompt
+		// each) but said in passing: the two title words must survive the cut to MaxTags.
+		var q []string
+		for i := range 12 {
+			q = append(q, fmt.Sprintf("word%c", 'a'+i))
+		}
+		q = append(q, "timeouts", "retries")
+		args, _ := json.Marshal(map[string]string{"query": strings.Join(q, " ")})
+		got := ix.InterceptTags("search_prompts", args)
+		if len(got) != MaxTags || !slices.Contains(got, "timeouts") || !slices.Contains(got, "retries") {
+			t.Errorf("got %q, want %d tags with timeouts and retries", got, MaxTags)
+		}
+	})
 }

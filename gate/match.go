@@ -11,15 +11,18 @@ import (
 // same selection, in the same order.
 //
 //   - Relevance is ranked as rank.go says (whole stemmed words, field weights, BM25F, synonyms).
-//   - The relevance floor: a prompt is a candidate when its relevance is at least floorShare of
-//     the best candidate's (lowFloorShare for priorities 1–3) and above minRelevance. Below it a
-//     prompt matched only incidentally: a word in a long body, a folder name. A prompt that is
-//     the best match of one tag (within conceptShare of it) has the lower floor leadFloor: the
-//     prompt about "pagination" belongs in a briefing for ["api", "pagination", "invoices"] even
-//     when others match two of the tags.
-//   - Priority is a bounded boost: a candidate's order key is its relevance plus
-//     priorityBoost × the best relevance × (priority − 5) / 5, so priority reorders candidates of
-//     similar relevance but never lifts a prompt over the floor or multiplies incidental hits.
+//   - The relevance floor: a prompt is a candidate when its relevance is above minRelevance and
+//     at least a share of the best candidate's: floorShare in general; areaFloor for a prompt in
+//     the task's area, the folders of the best matches (area.go); leadFloor for a prompt that is
+//     the best match of one tag (within conceptShare of it): the prompt about "pagination"
+//     belongs in a briefing for ["api", "pagination", "invoices"] even when others match two of
+//     the tags. Priorities 1–3 need lowFloorShare whatever else holds. Below its floor a prompt
+//     matched only incidentally: a word in a long body, a folder name, one tag's word in a
+//     prompt about something else.
+//   - The order key of a candidate is its relevance, areaWeight times it in the area, plus the
+//     priority's bounded boost, priorityBoost × the best relevance × (priority − 5) / 5: priority
+//     reorders candidates of similar relevance but never lifts a prompt over the floor or
+//     multiplies incidental hits.
 //   - Priority 10 is always included in full, whatever the tags and the budget, and uses the
 //     budget up first.
 //   - Packing: in order, each candidate's full content (Doc.Bytes) is taken while it fits what
@@ -30,8 +33,10 @@ import (
 //     provided when they are candidates (a priority-10 prompt only when it is relevant), and
 //     left out of the remaining index.
 //   - Remaining: the index entries neither selected nor already sent, capped as Index.Lines is.
+//
+// Tuned on testdata/gate (tuning half only).
 var (
-	floorShare    = 0.35
+	floorShare    = 0.6
 	lowFloorShare = 0.6
 	minRelevance  = 0.05
 	priorityBoost = 0.2
@@ -70,6 +75,7 @@ type candidate struct {
 	i     int
 	rel   float64
 	order float64
+	boost float64 // the priority's part of order
 }
 
 // Select matches tags against the index following the rules above. budget is the byte budget
@@ -108,6 +114,7 @@ func (ix *Index) rankTags(tags []string, sent map[string]bool, explain bool) ran
 	r.scores = newScorer(ix, explain)
 	r.scores.rank(r.concepts)
 	r.feedback = r.scores.feedback(r.concepts)
+	r.scores.area()
 	rel := r.scores.total
 	r.wasSent = make([]bool, len(ix.entries))
 	for id := range sent {
@@ -123,7 +130,7 @@ func (ix *Index) rankTags(tags []string, sent map[string]bool, explain bool) ran
 	for i := range ix.entries {
 		e := &ix.entries[i]
 		critical := e.Priority >= CriticalPriority
-		above := ix.aboveFloor(e.Priority, rel[i], r.top, r.scores.lead[i])
+		above := ix.aboveFloor(e.Priority, rel[i], r.top, r.scores.lead[i], r.scores.inArea[i])
 		switch {
 		case r.wasSent[i]:
 			if above || critical && rel[i] > 0 {
@@ -132,8 +139,12 @@ func (ix *Index) rankTags(tags []string, sent map[string]bool, explain bool) ran
 		case critical:
 			r.critical = append(r.critical, i)
 		case above:
+			order := rel[i]
+			if r.scores.inArea[i] {
+				order *= areaWeight
+			}
 			boost := priorityBoost * r.top * float64(e.Priority-DefaultPriority) / float64(CriticalPriority-DefaultPriority)
-			r.cands = append(r.cands, candidate{i: i, rel: rel[i], order: rel[i] + boost})
+			r.cands = append(r.cands, candidate{i: i, rel: rel[i], order: order + boost, boost: boost})
 		}
 	}
 	slices.SortFunc(r.critical, func(a, b int) int {
@@ -154,16 +165,20 @@ func (ix *Index) rankTags(tags []string, sent map[string]bool, explain bool) ran
 	return r
 }
 
-// aboveFloor is the relevance floor; lead says the prompt is the best match of some tag.
-func (ix *Index) aboveFloor(priority int, rel, top float64, lead bool) bool {
-	return rel > minRelevance && rel >= floorOf(priority, lead)*top
+// aboveFloor is the relevance floor; lead says the prompt is the best match of some tag, inArea
+// that it is filed beside the best matches.
+func (ix *Index) aboveFloor(priority int, rel, top float64, lead, inArea bool) bool {
+	return rel > minRelevance && rel >= floorOf(priority, lead, inArea)*top
 }
 
 // floorOf is the share of the best relevance a prompt must reach.
-func floorOf(priority int, lead bool) float64 {
+func floorOf(priority int, lead, inArea bool) float64 {
 	share := floorShare
+	if inArea {
+		share = min(share, areaFloor)
+	}
 	if lead {
-		share = leadFloor
+		share = min(share, leadFloor)
 	}
 	if priority <= 3 {
 		share = max(share, lowFloorShare)

@@ -52,6 +52,9 @@ func TestSelectMatching(t *testing.T) {
 		{"headings are searched",
 			[]spec{{"Database", 5, "Intro.\n\n## Rollback\n\nSteps.\n"}, {"Other", 5, "Nothing.\n"}},
 			[]string{"rollback"}, []string{"database"}},
+		{"the synonym of api is rest api, not rest: data encrypted at rest is no API",
+			[]spec{{"Encryption at Rest", 5, "Keys per environment.\n"}, {"Conventions", 5, "Our REST API uses plural nouns.\n"}, {"Other", 5, "Nothing.\n"}},
+			[]string{"api"}, []string{"conventions"}},
 		{"built-in synonyms: observability finds tracing",
 			[]spec{{"Distributed Tracing", 5, "Propagate context.\n"}, {"Other", 5, "Nothing.\n"}},
 			[]string{"observability"}, []string{"distributed-tracing"}},
@@ -117,6 +120,24 @@ func TestSelectRanking(t *testing.T) {
 		sel := Select(f.index(t, p), []string{"basket"}, 10_000, 50, nil)
 		if got := names(sel.Full); !reflect.DeepEqual(got, []string{"cart-rules"}) {
 			t.Errorf("sent %q, want [cart-rules]", got)
+		}
+	})
+	t.Run("a synonym that is also a tag counts once, as its own tag", func(t *testing.T) {
+		// "basket" has the synonym "cart"; with both as tags, a prompt with only "cart" must not
+		// also score under "basket" and outrank the one that has both words.
+		f := newFixture(t)
+		f.prompt("Docs", "Cart Rules", "Keep it for 30 days.\n")
+		f.prompt("Docs", "Basket Cart Checkout", "Both words, once each.\n")
+		p := project(10_000, nil)
+		p.Synonyms = map[string][]string{"basket": {"cart"}}
+		xs := Explain(f.index(t, p), []string{"basket", "cart"}, 10_000, 50, nil)
+		for _, x := range xs {
+			if x.Name != "cart-rules" {
+				continue
+			}
+			if len(x.Tags) != 1 || x.Tags[0].Tag != "cart" {
+				t.Errorf("cart-rules scored under %+v, want only under the tag cart", x.Tags)
+			}
 		}
 	})
 }

@@ -68,6 +68,13 @@ type concept struct {
 // with no alternatives, so explanations still show them.
 func (ix *Index) query(tags []string) []concept {
 	out := make([]concept, 0, len(tags))
+	// A synonym that is itself one of the tags is that tag's evidence, not another's: with
+	// ["api", "rest"], "rest" is searched once, as its own concept, so a prompt titled with
+	// "rest" alone does not score twice (once at synonymWeight under "api").
+	asTag := map[string]bool{}
+	for _, tag := range tags {
+		asTag[phraseKey(tag)] = true
+	}
 	for _, tag := range tags {
 		c := concept{tag: tag}
 		own := newAlternative(tag, 1)
@@ -78,7 +85,7 @@ func (ix *Index) query(tags []string) []concept {
 				for _, s := range ix.synonyms[key] {
 					a := newAlternative(s, synonymWeight)
 					k := strings.Join(a.stems, " ")
-					if len(a.terms) > 0 && !seen[k] {
+					if len(a.terms) > 0 && !seen[k] && !asTag[k] {
 						seen[k] = true
 						c.alts = append(c.alts, a)
 					}
@@ -136,6 +143,7 @@ type scorer struct {
 	concept []float64
 	alt     []float64
 	lead    []bool  // among the best matches of some concept (conceptShare)
+	inArea  []bool  // filed beside the best matches (area.go)
 	touched []int32 // entries with concept > 0
 	altHit  []int32 // entries with alt > 0
 	// parts, when not nil, records each concept's score per entry for Explain.
@@ -144,7 +152,7 @@ type scorer struct {
 
 func newScorer(ix *Index, explain bool) *scorer {
 	n := len(ix.entries)
-	s := &scorer{ix: ix, total: make([]float64, n), concept: make([]float64, n), alt: make([]float64, n), lead: make([]bool, n)}
+	s := &scorer{ix: ix, total: make([]float64, n), concept: make([]float64, n), alt: make([]float64, n), lead: make([]bool, n), inArea: make([]bool, n)}
 	if explain {
 		s.parts = map[int32][]float64{}
 	}
@@ -265,14 +273,14 @@ func (s *scorer) feedback(concepts []concept) []term {
 			continue
 		}
 		for _, tf := range ix.entries[i].terms {
-			if own[tf.t] || tf.f[fieldTitle]+tf.f[fieldChapters] == 0 {
+			if own[tf.term()] || tf.counts().in(fieldTitle)+tf.counts().in(fieldChapters) == 0 {
 				continue
 			}
-			df := len(ix.postings[tf.t])
+			df := len(ix.postings[tf.term()])
 			if df < 2 { // only this prompt: finds nothing new
 				continue
 			}
-			weight[tf.t] += ix.idf(df)
+			weight[tf.term()] += ix.idf(df)
 		}
 	}
 	type tw struct {

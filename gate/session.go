@@ -1,7 +1,9 @@
 package gate
 
 import (
+	"context"
 	"encoding/json"
+	"maps"
 	"sync"
 )
 
@@ -32,9 +34,14 @@ type Briefing struct {
 // the prompts already sent in full. The state only moves one way, gated → ungated.
 //
 // A Session is safe for concurrent use: tool calls run concurrently, and of several calls racing
-// on a gated session exactly one ungates it and gets the intercept briefing.
+// on a gated session exactly one ungates it and gets the intercept briefing. Briefings are made
+// one at a time (a re-ranking may wait on an LLM), while Gated and ToolVisible never wait for
+// one: tools/list and the intercept check stay instant.
 type Session struct {
-	mu    sync.Mutex
+	briefing sync.Mutex // held for a whole briefing, so each sees what the one before sent
+	rr       Reranker   // nil: deterministic; set before use
+
+	mu    sync.Mutex // the state below
 	mode  GateMode
 	gated bool
 	tags  []string
@@ -46,6 +53,10 @@ type Session struct {
 func NewSession(p Project) *Session {
 	return &Session{mode: p.GateMode, gated: p.Gated, seen: map[string]bool{}, sent: map[string]bool{}}
 }
+
+// SetReranker makes the session's briefings re-rank their candidates with rr (SelectReranked);
+// nil keeps them deterministic. Call it before the session is used.
+func (s *Session) SetReranker(rr Reranker) { s.rr = rr }
 
 // The gate's own tools.
 const (
@@ -104,17 +115,28 @@ func (s *Session) WasSent(id string) bool {
 // records the prompts it sends, and ungates the session. Called again after ungating it never
 // re-sends a prompt: those are reported as already provided.
 func (s *Session) Begin(ix *Index, tags []string) Briefing {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.brief(ix, KindBegin, tags)
+	return s.BeginContext(context.Background(), ix, tags)
+}
+
+// BeginContext is Begin with a context for the re-ranking (SetReranker): its deadline and
+// cancellation end the wait for the model, and the deterministic order is sent.
+func (s *Session) BeginContext(ctx context.Context, ix *Index, tags []string) Briefing {
+	s.briefing.Lock()
+	defer s.briefing.Unlock()
+	return s.brief(ctx, ix, KindBegin, tags)
 }
 
 // Read answers read_prompts: new matches only, never a prompt already sent in this session. A
 // gated session (a soft-mode client may call it first) is ungated, as by begin_session.
 func (s *Session) Read(ix *Index, tags []string) Briefing {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.brief(ix, KindRead, tags)
+	return s.ReadContext(context.Background(), ix, tags)
+}
+
+// ReadContext is Read with a context for the re-ranking, as BeginContext.
+func (s *Session) ReadContext(ctx context.Context, ix *Index, tags []string) Briefing {
+	s.briefing.Lock()
+	defer s.briefing.Unlock()
+	return s.brief(ctx, ix, KindRead, tags)
 }
 
 // Intercept is called before a real tool runs. On a gated session it takes tags from the tool
@@ -122,20 +144,31 @@ func (s *Session) Read(ix *Index, tags []string) Briefing {
 // returns true: the caller runs the tool and puts the rendered briefing before its result. On
 // an ungated session it does nothing and returns false.
 func (s *Session) Intercept(ix *Index, tool string, args json.RawMessage) (Briefing, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !s.gated {
+	return s.InterceptContext(context.Background(), ix, tool, args)
+}
+
+// InterceptContext is Intercept with a context for the re-ranking, as BeginContext.
+func (s *Session) InterceptContext(ctx context.Context, ix *Index, tool string, args json.RawMessage) (Briefing, bool) {
+	s.briefing.Lock()
+	defer s.briefing.Unlock()
+	if !s.Gated() {
 		return Briefing{}, false
 	}
-	b := s.brief(ix, KindIntercept, ix.InterceptTags(tool, args))
+	b := s.brief(ctx, ix, KindIntercept, ix.InterceptTags(tool, args))
 	b.Tool = tool
 	return b, true
 }
 
-// brief runs one gate call; s.mu is held.
-func (s *Session) brief(ix *Index, kind Kind, tags []string) Briefing {
+// brief runs one gate call; s.briefing is held, so s.sent changes only here. The selection is
+// made without s.mu: a re-ranking may wait on the model.
+func (s *Session) brief(ctx context.Context, ix *Index, kind Kind, tags []string) Briefing {
 	p := ix.Project()
-	sel := Select(ix, tags, p.ByteBudget, p.IndexCap, s.sent)
+	s.mu.Lock()
+	sent := maps.Clone(s.sent)
+	s.mu.Unlock()
+	sel := SelectReranked(ctx, ix, tags, p.ByteBudget, p.IndexCap, sent, s.rr)
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	for _, t := range sel.Tags {
 		if !s.seen[t] {
 			s.seen[t] = true

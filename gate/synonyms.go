@@ -53,7 +53,7 @@ var builtinSynonyms = map[string][]string{
 	"l10n":           {"localization", "translation"},
 	"ui":             {"frontend", "component", "css"},
 	"frontend":       {"ui", "react", "component", "css"},
-	"api":            {"endpoint", "rest", "http"},
+	"api":            {"endpoint", "rest api", "http"}, // not "rest" alone: data is encrypted "at rest"
 	"endpoint":       {"api", "route", "handler"},
 	"schema change":  {"migration", "alter table"},
 	"migration":      {"schema change", "alter table"},

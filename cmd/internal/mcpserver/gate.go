@@ -38,6 +38,9 @@ type gateState struct {
 // snapshot is in.
 func newGateComponent(c *core, p gate.Project, tools []string) *gateComponent {
 	g := &gateComponent{core: c, project: p, sess: gate.NewSession(p), tools: tools}
+	// A re-ranking is time-boxed inside the Reranker and falls back to the deterministic order,
+	// so a slow or failing model delays a briefing but never fails it.
+	g.sess.SetReranker(c.cfg.Reranker)
 	c.view.subscribe(g.update)
 	return g
 }
@@ -104,7 +107,7 @@ func (g *gateComponent) intercept(next server.ToolHandlerFunc) server.ToolHandle
 			args = nil
 		}
 		st := g.current()
-		b, ok := g.sess.Intercept(st.ix, name, args)
+		b, ok := g.sess.InterceptContext(ctx, st.ix, name, args)
 		res, err := next(ctx, req)
 		if !ok {
 			return res, err
@@ -184,7 +187,7 @@ func (g *gateComponent) beginSessionTool(ix *gate.Index) server.ServerTool {
 		name: gate.ToolBeginSession, title: "Begin session", readOnly: true, timeout: 5 * time.Second,
 		description: gate.BeginSessionDescription(ix),
 		handle: func(ctx context.Context, args json.RawMessage) (any, error) {
-			return g.brief(ctx, args, g.sess.Begin)
+			return g.brief(ctx, args, g.sess.BeginContext)
 		},
 	})
 }
@@ -194,18 +197,18 @@ func (g *gateComponent) readPromptsTool() server.ServerTool {
 		name: gate.ToolReadPrompts, title: "Read project prompts", readOnly: true, timeout: 5 * time.Second,
 		description: gate.ReadPromptsDescription,
 		handle: func(ctx context.Context, args json.RawMessage) (any, error) {
-			return g.brief(ctx, args, g.sess.Read)
+			return g.brief(ctx, args, g.sess.ReadContext)
 		},
 	})
 }
 
-func (g *gateComponent) brief(ctx context.Context, args json.RawMessage, call func(*gate.Index, []string) gate.Briefing) (any, error) {
+func (g *gateComponent) brief(ctx context.Context, args json.RawMessage, call func(context.Context, *gate.Index, []string) gate.Briefing) (any, error) {
 	var in tagsInput
 	if err := json.Unmarshal(args, &in); err != nil {
 		return nil, badArgs(err)
 	}
 	st := g.current()
-	b := call(st.ix, in.Tags)
+	b := call(ctx, st.ix, in.Tags)
 	text, unknown, err := st.r.Briefing(ctx, b, g.bodies)
 	if err != nil {
 		return nil, err

@@ -49,6 +49,9 @@ type Config struct {
 	Untrusted string
 	// Pipeline runs the content pipelines; nil serves content unchanged.
 	Pipeline *pipeline.Engine
+	// Reranker, with a project, re-ranks each briefing's candidates (an LLM, DESIGN §9); nil
+	// keeps the gate deterministic.
+	Reranker gate.Reranker
 }
 
 // core is what every component shares: the configuration, the library and its view, the MCP

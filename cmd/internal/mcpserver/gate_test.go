@@ -1,0 +1,174 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"reflect"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mcpctl/mcpctl/gate"
+	"github.com/mcpctl/mcpctl/pipeline"
+	"github.com/mcpctl/mcpctl/promptlib"
+	"github.com/mcpctl/mcpctl/promptlib/librarytest"
+)
+
+// rerankLibrary is a project folder "Web" with a priority-10 prompt and three prompts about sql
+// that the deterministic ranking sends as sql-style, sql, sql-notes.
+func rerankLibrary(tb testing.TB) (Library, gate.Project) {
+	tb.Helper()
+	t0 := promptlib.Time{Time: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	web := promptlib.Folder{ID: "F0000000-0000-4000-8000-000000000001", Name: "Web", CreatedAt: t0, UpdatedAt: t0}
+	p := func(n int, title, body string) promptlib.Prompt {
+		return promptlib.Prompt{ID: "E0000000-0000-4000-8000-00000000000" + string(rune('0'+n)), Title: title, Content: body,
+			FolderID: &web.ID, CreatedAt: t0, UpdatedAt: t0}
+	}
+	lib := librarytest.FromLibrary(tb, promptlib.Library{
+		Folders: []promptlib.Folder{web},
+		Prompts: []promptlib.Prompt{
+			p(1, "Rules", "Never push to main."),
+			p(2, "Sql Style", "Sql naming.\n\n## Sql\n"),
+			p(3, "Sql", "Sql."),
+			p(4, "Sql Notes", "Notes on sql and other things that are said at some length here."),
+		},
+	})
+	proj, err := gate.ParseProject("web.yaml", []byte("folder: Web\nbyteBudget: 4000\npriorities:\n  rules: 10\n"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	proj.Name = "web"
+	return Library{Dir: lib.Dir, DB: lib.DB, Queue: lib.Queue}, proj
+}
+
+// fakeChat is an OpenAI-compatible chat-completions server standing in for the LLM (a
+// third-party service the tests cannot run). While hang is set it never answers, until the
+// client gives up; otherwise it names the prompts in order, by their numbers in the question.
+type fakeChat struct {
+	*httptest.Server
+	order    []string
+	hang     atomic.Bool
+	requests atomic.Int64
+}
+
+func newFakeChat(tb testing.TB, order ...string) *fakeChat {
+	tb.Helper()
+	f := &fakeChat{order: order}
+	release := make(chan struct{})
+	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f.requests.Add(1)
+		var req struct {
+			Messages []struct{ Content string } `json:"messages"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Messages) != 2 {
+			http.Error(w, "bad request", http.StatusBadRequest)
+			return
+		}
+		if f.hang.Load() {
+			select {
+			case <-r.Context().Done():
+			case <-release:
+			}
+			return
+		}
+		num := map[string]string{} // prompt name → its number in the question
+		for _, line := range strings.Split(req.Messages[1].Content, "\n") {
+			n, rest, ok := strings.Cut(line, ". ")
+			if name, _, _ := strings.Cut(rest, ":"); ok {
+				num[strings.Fields(name + " ")[0]] = n
+			}
+		}
+		var nums []string
+		for _, name := range f.order {
+			if num[name] != "" {
+				nums = append(nums, num[name])
+			}
+		}
+		json.NewEncoder(w).Encode(map[string]any{"choices": []any{map[string]any{
+			"message": map[string]any{"role": "assistant", "content": strings.Join(nums, ", ")}}}})
+	}))
+	tb.Cleanup(func() { close(release); f.Close() })
+	return f
+}
+
+// beginSession starts a server for the project and calls begin_session with tags.
+func beginSession(tb testing.TB, lib Library, p gate.Project, rr gate.Reranker, tags ...string) gate.Result {
+	tb.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	tb.Cleanup(cancel)
+	s, err := New(ctx, Config{Library: lib, Project: &p, Reranker: rr})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(s.Close)
+	msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+		"params": map[string]any{"name": gate.ToolBeginSession, "arguments": map[string]any{"tags": tags}}})
+	raw, err := json.Marshal(s.srv.HandleMessage(ctx, msg))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var resp struct {
+		Result struct {
+			IsError           bool        `json:"isError"`
+			StructuredContent gate.Result `json:"structuredContent"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(raw, &resp); err != nil || resp.Result.IsError {
+		tb.Fatalf("begin_session: %s (%v)", raw, err)
+	}
+	return resp.Result.StructuredContent
+}
+
+// TestGateRerank runs begin_session on the assembled server with an LLM reranker over a fake
+// chat-completions server: the model's order is what is sent, priority 10 is sent whatever the
+// model says, a model that does not answer in time leaves the deterministic selection, and the
+// same question is asked once.
+func TestGateRerank(t *testing.T) {
+	lib, p := rerankLibrary(t)
+	deterministic := beginSession(t, lib, p, nil, "sql")
+	if want := []string{"sql-style", "sql", "sql-notes"}; !reflect.DeepEqual(deterministic.Matched, want) {
+		t.Fatalf("deterministic matched %q; the test needs %q", deterministic.Matched, want)
+	}
+	chat := newFakeChat(t, "sql-notes", "sql")
+	llm := pipeline.NewLLMClient(pipeline.LLMConfig{URL: chat.URL + "/v1", Model: "m"}, os.Getenv, nil)
+
+	t.Run("the model's order is sent, priority 10 first, and an identical request hits the cache", func(t *testing.T) {
+		rr := gate.NewLLMReranker(llm, time.Minute, nil)
+		got := beginSession(t, lib, p, rr, "sql")
+		if want := []string{"sql-notes", "sql", "sql-style"}; !reflect.DeepEqual(got.Matched, want) {
+			t.Errorf("matched %q, want the model's order %q", got.Matched, want)
+		}
+		if !reflect.DeepEqual(got.Critical, []string{"rules"}) || !strings.Contains(got.Text, "Never push to main.") {
+			t.Errorf("critical %q: want [rules], sent in full", got.Critical)
+		}
+		if n := chat.requests.Load(); n != 1 {
+			t.Fatalf("the model was asked %d times, want 1", n)
+		}
+		// A second session of the project asks the same question: the reranker answers it.
+		again := beginSession(t, lib, p, rr, "sql")
+		if n := chat.requests.Load(); n != 1 {
+			t.Errorf("after an identical request the model was asked %d times, want 1 (cached)", n)
+		}
+		if !reflect.DeepEqual(again.Matched, got.Matched) {
+			t.Errorf("cached answer matched %q, want %q", again.Matched, got.Matched)
+		}
+	})
+
+	t.Run("a model that does not answer in time leaves the deterministic selection", func(t *testing.T) {
+		chat.hang.Store(true)
+		defer chat.hang.Store(false)
+		before := chat.requests.Load()
+		rr := gate.NewLLMReranker(llm, 50*time.Millisecond, nil)
+		got := beginSession(t, lib, p, rr, "sql")
+		if chat.requests.Load() == before {
+			t.Fatal("the model was not asked")
+		}
+		if !reflect.DeepEqual(got.Matched, deterministic.Matched) || !reflect.DeepEqual(got.Critical, deterministic.Critical) {
+			t.Errorf("matched %q critical %q, want the deterministic %q %q", got.Matched, got.Critical, deterministic.Matched, deterministic.Critical)
+		}
+	})
+}

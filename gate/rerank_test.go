@@ -1,0 +1,146 @@
+package gate
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// fakeLLM is a Completer whose answers come from a function; it counts the questions it gets.
+type fakeLLM struct {
+	answer func(ctx context.Context, prompt string) (string, error)
+	calls  atomic.Int64
+}
+
+func (f *fakeLLM) Complete(ctx context.Context, _, prompt string) (string, error) {
+	f.calls.Add(1)
+	return f.answer(ctx, prompt)
+}
+
+var _ Completer = (*fakeLLM)(nil)
+
+// rerankIndex has one priority-10 prompt and three that match "sql", which the deterministic
+// ranking orders sql-style, sql, sql-notes.
+func rerankIndex(tb testing.TB) *Index {
+	return buildIndex(tb, 1000,
+		spec{"Rules", 10, sized("rules", 10)},
+		spec{"Sql Style", 5, "Sql naming.\n\n## Sql\n"},
+		spec{"Sql", 5, "Sql.\n"},
+		spec{"Sql Notes", 5, "Notes on sql and other things that are said at some length here.\n"},
+	)
+}
+
+// numberOf answers with the list numbers of the named prompts, in the order given, as a model
+// would.
+func numberOf(prompt string, names ...string) string {
+	num := map[string]string{}
+	for _, line := range strings.Split(prompt, "\n") {
+		n, rest, ok := strings.Cut(line, ". ")
+		if name, _, _ := strings.Cut(rest, ":"); ok {
+			num[strings.Fields(name + " ")[0]] = n
+		}
+	}
+	var out []string
+	for _, n := range names {
+		if num[n] != "" {
+			out = append(out, num[n])
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+func TestLLMReranker(t *testing.T) {
+	ix := rerankIndex(t)
+	base := Select(ix, []string{"sql"}, 1000, 50, nil)
+	if got := names(base.Full); !reflect.DeepEqual(got, []string{"sql-style", "sql", "sql-notes"}) {
+		t.Fatalf("deterministic order %q; the test needs sql-style, sql, sql-notes", got)
+	}
+
+	t.Run("the model's order is used, priority 10 stays first and is never asked about", func(t *testing.T) {
+		llm := &fakeLLM{answer: func(_ context.Context, q string) (string, error) {
+			if strings.Contains(q, "rules") {
+				return "", errors.New("priority 10 was offered to the model")
+			}
+			return numberOf(q, "sql-notes", "sql"), nil
+		}}
+		sel := SelectReranked(context.Background(), ix, []string{"sql"}, 1000, 50, nil, NewLLMReranker(llm, 0, nil))
+		if got, want := names(sel.Sent()), []string{"rules", "sql-notes", "sql", "sql-style"}; !reflect.DeepEqual(got, want) {
+			t.Errorf("sent %q, want %q (named first, the rest after in their order)", got, want)
+		}
+	})
+
+	t.Run("a second identical request is answered from the cache", func(t *testing.T) {
+		llm := &fakeLLM{answer: func(_ context.Context, q string) (string, error) { return numberOf(q, "sql"), nil }}
+		rr := NewLLMReranker(llm, 0, nil)
+		first := SelectReranked(context.Background(), ix, []string{"sql"}, 1000, 50, nil, rr)
+		second := SelectReranked(context.Background(), ix, []string{"sql"}, 1000, 50, nil, rr)
+		if n := llm.calls.Load(); n != 1 {
+			t.Errorf("the model was asked %d times, want 1", n)
+		}
+		if !reflect.DeepEqual(names(first.Full), names(second.Full)) || names(first.Full)[0] != "sql" {
+			t.Errorf("first %q, second %q: want the same, sql first", names(first.Full), names(second.Full))
+		}
+		// Another question (other tags) is asked.
+		SelectReranked(context.Background(), ix, []string{"sql", "naming"}, 1000, 50, nil, rr)
+		if n := llm.calls.Load(); n != 2 {
+			t.Errorf("after a different request the model was asked %d times, want 2", n)
+		}
+	})
+
+	t.Run("a timeout falls back to the deterministic selection", func(t *testing.T) {
+		// The model never answers: it waits for the reranker's own deadline.
+		llm := &fakeLLM{answer: func(ctx context.Context, _ string) (string, error) {
+			<-ctx.Done()
+			return "", ctx.Err()
+		}}
+		rr := NewLLMReranker(llm, 1, nil) // 1 ns: already over when the request starts
+		sel := SelectReranked(context.Background(), ix, []string{"sql"}, 1000, 50, nil, rr)
+		if !reflect.DeepEqual(names(sel.Sent()), names(base.Sent())) {
+			t.Errorf("sent %q, want the deterministic %q", names(sel.Sent()), names(base.Sent()))
+		}
+		// A failure is not cached: the next request asks again.
+		SelectReranked(context.Background(), ix, []string{"sql"}, 1000, 50, nil, rr)
+		if n := llm.calls.Load(); n != 2 {
+			t.Errorf("the model was asked %d times, want 2 (failures are not cached)", n)
+		}
+	})
+
+	t.Run("an answer naming no candidate is refused", func(t *testing.T) {
+		llm := &fakeLLM{answer: func(context.Context, string) (string, error) { return "I would read them all. 0, 99", nil }}
+		ids, err := NewLLMReranker(llm, 0, nil).Rerank(context.Background(), []string{"sql"}, ix.Entries()[1:3])
+		if !errors.Is(err, ErrRerankAnswer) || ids != nil {
+			t.Errorf("Rerank = %q, %v; want ErrRerankAnswer", ids, err)
+		}
+	})
+}
+
+func TestParseRerank(t *testing.T) {
+	cands := []Entry{{Doc: Doc{ID: "a"}}, {Doc: Doc{ID: "b"}}, {Doc: Doc{ID: "c"}}}
+	for _, tc := range []struct {
+		answer string
+		want   []string
+	}{
+		{"3, 1", []string{"c", "a"}},
+		{"1,1,2", []string{"a", "b"}},
+		{"Prompts 2 and 7, then 0.", []string{"b"}},
+		{"none", nil},
+	} {
+		if got := parseRerank(tc.answer, cands); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("parseRerank(%q) = %q, want %q", tc.answer, got, tc.want)
+		}
+	}
+}
+
+func TestSessionReranks(t *testing.T) {
+	ix := rerankIndex(t)
+	llm := &fakeLLM{answer: func(_ context.Context, q string) (string, error) { return numberOf(q, "sql-notes"), nil }}
+	s := NewSession(ix.Project())
+	s.SetReranker(NewLLMReranker(llm, 0, nil))
+	b := s.BeginContext(context.Background(), ix, []string{"sql"})
+	if got := names(b.Sent()); len(got) < 2 || got[0] != "rules" || got[1] != "sql-notes" {
+		t.Errorf("begin sent %q, want rules then sql-notes", got)
+	}
+}
