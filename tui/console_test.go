@@ -68,7 +68,7 @@ func finalView(tb testing.TB, tm *teatest.TestModel) string {
 	return tm.FinalModel(tb, teatest.WithFinalTimeout(10*time.Second)).View()
 }
 
-// previewStart is how the rendered preview of a prompt begins: glamour indents paragraphs by
+// previewStart is how the rendered preview of a prompt begins: the renderer indents paragraphs by
 // two, which the raw text shown while rendering does not.
 func previewStart(tb testing.TB, db *dbread.DB, query string) string {
 	tb.Helper()

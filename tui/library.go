@@ -11,7 +11,6 @@ import (
 	"github.com/charmbracelet/bubbles/textinput"
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/glamour"
 
 	"github.com/mcpctl/mcpctl/dbread"
 	"github.com/mcpctl/mcpctl/promptlib"
@@ -20,7 +19,7 @@ import (
 const (
 	// listLimit is the most prompts the list holds for one folder or search.
 	listLimit = 500
-	// previewLimit is how much of a prompt the preview renders: glamour on a 100 KB prompt
+	// previewLimit is how much of a prompt the preview renders: rendering a 100 KB prompt
 	// takes long, and a terminal shows a few screens of it anyway.
 	previewLimit = 16 << 10
 )
@@ -76,7 +75,7 @@ type libraryScreen struct {
 	query  string // the search in force; "" lists the folder
 
 	preview  viewport.Model
-	rendered map[string]string // glamour output by prompt id, update time and width
+	rendered map[string]string // rendered markdown by prompt id, update time and width
 }
 
 func newLibraryScreen(e env) *libraryScreen {
@@ -391,16 +390,7 @@ func renderPrompt(k string, p promptlib.Prompt, w int, st styles) tea.Cmd {
 			more = fmt.Sprintf("\n\n… %s more; the preview shows the first %s", size(len(body)-cut), size(cut))
 			body = body[:cut]
 		}
-		style := "dark"
-		if !st.color {
-			style = "notty"
-		}
-		text := wrap(body, w)
-		if r, err := glamour.NewTermRenderer(glamour.WithStandardStyle(style), glamour.WithWordWrap(w-2), glamour.WithEmoji()); err == nil {
-			if out, err := r.Render(body); err == nil {
-				text = strings.Trim(out, "\n")
-			}
-		}
+		text := renderMarkdown(body, w, st)
 		if st.color {
 			text = placeholderRE.ReplaceAllStringFunc(text, func(m string) string { return st.placeholder.Render(m) })
 		} else {

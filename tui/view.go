@@ -16,6 +16,7 @@ type styles struct {
 	color                     bool
 	tab, tabActive, title     lipgloss.Style
 	dim, sel, bad, good, warn lipgloss.Style
+	italic                    lipgloss.Style
 	placeholder               lipgloss.Style
 }
 
@@ -24,6 +25,7 @@ func newStyles(color bool) styles {
 		tab:         lipgloss.NewStyle().Foreground(lipgloss.Color("245")),
 		tabActive:   lipgloss.NewStyle().Bold(true).Reverse(true),
 		title:       lipgloss.NewStyle().Bold(true),
+		italic:      lipgloss.NewStyle().Italic(true),
 		dim:         lipgloss.NewStyle().Foreground(lipgloss.Color("243")),
 		sel:         lipgloss.NewStyle().Reverse(true),
 		bad:         lipgloss.NewStyle().Foreground(lipgloss.Color("#EF4444")),
