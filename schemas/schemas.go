@@ -46,18 +46,22 @@ func Raw(name string) json.RawMessage {
 	return b
 }
 
+// compiled holds the compiler with every schema added, and the schemas compiled so far: each is
+// compiled on its first use, so a server that validates a dozen tools' input does not keep the
+// compiled form of every queue, config and output schema (a few megabytes).
 var compiled struct {
 	once    sync.Once
-	schemas map[string]*jsonschema.Schema
+	c       *jsonschema.Compiler
 	err     error
+	mu      sync.Mutex
+	schemas map[string]*jsonschema.Schema
 }
 
-func compile() (map[string]*jsonschema.Schema, error) {
+func compile(name string) (*jsonschema.Schema, error) {
 	compiled.once.Do(func() {
 		c := jsonschema.NewCompiler()
 		c.AssertFormat()
-		names := Names()
-		for _, name := range names {
+		for _, name := range Names() {
 			doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(Raw(name)))
 			if err != nil {
 				compiled.err = fmt.Errorf("schemas: %s: %w", name, err)
@@ -68,17 +72,25 @@ func compile() (map[string]*jsonschema.Schema, error) {
 				return
 			}
 		}
-		compiled.schemas = make(map[string]*jsonschema.Schema, len(names))
-		for _, name := range names {
-			s, err := c.Compile(name + suffix)
-			if err != nil {
-				compiled.err = fmt.Errorf("schemas: compile %s: %w", name, err)
-				return
-			}
-			compiled.schemas[name] = s
-		}
+		compiled.c, compiled.schemas = c, map[string]*jsonschema.Schema{}
 	})
-	return compiled.schemas, compiled.err
+	if compiled.err != nil {
+		return nil, compiled.err
+	}
+	if _, err := files.ReadFile(name + suffix); err != nil {
+		return nil, fmt.Errorf("schemas: no schema %q", name)
+	}
+	compiled.mu.Lock()
+	defer compiled.mu.Unlock()
+	if s, ok := compiled.schemas[name]; ok {
+		return s, nil
+	}
+	s, err := compiled.c.Compile(name + suffix)
+	if err != nil {
+		return nil, fmt.Errorf("schemas: compile %s: %w", name, err)
+	}
+	compiled.schemas[name] = s
+	return s, nil
 }
 
 // Problem is one way a document breaks its schema.
@@ -119,13 +131,9 @@ func (e *Error) Error() string {
 // Go value, which is validated as it would marshal. A document that breaks the schema gives an
 // *Error; a document that is not JSON gives an *Error with one problem at the root.
 func Validate(name string, doc any) error {
-	schemas, err := compile()
+	s, err := compile(name)
 	if err != nil {
 		return err
-	}
-	s, ok := schemas[name]
-	if !ok {
-		return fmt.Errorf("schemas: no schema %q", name)
 	}
 	var text []byte
 	switch d := doc.(type) {

@@ -27,7 +27,7 @@ import (
 
 // persistVersion changes whenever the file's layout does, so an old file is ignored, not
 // misread.
-const persistVersion = 3
+const persistVersion = 4
 
 // viewMagic starts every kept view.
 const viewMagic = "mcpctl-view\n"
@@ -73,8 +73,8 @@ func saveView(path, db string, snap *snapshot) error {
 // The file is the snapshot's table as it lies in memory, so a restart at 100k prompts reads it
 // back in milliseconds: the magic and version; the library path, the folders and the system
 // prompts as JSON, and the system prompts' buckets; then the table: its text, its records
-// (recSize bytes each), its index by id (4 bytes each) and its two string lists (text, count,
-// ends); last the library's fingerprint the view was read at (count, then the first rowid,
+// (recSize bytes each), its index by id (4 bytes each), its two string lists (text, count,
+// ends) and its compressed summaries (data, count, ends); last the library's fingerprint the view was read at (count, then the first rowid,
 // count and updated sum of each bucket), so a restart reads only the buckets changed since.
 // Strings are a uvarint length and the bytes, counts a uvarint, numbers little endian.
 
@@ -104,8 +104,7 @@ func encodeView(db string, snap *snapshot) []byte {
 		b = le.AppendUint32(b, r.title)
 		b = le.AppendUint16(b, r.id)
 		b = le.AppendUint16(b, r.name)
-		b = le.AppendUint16(b, r.summary)
-		b = le.AppendUint16(b, 0)
+		b = le.AppendUint32(b, r.sumHash)
 		b = le.AppendUint32(b, r.folder)
 		b = le.AppendUint32(b, r.args)
 		b = le.AppendUint32(b, r.bytes)
@@ -121,6 +120,11 @@ func encodeView(db string, snap *snapshot) []byte {
 		for _, e := range l.ends {
 			b = le.AppendUint32(b, e)
 		}
+	}
+	appendString(t.summaries.data)
+	b = binary.AppendUvarint(b, uint64(len(t.summaries.ends)))
+	for _, e := range t.summaries.ends {
+		b = le.AppendUint32(b, e)
 	}
 	b = binary.AppendUvarint(b, uint64(len(snap.sums)))
 	for lo, s := range snap.sums {
@@ -185,7 +189,7 @@ func decodeView(r *bufio.Reader, size int64, db string) *snapshot {
 	for i := range t.recs {
 		d.read(buf[:])
 		t.recs[i] = promptRec{off: le.Uint32(buf[0:]), title: le.Uint32(buf[4:]), id: le.Uint16(buf[8:]), name: le.Uint16(buf[10:]),
-			summary: le.Uint16(buf[12:]), folder: le.Uint32(buf[16:]), args: le.Uint32(buf[20:]), bytes: le.Uint32(buf[24:]),
+			sumHash: le.Uint32(buf[12:]), folder: le.Uint32(buf[16:]), args: le.Uint32(buf[20:]), bytes: le.Uint32(buf[24:]),
 			bucket: le.Uint32(buf[28:]), hash: le.Uint64(buf[32:])}
 	}
 	t.byID = make([]int32, n)
@@ -200,6 +204,12 @@ func decodeView(r *bufio.Reader, size int64, db string) *snapshot {
 			d.read(buf[:4])
 			l.ends[i] = le.Uint32(buf[:4])
 		}
+	}
+	t.summaries = summaryStore{data: d.string(), n: len(t.recs), last: &lastBlock{}}
+	t.summaries.ends = make([]uint32, d.count(4))
+	for i := range t.summaries.ends {
+		d.read(buf[:4])
+		t.summaries.ends[i] = le.Uint32(buf[:4])
 	}
 	if n := d.count(24); n > 0 {
 		snap.sums = make(dbread.Fingerprint, n)
@@ -239,7 +249,7 @@ func (t *promptTable) valid() bool {
 		}
 	}
 	for i, r := range t.recs {
-		end := uint64(r.off) + uint64(r.id) + uint64(r.name) + uint64(r.title) + uint64(r.summary)
+		end := uint64(r.off) + uint64(r.id) + uint64(r.name) + uint64(r.title)
 		if end > uint64(len(t.text)) || int(r.folder) > t.folders.len() || int(r.args) > t.argSets.len() {
 			return false
 		}
@@ -254,6 +264,17 @@ func (t *promptTable) valid() bool {
 	}
 	for i := range t.argSets.len() {
 		if !walkArgs(t.argSets.at(i), func(promptArg) {}) {
+			return false
+		}
+	}
+	// A block that does not decode shows its summaries empty, never fails a request: checking
+	// the ends is enough, and decompressing every block would delay the first list.
+	s := &t.summaries
+	if len(s.ends) != (s.n+summaryBlock-1)/summaryBlock {
+		return false
+	}
+	for i, e := range s.ends {
+		if e > uint32(len(s.data)) || i > 0 && e < s.ends[i-1] {
 			return false
 		}
 	}

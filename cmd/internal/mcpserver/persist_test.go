@@ -17,9 +17,9 @@ func viewListing(t *testing.T, snap *snapshot) []any {
 	t.Helper()
 	var out []any
 	for i := range snap.prompts.len() {
-		p := snap.prompts.at(i)
+		p := snap.prompts.listed(i)
 		byID, ok := snap.promptByID(promptlib.Key(p.id))
-		if !ok || byID != p {
+		if !ok || byID != snap.prompts.at(i) {
 			t.Fatalf("prompt %q is not found by its id", p.id)
 		}
 		out = append(out, p.mcpPrompt(), p.resource(), p.folderID, p.bytes, p.hash)

@@ -68,7 +68,7 @@ func (s *promptSurface) getPrompt(ctx context.Context, req mcp.GetPromptRequest)
 	case link == "" && p.URL != nil && *p.URL != "":
 		text += "\n\nReference: " + *p.URL
 	}
-	return mcp.NewGetPromptResult(sp.summary, []mcp.PromptMessage{
+	return mcp.NewGetPromptResult(promptlib.Summary(p.Content), []mcp.PromptMessage{
 		mcp.NewPromptMessage(mcp.RoleUser, mcp.NewTextContent(text)),
 	}), nil
 }

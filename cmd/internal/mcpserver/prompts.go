@@ -28,7 +28,7 @@ type promptSurface struct {
 	up *upstreams // the project's servers' prompts and resources, listed beside the library's
 
 	// listing is the resources/list of the current snapshot, in name order.
-	listing atomic.Pointer[[]mcp.Resource]
+	listing atomic.Pointer[resourceList]
 	// listedEarly is set when a list was answered before the first load finished: the first
 	// load then changes what the client saw, and is announced.
 	listedEarly atomic.Bool
@@ -41,7 +41,7 @@ func newPromptSurface(srv *server.MCPServer, v *view, log *slog.Logger) *promptS
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &promptSurface{srv: srv, view: v, db: v.db, log: log}
-	s.listing.Store(&[]mcp.Resource{libraryResource})
+	s.listing.Store(newResourceList(v.current()))
 	server.WithPaginationLimit(promptPageSize)(srv)
 	server.WithResourceCompletionProvider(idCompleter{s})(srv)
 	hooks := srv.GetHooks()
@@ -99,7 +99,7 @@ func (s *promptSurface) listPrompts(_ context.Context, _ any, req *mcp.ListPromp
 	// Both lists are in name order: merge them into one.
 	for len(res.Prompts) < promptPageSize && (i < lib.len() || j < len(ups)) {
 		if j >= len(ups) || (i < lib.len() && lib.nameAt(i) < ups[j].Name) {
-			res.Prompts = append(res.Prompts, lib.at(i).mcpPrompt())
+			res.Prompts = append(res.Prompts, lib.listed(i).mcpPrompt())
 			i++
 		} else {
 			res.Prompts = append(res.Prompts, ups[j])
@@ -120,18 +120,24 @@ func (s *promptSurface) listResources(_ context.Context, _ any, req *mcp.ListRes
 	if !s.loaded() {
 		s.listedEarly.Store(true)
 	}
-	all := *s.listing.Load()
-	if ups := s.up.resourceList(); len(ups) > 0 {
-		all = append(append(make([]mcp.Resource, 0, len(all)+len(ups)), all...), ups...)
-		sort.Slice(all, func(i, j int) bool { return all[i].Name < all[j].Name })
-	}
+	lib, ups := s.listing.Load(), s.up.resourceList()
 	after := cursorAfter(req.Params.Cursor)
-	start := sort.Search(len(all), func(i int) bool { return all[i].Name > after })
-	end := min(len(all), start+promptPageSize)
-	res.Resources = append([]mcp.Resource{}, all[start:end]...)
+	i := lib.after(after)
+	j := sort.Search(len(ups), func(k int) bool { return ups[k].Name > after })
+	res.Resources = make([]mcp.Resource, 0, min(promptPageSize, lib.len()-i+len(ups)-j))
+	// Both lists are in name order: merge them into one.
+	for len(res.Resources) < promptPageSize && (i < lib.len() || j < len(ups)) {
+		if j >= len(ups) || (i < lib.len() && lib.entries[i].name < ups[j].Name) {
+			res.Resources = append(res.Resources, lib.at(i))
+			i++
+		} else {
+			res.Resources = append(res.Resources, ups[j])
+			j++
+		}
+	}
 	res.NextCursor = ""
-	if end < len(all) {
-		res.NextCursor = cursorOf(all[end-1].Name)
+	if i < lib.len() || j < len(ups) {
+		res.NextCursor = cursorOf(res.Resources[len(res.Resources)-1].Name)
 	}
 }
 
@@ -139,9 +145,9 @@ func (s *promptSurface) listResources(_ context.Context, _ any, req *mcp.ListRes
 // no change to a client that has not listed yet.
 func (s *promptSurface) publish(prev, next *snapshot) {
 	first := prev == nil || !prev.loaded
-	oldListing := *s.listing.Load()
-	listing := resourceListing(next)
-	s.listing.Store(&listing)
+	oldListing := s.listing.Load()
+	listing := newResourceList(next)
+	s.listing.Store(listing)
 	if first && !s.listedEarly.Load() {
 		return
 	}

@@ -401,7 +401,7 @@ func TestViewRenamesUnchangedPromptOnClash(t *testing.T) {
 	if err := v.reload(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	sp, _ := v.current().prompt("review-bbbb")
+	sp := listedNamed(&v.current().prompts, "review-bbbb")
 	if mp := sp.mcpPrompt(); sp.id != old.ID || mp.Name != "review-bbbb" || mp.Description != "Check {{lang}} code." ||
 		len(mp.Arguments) != 1 || mp.Arguments[0].Name != "lang" {
 		t.Fatalf("renamed prompt: %+v", sp)

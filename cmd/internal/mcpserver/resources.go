@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -36,9 +37,11 @@ func (p servedPrompt) resource() mcp.Resource {
 	return mcp.Resource{URI: promptURIPrefix + p.id, Name: p.name, Title: p.title, Description: p.summary, MIMEType: markdownMIME}
 }
 
+func folderResourceName(f dbread.FolderInfo) string { return "folder:" + f.Path + " #" + f.ID }
+
 func folderResource(f dbread.FolderInfo) mcp.Resource {
 	return mcp.Resource{
-		URI: folderURIPrefix + f.ID, Name: "folder:" + f.Path + " #" + f.ID, Title: f.Path,
+		URI: folderURIPrefix + f.ID, Name: folderResourceName(f), Title: f.Path,
 		Description: fmt.Sprintf("Folder %q: %d prompts, %d subfolders.", f.Path, f.PromptCount, f.ChildCount),
 		MIMEType:    jsonMIME,
 	}
@@ -73,33 +76,64 @@ func (s *promptSurface) resourceTemplates() []server.ServerResourceTemplate {
 // resources helps no person.
 const maxListedPrompts = 10_000
 
-// resourceListing is what resources/list shows of a snapshot, in name order (the order pages
-// are cut in): the library, every served folder and, up to maxListedPrompts, every served
-// prompt. Names are unique: prompt names are slugs ([a-z0-9-]); folder and library names hold a
-// ':' no slug has.
-func resourceListing(snap *snapshot) []mcp.Resource {
+// resourceList is what resources/list shows of a snapshot, in name order (the order pages are
+// cut in): the library, every served folder and, up to maxListedPrompts, every served prompt.
+// Names are unique: prompt names are slugs ([a-z0-9-]); folder and library names hold a ':' no
+// slug has. An entry's resource is made when a page shows it: made ahead, the 4000 folders of a
+// big library held 3 MB.
+type resourceList struct {
+	snap    *snapshot
+	entries []resourceEntry
+}
+
+type resourceEntry struct {
+	name string
+	kind byte  // 'l' the library, 'f' a folder, 'p' a prompt
+	i    int32 // the folder's index in snap.folders, the prompt's in snap.prompts
+}
+
+func newResourceList(snap *snapshot) *resourceList {
 	listed := snap.prompts.len()
 	if listed > maxListedPrompts {
 		listed = 0
 	}
-	out := make([]mcp.Resource, 0, 1+len(snap.folders)+listed)
-	out = append(out, libraryResource)
-	for _, f := range snap.folders {
-		out = append(out, folderResource(f.info))
+	l := &resourceList{snap: snap, entries: make([]resourceEntry, 0, 1+len(snap.folders)+listed)}
+	l.entries = append(l.entries, resourceEntry{name: libraryResource.Name, kind: 'l'})
+	for i, f := range snap.folders {
+		l.entries = append(l.entries, resourceEntry{name: folderResourceName(f.info), kind: 'f', i: int32(i)})
 	}
 	for i := range listed {
-		out = append(out, snap.prompts.at(i).resource())
+		l.entries = append(l.entries, resourceEntry{name: snap.prompts.nameAt(i), kind: 'p', i: int32(i)})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
+	slices.SortFunc(l.entries, func(a, b resourceEntry) int { return strings.Compare(a.name, b.name) })
+	return l
 }
 
-func sameResources(a, b []mcp.Resource) bool {
-	if len(a) != len(b) {
+func (l *resourceList) len() int { return len(l.entries) }
+
+// at is the k-th resource in name order.
+func (l *resourceList) at(k int) mcp.Resource {
+	switch e := l.entries[k]; e.kind {
+	case 'f':
+		return folderResource(l.snap.folders[e.i].info)
+	case 'p':
+		return l.snap.prompts.listed(int(e.i)).resource()
+	default:
+		return libraryResource
+	}
+}
+
+// after is the index of the first resource whose name sorts after name.
+func (l *resourceList) after(name string) int {
+	return sort.Search(len(l.entries), func(k int) bool { return l.entries[k].name > name })
+}
+
+func sameResources(a, b *resourceList) bool {
+	if a.len() != b.len() {
 		return false
 	}
-	for i := range a {
-		if !sameResource(a[i], b[i]) {
+	for k := range a.entries {
+		if a.entries[k].name != b.entries[k].name || !sameResource(a.at(k), b.at(k)) {
 			return false
 		}
 	}

@@ -51,16 +51,11 @@ type PromptsResult struct {
 // MaxResultBytes. A page that would pass it ends early; nextOffset says where to go on.
 func (c *core) pageOf(prompts []promptlib.Prompt, total, offset, limit int, withContent bool) PromptsResult {
 	res := PromptsResult{Prompts: []PromptItem{}, Total: total, Offset: offset, Limit: limit}
-	snap := c.view.current()
 	size := 200 // the envelope: total, offset, limit, nextOffset
 	for _, p := range prompts {
 		item := PromptItem{ID: p.ID, Title: p.Title, ContentBytes: len(p.Content), FolderID: p.FolderID, Emoji: p.Emoji,
 			Color: p.Color, URL: p.URL, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
-		if sp, ok := snap.promptByID(p.ID); ok && sp.bytes == len(p.Content) {
-			item.Summary = sp.summary
-		} else {
-			item.Summary = promptlib.Summary(p.Content)
-		}
+		item.Summary = promptlib.Summary(p.Content)
 		if withContent {
 			item.Content = &p.Content
 		}

@@ -3,6 +3,8 @@ package mcpserver
 import (
 	"encoding/binary"
 	"fmt"
+	"hash/fnv"
+	"io"
 	"slices"
 	"sort"
 	"strings"
@@ -17,11 +19,12 @@ import (
 // pointer-rich form (a struct, an mcp.Prompt and map entries per prompt) held ~150 MB; this one
 // holds ~25 MB, which the GC scans in no time since it has no pointers per prompt.
 type promptTable struct {
-	text    string
-	recs    []promptRec // in name order
-	byID    []int32     // indexes into recs, in promptlib.Key(id) order
-	folders stringList  // the folder ids recs refer to; 0 in a record is the top level
-	argSets stringList  // encoded argument lists (encodeArgs); 0 in a record is none
+	text      string
+	recs      []promptRec // in name order
+	summaries summaryStore
+	byID      []int32    // indexes into recs, in promptlib.Key(id) order
+	folders   stringList // the folder ids recs refer to; 0 in a record is the top level
+	argSets   stringList // encoded argument lists (encodeArgs); 0 in a record is none
 }
 
 // stringList is a list of strings kept as one: no allocation per item to make or to read back.
@@ -41,26 +44,29 @@ func (l *stringList) at(i int) string {
 }
 
 // promptRec is one prompt: its strings lie in text from off on, one after another, in the
-// order id, name, title, summary.
+// order id, name, title; its summary is the same index in summaries.
 type promptRec struct {
-	off, title        uint32
-	id, name, summary uint16
-	folder, args      uint32 // 1+index into folders and argSets; 0 for none
-	bytes             uint32
-	bucket            uint32 // the library bucket its row is in (bucketOf)
-	hash              uint64 // what the prompt was built from (view.hash)
+	off, title   uint32
+	id, name     uint16
+	sumHash      uint32 // of the summary: what list_changed compares
+	folder, args uint32 // 1+index into folders and argSets; 0 for none
+	bytes        uint32
+	bucket       uint32 // the library bucket its row is in (bucketOf)
+	hash         uint64 // what the prompt was built from (view.hash)
 }
 
 // servedPrompt is one visible library prompt, as an MCP prompt and resource. Its strings point
 // into the table's text: holding one keeps the whole text alive, so keep them only as long as
 // a request lasts.
 type servedPrompt struct {
-	id, name, title, summary string
-	folderID                 string // "" at the top level
-	bytes                    int
-	hash                     uint64
-	bucket                   uint32
-	argSet                   string // encodeArgs of its arguments
+	id, name, title string
+	summary         string // only from listed
+	sumHash         uint32
+	folderID        string // "" at the top level
+	bytes           int
+	hash            uint64
+	bucket          uint32
+	argSet          string // encodeArgs of its arguments
 }
 
 func (t *promptTable) len() int { return len(t.recs) }
@@ -68,14 +74,14 @@ func (t *promptTable) len() int { return len(t.recs) }
 // at is the i-th prompt in name order.
 func (t *promptTable) at(i int) servedPrompt {
 	r := &t.recs[i]
-	p := servedPrompt{bytes: int(r.bytes), hash: r.hash, bucket: r.bucket}
+	p := servedPrompt{bytes: int(r.bytes), hash: r.hash, bucket: r.bucket, sumHash: r.sumHash}
 	at := r.off
 	next := func(n uint32) string {
 		s := t.text[at : at+n]
 		at += n
 		return s
 	}
-	p.id, p.name, p.title, p.summary = next(uint32(r.id)), next(uint32(r.name)), next(r.title), next(uint32(r.summary))
+	p.id, p.name, p.title = next(uint32(r.id)), next(uint32(r.name)), next(r.title)
 	if r.folder != 0 {
 		p.folderID = t.folders.at(int(r.folder - 1))
 	}
@@ -159,13 +165,14 @@ func compareKeys(a, b string) int {
 
 // samePrompt reports whether two prompts list the same in prompts/list.
 func (p servedPrompt) sameListing(q servedPrompt) bool {
-	return p.name == q.name && p.title == q.title && p.summary == q.summary && p.argSet == q.argSet
+	return p.name == q.name && p.title == q.title && p.sumHash == q.sumHash && p.argSet == q.argSet
 }
 
 // tableBuilder makes a promptTable, one prompt at a time.
 type tableBuilder struct {
 	text             strings.Builder
 	recs             []promptRec
+	summaries        []string // the recs', in the same order
 	folders, argSets interner
 }
 
@@ -175,17 +182,18 @@ func newTableBuilder(n int) *tableBuilder {
 
 // add copies p into the table.
 func (b *tableBuilder) add(p servedPrompt) error {
-	if len(p.id) > 0xffff || len(p.name) > 0xffff || len(p.summary) > 0xffff || int64(b.text.Len())+int64(len(p.id)+len(p.name)+len(p.title)+len(p.summary)) > 0xffffffff {
+	if len(p.id) > 0xffff || len(p.name) > 0xffff || int64(b.text.Len())+int64(len(p.id)+len(p.name)+len(p.title)) > 0xffffffff {
 		return fmt.Errorf("mcpserver: prompt %.40q is too large to serve", p.id)
 	}
 	r := promptRec{off: uint32(b.text.Len()), id: uint16(len(p.id)), name: uint16(len(p.name)), title: uint32(len(p.title)),
-		summary: uint16(len(p.summary)), bytes: uint32(min(p.bytes, 0xffffffff)), hash: p.hash, bucket: p.bucket}
-	for _, s := range []string{p.id, p.name, p.title, p.summary} {
+		sumHash: summaryHash(p.summary), bytes: uint32(min(p.bytes, 0xffffffff)), hash: p.hash, bucket: p.bucket}
+	for _, s := range []string{p.id, p.name, p.title} {
 		b.text.WriteString(s)
 	}
 	r.folder = b.folders.add(p.folderID)
 	r.args = b.argSets.add(p.argSet)
 	b.recs = append(b.recs, r)
+	b.summaries = append(b.summaries, p.summary)
 	return nil
 }
 
@@ -216,8 +224,18 @@ func (in *interner) list() stringList { return stringList{text: in.text.String()
 func (b *tableBuilder) build() promptTable {
 	t := promptTable{text: b.text.String(), recs: b.recs, folders: b.folders.list(), argSets: b.argSets.list()}
 	if !slices.IsSortedFunc(t.recs, t.compareNames) {
-		slices.SortFunc(t.recs, t.compareNames)
+		order := make([]int, len(t.recs))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortFunc(order, func(i, j int) int { return t.compareNames(t.recs[i], t.recs[j]) })
+		recs, summaries := make([]promptRec, len(order)), make([]string, len(order))
+		for k, i := range order {
+			recs[k], summaries[k] = t.recs[i], b.summaries[i]
+		}
+		t.recs, b.summaries = recs, summaries
 	}
+	t.summaries = packSummaries(b.summaries)
 	t.indexIDs()
 	return t
 }
@@ -313,7 +331,20 @@ func (p servedPrompt) placeholders() []promptlib.Placeholder {
 	return out
 }
 
-// mcpPrompt is the prompt as prompts/list shows it: its arguments are the body's placeholders,
+// listed is the i-th prompt in name order with its summary, as a list shows it.
+func (t *promptTable) listed(i int) servedPrompt {
+	p := t.at(i)
+	p.summary = t.summaries.at(i)
+	return p
+}
+
+func summaryHash(s string) uint32 {
+	h := fnv.New32a()
+	io.WriteString(h, s)
+	return h.Sum32()
+}
+
+// mcpPrompt is the prompt as prompts/list shows it (from listed): its arguments are the body's placeholders,
 // each described by argumentDescription.
 func (p servedPrompt) mcpPrompt() mcp.Prompt {
 	mp := mcp.Prompt{Name: p.name, Title: p.title, Description: p.summary}

@@ -215,6 +215,7 @@ func (v *view) restore() {
 	}
 	v.restored = true
 	v.markReady()
+	debug.FreeOSMemory() // what decoding it left behind, before the server settles
 	v.log.Debug("library view restored", "prompts", snap.prompts.len(), "ms", time.Since(started).Milliseconds())
 }
 
@@ -591,7 +592,7 @@ func (v *view) build(ctx context.Context, seen []int32, fresh []servedPrompt, pr
 		order[k] = int32(k)
 	}
 	for _, p := range fresh {
-		size += len(p.id) + len(p.title) + len(p.summary) + len(p.title)
+		size += len(p.id) + len(p.title) + len(p.title)
 	}
 	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(names[a], names[b]) })
 	tb := newTableBuilder(len(seen))
@@ -601,6 +602,9 @@ func (v *view) build(ctx context.Context, seen []int32, fresh []servedPrompt, pr
 			return promptTable{}, ctx.Err()
 		}
 		sp := entry(int(k))
+		if i := seen[k]; i >= 0 {
+			sp.summary = prev.summaries.at(int(i))
+		}
 		sp.name = names[k]
 		if err := tb.add(sp); err != nil {
 			v.log.Warn("library view: prompt left out", "err", err)

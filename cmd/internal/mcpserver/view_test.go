@@ -155,8 +155,8 @@ func TestViewUnchangedReloadSharesTable(t *testing.T) {
 	if &changed.recs[0] == &first.recs[0] {
 		t.Fatal("a changed library kept the old table")
 	}
-	sp, ok := changed.byIDKey(lib.lib.Prompts[0].ID)
-	if !ok || sp.summary != "Changed {{x}}." || len(sp.placeholders()) != 1 {
+	sp := listedNamed(&changed, "code-review")
+	if sp.id != lib.lib.Prompts[0].ID || sp.summary != "Changed {{x}}." || len(sp.placeholders()) != 1 {
 		t.Errorf("changed prompt: %+v", sp)
 	}
 }
@@ -216,4 +216,14 @@ func TestViewReadsChangedBucketsOnly(t *testing.T) {
 	if n := reload(); n != int64(len(lib.lib.Prompts)) {
 		t.Errorf("a renamed folder: %d prompts read, want all %d", n, len(lib.lib.Prompts))
 	}
+}
+
+// listedNamed is the prompt named name as a list shows it, summary included.
+func listedNamed(t *promptTable, name string) servedPrompt {
+	for i := range t.len() {
+		if t.nameAt(i) == name {
+			return t.listed(i)
+		}
+	}
+	return servedPrompt{}
 }
