@@ -116,6 +116,9 @@ func TestPromptsLiveEndToEnd(t *testing.T) {
 			nil, []string{"write-table-tests"}, "!prompteka://prompt/" + newID, ""},
 		{"burst of 500 edits", burstSQL(burstEdits), []string{fmt.Sprintf("burst-%d", burstEdits-1)}, nil, "", ""},
 	}
+	// The client lists first, as a client does: a change made before the server's first read
+	// of the library is no change to a client that has seen nothing, and is not announced.
+	s.allPrompts(t)
 	for _, b := range bursts {
 		first := s.count(mcp.MethodNotificationPromptsListChanged)
 		seen := first

@@ -41,10 +41,10 @@ func TestEntryLine(t *testing.T) {
 		e    Entry
 		want string
 	}{
-		{"short", Entry{Doc: Doc{Name: "security-review", Summary: "Check inputs."}}, "- security-review: Check inputs."},
-		{"no summary", Entry{Doc: Doc{Name: "x"}}, "- x"},
-		{"cut at a word", Entry{Doc: Doc{Name: "n", Summary: long}}, "- n: " + strings.TrimSpace(strings.Repeat("word ", 18)) + "…"},
-		{"long name", Entry{Doc: Doc{Name: strings.Repeat("a", 95), Summary: "More"}}, "- " + strings.Repeat("a", 95)},
+		{"short", Entry{Doc: &Doc{Name: "security-review", Summary: "Check inputs."}}, "- security-review: Check inputs."},
+		{"no summary", Entry{Doc: &Doc{Name: "x"}}, "- x"},
+		{"cut at a word", Entry{Doc: &Doc{Name: "n", Summary: long}}, "- n: " + strings.TrimSpace(strings.Repeat("word ", 18)) + "…"},
+		{"long name", Entry{Doc: &Doc{Name: strings.Repeat("a", 95), Summary: "More"}}, "- " + strings.Repeat("a", 95)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -69,7 +69,7 @@ func TestNewIndexFromCachedDocs(t *testing.T) {
 	}
 	docs := make([]Doc, 0, fresh.Len())
 	for _, e := range fresh.Entries() {
-		docs = append(docs, e.Doc)
+		docs = append(docs, *e.Doc)
 	}
 	slices.Reverse(docs)
 	again := NewIndex(docs, p)

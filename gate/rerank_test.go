@@ -118,7 +118,7 @@ func TestLLMReranker(t *testing.T) {
 }
 
 func TestParseRerank(t *testing.T) {
-	cands := []Entry{{Doc: Doc{ID: "a"}}, {Doc: Doc{ID: "b"}}, {Doc: Doc{ID: "c"}}}
+	cands := []Entry{{Doc: &Doc{ID: "a"}}, {Doc: &Doc{ID: "b"}}, {Doc: &Doc{ID: "c"}}}
 	for _, tc := range []struct {
 		answer string
 		want   []string

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"maps"
 	"os"
@@ -98,6 +99,24 @@ func NewEngine(opts Options) (*Engine, error) {
 		}
 	}
 	return e, nil
+}
+
+// ConfigKey identifies what shapes the engine's output: the proxy models and custom stages on
+// disk (names, sizes, times) and the LLM. A caller that keeps something it derived from a
+// transform between runs (a table of contents' size) keys it with this, so a changed model is
+// not answered from an old derivation.
+func (e *Engine) ConfigKey() string {
+	h := sha256.New()
+	for _, dir := range []string{e.modelsDir, e.stagesDir} {
+		entries, _ := os.ReadDir(dir) // a missing directory is no models, as loading finds
+		for _, en := range entries {
+			if info, err := en.Info(); err == nil {
+				fmt.Fprintf(h, "%s\x00%s\x00%d\x00%d\n", dir, en.Name(), info.Size(), info.ModTime().UnixNano())
+			}
+		}
+	}
+	io.WriteString(h, e.llmID)
+	return hex.EncodeToString(h.Sum(nil)[:12])
 }
 
 // LLM returns the configured chat model (config.yaml's llm, or Options.LLM), or nil; the gate

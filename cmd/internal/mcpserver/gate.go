@@ -47,11 +47,16 @@ func newGateComponent(c *core, p gate.Project, tools []string) *gateComponent {
 
 // update rebuilds the index and the gate texts from a new snapshot, and begin_session's
 // description (which carries the index) when it changed.
-func (g *gateComponent) update(_, next *snapshot) {
+func (g *gateComponent) update(prev, next *snapshot) {
 	before := g.state.Load()
-	ix := gate.NewIndex(next.docs, g.project)
-	if u := ix.UnknownPriorities(); len(u) > 0 {
-		g.log.Warn("project priorities name prompts that do not exist", "project", g.project.Name, "names", u)
+	var ix *gate.Index
+	if before != nil && prev != nil && sameDocs(prev.docs, next.docs) {
+		ix = before.ix // the view shares the documents of an unchanged library: so is the index
+	} else {
+		ix = gate.NewIndex(next.docs, g.project)
+		if u := ix.UnknownPriorities(); len(u) > 0 {
+			g.log.Warn("project priorities name prompts that do not exist", "project", g.project.Name, "names", u)
+		}
 	}
 	r := gate.Renderer{Texts: gate.SystemTexts(next.system), Tools: g.tools}
 	if g.pipe != nil {
@@ -64,6 +69,11 @@ func (g *gateComponent) update(_, next *snapshot) {
 }
 
 func (g *gateComponent) current() *gateState { return g.state.Load() }
+
+// sameDocs reports whether two snapshots share one slice of documents.
+func sameDocs(a, b []gate.Doc) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
 
 // install adds the gate's tools, the tool filter and the instructions to the server, before it
 // serves and after the first snapshot.

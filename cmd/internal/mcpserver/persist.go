@@ -27,7 +27,7 @@ import (
 
 // persistVersion changes whenever the file's layout does, so an old file is ignored, not
 // misread.
-const persistVersion = 4
+const persistVersion = 5
 
 // viewMagic starts every kept view.
 const viewMagic = "mcpctl-view\n"
@@ -74,9 +74,11 @@ func saveView(path, db string, snap *snapshot) error {
 // back in milliseconds: the magic and version; the library path, the folders and the system
 // prompts as JSON, and the system prompts' buckets; then the table: its text, its records
 // (recSize bytes each), its index by id (4 bytes each), its two string lists (text, count,
-// ends) and its compressed summaries (data, count, ends); last the library's fingerprint the view was read at (count, then the first rowid,
-// count and updated sum of each bucket), so a restart reads only the buckets changed since.
-// Strings are a uvarint length and the bytes, counts a uvarint, numbers little endian.
+// ends) and its compressed summaries (data, count, ends); then the library's fingerprint the
+// view was read at (count, then the first rowid, count and updated sum of each bucket), so a
+// restart reads only the buckets changed since; last, for a project's session, the gate's
+// documents (count, then each as a string). Strings are a uvarint length and the bytes, counts
+// a uvarint, numbers little endian.
 
 func encodeView(db string, snap *snapshot) []byte {
 	t := &snap.prompts
@@ -131,6 +133,12 @@ func encodeView(db string, snap *snapshot) []byte {
 		b = le.AppendUint64(b, uint64(lo))
 		b = le.AppendUint64(b, uint64(s.N))
 		b = le.AppendUint64(b, math.Float64bits(s.Updated))
+	}
+	b = binary.AppendUvarint(b, uint64(len(snap.docs)))
+	var doc []byte
+	for i := range snap.docs {
+		doc = snap.docs[i].AppendBinary(doc[:0])
+		appendString(string(doc))
 	}
 	return b
 }
@@ -217,6 +225,17 @@ func decodeView(r *bufio.Reader, size int64, db string) *snapshot {
 			var s [24]byte
 			d.read(s[:])
 			snap.sums[int64(le.Uint64(s[0:]))] = dbread.BucketSum{N: int64(le.Uint64(s[8:])), Updated: math.Float64frombits(le.Uint64(s[16:]))}
+		}
+	}
+	if n := d.count(1); n > 0 {
+		snap.docs = make([]gate.Doc, n)
+		for i := range snap.docs {
+			raw := []byte(d.string())
+			doc, used, err := gate.DecodeDoc(raw)
+			if err != nil || used != len(raw) {
+				return nil
+			}
+			snap.docs[i] = doc
 		}
 	}
 	if d.bad || d.left != 0 || !t.valid() {

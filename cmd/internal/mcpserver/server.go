@@ -132,10 +132,18 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 		server.WithInstructions(instructions),
 	)
 	s.view = newView(s.db, cfg.Project, s.log)
-	if cfg.Project == nil && cfg.CacheDir != "" {
-		// A project's session reads the library before it serves (its index is in the
-		// initialize instructions); a plain one starts from the view kept by its last run.
-		s.view.keep, s.view.keepDB = viewFile(cfg.CacheDir, cfg.Library.DB), cfg.Library.DB
+	if cfg.CacheDir != "" {
+		// A session starts from the view its last run kept. A project's view is its own (its
+		// scope and the gate's documents), and so is one made under other pipeline settings
+		// (the documents hold their tables of contents' sizes).
+		key := cfg.Library.DB
+		if cfg.Project != nil {
+			key += "\x00project\x00" + cfg.Project.Name + "\x00" + cfg.Project.Folder + "\x00" + gate.DocFormat
+			if cfg.Pipeline != nil {
+				key += "\x00" + cfg.Pipeline.ConfigKey()
+			}
+		}
+		s.view.keep, s.view.keepDB = viewFile(cfg.CacheDir, key), key
 	}
 
 	tools := newReadTools(&s.core).tools()
@@ -175,8 +183,8 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 	newPromptSurface(s.srv, s.view, s.log).up = s.up
 	chain(s.srv, s.obs, s.gate, s.pipe)
 
-	// A project's first load happens before serving: the initialize instructions carry its
-	// index. Without one, initialize never waits for the library.
+	// A project's first load (or its kept view) comes before serving: the initialize
+	// instructions carry its index. Without one, initialize never waits for the library.
 	stopView, err := s.view.start(ctx, cfg.Project != nil)
 	if err != nil {
 		return nil, fmt.Errorf("project %s: %w", cfg.Project.Name, err)

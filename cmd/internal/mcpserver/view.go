@@ -61,6 +61,7 @@ type view struct {
 	keep, keepDB string
 	kept         time.Time
 	restored     bool // the snapshot came from keep
+	saveLater    bool // the first load ran before serving: the follower keeps it once serving
 
 	// tocBytes, when set, sizes a prompt's table of contents under the content pipeline in
 	// force for briefings (0: none), so the gate can pack a big prompt as its contents.
@@ -156,7 +157,14 @@ func (v *view) start(ctx context.Context, wait bool) (stop func(), err error) {
 	changes, unsubscribe := v.db.Changes()
 	ctx, cancel := context.WithCancel(ctx)
 	var first error
-	if wait {
+	// A session that must have the library before it serves (a project's) starts from the
+	// view kept by its last run when there is one, and reads what changed since in the
+	// background: restoring 10k prompts' documents is milliseconds, making them again is most
+	// of a second.
+	if wait && v.keep != "" && v.restore() {
+		wait = false
+	} else if wait {
+		v.saveLater = true // writing the kept view is not worth delaying initialize for
 		if first = v.reload(ctx); first != nil {
 			cancel()
 			unsubscribe()
@@ -171,8 +179,12 @@ func (v *view) start(ctx context.Context, wait bool) (stop func(), err error) {
 		defer wg.Done()
 		defer unsubscribe()
 		var err error
+		if v.saveLater {
+			v.saveLater = false
+			v.save(v.current())
+		}
 		if !wait {
-			if v.keep != "" {
+			if v.keep != "" && !v.restored {
 				v.restore() // off the serving path: initialize never waits for it
 			}
 			err = v.reload(ctx)
@@ -200,14 +212,37 @@ func (v *view) markReady() {
 
 // restore serves the view kept by the last run, if any, until the first read of the library
 // replaces it: the first prompts/list of a restart is whole at once, whatever the library's size.
-func (v *view) restore() {
+func (v *view) restore() bool {
 	started := time.Now()
 	snap, err := loadView(v.keep, v.keepDB)
 	if err != nil {
 		v.log.Warn("library view: the kept view cannot be read; reading the library", "err", err)
 	}
 	if snap == nil {
-		return
+		return false
+	}
+	if v.project != nil {
+		// The kept view is this project's (its file is keyed by the project): its scope and
+		// documents come back with it.
+		sc, err := v.scopeOf(snap.all)
+		if err != nil {
+			v.log.Info("library view: the kept view does not fit the project; reading the library", "err", err)
+			return false
+		}
+		snap.scope, snap.scopeKey, snap.folders = sc, scopeKey(sc, snap.all), nil
+		for _, f := range snap.all {
+			if sc.sees(&f.ID) {
+				snap.folders = append(snap.folders, &servedFolder{info: f, lowerPath: strings.ToLower(f.Path)})
+			}
+		}
+		for i := range snap.docs {
+			d := &snap.docs[i]
+			if k, ok := snap.prompts.indexByID(d.ID); ok {
+				v.docs[d.ID] = cachedDoc{hash: snap.prompts.recs[k].hash, doc: d}
+			}
+		}
+	} else {
+		snap.docs = nil
 	}
 	prev := v.snap.Swap(snap)
 	for _, f := range v.subs {
@@ -217,6 +252,7 @@ func (v *view) restore() {
 	v.markReady()
 	debug.FreeOSMemory() // what decoding it left behind, before the server settles
 	v.log.Debug("library view restored", "prompts", snap.prompts.len(), "ms", time.Since(started).Milliseconds())
+	return true
 }
 
 // keepEvery bounds how often the view is written to its file (at 100k prompts a write is 45 MB
@@ -371,13 +407,19 @@ func (v *view) read(ctx context.Context, signalled bool) error {
 			next.folders = append(next.folders, &servedFolder{info: f, lowerPath: strings.ToLower(f.Path)})
 		}
 	}
-	if v.project != nil {
+	if v.project != nil && !changed && !r.docsChanged && len(last.docs) == next.prompts.len() {
+		next.docs = last.docs // nothing the gate ranks changed: it keeps its index
+	} else if v.project != nil {
+		// The snapshot's documents, named; the cache then points at them, so each document
+		// is held once (the index points at them too).
 		next.docs = make([]gate.Doc, 0, next.prompts.len())
 		for i := range next.prompts.len() {
-			if c, ok := v.docs[next.prompts.idAt(i)]; ok {
+			id := next.prompts.idAt(i)
+			if c, ok := v.docs[id]; ok {
 				d := *c.doc
 				d.Name = next.prompts.nameAt(i)
 				next.docs = append(next.docs, d)
+				v.docs[id] = cachedDoc{hash: c.hash, doc: &next.docs[len(next.docs)-1]}
 			}
 		}
 	}
@@ -385,7 +427,7 @@ func (v *view) read(ctx context.Context, signalled bool) error {
 	for _, f := range v.subs {
 		f(prev, next)
 	}
-	if changed || v.kept.IsZero() && !v.restored {
+	if (changed || v.kept.IsZero() && !v.restored) && !v.saveLater {
 		v.save(next)
 	}
 	if r.read > bigLibrary {
@@ -393,7 +435,7 @@ func (v *view) read(ctx context.Context, signalled bool) error {
 		// to the OS now rather than let a long-lived server sit on it.
 		debug.FreeOSMemory()
 	}
-	v.log.Debug("library view loaded", "prompts", next.prompts.len(), "read", r.read, "changed", len(r.fresh), "whole", whole,
+	v.log.Debug("library view loaded", "prompts", next.prompts.len(), "read", r.read, "changed", len(r.fresh), "whole", whole, "buckets", len(dirty), "signalled", signalled,
 		"folders", len(next.folders), "ms", time.Since(started).Milliseconds())
 	return nil
 }
@@ -412,6 +454,7 @@ type reading struct {
 	system        []promptlib.Prompt   // mcpctl-system's prompts
 	systemBuckets []uint32             // system's buckets
 	docs          map[string]cachedDoc // the gate's documents of the visible prompts, by id
+	docsChanged   bool                 // a document was made anew
 }
 
 // visit digests one prompt read from the library.
@@ -450,6 +493,7 @@ func (r *reading) visit(rowid int64, p promptlib.Prompt) error {
 				d.TOCBytes = r.v.tocBytes(r.ctx, p)
 			}
 			c = cachedDoc{hash: h, doc: &d}
+			r.docsChanged = true
 		}
 		r.docs[p.ID] = c
 	}
