@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -256,5 +257,43 @@ func TestProjectWritesStayInTheProject(t *testing.T) {
 	var title string
 	if err := lib.Writer.QueryRow(`SELECT title FROM prompts WHERE id = 'E0000000-0000-4000-8000-000000000005'`).Scan(&title); err != nil || title != "Holiday Packing List" {
 		t.Errorf("the prompt outside the project is now %q (%v)", title, err)
+	}
+}
+
+// A project's session restarted on the same library starts from the view its last run kept,
+// and what changed while it was stopped is in its first answers.
+func TestGatedSessionRestartsFromKeptView(t *testing.T) {
+	lib := projectLibrary(t)
+	env := testHome(t)
+	writeProject(t, env, "web", webProject)
+	first := serve(t, env, "--library", lib.Dir, "--project", "web")
+	var before gate.Result
+	first.call(t, "begin_session", map[string]any{"tags": []string{"sql"}}, &before)
+	var views string
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "XDG_CACHE_HOME="); ok {
+			views = filepath.Join(v, "mcpctl", "view")
+		}
+	}
+	eventually(t, 20*time.Second, "the project's view is kept", func() bool {
+		entries, _ := os.ReadDir(views)
+		return len(entries) > 0
+	})
+	first.Close()
+	first.cmd.Wait()
+
+	// While no server runs, the app renames a prompt of the project.
+	lib.Exec(t, `UPDATE prompts SET title = 'Error Handling Rules', updated_at = updated_at + 60 WHERE id = 'E0000000-0000-4000-8000-000000000003'`)
+	second := serve(t, env, "--library", lib.Dir, "--project", "web")
+	if !strings.Contains(second.init.Instructions, "- error-handling-rules:") || strings.Contains(second.init.Instructions, "- error-handling:") {
+		t.Errorf("restarted instructions do not show the rename:\n%s", second.init.Instructions)
+	}
+	var after gate.Result
+	second.call(t, "begin_session", map[string]any{"tags": []string{"sql"}}, &after)
+	if !slices.Equal(after.Critical, before.Critical) || !slices.Equal(after.Matched, before.Matched) {
+		t.Errorf("restarted briefing critical %v matched %v, want %v %v", after.Critical, after.Matched, before.Critical, before.Matched)
+	}
+	if !strings.Contains(second.stderr.String(), `"msg":"library view restored"`) {
+		t.Error("the restarted session did not start from its kept view")
 	}
 }

@@ -229,8 +229,17 @@ func decodeView(r *bufio.Reader, size int64, db string) *snapshot {
 	}
 	if n := d.count(1); n > 0 {
 		snap.docs = make([]gate.Doc, n)
+		var raw []byte // one buffer for every document: DecodeDoc copies what it keeps
 		for i := range snap.docs {
-			raw := []byte(d.string())
+			size := d.count(1)
+			if cap(raw) < size {
+				raw = make([]byte, size)
+			}
+			raw = raw[:size]
+			d.read(raw)
+			if d.bad {
+				return nil
+			}
 			doc, used, err := gate.DecodeDoc(raw)
 			if err != nil || used != len(raw) {
 				return nil

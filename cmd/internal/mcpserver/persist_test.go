@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/mcpctl/mcpctl/gate"
 	"github.com/mcpctl/mcpctl/promptlib"
 )
 
@@ -110,5 +111,47 @@ func TestKeptViewNotAFile(t *testing.T) {
 	}
 	if snap, err := loadView(filepath.Join(dir, "link.view"), "lib.db"); snap != nil || err == nil {
 		t.Errorf("a view through a link: %v, %v", snap, err)
+	}
+}
+
+// A project's session restarted from its kept view serves the same documents as one that read
+// the library, and the gate ranks them the same; a restart on an unchanged library reads nothing.
+func TestKeptViewProject(t *testing.T) {
+	work := gate.NoProject()
+	work.Name, work.Folder = "work", "Work"
+	mem := newMemLibrary(promptFixture())
+	read := newView(mem, &work, nil)
+	if err := read.reload(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "view", "work.view")
+	if err := saveView(path, "key", read.current()); err != nil {
+		t.Fatal(err)
+	}
+	kept := newView(mem, &work, nil)
+	kept.keep, kept.keepDB = path, "key"
+	if !kept.restore() {
+		t.Fatal("the kept view was not restored")
+	}
+	want, got := read.current(), kept.current()
+	if len(got.docs) == 0 || !reflect.DeepEqual(got.docs, want.docs) {
+		t.Errorf("restored documents:\n%+v\nwant\n%+v", got.docs, want.docs)
+	}
+	if !reflect.DeepEqual(viewListing(t, got), viewListing(t, want)) {
+		t.Error("the restored project view serves other prompts")
+	}
+	tags := []string{"review"}
+	if a, b := gate.NewIndex(got.docs, work), gate.NewIndex(want.docs, work); !reflect.DeepEqual(gate.NewSession(work).Begin(a, tags), gate.NewSession(work).Begin(b, tags)) {
+		t.Error("the gate briefs differently from the restored documents")
+	}
+	before := mem.read.Load()
+	if err := kept.reload(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if n := mem.read.Load() - before; n != 0 {
+		t.Errorf("a restarted project session read %d prompts of an unchanged library", n)
+	}
+	if !sameDocs(kept.current().docs, got.docs) {
+		t.Error("an unchanged reread made new documents: the gate would rebuild its index")
 	}
 }

@@ -145,6 +145,12 @@ func (s *promptSurface) listResources(_ context.Context, _ any, req *mcp.ListRes
 // no change to a client that has not listed yet.
 func (s *promptSurface) publish(prev, next *snapshot) {
 	first := prev == nil || !prev.loaded
+	if !first && sameTable(&prev.prompts, &next.prompts) && sameFolderList(prev.folders, next.folders) {
+		// An unchanged reread: the lists are the same, and the listing of 10k prompts need not
+		// be made again to find that out.
+		s.listing.Store(&resourceList{snap: next, entries: s.listing.Load().entries})
+		return
+	}
 	oldListing := s.listing.Load()
 	listing := newResourceList(next)
 	s.listing.Store(listing)
@@ -157,6 +163,24 @@ func (s *promptSurface) publish(prev, next *snapshot) {
 	if first || !sameResources(oldListing, listing) {
 		s.srv.SendNotificationToAllClients(mcp.MethodNotificationResourcesListChanged, nil)
 	}
+}
+
+// sameTable reports whether two snapshots share one table of prompts.
+func sameTable(a, b *promptTable) bool {
+	return a.len() == b.len() && (a.len() == 0 || &a.recs[0] == &b.recs[0])
+}
+
+// sameFolderList reports whether two snapshots serve the same folders, as resources show them.
+func sameFolderList(a, b []*servedFolder) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !sameResource(folderResource(a[i].info), folderResource(b[i].info)) {
+			return false
+		}
+	}
+	return true
 }
 
 func samePrompts(a, b *promptTable) bool {

@@ -158,10 +158,13 @@ func (v *view) start(ctx context.Context, wait bool) (stop func(), err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	var first error
 	// A session that must have the library before it serves (a project's) starts from the
-	// view kept by its last run when there is one, and reads what changed since in the
-	// background: restoring 10k prompts' documents is milliseconds, making them again is most
-	// of a second.
+	// view kept by its last run when there is one, and reads only what changed since: at 10k
+	// prompts restoring the documents and reading a changed bucket take tens of milliseconds,
+	// making every document again most of a second.
 	if wait && v.keep != "" && v.restore() {
+		if first = v.reload(ctx); first != nil {
+			v.log.Warn("library view: reading what changed since the kept view failed; serving it", "err", first)
+		}
 		wait = false
 	} else if wait {
 		v.saveLater = true // writing the kept view is not worth delaying initialize for
