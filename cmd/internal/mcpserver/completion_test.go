@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -72,8 +73,17 @@ func TestCompletionRank(t *testing.T) {
 		{"", "ffff", "x", "y", 5},
 	}
 	for _, tt := range tests {
-		if got := rankMatch(tt.typed, tt.id, tt.name, tt.text); got != tt.want {
+		if got := rankMatch(tt.typed, tt.id, tt.name, []byte(tt.text)); got != tt.want {
 			t.Errorf("rankMatch(%q, %q, %q, %q): got %d, want %d", tt.typed, tt.id, tt.name, tt.text, got, tt.want)
+		}
+	}
+}
+
+func TestAppendLower(t *testing.T) {
+	for _, s := range []string{"", "Code Review", "ÉTÉ Données", "mixed Ünïcode ABC", "already lower"} {
+		prefix := []byte("keep:")
+		if got, want := string(appendLower(prefix, s)), "keep:"+strings.ToLower(s); got != want {
+			t.Errorf("appendLower(%q) = %q, want %q", s, got, want)
 		}
 	}
 }
