@@ -272,6 +272,9 @@ func (v *view) save(snap *snapshot) {
 	if err := saveView(v.keep, v.keepDB, snap); err != nil {
 		v.log.Warn("library view: not kept for the next start", "err", err)
 	}
+	if snap.prompts.len() > bigLibrary {
+		debug.FreeOSMemory() // the file was made whole in memory: megabytes the server needs no more
+	}
 }
 
 // initialLoadWait bounds how long a request that needs the library waits for the first load
