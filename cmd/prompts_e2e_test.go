@@ -11,6 +11,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcpctl/mcpctl/promptlib"
 	"github.com/mcpctl/mcpctl/promptlib/librarytest"
 )
 
@@ -276,4 +277,20 @@ func containsAny(list, unwanted []string) bool {
 		}
 	}
 	return false
+}
+
+// updated_at has whole seconds: a second edit of a prompt within the second of the first
+// leaves the library's fingerprint sums as they were, and must still be served.
+func TestSameSecondEditsAreServed(t *testing.T) {
+	lib := librarytest.FromLibrary(t, librarytest.Fixture())
+	s := serve(t, testHome(t), "--library", lib.Dir)
+	s.allPrompts(t)
+	for i, title := range []string{"Edited Once", "Edited Twice"} {
+		seen := s.count(mcp.MethodNotificationPromptsListChanged)
+		lib.Exec(t, `UPDATE prompts SET title = ?, updated_at = 1900000000 WHERE id = ?`, title, librarytest.ReviewID)
+		want := promptlib.Slug(title)
+		for !slices.Contains(names(s.allPrompts(t)), want) {
+			seen = s.waitCount(t, mcp.MethodNotificationPromptsListChanged, seen+1, listChangedWithin, fmt.Sprint("edit ", i+1))
+		}
+	}
 }

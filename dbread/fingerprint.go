@@ -17,12 +17,20 @@ const BucketWidth = bucketWidth
 // (bucketWidth says why that is safe with the app).
 type Fingerprint map[int64]BucketSum
 
-// BucketSum is one bucket's fingerprint: how many prompts it holds, and the sum of their
-// updated_at.
+// BucketSum is one bucket's fingerprint: how many prompts it holds, and the sum and the latest
+// of their updated_at.
 type BucketSum struct {
 	N       int64
 	Updated float64
+	// Latest tells a reader which buckets an edit may have touched without changing the sums:
+	// updated_at has whole seconds, so a second edit of a prompt within the second of the first
+	// leaves both sums as they were. A reader re-reads the buckets edited in the latest second
+	// it has seen.
+	Latest float64
 }
+
+// SameRows reports whether two sums describe the same rows, as far as count and sum tell.
+func (b BucketSum) SameRows(o BucketSum) bool { return b.N == o.N && b.Updated == o.Updated }
 
 // Fingerprint fingerprints the library's prompts; the keys are each bucket's first rowid, a
 // multiple of BucketWidth.

@@ -41,7 +41,7 @@ func (s *sidecar) sync(ctx context.Context) (int, error) {
 	s.db.log.Debug("search index: library fingerprinted", "buckets", len(sums), "took", time.Since(t0))
 	var dirty []int64
 	for lo, now := range sums {
-		if s.buckets[lo] != now {
+		if !s.buckets[lo].SameRows(now) {
 			dirty = append(dirty, lo)
 		}
 	}
@@ -279,14 +279,15 @@ func (db *DB) bucketSums(ctx context.Context) (map[int64]BucketSum, error) {
 	var query string
 	var args []any
 	if (hi.Int64-first)/bucketWidth > sparseBuckets || hi.Int64 > math.MaxInt64-2*bucketWidth {
-		query = "SELECT (rowid >> 9) << 9 AS lo, count(*), total(updated_at) FROM prompts GROUP BY 1"
+		query = "SELECT (rowid >> 9) << 9 AS lo, count(*), total(updated_at), coalesce(max(updated_at), 0) FROM prompts GROUP BY 1"
 	} else {
 		// One range scan per bucket, in rowid order: no sort, nothing crosses into Go but the
 		// sums.
 		query = `WITH RECURSIVE b(lo) AS (SELECT ? UNION ALL SELECT lo + 512 FROM b WHERE lo + 512 <= ?)
 SELECT lo,
   (SELECT count(*) FROM prompts WHERE rowid >= lo AND rowid < lo + 512),
-  (SELECT total(updated_at) FROM prompts WHERE rowid >= lo AND rowid < lo + 512)
+  (SELECT total(updated_at) FROM prompts WHERE rowid >= lo AND rowid < lo + 512),
+  (SELECT coalesce(max(updated_at), 0) FROM prompts WHERE rowid >= lo AND rowid < lo + 512)
 FROM b`
 		args = []any{first, hi.Int64}
 	}
@@ -298,7 +299,7 @@ FROM b`
 	for rows.Next() {
 		var lo int64
 		var b BucketSum
-		if err := rows.Scan(&lo, &b.N, &b.Updated); err != nil {
+		if err := rows.Scan(&lo, &b.N, &b.Updated, &b.Latest); err != nil {
 			return nil, err
 		}
 		if b.N > 0 {

@@ -66,6 +66,7 @@ func NameEach(n int, prompt func(i int) (id, title string)) []string {
 		idj, _ := prompt(int(j))
 		return strings.Compare(Key(idi), Key(idj))
 	})
+	suffix := make([]int, n) // how many characters of its id a name carries; 0 for a bare slug
 	for k := 0; k < n; {
 		slug := names[order[k]]
 		m := k + 1
@@ -73,10 +74,35 @@ func NameEach(n int, prompt func(i int) (id, title string)) []string {
 			m++
 		}
 		for _, i := range order[k+1 : m] {
-			id, _ := prompt(int(i))
-			names[i] = slug + "-" + strings.ToLower(id[:min(4, len(id))])
+			suffix[i] = 4
 		}
 		k = m
+	}
+	// A suffix of four characters can still clash: with another prompt of the same title whose
+	// id starts alike, or with a title that reads like the suffixed name. The clashing suffixed
+	// names take four more characters of their ids until every name is unique; whole ids are.
+	slugs := slices.Clone(names)
+	for round := 0; ; round++ {
+		seen := make(map[string]int, n)
+		for i := range names {
+			if suffix[i] > 0 {
+				id, _ := prompt(i)
+				names[i] = slugs[i] + "-" + strings.ToLower(id[:min(suffix[i], len(id))])
+			}
+			seen[names[i]]++
+		}
+		clash := false
+		for i := range names {
+			if seen[names[i]] > 1 && suffix[i] > 0 {
+				if id, _ := prompt(i); suffix[i] < len(id) {
+					suffix[i] += 4
+					clash = true
+				}
+			}
+		}
+		if !clash || round > 64 {
+			break
+		}
 	}
 	return names
 }

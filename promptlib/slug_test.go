@@ -40,3 +40,26 @@ func TestNamesResolveClashesByID(t *testing.T) {
 		t.Errorf("names depend on order: %v", again)
 	}
 }
+
+// Names are unique even when the four characters of id a clash adds are not: same titles with
+// ids that start alike, and a title that reads like another's suffixed name.
+func TestNamesUniqueWhenSuffixesClash(t *testing.T) {
+	ps := []Prompt{
+		{ID: "abcd0001-0000-4000-8000-000000000000", Title: "Untitled"},
+		{ID: "abcd0002-0000-4000-8000-000000000000", Title: "Untitled"},
+		{ID: "abcd0003-0000-4000-8000-000000000000", Title: "Untitled"},
+		{ID: "ffff0000-0000-4000-8000-000000000000", Title: "Untitled abcd"},
+	}
+	names := Names(ps)
+	seen := map[string]string{}
+	for _, p := range ps {
+		n := names[p.ID]
+		if other, ok := seen[n]; ok {
+			t.Errorf("%s and %s are both named %q", other, p.ID, n)
+		}
+		seen[n] = p.ID
+	}
+	if names[ps[0].ID] != "untitled" {
+		t.Errorf("the first by id is %q, want the bare slug", names[ps[0].ID])
+	}
+}

@@ -45,11 +45,20 @@ func (w *Writer) Status(id string) (OpStatus, error) {
 	// The writer names files with lower-case ids; a model may give the id back in upper case.
 	id = strings.ToLower(id)
 	exists := func(rel string) bool { _, err := w.FS.Lstat(join(w.Dir, rel)); return err == nil }
-	if r, err := w.readResponse(join(w.Dir, responseName(id))); err == nil {
+	r, err := w.readResponse(join(w.Dir, responseName(id)))
+	answered := err == nil
+	if !answered {
+		r, answered = w.recalled(id) // collected by this writer, its file maybe not yet moved
+	}
+	if answered {
 		st.Response = &r
 		st.Status = StateApplied
 		if !r.OK() {
-			st.Status, st.Reason = StateFailed, promptlib.Ptr(r.Message)
+			reason := r.Message // as the processor files it in failed/: "CODE: message"
+			if r.Error != nil {
+				reason = *r.Error + ": " + r.Message
+			}
+			st.Status, st.Reason = StateFailed, &reason
 		}
 		return st, nil
 	}

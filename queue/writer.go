@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpctl/mcpctl/promptlib"
@@ -33,6 +35,30 @@ type Writer struct {
 	// alive, set by WithProcessor for a standalone library, says whether mcpctl's own
 	// processor can answer; nil for a Prompteka library, where the app answers.
 	alive func() error
+
+	// answered holds the responses this writer collected (at most maxAnswered): the app writes
+	// a response before it moves the operation's file, so for a moment after a write returns
+	// the files alone would call the operation "processing".
+	answeredMu sync.Mutex
+	answered   map[string]promptlib.Response
+}
+
+const maxAnswered = 1024
+
+func (w *Writer) remember(id string, r promptlib.Response) {
+	w.answeredMu.Lock()
+	defer w.answeredMu.Unlock()
+	if w.answered == nil || len(w.answered) >= maxAnswered {
+		w.answered = map[string]promptlib.Response{}
+	}
+	w.answered[strings.ToLower(id)] = r
+}
+
+func (w *Writer) recalled(id string) (promptlib.Response, bool) {
+	w.answeredMu.Lock()
+	defer w.answeredMu.Unlock()
+	r, ok := w.answered[id]
+	return r, ok
 }
 
 // WithProcessor makes w a writer for a standalone library, whose queue mcpctl's own elected

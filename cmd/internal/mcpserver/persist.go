@@ -28,13 +28,13 @@ import (
 
 // persistVersion changes whenever the file's layout does, so an old file is ignored, not
 // misread.
-const persistVersion = 5
+const persistVersion = 6
 
 // viewMagic starts every kept view.
 const viewMagic = "mcpctl-view\n"
 
 // recSize is a promptRec's size in the file.
-const recSize = 40
+const recSize = 36
 
 // viewFile is where the view of the library at db is kept, under the cache directory.
 func viewFile(cacheDir, db string) string {
@@ -137,7 +137,6 @@ func writeView(w io.Writer, db string, snap *snapshot) error {
 		b = le.AppendUint32(b, r.sumHash)
 		b = le.AppendUint32(b, r.folder)
 		b = le.AppendUint32(b, r.args)
-		b = le.AppendUint32(b, r.bytes)
 		b = le.AppendUint32(b, r.bucket)
 		b = le.AppendUint64(b, r.hash)
 		if len(b) >= spillAt {
@@ -196,9 +195,8 @@ func loadView(path, db string) (*snapshot, error) {
 	return decodeView(bufio.NewReaderSize(f, 1<<16), fi.Size(), db), nil
 }
 
-// decodeView is the snapshot a kept view of size bytes describes, without the gate's documents
-// (a project's session reads the library before it serves); nil if it is not a whole view of
-// db. Every count is checked against what is left of the file before anything is allocated
+// decodeView is the snapshot a kept view of size bytes describes, the gate's documents
+// included for a project's; nil if it is not a whole view of db. Every count is checked against what is left of the file before anything is allocated
 // for it, and every record against the table, so a damaged file is ignored, never served.
 func decodeView(r *bufio.Reader, size int64, db string) *snapshot {
 	d := viewDecoder{r: r, left: size}
@@ -232,8 +230,8 @@ func decodeView(r *bufio.Reader, size int64, db string) *snapshot {
 	for i := range t.recs {
 		d.read(buf[:])
 		t.recs[i] = promptRec{off: le.Uint32(buf[0:]), title: le.Uint32(buf[4:]), id: le.Uint16(buf[8:]), name: le.Uint16(buf[10:]),
-			sumHash: le.Uint32(buf[12:]), folder: le.Uint32(buf[16:]), args: le.Uint32(buf[20:]), bytes: le.Uint32(buf[24:]),
-			bucket: le.Uint32(buf[28:]), hash: le.Uint64(buf[32:])}
+			sumHash: le.Uint32(buf[12:]), folder: le.Uint32(buf[16:]), args: le.Uint32(buf[20:]),
+			bucket: le.Uint32(buf[24:]), hash: le.Uint64(buf[28:])}
 	}
 	t.byID = make([]int32, n)
 	for i := range t.byID {
@@ -262,10 +260,12 @@ func decodeView(r *bufio.Reader, size int64, db string) *snapshot {
 			snap.sums[int64(le.Uint64(s[0:]))] = dbread.BucketSum{N: int64(le.Uint64(s[8:])), Updated: math.Float64frombits(le.Uint64(s[16:]))}
 		}
 	}
-	if n := d.count(1); n > 0 {
-		snap.docs = make([]gate.Doc, n)
+	// A document takes at least 16 bytes in the file (its length and 15 of fields): a damaged
+	// count cannot allocate more than the file could hold. The slice grows as they decode.
+	if n := d.count(16); n > 0 {
+		snap.docs = make([]gate.Doc, 0, min(n, 1024))
 		var raw []byte // one buffer for every document: DecodeDoc copies what it keeps
-		for i := range snap.docs {
+		for range n {
 			size := d.count(1)
 			if cap(raw) < size {
 				raw = make([]byte, size)
@@ -279,7 +279,7 @@ func decodeView(r *bufio.Reader, size int64, db string) *snapshot {
 			if err != nil || used != len(raw) {
 				return nil
 			}
-			snap.docs[i] = doc
+			snap.docs = append(snap.docs, doc)
 		}
 	}
 	if d.bad || d.left != 0 || !t.valid() {
@@ -291,7 +291,7 @@ func decodeView(r *bufio.Reader, size int64, db string) *snapshot {
 		return nil
 	}
 	snap.scope = scope{sc}
-	snap.scopeKey = scopeKey(snap.scope, snap.all)
+	snap.scopeKey = scopeKey(snap.scope, snap.all, false)
 	for _, f := range snap.all {
 		if snap.scope.sees(&f.ID) {
 			snap.folders = append(snap.folders, &servedFolder{info: f, lowerPath: strings.ToLower(f.Path)})
@@ -300,10 +300,14 @@ func decodeView(r *bufio.Reader, size int64, db string) *snapshot {
 	return snap
 }
 
-// valid reports whether every record and index points inside the table, in order, and every
-// argument list decodes: a damaged file must not make a request panic or miss.
+// valid reports whether every record and index points inside the table, in order, the index
+// by id holds each record once, and every argument list decodes: a damaged file must not make
+// a request panic or miss.
 func (t *promptTable) valid() bool {
 	n := len(t.recs)
+	if uint64(len(t.text)) > math.MaxUint32 {
+		return false // offsets are 32 bits: a bigger text would wrap them
+	}
 	for _, l := range []*stringList{&t.folders, &t.argSets} {
 		for i, e := range l.ends {
 			if e > uint32(len(l.text)) || i > 0 && e < l.ends[i-1] {
@@ -320,10 +324,15 @@ func (t *promptTable) valid() bool {
 			return false
 		}
 	}
+	if len(t.byID) != n {
+		return false
+	}
+	indexed := make([]bool, n)
 	for k, i := range t.byID {
-		if i < 0 || int(i) >= n || k > 0 && compareKeys(t.idAt(int(t.byID[k-1])), t.idAt(int(i))) > 0 {
+		if i < 0 || int(i) >= n || indexed[i] || k > 0 && compareKeys(t.idAt(int(t.byID[k-1])), t.idAt(int(i))) > 0 {
 			return false
 		}
+		indexed[i] = true
 	}
 	for i := range t.argSets.len() {
 		if !walkArgs(t.argSets.at(i), func(promptArg) {}) {

@@ -23,7 +23,7 @@ func viewListing(t *testing.T, snap *snapshot) []any {
 		if !ok || byID != snap.prompts.at(i) {
 			t.Fatalf("prompt %q is not found by its id", p.id)
 		}
-		out = append(out, p.mcpPrompt(), p.resource(), p.folderID, p.bytes, p.hash)
+		out = append(out, p.mcpPrompt(), p.resource(), p.folderID, p.hash)
 	}
 	for _, f := range snap.folders {
 		out = append(out, f.info.Path)

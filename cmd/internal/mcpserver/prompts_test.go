@@ -105,6 +105,7 @@ func (m *memLibrary) Fingerprint(ctx context.Context) (dbread.Fingerprint, error
 		s := sums[lo]
 		s.N++
 		s.Updated += float64(h.Sum32())
+		s.Latest = max(s.Latest, float64(r.p.UpdatedAt.Unix()))
 		sums[lo] = s
 	}
 	return sums, nil

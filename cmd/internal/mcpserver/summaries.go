@@ -45,7 +45,7 @@ func (s *summaryStore) at(i int) string {
 		}
 	}
 	entries, ok := s.block(b)
-	if !ok || i%summaryBlock >= len(entries) {
+	if !ok {
 		return ""
 	}
 	if s.last != nil {
@@ -54,8 +54,9 @@ func (s *summaryStore) at(i int) string {
 	return entries[i%summaryBlock]
 }
 
-// block decompresses block b into its summaries; false if it does not decode (a damaged kept
-// view: decodeView checks every block before it serves a table).
+// block decompresses block b into its summaries; false unless it decodes to exactly the
+// summaries the block holds. A kept view's blocks are not checked when it is read (that would
+// delay the first list): a damaged one shows its summaries empty.
 func (s *summaryStore) block(b int) ([]string, bool) {
 	start := uint32(0)
 	if b > 0 {
@@ -79,7 +80,32 @@ func (s *summaryStore) block(b int) ([]string, bool) {
 		entries = append(entries, rest[k:k+int(n)])
 		rest = rest[k+int(n):]
 	}
-	return entries, true
+	return entries, len(entries) == min(summaryBlock, s.n-b*summaryBlock)
+}
+
+// reader reads the summaries in order without the shared cache: a build reads every block of
+// the last table, and would otherwise evict the block a list request is reading, and the
+// other way round.
+func (s *summaryStore) reader() *summaryReader { return &summaryReader{s: s, block: -1} }
+
+type summaryReader struct {
+	s       *summaryStore
+	block   int
+	entries []string
+}
+
+func (r *summaryReader) at(i int) string {
+	if i < 0 || i >= r.s.n {
+		return ""
+	}
+	if b := i / summaryBlock; b != r.block {
+		r.block = b
+		r.entries, _ = r.s.block(b)
+	}
+	if k := i % summaryBlock; k < len(r.entries) {
+		return r.entries[k]
+	}
+	return ""
 }
 
 // inflaters reuses flate readers: each holds a 32 KB window, and a build of 100k prompts reads

@@ -27,4 +27,21 @@ func TestSummaryStore(t *testing.T) {
 	damaged.last = &lastBlock{}
 	damaged.data = "x" + s.data[1:]
 	_ = damaged.at(0) // a damaged block reads as empty summaries, never a panic
+
+	// A block that decodes cleanly to fewer summaries than it should (flate has no checksum)
+	// is refused too, on every path: first read, and read again from the cache.
+	short := packSummaries([]string{"a", "b"})
+	short.n = summaryBlock
+	if got := short.at(0); got != "" {
+		t.Errorf("a short block served %q", got)
+	}
+	if got := short.at(5); got != "" {
+		t.Errorf("a short block served %q at 5", got)
+	}
+	r := s.reader()
+	for i := range sums {
+		if got := r.at(i); got != sums[i] {
+			t.Fatalf("reader: summary %d = %q, want %q", i, got, sums[i])
+		}
+	}
 }

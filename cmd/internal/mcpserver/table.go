@@ -50,7 +50,6 @@ type promptRec struct {
 	id, name     uint16
 	sumHash      uint32 // of the summary: what list_changed compares
 	folder, args uint32 // 1+index into folders and argSets; 0 for none
-	bytes        uint32
 	bucket       uint32 // the library bucket its row is in (bucketOf)
 	hash         uint64 // what the prompt was built from (view.hash)
 }
@@ -63,7 +62,6 @@ type servedPrompt struct {
 	summary         string // only from listed
 	sumHash         uint32
 	folderID        string // "" at the top level
-	bytes           int
 	hash            uint64
 	bucket          uint32
 	argSet          string // encodeArgs of its arguments
@@ -74,7 +72,7 @@ func (t *promptTable) len() int { return len(t.recs) }
 // at is the i-th prompt in name order.
 func (t *promptTable) at(i int) servedPrompt {
 	r := &t.recs[i]
-	p := servedPrompt{bytes: int(r.bytes), hash: r.hash, bucket: r.bucket, sumHash: r.sumHash}
+	p := servedPrompt{hash: r.hash, bucket: r.bucket, sumHash: r.sumHash}
 	at := r.off
 	next := func(n uint32) string {
 		s := t.text[at : at+n]
@@ -163,7 +161,7 @@ func compareKeys(a, b string) int {
 	return len(a) - len(b)
 }
 
-// samePrompt reports whether two prompts list the same in prompts/list.
+// sameListing reports whether two prompts list the same in prompts/list.
 func (p servedPrompt) sameListing(q servedPrompt) bool {
 	return p.name == q.name && p.title == q.title && p.sumHash == q.sumHash && p.argSet == q.argSet
 }
@@ -186,7 +184,7 @@ func (b *tableBuilder) add(p servedPrompt) error {
 		return fmt.Errorf("mcpserver: prompt %.40q is too large to serve", p.id)
 	}
 	r := promptRec{off: uint32(b.text.Len()), id: uint16(len(p.id)), name: uint16(len(p.name)), title: uint32(len(p.title)),
-		sumHash: summaryHash(p.summary), bytes: uint32(min(p.bytes, 0xffffffff)), hash: p.hash, bucket: p.bucket}
+		sumHash: summaryHash(p.summary), hash: p.hash, bucket: p.bucket}
 	for _, s := range []string{p.id, p.name, p.title} {
 		b.text.WriteString(s)
 	}

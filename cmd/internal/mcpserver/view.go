@@ -162,10 +162,13 @@ func (v *view) start(ctx context.Context, wait bool) (stop func(), err error) {
 	// prompts restoring the documents and reading a changed bucket take tens of milliseconds,
 	// making every document again most of a second.
 	if wait && v.keep != "" && v.restore() {
+		// As without a kept view, a library the project cannot be served from (its folder
+		// gone, say) fails the start.
 		if first = v.reload(ctx); first != nil {
-			v.log.Warn("library view: reading what changed since the kept view failed; serving it", "err", first)
+			cancel()
+			unsubscribe()
+			return nil, first
 		}
-		wait = false
 	} else if wait {
 		v.saveLater = true // writing the kept view is not worth delaying initialize for
 		if first = v.reload(ctx); first != nil {
@@ -232,7 +235,7 @@ func (v *view) restore() bool {
 			v.log.Info("library view: the kept view does not fit the project; reading the library", "err", err)
 			return false
 		}
-		snap.scope, snap.scopeKey, snap.folders = sc, scopeKey(sc, snap.all), nil
+		snap.scope, snap.scopeKey, snap.folders = sc, scopeKey(sc, snap.all, true), nil
 		for _, f := range snap.all {
 			if sc.sees(&f.ID) {
 				snap.folders = append(snap.folders, &servedFolder{info: f, lowerPath: strings.ToLower(f.Path)})
@@ -273,7 +276,7 @@ func (v *view) save(snap *snapshot) {
 		v.log.Warn("library view: not kept for the next start", "err", err)
 	}
 	if snap.prompts.len() > bigLibrary {
-		debug.FreeOSMemory() // the file was made whole in memory: megabytes the server needs no more
+		debug.FreeOSMemory() // what reading every document and summary to write them left behind
 	}
 }
 
@@ -310,10 +313,11 @@ func (v *view) follow(ctx context.Context, changes <-chan struct{}, failed error
 	retry := time.NewTimer(firstRetry)
 	defer retry.Stop()
 	backoff := firstRetry
+	signalled := false // a change signal not yet read: the retry of a failed read keeps it
 	settle := func(err error) {
 		retry.Stop()
 		if err == nil || ctx.Err() != nil {
-			backoff = firstRetry
+			backoff, signalled = firstRetry, false
 			return
 		}
 		v.log.Error("library view: reading the library failed; serving the last good view", "err", err, "retryIn", backoff.String())
@@ -329,9 +333,10 @@ func (v *view) follow(ctx context.Context, changes <-chan struct{}, failed error
 			if !ok {
 				return
 			}
+			signalled = true
 			settle(v.read(ctx, true))
 		case <-retry.C:
-			settle(v.reload(ctx))
+			settle(v.read(ctx, signalled))
 		}
 	}
 }
@@ -344,9 +349,8 @@ const bigLibrary = 5000
 func (v *view) reload(ctx context.Context) error { return v.read(ctx, false) }
 
 // read reads what changed in the library since the last snapshot and publishes the snapshot it
-// gives. signalled says the library was written since (dbread's change signal): if no bucket
-// of prompts changed, the write was one the fingerprint cannot place — a folder, or an edit
-// that did not stamp updated_at as the app does — and every prompt is read.
+// gives. signalled says the library was written since (dbread's change signal), which
+// changedBuckets reads more for.
 func (v *view) read(ctx context.Context, signalled bool) error {
 	started := time.Now()
 	v.reads.Add(1)
@@ -367,10 +371,9 @@ func (v *view) read(ctx context.Context, signalled bool) error {
 	for _, f := range all {
 		r.paths[promptlib.Key(f.ID)] = f.Path
 	}
-	key := scopeKey(sc, all)
+	key := scopeKey(sc, all, v.project != nil)
 	next := &snapshot{all: all, scope: sc, loaded: true, sums: sums, scopeKey: key, prompts: last.prompts}
-	dirty, whole := changedBuckets(last, sums, key)
-	whole = whole || signalled && len(dirty) == 0
+	dirty, whole := changedBuckets(last, sums, key, signalled)
 	if whole {
 		// Bodies are read a chunk at a time and dropped once digested: at 100k prompts the
 		// library is hundreds of megabytes, the view keeps a few hundred bytes a prompt.
@@ -391,11 +394,22 @@ func (v *view) read(ctx context.Context, signalled bool) error {
 				r.system, r.systemBuckets = append(r.system, last.system[i]), append(r.systemBuckets, b)
 			}
 		}
+		kept := len(r.seen)
+		r.ids = map[string]bool{}
 		for _, b := range sortedBuckets(dirty) {
 			if err = v.db.EachPromptInBucket(ctx, int64(b)*dbread.BucketWidth, r.visit); err != nil {
 				break
 			}
 		}
+		// A row that moved to another bucket (its rowid changed) while its old bucket's sums
+		// stayed is served once, as read now.
+		out := make([]int32, 0, len(r.seen))
+		for k, i := range r.seen {
+			if k >= kept || !r.ids[last.prompts.idAt(int(i))] {
+				out = append(out, i)
+			}
+		}
+		r.seen = out
 	}
 	if err != nil {
 		return err
@@ -461,11 +475,15 @@ type reading struct {
 	systemBuckets []uint32             // system's buckets
 	docs          map[string]cachedDoc // the gate's documents of the visible prompts, by id
 	docsChanged   bool                 // a document was made anew
+	ids           map[string]bool      // when reading buckets: the ids read
 }
 
 // visit digests one prompt read from the library.
 func (r *reading) visit(rowid int64, p promptlib.Prompt) error {
 	r.read++
+	if r.ids != nil {
+		r.ids[p.ID] = true
+	}
 	bucket := bucketOf(rowid)
 	if r.sc.System(p.FolderID) {
 		r.system, r.systemBuckets = append(r.system, p), append(r.systemBuckets, bucket)
@@ -478,7 +496,7 @@ func (r *reading) visit(rowid int64, p promptlib.Prompt) error {
 	if i, ok := r.prev.indexByID(p.ID); ok && r.prev.recs[i].hash == h && r.prev.recs[i].bucket == bucket {
 		r.seen = append(r.seen, int32(i))
 	} else {
-		sp := servedPrompt{id: p.ID, title: p.Title, bytes: len(p.Content), hash: h, bucket: bucket,
+		sp := servedPrompt{id: p.ID, title: p.Title, hash: h, bucket: bucket,
 			summary: strings.Clone(promptlib.Summary(p.Content)), argSet: encodeArgs(promptlib.Placeholders(p.Content))}
 		if p.FolderID != nil {
 			sp.folderID = *p.FolderID
@@ -521,20 +539,35 @@ const noBucket = math.MaxUint32
 
 // changedBuckets says which buckets a reload must read, given the fingerprint and scope key it
 // sees now and the last snapshot: whole when the last snapshot cannot be followed bucket by
-// bucket (the first read, another scope, a prompt without a bucket).
-func changedBuckets(last *snapshot, sums dbread.Fingerprint, key string) (dirty map[uint32]bool, whole bool) {
+// bucket (the first read, another scope, a prompt without a bucket). With a change signal, the
+// buckets edited in the latest second the last read saw are read again too: a second edit
+// within that second leaves the sums as they were. Like the search index, the view relies on
+// the app stamping updated_at on every edit: an edit that does not, in a bucket not edited
+// lately, is seen when its bucket next changes.
+func changedBuckets(last *snapshot, sums dbread.Fingerprint, key string, signalled bool) (dirty map[uint32]bool, whole bool) {
 	if !last.loaded || last.sums == nil || last.scopeKey != key {
 		return nil, true
 	}
 	dirty = map[uint32]bool{}
 	for lo, s := range sums {
-		if last.sums[lo] != s {
+		if !last.sums[lo].SameRows(s) {
 			dirty[bucketOf(lo)] = true
 		}
 	}
 	for lo := range last.sums {
 		if _, ok := sums[lo]; !ok {
 			dirty[bucketOf(lo)] = true
+		}
+	}
+	if signalled {
+		latest := math.Inf(-1) // a library may hold any time, the zero time's negative seconds too
+		for _, s := range last.sums {
+			latest = max(latest, s.Latest)
+		}
+		for lo, s := range sums {
+			if s.Latest >= latest-1 {
+				dirty[bucketOf(lo)] = true
+			}
 		}
 	}
 	if dirty[noBucket] {
@@ -558,23 +591,27 @@ func sortedBuckets(set map[uint32]bool) []uint32 {
 }
 
 // scopeKey is what reading the library depends on besides its prompts: which folders the
-// session sees and is kept out of, and their paths (the gate's documents carry them). When it
-// changes, every prompt is read again.
-func scopeKey(sc scope, all []dbread.FolderInfo) string {
+// session sees and is kept out of and, for a project (the gate's documents carry them), their
+// paths. A plain session sees every prompt but mcpctl-system's, so only that folder counts: a
+// folder made or renamed in the app does not make it read 100k prompts again. When the key
+// changes, every prompt is read.
+func scopeKey(sc scope, all []dbread.FolderInfo, paths bool) string {
 	var b strings.Builder
 	for _, f := range all {
 		switch {
 		case sc.System(&f.ID):
 			b.WriteString("s")
-		case sc.sees(&f.ID):
+		case paths && sc.sees(&f.ID):
 			b.WriteString("v")
 		default:
 			continue
 		}
 		b.WriteString(promptlib.Key(f.ID))
 		b.WriteByte(0)
-		b.WriteString(f.Path)
-		b.WriteByte(0)
+		if paths {
+			b.WriteString(f.Path)
+			b.WriteByte(0)
+		}
 	}
 	return b.String()
 }
@@ -642,10 +679,11 @@ func (v *view) build(ctx context.Context, seen []int32, fresh []servedPrompt, pr
 		order[k] = int32(k)
 	}
 	for _, p := range fresh {
-		size += len(p.id) + len(p.title) + len(p.title)
+		size += len(p.id) + 2*len(p.title) // the name is about as long as the title
 	}
 	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(names[a], names[b]) })
 	tb := newTableBuilder(len(seen))
+	summaries := prev.summaries.reader()
 	tb.text.Grow(size)
 	for n, k := range order {
 		if n%1024 == 0 && ctx.Err() != nil {
@@ -653,7 +691,7 @@ func (v *view) build(ctx context.Context, seen []int32, fresh []servedPrompt, pr
 		}
 		sp := entry(int(k))
 		if i := seen[k]; i >= 0 {
-			sp.summary = prev.summaries.at(int(i))
+			sp.summary = summaries.at(int(i))
 		}
 		sp.name = names[k]
 		if err := tb.add(sp); err != nil {

@@ -3,7 +3,6 @@ package mcpserver
 import (
 	"context"
 	"fmt"
-	"github.com/mcpctl/mcpctl/dbread"
 	"reflect"
 	"testing"
 	"testing/synctest"
@@ -11,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/mcpctl/mcpctl/dbread"
 	"github.com/mcpctl/mcpctl/gate"
 	"github.com/mcpctl/mcpctl/promptlib"
 )
@@ -180,13 +180,14 @@ func TestViewReadsChangedBucketsOnly(t *testing.T) {
 	if n := reload(); n != 0 {
 		t.Errorf("unchanged library: %d prompts read, want 0", n)
 	}
-	// A write the fingerprint cannot place (an edit that kept updated_at) is read in full.
+	// A signalled change no bucket's sums show (a second edit within the second of the last)
+	// reads the buckets edited in that second again, not the whole library.
 	before := lib.read.Load()
 	if err := v.read(t.Context(), true); err != nil {
 		t.Fatal(err)
 	}
-	if n := lib.read.Load() - before; n != int64(len(lib.lib.Prompts)) {
-		t.Errorf("a signalled change no bucket shows: %d prompts read, want all %d", n, len(lib.lib.Prompts))
+	if n := lib.read.Load() - before; n == 0 || n >= int64(len(lib.lib.Prompts)) {
+		t.Errorf("a signalled change no bucket shows: %d prompts read, want the latest edited bucket", n)
 	}
 	edited := lib.lib.Prompts[dbread.BucketWidth+7]
 	lib.edit(func(l *promptlib.Library) {
@@ -212,9 +213,24 @@ func TestViewReadsChangedBucketsOnly(t *testing.T) {
 	if !reflect.DeepEqual(viewListing(t, whole.current()), viewListing(t, snap)) {
 		t.Error("the incremental read serves other prompts than a whole read")
 	}
+	// A folder renamed changes nothing a plain session serves; a project's documents carry
+	// their folder's path, so its session reads everything again.
+	work := gate.NoProject()
+	work.Name = "all"
+	proj := newView(lib, &work, nil)
+	if err := proj.reload(t.Context()); err != nil {
+		t.Fatal(err)
+	}
 	lib.edit(func(l *promptlib.Library) { l.Folders[0].Name = "Renamed" })
-	if n := reload(); n != int64(len(lib.lib.Prompts)) {
-		t.Errorf("a renamed folder: %d prompts read, want all %d", n, len(lib.lib.Prompts))
+	if n := reload(); n != 0 {
+		t.Errorf("a renamed folder: a plain session read %d prompts, want none", n)
+	}
+	before = lib.read.Load()
+	if err := proj.reload(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if n := lib.read.Load() - before; n != int64(len(lib.lib.Prompts)) {
+		t.Errorf("a renamed folder: a project session read %d prompts, want all %d", n, len(lib.lib.Prompts))
 	}
 }
 
