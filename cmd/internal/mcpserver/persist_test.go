@@ -19,7 +19,7 @@ func viewListing(t *testing.T, snap *snapshot) []any {
 	var out []any
 	for i := range snap.prompts.len() {
 		p := snap.prompts.listed(i)
-		byID, ok := snap.promptByID(promptlib.Key(p.id))
+		byID, ok := snap.prompts.byIDKey(promptlib.Key(p.id))
 		if !ok || byID != snap.prompts.at(i) {
 			t.Fatalf("prompt %q is not found by its id", p.id)
 		}

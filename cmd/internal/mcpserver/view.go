@@ -92,9 +92,6 @@ type snapshot struct {
 // prompt finds a visible prompt by its MCP name.
 func (s *snapshot) prompt(name string) (servedPrompt, bool) { return s.prompts.byName(name) }
 
-// promptByID finds a visible prompt by its id, in any case.
-func (s *snapshot) promptByID(id string) (servedPrompt, bool) { return s.prompts.byIDKey(id) }
-
 // scope is the part of the library a session sees: gate.Scope (the one home of that rule), and
 // what the tools may read besides.
 type scope struct{ *gate.Scope }
