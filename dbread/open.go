@@ -68,6 +68,9 @@ func registerDriver() {
 	})
 }
 
+// stmtCacheSize is how many prepared statements each connection keeps.
+const stmtCacheSize = "16"
+
 // readOnlyDSN is the URI that opens path read-only. The "file:" scheme matters: a plain path
 // with mode=ro is silently opened read-write by the driver. Never immutable=1: the app writes
 // this file while we read it.
@@ -79,6 +82,9 @@ func readOnlyDSN(path string, busy time.Duration) string {
 	// 1 MB of page cache per connection (SQLite's default is 2 MB): reads here are point
 	// lookups and short pages, and the server must stay small.
 	q.Set("_cache_size", "-1024")
+	// The same few queries run on every call: keeping them prepared saves SQLite's parse and plan
+	// (a quarter of a get_prompt's time in the library).
+	q.Set("_stmt_cache_size", stmtCacheSize)
 	return (&url.URL{Scheme: "file", Path: path, RawQuery: q.Encode()}).String()
 }
 

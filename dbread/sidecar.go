@@ -290,6 +290,7 @@ func sidecarDSN(path string, readOnly bool) string {
 	q.Set("_txlock", "immediate")
 	if readOnly {
 		q.Set("_query_only", "1")
+		q.Set("_stmt_cache_size", stmtCacheSize)
 	}
 	return (&url.URL{Scheme: "file", Path: path, RawQuery: q.Encode()}).String()
 }

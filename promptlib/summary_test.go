@@ -49,3 +49,15 @@ func TestFirstSentence(t *testing.T) {
 		}
 	}
 }
+
+// FuzzCollapseSpace: the fast path never differs from strings.Fields joined with spaces.
+func FuzzCollapseSpace(f *testing.F) {
+	for _, seed := range []string{"", " ", "a b", " a", "a ", "a  b", "a\tb", "é b", "a\u00a0b", "a\u3000 b", "\xff \xfe"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := collapseSpace(s), strings.Join(strings.Fields(s), " "); got != want {
+			t.Fatalf("collapseSpace(%q) = %q, want %q", s, got, want)
+		}
+	})
+}

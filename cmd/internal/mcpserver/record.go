@@ -28,6 +28,7 @@ type call struct {
 	pipeline    *traffic.Pipeline
 	upstream    string
 	cancelled   bool
+	prepared    *prepared          // a tool result's bytes, spliced into its response by the wire
 	stop        context.CancelFunc // cancels the handler's context; nil until it runs
 }
 

@@ -65,21 +65,23 @@ func (c *core) serverTool(t tool) server.ServerTool {
 			}
 			return c.errorResult(ctx, err), nil
 		}
-		structured, err := marshalText(out)
+		buf := resultBuffers.Get().(*bytes.Buffer)
+		buf.Reset()
+		structured, err := marshalText(buf, out)
 		if err != nil {
+			resultBuffers.Put(buf)
 			return c.errorResult(ctx, err), nil
 		}
-		text := string(structured)
+		prose := ""
 		if rt, ok := out.(interface{ ResultText() string }); ok {
 			// Results whose substance is prose (briefings) show the prose, not escaped JSON.
-			text = rt.ResultText()
+			prose = rt.ResultText()
 		}
+		rec := callFrom(ctx)
 		if id := operationIDOf(out); id != "" {
-			callFrom(ctx).setOperation(id)
+			rec.setOperation(id)
 		}
-		// The structured content is the JSON already made, not the value: encoding a page of
-		// 100 prompts a second time cost a third of a list_prompts call.
-		return mcp.NewToolResultStructured(json.RawMessage(structured), text), nil
+		return prepareResult(rec, buf, structured, prose), nil
 	}}
 }
 
@@ -168,9 +170,8 @@ func operationIDOf(out any) string {
 
 // marshalText is a result's JSON as the model reads it: without HTML escaping, which would turn
 // each <, > and & of a prompt into six bytes of the model's context.
-func marshalText(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
+func marshalText(b *bytes.Buffer, v any) ([]byte, error) {
+	enc := json.NewEncoder(b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		return nil, err

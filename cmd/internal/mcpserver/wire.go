@@ -388,12 +388,13 @@ func (o wireOut) Write(p []byte) (int, error) {
 		return n, w.write(p)
 	}
 	c.mu.Lock()
-	cancelled := c.cancelled
+	cancelled, pr := c.cancelled, c.prepared
 	c.mu.Unlock()
 	if cancelled {
 		w.obs.cancelled(c)
 		return n, nil
 	}
+
 	errCode, errMsg := 0, ""
 	if env.err != nil {
 		errCode, errMsg = env.err.Code, env.err.Message
@@ -401,6 +402,12 @@ func (o wireOut) Write(p []byte) (int, error) {
 			errMsg = msg
 			p = rewriteMessage(p, msg)
 		}
+	}
+	if pr != nil && env.result {
+		return n, pr.write(p, func(p []byte) error {
+			w.obs.response(c, len(p), errCode, errMsg, false, bytes.TrimSpace(p))
+			return w.write(p)
+		})
 	}
 	w.obs.response(c, len(p), errCode, errMsg, env.result && isErrorResult(p), bytes.TrimSpace(p))
 	return n, w.write(p)

@@ -1,0 +1,192 @@
+package mcpserver
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"slices"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// A prepared result is a tool result whose JSON the handler has already written, so that nothing
+// encodes it again on the way out.
+//
+// Why: mcp-go writes a response with json.Marshal, and encoding/json re-validates and compacts the
+// output of every json.Marshaler it meets. A tool result is one: its text is escaped, compacted
+// inside CallToolResult.MarshalJSON, then compacted again as part of the response, and its
+// structured content (a json.RawMessage) is compacted twice too. For a page of 100 prompts that
+// was a third of the call's time and most of its garbage.
+//
+// How: the handler returns a result whose text content and structured content marshal to short
+// marker strings, and hangs the real bytes on the call's record. When the response line reaches
+// the wire, the markers are replaced by those bytes. Middleware still sees an ordinary result and
+// may add content around ours (the gate prepends its briefing); content it drops simply leaves no
+// marker to replace. The markers carry a nonce drawn at start, so no prompt text can imitate one.
+type prepared struct {
+	structured []byte // the structured content, JSON, in buf
+	prose      string // the text content when it is not the structured content's JSON
+	buf        *bytes.Buffer
+}
+
+// resultBuffers hold tool results from their encoding until the wire has written them: a page
+// of prompts is tens of KB, and a new buffer each call kept the collector busy.
+var resultBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// lineBuffers hold response lines while the wire writes them.
+var lineBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooled is the largest buffer kept for reuse: a rare huge result is not held for ever.
+const maxPooled = 1 << 20
+
+func release(b *bytes.Buffer) {
+	if b != nil && b.Cap() <= maxPooled {
+		resultBuffers.Put(b)
+	}
+}
+
+var (
+	preparedNonce = func() string {
+		var b [12]byte
+		_, _ = rand.Read(b[:])
+		return hex.EncodeToString(b[:])
+	}()
+	textMarker       = []byte(`"\u0000mcpctl-` + preparedNonce + `-text"`)
+	structuredMarker = []byte(`"\u0000mcpctl-` + preparedNonce + `-structured"`)
+)
+
+// preparedText stands in for the text content; embedding mcp.TextContent makes it an mcp.Content.
+type preparedText struct{ mcp.TextContent }
+
+func (preparedText) MarshalJSON() ([]byte, error) {
+	return append(append([]byte(`{"type":"text","text":`), textMarker...), '}'), nil
+}
+
+// preparedStructured stands in for the structured content.
+type preparedStructured struct{}
+
+func (preparedStructured) MarshalJSON() ([]byte, error) { return structuredMarker, nil }
+
+// prepareResult returns the result a tool handler hands to mcp-go for a result whose structured
+// content is structured (held in buf, which the result now owns) and whose text is the same
+// JSON, or prose when that is not empty (a briefing). Without a wire to splice the bytes in (a
+// handler called directly), it is an ordinary result.
+func prepareResult(c *call, buf *bytes.Buffer, structured []byte, prose string) *mcp.CallToolResult {
+	if c.id == "" {
+		structured = bytes.Clone(structured)
+		release(buf)
+		text := prose
+		if text == "" {
+			text = string(structured)
+		}
+		return mcp.NewToolResultStructured(json.RawMessage(structured), text)
+	}
+	c.mu.Lock()
+	c.prepared = &prepared{structured: structured, prose: prose, buf: buf}
+	c.mu.Unlock()
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{preparedText{mcp.TextContent{Type: mcp.ContentTypeText}}},
+		StructuredContent: preparedStructured{},
+	}
+}
+
+// write puts the prepared bytes where mcp-go wrote the markers in msg and passes the message to
+// write. The buffers are reused once write returns: pr is spent.
+func (pr *prepared) write(msg []byte, write func([]byte) error) error {
+	line := lineBuffers.Get().(*[]byte)
+	out := pr.splice((*line)[:0], msg)
+	err := write(out)
+	if cap(out) <= maxPooled {
+		*line = out
+		lineBuffers.Put(line)
+	}
+	release(pr.buf)
+	pr.buf, pr.structured = nil, nil
+	return err
+}
+
+// splice appends msg to out with the prepared values in place of the markers.
+func (pr *prepared) splice(out, msg []byte) []byte {
+	type part struct {
+		at     int
+		marker []byte
+		text   bool
+	}
+	parts := make([]part, 0, 2)
+	for _, p := range []part{{0, textMarker, true}, {0, structuredMarker, false}} {
+		if p.at = bytes.Index(msg, p.marker); p.at >= 0 {
+			parts = append(parts, p)
+		}
+	}
+	if len(parts) == 2 && parts[1].at < parts[0].at {
+		parts[0], parts[1] = parts[1], parts[0]
+	}
+	out = slices.Grow(out, len(msg)+2*len(pr.structured)+len(pr.prose)+len(pr.structured)/8)
+	from := 0
+	for _, p := range parts {
+		out = append(out, msg[from:p.at]...)
+		switch {
+		case p.text && pr.prose != "":
+			out = appendJSONString(out, pr.prose)
+		case p.text:
+			out = appendJSONString(out, pr.structured)
+		default:
+			out = append(out, pr.structured...)
+		}
+		from = p.at + len(p.marker)
+	}
+	return append(out, msg[from:]...)
+}
+
+// jsonSafe marks the bytes that stand for themselves inside a JSON string.
+var jsonSafe = func() (t [256]bool) {
+	for b := 0x20; b < 0x80; b++ {
+		t[b] = b != '"' && b != '\\'
+	}
+	return t
+}()
+
+// appendJSONString appends s as a JSON string. Unlike encoding/json it leaves <, > and & as they
+// are (the result is not HTML); like it, invalid UTF-8 becomes U+FFFD, so the line stays JSON.
+func appendJSONString[T string | []byte](out []byte, s T) []byte {
+	const hexDigits = "0123456789abcdef"
+	out = append(out, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		b := s[i]
+		if jsonSafe[b] {
+			i++
+			continue
+		}
+		if b >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
+			if r != utf8.RuneError || size != 1 {
+				i += size
+				continue
+			}
+			out = append(append(out, s[start:i]...), `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		out = append(out, s[start:i]...)
+		switch b {
+		case '"', '\\':
+			out = append(out, '\\', b)
+		case '\n':
+			out = append(out, '\\', 'n')
+		case '\r':
+			out = append(out, '\\', 'r')
+		case '\t':
+			out = append(out, '\\', 't')
+		default:
+			out = append(out, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xf])
+		}
+		i++
+		start = i
+	}
+	return append(append(out, s[start:]...), '"')
+}
