@@ -22,7 +22,7 @@ import "slices"
 var (
 	areaDocs   = 2
 	areaShare  = 0.6
-	areaFloor  = 0.3
+	areaFloor  = 0.25
 	areaWeight = 2.0
 )
 
@@ -56,6 +56,34 @@ func (s *scorer) area() {
 	for i := range ix.entries {
 		if folders[ix.entries[i].FolderPath] {
 			s.inArea[i] = true
+		}
+	}
+}
+
+// coverShare is how close to a tag's best match a prompt in the area must score for the area to
+// cover that tag.
+var coverShare = 0.5
+
+// leads marks the prompts that lead a tag (within conceptShare of its best match) which the area
+// does not cover. A lead has a lower floor (match.go) so that every tag is represented: the
+// prompt about "invoices" belongs in a briefing for ["api", "pagination", "invoices"] though it
+// is filed away from the API guides. When a prompt in the area already matches the tag well
+// (coverShare of its best), the tag is represented, and a prompt elsewhere that leads it as
+// strongly is most often the word in another sense ("caching" in CDN and Redis guides when the
+// task is the CI's build cache): it gets no lower floor, and must reach the general one.
+func (s *scorer) leads() {
+	for _, t := range s.tops {
+		covered := false
+		for _, m := range t.near {
+			if s.inArea[m.i] && m.score >= coverShare*t.best {
+				covered = true
+				break
+			}
+		}
+		for _, m := range t.near {
+			if m.score >= conceptShare*t.best && (s.inArea[m.i] || !covered) {
+				s.lead[m.i] = true
+			}
 		}
 	}
 }

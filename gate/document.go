@@ -80,6 +80,10 @@ func (c termCount) counts() fieldCounts { return fieldCounts(c & (1<<countsBits 
 // fieldCounts is the counts part of a termCount.
 type fieldCounts uint32
 
+// topicalFields masks the counts of the fields that name a prompt's topics: title, headings
+// and summary.
+const topicalFields = fieldCounts(fieldMax<<(fieldTitle*fieldBits) | fieldMax<<(fieldChapters*fieldBits) | fieldMax<<(fieldSummary*fieldBits))
+
 // in is the count in one field.
 func (c fieldCounts) in(field int) int {
 	if field == fieldBody {

@@ -36,6 +36,11 @@ type Explanation struct {
 type TagScore struct {
 	Tag   string
 	Score float64
+	// Via is the synonym or implied topic (Implied set) the part came from, when it was not the
+	// tag itself: "deploy 1.20 (implies health checks)" says why a prompt that never says
+	// "deploy" was sent.
+	Via     string
+	Implied bool
 }
 
 // Explain ranks tags as Select does and explains every prompt that is critical or matched at
@@ -93,7 +98,12 @@ func Explain(ix *Index, tags []string, budget, limit int, sent map[string]bool) 
 		x.Feedback = x.Relevance
 		for ci, c := range r.concepts {
 			if parts := r.scores.parts[int32(i)]; parts != nil && parts[ci] > 0 {
-				x.Tags = append(x.Tags, TagScore{c.tag, parts[ci]})
+				ts := TagScore{Tag: c.tag, Score: parts[ci]}
+				if best := r.scores.best[int32(i)]; best != nil && best[ci] > 0 {
+					a := c.alts[best[ci]]
+					ts.Via, ts.Implied = a.text, a.implied
+				}
+				x.Tags = append(x.Tags, ts)
 				x.Feedback -= parts[ci]
 			}
 		}
@@ -113,7 +123,14 @@ func sortByScore(idx []int, score []float64) {
 func (x Explanation) String() string {
 	var parts []string
 	for _, t := range x.Tags {
-		parts = append(parts, fmt.Sprintf("%s %.2f", t.Tag, t.Score))
+		p := fmt.Sprintf("%s %.2f", t.Tag, t.Score)
+		switch {
+		case t.Implied:
+			p += fmt.Sprintf(" (implies %s)", t.Via)
+		case t.Via != "":
+			p += fmt.Sprintf(" (as %s)", t.Via)
+		}
+		parts = append(parts, p)
 	}
 	if x.Feedback > 0 {
 		parts = append(parts, fmt.Sprintf("feedback %.2f", x.Feedback))

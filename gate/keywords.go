@@ -194,7 +194,7 @@ var stopWords = func() map[string]bool {
 //   - two kept words side by side that the index holds as a phrase (in a title, heading or
 //     summary: "phone number", "rich text") are also a tag of their own, after the words, so
 //     the prompt that names the phrase ranks above one that has the words apart;
-//   - the candidates the index or the synonym table knows are kept, the most telling first: rare
+//   - the candidates the index, the synonym table or the implied topics know are kept, the most telling first: rare
 //     in the project, and naming a topic (found in some title or heading) rather than only said
 //     in passing in bodies; so a long request is summarised to its key terms;
 //   - at most MaxTags, in the order the call says them, and never none when the call carries a
@@ -225,7 +225,7 @@ func (ix *Index) InterceptTags(tool string, args json.RawMessage) []string {
 				cands[k].count++
 				continue
 			}
-			if score := ix.keyScore(st); score > 0 { // 0: unknown to the index and the synonyms
+			if score := ix.keyScore(st); score > 0 { // 0: unknown to the index and the tables
 				at[st] = len(cands)
 				cands = append(cands, keyword{w: w, score: score, count: 1, pos: len(cands)})
 			}
@@ -275,14 +275,16 @@ type keyword struct {
 // rank orders candidates: how telling the word is, a little more when the call says it again.
 func (k keyword) rank() float64 { return k.score * (1 + 0.2*float64(min(k.count, 3)-1)) }
 
-// keyScore is how telling a stem is of a task, 0 when neither the index nor the synonym table
-// knows it: its rarity in the project (idf), and full weight only when it names a topic, in some
+// keyScore is how telling a stem is of a task, 0 when neither the index nor the synonym and
+// implied-topic tables know it: its rarity in the project (idf), and full weight only when it names a topic, in some
 // prompt's title or headings; a word found only in bodies is said in passing more often than not.
 func (ix *Index) keyScore(st string) float64 {
 	pl := ix.postings[termOf(st)]
 	if len(pl) == 0 {
-		if len(ix.synonyms[st]) > 0 {
-			return ix.idf(len(ix.entries) / 10) // a synonym: worth a middling word
+		if len(ix.synonyms[st]) > 0 || len(impliedTopics()[st]) > 0 {
+			// A synonym, or a task word with implied topics ("deploy", "refund"): worth a
+			// middling word.
+			return ix.idf(len(ix.entries) / 10)
 		}
 		return 0
 	}

@@ -14,9 +14,9 @@ import (
 //   - The relevance floor: a prompt is a candidate when its relevance is above minRelevance and
 //     at least a share of the best candidate's: floorShare in general; areaFloor for a prompt in
 //     the task's area, the folders of the best matches (area.go); leadFloor for a prompt that is
-//     the best match of one tag (within conceptShare of it): the prompt about "pagination"
-//     belongs in a briefing for ["api", "pagination", "invoices"] even when others match two of
-//     the tags. Priorities 1–3 need lowFloorShare whatever else holds. Below its floor a prompt
+//     the best match of one tag (within conceptShare of it) that the area does not cover: the
+//     prompt about "invoices" belongs in a briefing for ["api", "pagination", "invoices"] even
+//     when others match two of the tags. Priorities 1–3 need lowFloorShare whatever else holds. Below its floor a prompt
 //     matched only incidentally: a word in a long body, a folder name, one tag's word in a
 //     prompt about something else.
 //   - The order key of a candidate is its relevance, areaWeight times it in the area, plus the
@@ -115,6 +115,7 @@ func (ix *Index) rankTags(tags []string, sent map[string]bool, explain bool) ran
 	r.scores.rank(r.concepts)
 	r.feedback = r.scores.feedback(r.concepts)
 	r.scores.area()
+	r.scores.leads()
 	rel := r.scores.total
 	r.wasSent = make([]bool, len(ix.entries))
 	for id := range sent {

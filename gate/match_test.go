@@ -92,13 +92,13 @@ func countCritical(ix *Index) int {
 func TestSelectRanking(t *testing.T) {
 	t.Run("the title outranks the body, the folder path is weak", func(t *testing.T) {
 		f := newFixture(t)
-		f.prompt("Database", "Connection Pooling", "Use the pooler.\n")
+		f.prompt("Database", "Vendor Contacts", "Call the account manager.\n")
 		f.prompt("Database", "Database Migrations", "Reversible migrations.\n")
 		f.prompt("Api", "Reports", "Reports read from the database replica.\n")
 		ix := f.index(t, project(10_000, nil))
 		sel := Select(ix, []string{"database"}, 10_000, 50, nil)
-		if got := names(sel.Full); len(got) == 0 || got[0] != "database-migrations" || slices.Contains(got, "connection-pooling") {
-			t.Errorf("sent %q, want database-migrations first and not connection-pooling (folder only)", got)
+		if got := names(sel.Full); len(got) == 0 || got[0] != "database-migrations" || slices.Contains(got, "vendor-contacts") {
+			t.Errorf("sent %q, want database-migrations first and not vendor-contacts (folder only)", got)
 		}
 	})
 	t.Run("a phrase ranks the prompt that has it above one with the words apart", func(t *testing.T) {

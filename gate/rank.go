@@ -9,9 +9,10 @@ import (
 
 // Ranking is BM25F over whole stemmed words:
 //
-//   - each tag is a concept; its alternatives are the tag itself and its synonyms (at
-//     synonymWeight); a concept scores the best of its alternatives, so a tag and its synonyms
-//     never add up to more than one strong hit;
+//   - each tag is a concept; its alternatives are the tag itself, its synonyms (at
+//     synonymWeight) and its implied topics (at impliedWeight, implied.go); a concept scores the
+//     best of its alternatives, so a tag and its synonyms never add up to more than one strong
+//     hit;
 //   - an alternative of several words scores the mean of its words, plus a bonus when they stand
 //     side by side as a phrase in the title, a heading or the summary: "error handling" ranks
 //     the prompt titled so above one that says "error" in one place and "handling" in another;
@@ -51,14 +52,15 @@ var phraseBonus = 0.5
 
 // alternative is one way of saying a concept: the stems of a phrase.
 type alternative struct {
-	text   string
-	stems  []string
-	terms  []term
-	pairs  []term // adjacent stems
-	weight float64
+	text    string
+	stems   []string
+	terms   []term
+	pairs   []term // adjacent stems
+	weight  float64
+	implied bool // an implied topic of the tag (implied.go), not a way of saying it
 }
 
-// concept is one tag and its synonyms.
+// concept is one tag, its synonyms and its implied topics.
 type concept struct {
 	tag  string
 	alts []alternative
@@ -91,11 +93,31 @@ func (ix *Index) query(tags []string) []concept {
 					}
 				}
 			}
-			addSyn(strings.Join(own.stems, " "))
-			// A multi-word tag also reaches the synonyms of its words: "pii handling" → pii's.
+			keys := []string{strings.Join(own.stems, " ")}
+			// A multi-word tag also reaches the synonyms of its words: "pii handling" → pii's;
+			// but not of a word that is a tag of its own, whose concept has them already (with
+			// ["service", "go service"] the evidence for "service" would count twice).
 			if len(own.stems) > 1 {
-				for _, s := range own.stems {
-					addSyn(s)
+				for _, w := range own.stems {
+					if !asTag[w] {
+						keys = append(keys, w)
+					}
+				}
+			}
+			for _, k := range keys {
+				addSyn(k)
+			}
+			// Implied topics (implied.go), weaker still, of the tag and its words; not of its
+			// synonyms: "timeout" → "latency" → "caching" is two weak steps from the task.
+			for _, k := range keys {
+				for _, s := range impliedTopics()[k] {
+					a := newAlternative(s, impliedWeight)
+					a.implied = true
+					k := strings.Join(a.stems, " ")
+					if len(a.terms) > 0 && !seen[k] && !asTag[k] {
+						seen[k] = true
+						c.alts = append(c.alts, a)
+					}
 				}
 			}
 		}
@@ -122,7 +144,7 @@ func (ix *Index) idf(df int) float64 {
 }
 
 // termScore is BM25F of one posting, with the term's idf.
-func (ix *Index) termScore(p *posting, lens *[numFields]int32, idf float64) float64 {
+func (ix *Index) termScore(p fieldCounts, lens *[numFields]int32, idf float64) float64 {
 	tf := 0.0
 	for f := range numFields {
 		c := p.in(f)
@@ -142,19 +164,31 @@ type scorer struct {
 	total   []float64
 	concept []float64
 	alt     []float64
-	lead    []bool  // among the best matches of some concept (conceptShare)
-	inArea  []bool  // filed beside the best matches (area.go)
-	touched []int32 // entries with concept > 0
-	altHit  []int32 // entries with alt > 0
-	// parts, when not nil, records each concept's score per entry for Explain.
+	lead    []bool       // among the best matches of some concept the area does not cover (area.go)
+	tops    []tagMatches // per concept
+	inArea  []bool       // filed beside the best matches (area.go)
+	touched []int32      // entries with concept > 0
+	altHit  []int32      // entries with alt > 0
+	words   []uint8      // per entry, how many of the alternative's words it has
+	// parts, when not nil, records each concept's score per entry for Explain, and best which
+	// of the concept's alternatives gave it.
 	parts map[int32][]float64
+	best  map[int32][]int
+}
+
+// via is entry i's best alternative per concept, for Explain.
+func (s *scorer) via(i int32, n int) []int {
+	if s.best[i] == nil {
+		s.best[i] = make([]int, n)
+	}
+	return s.best[i]
 }
 
 func newScorer(ix *Index, explain bool) *scorer {
 	n := len(ix.entries)
-	s := &scorer{ix: ix, total: make([]float64, n), concept: make([]float64, n), alt: make([]float64, n), lead: make([]bool, n), inArea: make([]bool, n)}
+	s := &scorer{ix: ix, total: make([]float64, n), concept: make([]float64, n), alt: make([]float64, n), words: make([]uint8, n), lead: make([]bool, n), inArea: make([]bool, n)}
 	if explain {
-		s.parts = map[int32][]float64{}
+		s.parts, s.best = map[int32][]float64{}, map[int32][]int{}
 	}
 	return s
 }
@@ -163,18 +197,30 @@ func newScorer(ix *Index, explain bool) *scorer {
 func (s *scorer) rank(concepts []concept) {
 	ix := s.ix
 	for ci, c := range concepts {
-		for _, a := range c.alts {
+		for ai, a := range c.alts {
 			share := a.weight / float64(len(a.terms))
 			for _, t := range a.terms {
-				s.addTerm(t, share)
+				s.addTerm(t, share, a.implied, true)
 			}
 			for _, t := range a.pairs {
-				s.addTerm(t, a.weight*phraseBonus/float64(len(a.pairs)))
+				s.addTerm(t, a.weight*phraseBonus/float64(len(a.pairs)), a.implied, false)
 			}
-			// The concept keeps the best alternative per entry.
+			// The concept keeps the best alternative per entry. A synonym or implied topic is
+			// the whole phrase: "rest api" is not found in "encryption at rest", while a tag's
+			// own words each count (the assistant's phrasing is only a guess at the library's).
+			whole := a.weight < 1
 			for _, i := range s.altHit {
+				n := s.words[i]
+				s.words[i] = 0
+				if whole && int(n) < len(a.terms) {
+					s.alt[i] = 0
+					continue
+				}
 				if s.concept[i] == 0 {
 					s.touched = append(s.touched, i)
+				}
+				if s.parts != nil && s.alt[i] > s.concept[i] {
+					s.via(i, len(concepts))[ci] = ai
 				}
 				s.concept[i] = max(s.concept[i], s.alt[i])
 				s.alt[i] = 0
@@ -188,9 +234,10 @@ func (s *scorer) rank(concepts []concept) {
 		for _, i := range s.touched {
 			best = max(best, s.concept[i])
 		}
+		top := tagMatches{best: best}
 		for _, i := range s.touched {
-			if s.concept[i] >= conceptShare*best {
-				s.lead[i] = true
+			if s.concept[i] >= min(coverShare, conceptShare)*best {
+				top.near = append(top.near, scored{i, s.concept[i]})
 			}
 			s.total[i] += s.concept[i]
 			if s.parts != nil {
@@ -202,11 +249,27 @@ func (s *scorer) rank(concepts []concept) {
 			s.concept[i] = 0
 		}
 		s.touched = s.touched[:0]
+		s.tops = append(s.tops, top)
 	}
 	_ = ix
 }
 
-func (s *scorer) addTerm(t term, weight float64) {
+// tagMatches are one concept's best matches: its best score and the entries near it (at least
+// coverShare or conceptShare of it, whichever is lower), for leads (area.go).
+type tagMatches struct {
+	best float64
+	near []scored
+}
+
+type scored struct {
+	i     int32
+	score float64
+}
+
+// addTerm adds a term's score to s.alt. topical counts only the fields that name a prompt's
+// topics (title, headings, summary): an implied topic is evidence only where a prompt is about
+// it, not where its body mentions it in passing.
+func (s *scorer) addTerm(t term, weight float64, topical, word bool) {
 	pl := s.ix.postings[t]
 	if len(pl) == 0 {
 		return
@@ -214,7 +277,14 @@ func (s *scorer) addTerm(t term, weight float64) {
 	idf := s.ix.idf(len(pl))
 	for k := range pl {
 		p := &pl[k]
-		v := weight * s.ix.termScore(p, &s.ix.entries[p.doc].lens, idf)
+		fc := p.fieldCounts
+		if topical {
+			fc &= topicalFields
+			if fc == 0 {
+				continue
+			}
+		}
+		v := weight * s.ix.termScore(fc, &s.ix.entries[p.doc].lens, idf)
 		if v <= 0 {
 			continue
 		}
@@ -222,6 +292,9 @@ func (s *scorer) addTerm(t term, weight float64) {
 			s.altHit = append(s.altHit, p.doc)
 		}
 		s.alt[p.doc] += v
+		if word {
+			s.words[p.doc]++
+		}
 	}
 }
 
@@ -301,7 +374,7 @@ func (s *scorer) feedback(concepts []concept) []term {
 	var out []term
 	for _, t := range terms {
 		out = append(out, t.t)
-		s.addTerm(t.t, feedbackWeight/float64(len(terms)))
+		s.addTerm(t.t, feedbackWeight/float64(len(terms)), false, false)
 	}
 	src := map[int32]bool{}
 	for _, i := range best {
