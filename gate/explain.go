@@ -28,7 +28,7 @@ type Explanation struct {
 	Feedback  float64    // the part from the words of the best matches' titles and headings
 	Boost     float64    // the priority's bounded boost (candidates only)
 	Area      bool       // filed beside the best matches: a lower floor, ordered first (area.go)
-	Lead      bool       // the best match of one of the tags: a lower floor
+	Lead      bool       // the best match of a tag (outside the area: one the area does not cover): a lower floor
 	Floor     float64    // the relevance floor this prompt had to reach
 }
 
@@ -144,6 +144,9 @@ func (x Explanation) String() string {
 	}
 	if x.Lead {
 		s += "; leads a tag"
+		if !x.Area {
+			s += fmt.Sprintf(" the area does not cover (ordered ×%g)", areaWeight)
+		}
 	}
 	if x.Boost != 0 {
 		s += fmt.Sprintf("; priority boost %+.2f", x.Boost)

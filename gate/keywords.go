@@ -333,7 +333,10 @@ var valueNoise = setOf(`https www com org net html json true false null none id 
 var fillerWords = setOf(`please help want need like let lets just about thing things way also
 	should would could going look looking sure okay ok hi hello thanks able make sure currently
 	something anything everything someone using used via task tasks work working start started
-	know think see try trying good better best new existing current our team code`)
+	know think see try trying good better best new existing current our team code
+	keep without within sometimes often again still even really maybe seem seems immediately
+	instead whenever already quite rather actually basically somehow lot lots bit worse sensible
+	properly correctly`)
 
 // fillerStems are the stems of the filler and stop words, so their inflections ("seeing",
 // "tried", "makes") are filler too.

@@ -19,10 +19,10 @@ import (
 //     when others match two of the tags. Priorities 1–3 need lowFloorShare whatever else holds. Below its floor a prompt
 //     matched only incidentally: a word in a long body, a folder name, one tag's word in a
 //     prompt about something else.
-//   - The order key of a candidate is its relevance, areaWeight times it in the area, plus the
-//     priority's bounded boost, priorityBoost × the best relevance × (priority − 5) / 5: priority
-//     reorders candidates of similar relevance but never lifts a prompt over the floor or
-//     multiplies incidental hits.
+//   - The order key of a candidate is its relevance, areaWeight times it in the area or when it
+//     leads a tag, plus the priority's bounded boost, priorityBoost × the best relevance ×
+//     (priority − 5) / 5: priority reorders candidates of similar relevance but never lifts a
+//     prompt over the floor or multiplies incidental hits.
 //   - Priority 10 is always included in full, whatever the tags and the budget, and uses the
 //     budget up first.
 //   - Packing: in order, each candidate's full content (Doc.Bytes) is taken while it fits what
@@ -141,7 +141,9 @@ func (ix *Index) rankTags(tags []string, sent map[string]bool, explain bool) ran
 			r.critical = append(r.critical, i)
 		case above:
 			order := rel[i]
-			if r.scores.inArea[i] {
+			if r.scores.inArea[i] || r.scores.lead[i] {
+				// A lead outside the area is the one prompt for a tag the area does not
+				// cover: ordered with the area's, or the budget is spent before it.
 				order *= areaWeight
 			}
 			boost := priorityBoost * r.top * float64(e.Priority-DefaultPriority) / float64(CriticalPriority-DefaultPriority)
