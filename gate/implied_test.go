@@ -1,0 +1,136 @@
+package gate
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestImpliedTable(t *testing.T) {
+	for from, to := range builtinImplied {
+		if phraseKey(from) == "" {
+			t.Errorf("key %q has no word", from)
+		}
+		for _, v := range to {
+			if phraseKey(v) == "" {
+				t.Errorf("%q implies %q, which has no word", from, v)
+			}
+			if phraseKey(v) == phraseKey(from) {
+				t.Errorf("%q implies itself", from)
+			}
+		}
+	}
+	// Keys are found by their stems: the inflections a task is phrased with.
+	for _, k := range []string{"deploying", "deployment", "Endpoints", "uploads", "refunds"} {
+		if len(impliedTopics()[phraseKey(k)]) == 0 {
+			t.Errorf("%q finds no implied topics", k)
+		}
+	}
+}
+
+func TestImpliedTopics(t *testing.T) {
+	// A library where nothing says "deploy" but the title of one prompt.
+	specs := []spec{
+		{"Deploying to Production", 5, "Ship with the pipeline.\n"},
+		{"Health Checks", 5, "Expose readiness and liveness.\n"},
+		{"Coding Style", 5, "Keep functions short. Health checks are covered elsewhere.\n"},
+		{"Unrelated", 5, "Nothing here.\n"},
+	}
+	t.Run("a task word finds the prompts its implied topics name, below the direct match", func(t *testing.T) {
+		ix := buildIndex(t, 10_000, specs...)
+		got := names(Select(ix, []string{"deploy"}, 10_000, 50, nil).Full)
+		if len(got) < 2 || got[0] != "deploying-to-production" || got[1] != "health-checks" {
+			t.Errorf("sent %q, want deploying-to-production then health-checks", got)
+		}
+	})
+	t.Run("an implied topic counts only where a prompt names its topics, not a body in passing", func(t *testing.T) {
+		ix := buildIndex(t, 10_000, specs...)
+		for _, x := range Explain(ix, []string{"deploy"}, 10_000, 50, nil) {
+			if x.Name == "coding-style" && x.Relevance > 0 {
+				t.Errorf("coding-style scored %.2f for deploy: %s", x.Relevance, x)
+			}
+		}
+	})
+	t.Run("one way: health checks do not imply a deploy", func(t *testing.T) {
+		ix := buildIndex(t, 10_000, specs...)
+		got := names(Select(ix, []string{"health checks"}, 10_000, 50, nil).Full)
+		if slices.Contains(got, "deploying-to-production") {
+			t.Errorf("sent %q, want no deploying-to-production", got)
+		}
+	})
+	t.Run("explain names the implied topic", func(t *testing.T) {
+		ix := buildIndex(t, 10_000, specs...)
+		for _, x := range Explain(ix, []string{"deploy"}, 10_000, 50, nil) {
+			if x.Name == "health-checks" {
+				if len(x.Tags) != 1 || !x.Tags[0].Implied || x.Tags[0].Via != "health checks" {
+					t.Errorf("tags %+v, want deploy's part via the implied health checks", x.Tags)
+				}
+				if s := x.String(); !strings.Contains(s, "deploy") || !strings.Contains(s, "(implies health checks)") {
+					t.Errorf("explanation %q does not say the part is implied", s)
+				}
+			}
+		}
+	})
+	t.Run("implied topics weigh less than the tag itself", func(t *testing.T) {
+		ix := buildIndex(t, 10_000, specs...)
+		relevance := func(tag, name string) float64 {
+			for _, x := range Explain(ix, []string{tag}, 10_000, 50, nil) {
+				if x.Name == name {
+					return x.Relevance - x.Feedback
+				}
+			}
+			return 0
+		}
+		implied, direct := relevance("deploy", "health-checks"), relevance("health checks", "health-checks")
+		if implied <= 0 || implied > impliedWeight*direct*1.001 {
+			t.Errorf("health-checks scored %.3f for deploy, %.3f for health checks: want at most impliedWeight (%g) of it", implied, direct, impliedWeight)
+		}
+	})
+}
+
+func TestCoveredTagLeads(t *testing.T) {
+	// The CI's build cache: the area (CI) covers "caching", so the Redis guide, which leads
+	// the word as strongly, is the word in another sense and gets no lower floor; the
+	// Invoices guide leads a tag nothing in the area matches, and is sent.
+	f := newFixture(t)
+	f.prompt("CI", "CI Pipeline", "Stages, caching of dependencies, and build speed.\n")
+	f.prompt("CI", "Build Caching", "Cache the module download and the build cache.\n")
+	f.prompt("Backend", "Redis Caching", "Cache reads with a TTL.\n")
+	f.prompt("Billing", "Invoices", "Numbering and immutability of issued invoices.\n")
+	for i := range 6 {
+		f.prompt("Other", "Other "+string(rune('A'+i)), "Nothing relevant here.\n")
+	}
+	ix := f.index(t, project(10_000, nil))
+	tags := []string{"ci", "pipeline", "caching", "invoices"}
+	// Without the rule the Redis guide would be sent: it leads "caching".
+	old := coverShare
+	coverShare = 2
+	got := names(Select(ix, tags, 10_000, 50, nil).Full)
+	coverShare = old
+	if !slices.Contains(got, "redis-caching") {
+		t.Fatalf("without the covered-tag rule sent %q: the fixture does not exercise it", got)
+	}
+	got = names(Select(ix, tags, 10_000, 50, nil).Full)
+	if !slices.Contains(got, "ci-pipeline") || !slices.Contains(got, "build-caching") {
+		t.Errorf("sent %q, want the CI prompts", got)
+	}
+	if slices.Contains(got, "redis-caching") {
+		t.Errorf("sent %q, want no redis-caching: the area covers caching", got)
+	}
+	if !slices.Contains(got, "invoices") {
+		t.Errorf("sent %q, want invoices: it alone matches a tag", got)
+	}
+}
+
+func TestSynonymsMatchWhole(t *testing.T) {
+	// "rest api" is a synonym of "api"; "Encryption at Rest" has "rest" but not the phrase.
+	ix := buildIndex(t, 10_000,
+		spec{"Encryption at Rest", 5, "Keys per environment.\n"},
+		spec{"Conventions", 5, "Our REST API uses plural nouns.\n"},
+	)
+	for _, x := range Explain(ix, []string{"api"}, 10_000, 50, nil) {
+		if x.Name == "encryption-at-rest" {
+			t.Errorf("encryption-at-rest matched api: %s", x)
+		}
+	}
+}
