@@ -304,10 +304,10 @@ func (s *scorer) addTerm(t term, weight float64, topical, word bool) {
 // then ranks above one that only shares a word with a tag. Deterministic: the same ranking gives
 // the same feedback.
 var (
-	feedbackDocs   = 2   // how many of the best matches give words
-	feedbackTerms  = 8   // how many of their words are searched
-	feedbackWeight = 0.3 // of one tag, spread over the words
-	feedbackShare  = 0.6 // a match gives words only when it scores this share of the best
+	feedbackDocs   = 2    // how many of the best matches give words
+	feedbackTerms  = 8    // how many of their words are searched
+	feedbackWeight = 0.15 // of one tag, spread over the words (0.3 before implied topics carried same-topic prompts)
+	feedbackShare  = 0.6  // a match gives words only when it scores this share of the best
 )
 
 // feedback adds the feedback concept's scores to s.total, and returns its words' terms (for
