@@ -63,9 +63,12 @@ func (s Selection) Sent() []Entry {
 
 // Reranker reorders the candidates of a selection, for example by asking an LLM which prompts
 // a task needs (DESIGN §9). It is given the candidates above the relevance floor, best first,
-// and answers their ids in the order it prefers; ids it leaves out keep their place after the
-// ones it names, unknown ids are ignored. Priority 10 is never its to decide. On an error the
-// deterministic order stands.
+// then the few best matches below the floor (rerankBelow), and answers ids in the order it
+// prefers. Above the floor, ids it leaves out keep their place after the ones it names; below
+// it, only the ids it names are added: the floor is where a lexical match stops telling, and a
+// model that reads the summaries can tell "Health Checks" is needed for a deploy though its
+// words are not the task's. Unknown ids are ignored. Priority 10 is never its to decide. On an
+// error the deterministic order stands.
 type Reranker interface {
 	Rerank(ctx context.Context, tags []string, candidates []Entry) (ids []string, err error)
 }
@@ -89,8 +92,11 @@ func Select(ix *Index, tags []string, budget, limit int, sent map[string]bool) S
 // SelectReranked is Select with the candidates reordered by rr before packing (nil: as Select).
 func SelectReranked(ctx context.Context, ix *Index, tags []string, budget, limit int, sent map[string]bool, rr Reranker) Selection {
 	r := ix.rankTags(tags, sent, false)
-	if rr != nil && len(r.cands) > 1 {
-		r.cands = rerank(ctx, ix, r.tags, r.cands, rr)
+	if rr != nil {
+		below := ix.belowFloor(r, rerankBelow)
+		if len(r.cands)+len(below) > 1 {
+			r.cands = rerank(ctx, ix, r.tags, r.cands, below, rr)
+		}
 	}
 	return ix.pack(r, budget, limit)
 }
@@ -243,13 +249,41 @@ func (ix *Index) pack(r ranking, budget, limit int) Selection {
 	return sel
 }
 
-// rerankCandidates is how many of the best candidates a Reranker sees.
-const rerankCandidates = 20
+// rerankCandidates is how many of the best candidates a Reranker sees; rerankBelow how many of
+// the best matches below the floor it sees after them.
+const (
+	rerankCandidates = 20
+	rerankBelow      = 5
+)
 
-func rerank(ctx context.Context, ix *Index, tags []string, cands []candidate, rr Reranker) []candidate {
+// belowFloor is the n best matches that are not candidates (not above the floor, not sent,
+// not priority 10), best first.
+func (ix *Index) belowFloor(r ranking, n int) []candidate {
+	in := make([]bool, len(ix.entries))
+	for _, c := range r.cands {
+		in[c.i] = true
+	}
+	var out []candidate
+	for i, rel := range r.scores.total {
+		if rel <= minRelevance || in[i] || r.wasSent[i] || ix.entries[i].Priority >= CriticalPriority {
+			continue
+		}
+		k := len(out)
+		for k > 0 && rel > out[k-1].rel {
+			k--
+		}
+		if k < n {
+			out = slices.Insert(out, k, candidate{i: i, rel: rel, order: rel})[:min(len(out)+1, n)]
+		}
+	}
+	return out
+}
+
+func rerank(ctx context.Context, ix *Index, tags []string, cands, below []candidate, rr Reranker) []candidate {
 	head := cands[:min(len(cands), rerankCandidates)]
-	entries := make([]Entry, len(head))
-	for k, c := range head {
+	offered := append(slices.Clone(head), below...)
+	entries := make([]Entry, len(offered))
+	for k, c := range offered {
 		entries[k] = ix.entries[c.i]
 	}
 	ids, err := rr.Rerank(ctx, tags, entries)
@@ -257,18 +291,18 @@ func rerank(ctx context.Context, ix *Index, tags []string, cands []candidate, rr
 		return cands
 	}
 	pos := map[string]int{}
-	for k, c := range head {
+	for k, c := range offered {
 		pos[strings.ToLower(ix.entries[c.i].ID)] = k
 	}
-	out := make([]candidate, 0, len(cands))
-	used := make([]bool, len(head))
+	out := make([]candidate, 0, len(cands)+len(below))
+	used := make([]bool, len(offered))
 	for _, id := range ids {
 		if k, ok := pos[strings.ToLower(id)]; ok && !used[k] {
 			used[k] = true
-			out = append(out, head[k])
+			out = append(out, offered[k])
 		}
 	}
-	for k, c := range head {
+	for k, c := range head { // below the floor: only what the reranker named
 		if !used[k] {
 			out = append(out, c)
 		}

@@ -285,3 +285,50 @@ func TestExplain(t *testing.T) {
 		t.Errorf("deploys: relevance %.2f, floor %.2f: want below the floor and above 0", x.Relevance, x.Floor)
 	}
 }
+
+// namingRanker names the candidates whose names it holds, in its order; it records what it
+// was offered.
+type namingRanker struct {
+	names   []string
+	offered *[]string
+}
+
+func (n namingRanker) Rerank(_ context.Context, _ []string, c []Entry) ([]string, error) {
+	var ids []string
+	for _, name := range n.names {
+		for _, e := range c {
+			if e.Name == name {
+				ids = append(ids, e.ID)
+			}
+		}
+	}
+	for _, e := range c {
+		*n.offered = append(*n.offered, e.Name)
+	}
+	return ids, nil
+}
+
+func TestSelectRerankedBelowFloor(t *testing.T) {
+	ix := buildIndex(t, 10_000,
+		spec{"Sql Style", 5, "Name tables in the plural. Sql keywords in upper case.\n\n## Sql\n"},
+		spec{"Release Notes", 5, wordy("release", 600) + "Mention a sql change when there is one.\n"},
+		spec{"Other", 5, "Nothing.\n"},
+	)
+	base := Select(ix, []string{"sql"}, 10_000, 50, nil)
+	if got := names(base.Full); !slices.Equal(got, []string{"sql-style"}) {
+		t.Fatalf("deterministic selection %q; the test needs release-notes below the floor", got)
+	}
+	var offered []string
+	re := SelectReranked(context.Background(), ix, []string{"sql"}, 10_000, 50, nil, namingRanker{[]string{"release-notes"}, &offered})
+	if !slices.Equal(offered, []string{"sql-style", "release-notes"}) {
+		t.Errorf("offered %q, want the candidate then the match below the floor", offered)
+	}
+	if got := names(re.Full); !slices.Equal(got, []string{"release-notes", "sql-style"}) {
+		t.Errorf("sent %q: a match below the floor the reranker names is sent, first", got)
+	}
+	offered = nil
+	re = SelectReranked(context.Background(), ix, []string{"sql"}, 10_000, 50, nil, namingRanker{[]string{"sql-style"}, &offered})
+	if got := names(re.Full); !slices.Equal(got, []string{"sql-style"}) {
+		t.Errorf("sent %q: a match below the floor the reranker leaves out stays out", got)
+	}
+}
