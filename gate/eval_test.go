@@ -314,7 +314,10 @@ var issueBar = struct{ beginRecall, beginPrecision, interceptRecall, heldOut flo
 var reached = struct {
 	beginRecall, beginPrecision, interceptRecall          float64
 	beginRecallGap, beginPrecisionGap, interceptRecallGap float64
-}{80, 47, 68, 7, 19, 14}
+	// The held-out half's own figures: a gap can narrow by losing on the tuning half, so what
+	// must not fall is what the ranking does on tasks it was not tuned on.
+	heldOutBeginRecall, heldOutBeginPrecision, heldOutInterceptRecall float64
+}{80, 47, 68, 7, 19, 14, 76, 39, 61}
 
 // TestGateEval runs the labelled benchmark. It fails when priority 10 is not always sent, when a
 // briefing exceeds the byte budget, or when recall, precision or the held-out gap fall below
@@ -343,6 +346,9 @@ func TestGateEval(t *testing.T) {
 		{"−(tuning − held-out) begin_session recall", -gap(r.begin, (*evalScore).recall), -issueBar.heldOut, -reached.beginRecallGap},
 		{"−(tuning − held-out) begin_session precision", -gap(r.begin, (*evalScore).precision), -issueBar.heldOut, -reached.beginPrecisionGap},
 		{"−(tuning − held-out) intercept recall", -gap(r.intercept, (*evalScore).recall), -issueBar.heldOut, -reached.interceptRecallGap},
+		{"held-out begin_session recall", r.begin["heldout"].recall(), issueBar.beginRecall - issueBar.heldOut, reached.heldOutBeginRecall},
+		{"held-out begin_session precision", r.begin["heldout"].precision(), issueBar.beginPrecision - issueBar.heldOut, reached.heldOutBeginPrecision},
+		{"held-out intercept recall", r.intercept["heldout"].recall(), issueBar.interceptRecall - issueBar.heldOut, reached.heldOutInterceptRecall},
 	} {
 		if c.got < c.floor {
 			t.Errorf("%s = %.1f, want ≥ %.1f (reached before); issue 12 asks ≥ %.1f", c.what, c.got, c.floor, c.bar)
