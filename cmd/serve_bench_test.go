@@ -2,9 +2,13 @@ package cmd
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -59,15 +63,21 @@ func BenchmarkServeInitialize(b *testing.B) {
 }
 
 // BenchmarkToolCall measures each figure of the issue's table through the real stdio server
-// (JSON-RPC and the client included), per library size, with the bytes each answer sends.
+// (JSON-RPC and the client included), per library size, with the bytes each answer sends. Each
+// is measured twice: with mcp-go's client, and with a lean client (…/lean) that only reads the
+// response line's envelope, which is what the call costs the server and the pipe. mcp-go's
+// client decodes a result into maps and allocates about ten times the response's size; that is
+// the client's cost, not the server's.
 func BenchmarkToolCall(b *testing.B) {
 	for _, n := range benchSizes(b) {
 		b.Run(fmt.Sprintf("prompts=%d", n), func(b *testing.B) {
 			lib := librarytest.New(b, n)
 			id := lib.Data.Prompts[n/2].ID
-			s := serve(b, append(testHome(b), "LOG_LEVEL=warn"), "--library", lib.Dir)
+			env := append(testHome(b), "LOG_LEVEL=warn")
+			s := serve(b, env, "--library", lib.Dir)
 			ctx := context.Background()
 			settle(b, s)
+			lean := startLean(b, env, "--library", lib.Dir)
 			for _, tc := range []struct {
 				name, tool string
 				args       map[string]any
@@ -89,6 +99,13 @@ func BenchmarkToolCall(b *testing.B) {
 						bytes = len(resultText(res))
 					}
 					b.ReportMetric(float64(bytes), "text-bytes")
+				})
+				b.Run(tc.name+"/lean", func(b *testing.B) {
+					var bytes int
+					for i := 0; i < b.N; i++ {
+						bytes = lean.callTool(b, tc.tool, tc.args)
+					}
+					b.ReportMetric(float64(bytes), "line-bytes")
 				})
 			}
 			b.Run("prompts_list_page", func(b *testing.B) {
@@ -139,4 +156,70 @@ func residentMB(tb testing.TB, pid int) float64 {
 		}
 	}
 	return 0
+}
+
+// leanClient speaks JSON-RPC to a child `mcpctl serve` over its stdio with no SDK.
+type leanClient struct {
+	in  io.Writer
+	out *bufio.Reader
+	id  int
+}
+
+func startLean(b *testing.B, env []string, args ...string) *leanClient {
+	b.Helper()
+	cmd := exec.Command(os.Args[0], append([]string{"serve"}, args...)...)
+	cmd.Env = env
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		in.Close()
+		cmd.Wait()
+	})
+	c := &leanClient{in: in, out: bufio.NewReaderSize(out, 1<<20)}
+	c.request(b, "initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"lean","version":"1"}}`)
+	if _, err := io.WriteString(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"); err != nil {
+		b.Fatal(err)
+	}
+	// The first server has built the search index; this one opens it.
+	eventually(b, 5*time.Minute, "the lean server's search index is ready", func() bool {
+		return bytes.Contains(c.request(b, "tools/call", `{"name":"health_check","arguments":{}}`), []byte(`\"index\":\"ready\"`))
+	})
+	return c
+}
+
+// request sends one request and returns its response line, skipping notifications.
+func (c *leanClient) request(b *testing.B, method, params string) []byte {
+	c.id++
+	if _, err := fmt.Fprintf(c.in, `{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`+"\n", c.id, method, params); err != nil {
+		b.Fatal(err)
+	}
+	want := fmt.Appendf(nil, `"id":%d,`, c.id)
+	for {
+		line, err := c.out.ReadSlice('\n')
+		if err != nil {
+			b.Fatalf("%s: %v", method, err)
+		}
+		if bytes.Contains(line[:min(len(line), 64)], want) {
+			return line
+		}
+	}
+}
+
+// callTool calls a tool and checks, from the envelope alone, that it answered without error.
+func (c *leanClient) callTool(b *testing.B, tool string, args map[string]any) int {
+	a, _ := json.Marshal(args)
+	line := c.request(b, "tools/call", fmt.Sprintf(`{"name":%q,"arguments":%s}`, tool, a))
+	if bytes.Contains(line, []byte(`"isError":true`)) || !bytes.Contains(line[:min(len(line), 64)], []byte(`"result"`)) {
+		b.Fatalf("%s: %s", tool, line[:min(len(line), 500)])
+	}
+	return len(line)
 }
