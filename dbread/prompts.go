@@ -213,9 +213,8 @@ type docRef struct {
 // promptsByRowid reads refs from the app's database in refs' order. A row whose id no longer
 // matches (deleted, its rowid reused) is left out.
 func (db *DB) promptsByRowid(ctx context.Context, refs []docRef) ([]promptlib.Prompt, error) {
-	out := make([]promptlib.Prompt, 0, len(refs))
 	if len(refs) == 0 {
-		return out, nil
+		return []promptlib.Prompt{}, nil
 	}
 	args := make([]any, len(refs))
 	for i, r := range refs {
@@ -231,20 +230,28 @@ func (db *DB) promptsByRowid(ctx context.Context, refs []docRef) ([]promptlib.Pr
 		return nil, err
 	}
 	defer rows.Close()
-	byRowid := make(map[int64]promptlib.Prompt, len(refs))
+	// Rows come in rowid order; each goes straight to its place in refs' order.
+	at := make(map[int64]int, len(refs))
+	for i, r := range refs {
+		at[r.rowid] = i
+	}
+	placed := make([]promptlib.Prompt, len(refs))
 	for rows.Next() {
 		var rowid int64
 		p, err := scanPrompt(rows, &rowid)
 		if err != nil {
 			return nil, err
 		}
-		byRowid[rowid] = p
+		if i, ok := at[rowid]; ok && p.ID == refs[i].id {
+			placed[i] = p
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	for _, r := range refs {
-		if p, ok := byRowid[r.rowid]; ok && p.ID == r.id {
+	out := placed[:0] // compacted in place: a row gone since the index listed it is left out
+	for _, p := range placed {
+		if p.ID != "" {
 			out = append(out, p)
 		}
 	}

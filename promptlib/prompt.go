@@ -57,8 +57,12 @@ func (t Time) Unix() int64 { return t.Time.Unix() }
 // String formats t in the API's layout.
 func (t Time) String() string { return t.UTC().Format(TimeLayout) }
 
-// MarshalJSON writes the API's layout.
-func (t Time) MarshalJSON() ([]byte, error) { return json.Marshal(t.String()) }
+// MarshalJSON writes the API's layout. The layout has nothing JSON escapes, so the string is
+// written directly (a page of 100 prompts has 200 timestamps).
+func (t Time) MarshalJSON() ([]byte, error) {
+	b := make([]byte, 0, len(TimeLayout)+8)
+	return append(t.UTC().AppendFormat(append(b, '"'), TimeLayout), '"'), nil
+}
 
 // UnmarshalJSON accepts any RFC 3339 timestamp.
 func (t *Time) UnmarshalJSON(b []byte) error {

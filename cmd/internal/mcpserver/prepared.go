@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"slices"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -30,22 +29,6 @@ type prepared struct {
 	structured []byte // the structured content, JSON, in buf
 	prose      string // the text content when it is not the structured content's JSON
 	buf        *bytes.Buffer
-}
-
-// resultBuffers hold tool results from their encoding until the wire has written them: a page
-// of prompts is tens of KB, and a new buffer each call kept the collector busy.
-var resultBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
-// lineBuffers hold response lines while the wire writes them.
-var lineBuffers = sync.Pool{New: func() any { return new([]byte) }}
-
-// maxPooled is the largest buffer kept for reuse: a rare huge result is not held for ever.
-const maxPooled = 1 << 20
-
-func release(b *bytes.Buffer) {
-	if b != nil && b.Cap() <= maxPooled {
-		resultBuffers.Put(b)
-	}
 }
 
 var (
@@ -96,12 +79,12 @@ func prepareResult(c *call, buf *bytes.Buffer, structured []byte, prose string) 
 // write puts the prepared bytes where mcp-go wrote the markers in msg and passes the message to
 // write. The buffers are reused once write returns: pr is spent.
 func (pr *prepared) write(msg []byte, write func([]byte) error) error {
-	line := lineBuffers.Get().(*[]byte)
+	line := lineBuffers.get()
 	out := pr.splice((*line)[:0], msg)
 	err := write(out)
 	if cap(out) <= maxPooled {
 		*line = out
-		lineBuffers.Put(line)
+		lineBuffers.put(line)
 	}
 	release(pr.buf)
 	pr.buf, pr.structured = nil, nil

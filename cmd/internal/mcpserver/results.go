@@ -50,7 +50,7 @@ type PromptsResult struct {
 // it has it), and its content when asked for, as long as the page's text stays within
 // MaxResultBytes. A page that would pass it ends early; nextOffset says where to go on.
 func (c *core) pageOf(prompts []promptlib.Prompt, total, offset, limit int, withContent bool) PromptsResult {
-	res := PromptsResult{Prompts: []PromptItem{}, Total: total, Offset: offset, Limit: limit}
+	res := PromptsResult{Prompts: make([]PromptItem, 0, len(prompts)), Total: total, Offset: offset, Limit: limit}
 	size := 200 // the envelope: total, offset, limit, nextOffset
 	for _, p := range prompts {
 		item := PromptItem{ID: p.ID, Title: p.Title, ContentBytes: len(p.Content), FolderID: p.FolderID, Emoji: p.Emoji,

@@ -65,11 +65,11 @@ func (c *core) serverTool(t tool) server.ServerTool {
 			}
 			return c.errorResult(ctx, err), nil
 		}
-		buf := resultBuffers.Get().(*bytes.Buffer)
+		buf := resultBuffers.get()
 		buf.Reset()
 		structured, err := marshalText(buf, out)
 		if err != nil {
-			resultBuffers.Put(buf)
+			release(buf)
 			return c.errorResult(ctx, err), nil
 		}
 		prose := ""
