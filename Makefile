@@ -5,7 +5,7 @@ PKGS    := ./...
 BENCH   ?= .
 FUZZTIME ?= 20s
 
-.PHONY: build run test bench eval lint fuzz clean
+.PHONY: build run test bench bench-sdk eval lint fuzz clean
 
 build:
 	CGO_ENABLED=1 $(GO) build -tags $(TAGS) -o bin/mcpctl ./cmd/mcpctl
@@ -18,6 +18,17 @@ test:
 
 bench:
 	CGO_ENABLED=1 $(GO) test -tags $(TAGS) -run '^$$' -bench '$(BENCH)' -benchmem $(PKGS)
+
+# The tools timed through the official TypeScript SDK client (needs node and npm), on generated
+# libraries of SIZES prompts, made once in $(TMPDIR).
+SIZES ?= 1000 10000
+bench-sdk: build
+	cd testdata/sdkbench && npm install --no-audit --no-fund --silent
+	@for n in $(SIZES); do \
+	  lib=$${TMPDIR:-/tmp}/mcpctl-sdkbench-library-$$n; \
+	  [ -f $$lib/prompts.db ] || ./bin/mcpctl library init --sample $$n $$lib >/dev/null || exit 1; \
+	  echo "== $$n prompts"; node testdata/sdkbench/bench.mjs ./bin/mcpctl $$lib || exit 1; \
+	done
 
 # The gate's labelled benchmark (testdata/gate): recall, precision, priority-10 rate and bytes.
 eval:
