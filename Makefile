@@ -26,7 +26,7 @@ bench-sdk: build
 	cd testdata/sdkbench && npm install --no-audit --no-fund --silent
 	@for n in $(SIZES); do \
 	  lib=$${TMPDIR:-/tmp}/mcpctl-sdkbench-library-$$n; \
-	  [ -f $$lib/prompts.db ] || ./bin/mcpctl library init --sample $$n $$lib >/dev/null || exit 1; \
+	  [ -d $$lib ] || { rm -rf $$lib.new && ./bin/mcpctl library init --sample $$n $$lib.new >/dev/null && mv $$lib.new $$lib; } || exit 1; \
 	  echo "== $$n prompts"; node testdata/sdkbench/bench.mjs ./bin/mcpctl $$lib || exit 1; \
 	done
 

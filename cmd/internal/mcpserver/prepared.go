@@ -5,7 +5,9 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"slices"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -26,6 +28,7 @@ import (
 // may add content around ours (the gate prepends its briefing); content it drops simply leaves no
 // marker to replace. The markers carry a nonce drawn at start, so no prompt text can imitate one.
 type prepared struct {
+	seq        int64  // the call's number, in its markers
 	structured []byte // the structured content, JSON, in buf
 	prose      string // the text content when it is not the structured content's JSON
 	buf        *bytes.Buffer
@@ -37,21 +40,45 @@ var (
 		_, _ = rand.Read(b[:])
 		return hex.EncodeToString(b[:])
 	}()
-	textMarker       = []byte(`"\u0000mcpctl-` + preparedNonce + `-text"`)
-	structuredMarker = []byte(`"\u0000mcpctl-` + preparedNonce + `-structured"`)
+	// markerPrefix starts every marker; the call's number and the part follow:
+	// "\u0000mcpctl-NONCE-SEQ-text". The number lets the wire find the call from the marker
+	// itself, whatever form the request's id comes back in.
+	markerPrefix = []byte(`"\u0000mcpctl-` + preparedNonce + `-`)
 )
 
-// preparedText stands in for the text content; embedding mcp.TextContent makes it an mcp.Content.
-type preparedText struct{ mcp.TextContent }
+func marker(seq int64, part string) []byte {
+	return fmt.Appendf(slices.Clip(markerPrefix), `%d-%s"`, seq, part)
+}
 
-func (preparedText) MarshalJSON() ([]byte, error) {
-	return append(append([]byte(`{"type":"text","text":`), textMarker...), '}'), nil
+// markedSeq is the call number in the first marker of msg.
+func markedSeq(msg []byte) (int64, bool) {
+	i := bytes.Index(msg, markerPrefix)
+	if i < 0 {
+		return 0, false
+	}
+	rest := msg[i+len(markerPrefix):]
+	j := bytes.IndexByte(rest, '-')
+	if j < 0 {
+		return 0, false
+	}
+	seq, err := strconv.ParseInt(string(rest[:j]), 10, 64)
+	return seq, err == nil
+}
+
+// preparedText stands in for the text content; embedding mcp.TextContent makes it an mcp.Content.
+type preparedText struct {
+	mcp.TextContent
+	seq int64
+}
+
+func (t preparedText) MarshalJSON() ([]byte, error) {
+	return append(append([]byte(`{"type":"text","text":`), marker(t.seq, "text")...), '}'), nil
 }
 
 // preparedStructured stands in for the structured content.
-type preparedStructured struct{}
+type preparedStructured struct{ seq int64 }
 
-func (preparedStructured) MarshalJSON() ([]byte, error) { return structuredMarker, nil }
+func (s preparedStructured) MarshalJSON() ([]byte, error) { return marker(s.seq, "structured"), nil }
 
 // prepareResult returns the result a tool handler hands to mcp-go for a result whose structured
 // content is structured (held in buf, which the result now owns) and whose text is the same
@@ -68,11 +95,11 @@ func prepareResult(c *call, buf *bytes.Buffer, structured []byte, prose string) 
 		return mcp.NewToolResultStructured(json.RawMessage(structured), text)
 	}
 	c.mu.Lock()
-	c.prepared = &prepared{structured: structured, prose: prose, buf: buf}
+	c.prepared = &prepared{seq: c.seq, structured: structured, prose: prose, buf: buf}
 	c.mu.Unlock()
 	return &mcp.CallToolResult{
-		Content:           []mcp.Content{preparedText{mcp.TextContent{Type: mcp.ContentTypeText}}},
-		StructuredContent: preparedStructured{},
+		Content:           []mcp.Content{preparedText{mcp.TextContent{Type: mcp.ContentTypeText}, c.seq}},
+		StructuredContent: preparedStructured{c.seq},
 	}
 }
 
@@ -99,7 +126,7 @@ func (pr *prepared) splice(out, msg []byte) []byte {
 		text   bool
 	}
 	parts := make([]part, 0, 2)
-	for _, p := range []part{{0, textMarker, true}, {0, structuredMarker, false}} {
+	for _, p := range []part{{0, marker(pr.seq, "text"), true}, {0, marker(pr.seq, "structured"), false}} {
 		if p.at = bytes.Index(msg, p.marker); p.at >= 0 {
 			parts = append(parts, p)
 		}
@@ -146,12 +173,19 @@ func appendJSONString[T string | []byte](out []byte, s T) []byte {
 		}
 		if b >= utf8.RuneSelf {
 			r, size := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
-			if r != utf8.RuneError || size != 1 {
+			switch {
+			case r == '\u2028' || r == '\u2029':
+				// Valid JSON, but line separators to JavaScript and to splitlines(): escaped as
+				// encoding/json does, so no client can read one as the end of the line.
+				out = append(append(out, s[start:i]...), `\u202`...)
+				out = append(out, hexDigits[r&0xf])
+			case r == utf8.RuneError && size == 1:
+				out = append(append(out, s[start:i]...), `\ufffd`...)
+			default:
 				i += size
 				continue
 			}
-			out = append(append(out, s[start:i]...), `\ufffd`...)
-			i++
+			i += size
 			start = i
 			continue
 		}

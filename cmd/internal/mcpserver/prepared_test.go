@@ -30,7 +30,10 @@ func TestPreparedResultReachesTheClient(t *testing.T) {
 		}
 	})
 	srv.AddTool(mcp.NewTool("t"), func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return prepareResult(callFrom(ctx), nil, []byte(text), ""), nil
+		buf := resultBuffers.get() // as the real handler does: the wire returns it
+		buf.Reset()
+		buf.WriteString(text)
+		return prepareResult(callFrom(ctx), buf, buf.Bytes(), ""), nil
 	})
 
 	clientIn, toServer := io.Pipe()
@@ -52,16 +55,22 @@ func TestPreparedResultReachesTheClient(t *testing.T) {
 		t.Fatal("no answer to initialize")
 	}
 	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t","arguments":{}}}`)
-	if !lines.Scan() {
-		t.Fatal("no answer to tools/call")
+	// Ids that mcp-go writes back in another form than they were sent.
+	for _, id := range []string{`2`, `3.0`, `"<x>"`, `"a\u0041"`, `"\u00e9"`} {
+		send(`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"t","arguments":{}}}`)
+		if !lines.Scan() {
+			t.Fatalf("id %s: no answer to tools/call", id)
+		}
+		checkPrepared(t, id, lines.Text(), text)
 	}
-	line := lines.Text()
+}
+
+func checkPrepared(t *testing.T, id, line, text string) {
+	t.Helper()
 	if strings.Contains(line, "mcpctl-"+preparedNonce) {
-		t.Fatalf("a marker reached the client: %s", line)
+		t.Fatalf("id %s: a marker reached the client: %s", id, line)
 	}
 	var resp struct {
-		ID     int `json:"id"`
 		Result struct {
 			Content []struct {
 				Type, Text string
@@ -70,21 +79,22 @@ func TestPreparedResultReachesTheClient(t *testing.T) {
 		} `json:"result"`
 	}
 	if err := json.Unmarshal([]byte(line), &resp); err != nil {
-		t.Fatalf("the response is not JSON: %v\n%s", err, line)
+		t.Fatalf("id %s: the response is not JSON: %v\n%s", id, err, line)
 	}
 	r := resp.Result
-	if resp.ID != 2 || len(r.Content) != 2 || r.Content[0].Text != "briefing first" || r.Content[1].Type != "text" || r.Content[1].Text != text {
-		t.Fatalf("content = %+v, want the briefing and then %q", r.Content, text)
+	if len(r.Content) != 2 || r.Content[0].Text != "briefing first" || r.Content[1].Type != "text" || r.Content[1].Text != text {
+		t.Fatalf("id %s: content = %+v, want the briefing and then %q", id, r.Content, text)
 	}
 	if string(r.Structured) != text {
-		t.Fatalf("structuredContent = %s, want %s", r.Structured, text)
+		t.Fatalf("id %s: structuredContent = %s, want %s", id, r.Structured, text)
 	}
 }
 
 // TestSpliceOrders: the markers are replaced wherever they stand; a message without them is
 // passed as it is.
 func TestSpliceOrders(t *testing.T) {
-	pr := &prepared{structured: []byte(`{"s":1}`), prose: "T"}
+	pr := &prepared{seq: 7, structured: []byte(`{"s":1}`), prose: "T"}
+	textMarker, structuredMarker := marker(7, "text"), marker(7, "structured")
 	for _, tc := range []struct{ in, want string }{
 		{`{"c":[` + string(textMarker) + `],"s":` + string(structuredMarker) + `}`, `{"c":["T"],"s":{"s":1}}`},
 		{`{"s":` + string(structuredMarker) + `,"c":[` + string(textMarker) + `]}`, `{"s":{"s":1},"c":["T"]}`},
@@ -123,7 +133,7 @@ func FuzzAppendJSONString(f *testing.F) {
 		}
 		for _, got := range [][]byte{appendJSONString([]byte("x"), s)[1:], appendJSONString(nil, []byte(s))} {
 			var gotS string
-			if err := json.Unmarshal(got, &gotS); err != nil || gotS != wantS || !utf8.Valid(got) {
+			if err := json.Unmarshal(got, &gotS); err != nil || gotS != wantS || !utf8.Valid(got) || strings.ContainsAny(string(got), "\u2028\u2029") {
 				t.Fatalf("appendJSONString(%q) = %s (%v), reads back as %q, want %q", s, got, err, gotS, wantS)
 			}
 		}

@@ -16,6 +16,7 @@ import (
 type call struct {
 	seq     int64  // the wire's number for it, carried in the request's _meta
 	id      string // the JSON-RPC id as sent
+	key     string // the id as mcp-go writes it back (canonicalID)
 	method  string
 	name    string // the tool or prompt name, or the resource URI
 	start   time.Time

@@ -197,14 +197,14 @@ func (w *wire) inbound(line []byte) error {
 		w.reply(env.ID, mcp.INVALID_REQUEST, "Invalid Request: the session is not initialized; send initialize first")
 		return nil
 	}
-	c := &call{id: string(env.ID), method: method, name: requestName(method, env.Params), start: time.Now(), bytesIn: len(line)}
+	c := &call{id: string(env.ID), key: canonicalID(env.ID), method: method, name: requestName(method, env.Params), start: time.Now(), bytesIn: len(line)}
 	w.mu.Lock()
 	if method == string(mcp.MethodInitialize) {
 		w.initialized = true
 	}
 	w.seq++
 	c.seq = w.seq
-	w.calls[c.id] = c
+	w.calls[c.key] = c
 	w.bySeq[c.seq] = c
 	w.mu.Unlock()
 	w.obs.request(c, trimmed)
@@ -323,7 +323,7 @@ func (w *wire) cancel(params json.RawMessage) {
 		return
 	}
 	w.mu.Lock()
-	c := w.calls[string(p.RequestID)]
+	c := w.calls[canonicalID(p.RequestID)]
 	w.mu.Unlock()
 	if c != nil {
 		c.cancel()
@@ -359,6 +359,19 @@ func (w *wire) write(p []byte) error {
 	return err
 }
 
+// canonicalID is a request id as mcp-go writes it back: it decodes the id and encodes it again,
+// so 1.0 comes back as 1 and "a\u0041" as "aA". Requests are kept under this form, or a
+// response to such an id would not find its call.
+func canonicalID(raw json.RawMessage) string {
+	var id mcp.RequestId
+	if json.Unmarshal(raw, &id) == nil {
+		if b, err := json.Marshal(id); err == nil {
+			return string(b)
+		}
+	}
+	return string(raw)
+}
+
 // wireOut is mcp-go's stdout.
 type wireOut struct{ w *wire }
 
@@ -377,22 +390,40 @@ func (o wireOut) Write(p []byte) (int, error) {
 		}
 		return n, w.write(p)
 	}
+	key := canonicalID(env.id)
+	seq, marked := markedSeq(p)
 	w.mu.Lock()
-	c := w.calls[string(env.id)]
+	c := w.calls[key]
+	if marked && env.result {
+		// A prepared result names its call: that holds even when two requests in flight share
+		// an id.
+		if mc := w.bySeq[seq]; mc != nil {
+			c = mc
+		}
+	}
 	if c != nil {
-		delete(w.calls, c.id)
+		if w.calls[c.key] == c {
+			delete(w.calls, c.key)
+		}
 		delete(w.bySeq, c.seq)
 	}
 	w.mu.Unlock()
 	if c == nil {
+		if marked {
+			w.obs.log.Error("a tool result's call record is gone; its markers were sent", "requestId", string(env.id))
+		}
 		return n, w.write(p)
 	}
 	c.mu.Lock()
 	cancelled, pr := c.cancelled, c.prepared
+	c.prepared = nil
 	c.mu.Unlock()
 	if cancelled {
 		w.obs.cancelled(c)
 		return n, nil
+	}
+	if marked && pr == nil {
+		w.obs.log.Error("a tool result's prepared bytes are gone; its markers were sent", "requestId", c.id)
 	}
 
 	errCode, errMsg := 0, ""
