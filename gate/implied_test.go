@@ -60,8 +60,10 @@ func TestImpliedTopics(t *testing.T) {
 	})
 	t.Run("explain names the implied topic", func(t *testing.T) {
 		ix := buildIndex(t, 10_000, specs...)
+		found := false
 		for _, x := range Explain(ix, []string{"deploy"}, 10_000, 50, nil) {
 			if x.Name == "health-checks" {
+				found = true
 				if len(x.Tags) != 1 || !x.Tags[0].Implied || x.Tags[0].Via != "health checks" {
 					t.Errorf("tags %+v, want deploy's part via the implied health checks", x.Tags)
 				}
@@ -69,6 +71,9 @@ func TestImpliedTopics(t *testing.T) {
 					t.Errorf("explanation %q does not say the part is implied", s)
 				}
 			}
+		}
+		if !found {
+			t.Error("health-checks is not in the explanation of deploy")
 		}
 	})
 	t.Run("implied topics weigh less than the tag itself", func(t *testing.T) {

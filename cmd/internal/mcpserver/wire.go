@@ -425,7 +425,6 @@ func (o wireOut) Write(p []byte) (int, error) {
 	if marked && pr == nil {
 		w.obs.log.Error("a tool result's prepared bytes are gone; its markers were sent", "requestId", c.id)
 	}
-
 	errCode, errMsg := 0, ""
 	if env.err != nil {
 		errCode, errMsg = env.err.Code, env.err.Message
@@ -434,13 +433,14 @@ func (o wireOut) Write(p []byte) (int, error) {
 			p = rewriteMessage(p, msg)
 		}
 	}
+	isError := env.result && isErrorResult(p) // before a splice, while the line is short
 	if pr != nil && env.result {
 		return n, pr.write(p, func(p []byte) error {
-			w.obs.response(c, len(p), errCode, errMsg, false, bytes.TrimSpace(p))
+			w.obs.response(c, len(p), errCode, errMsg, isError, bytes.TrimSpace(p))
 			return w.write(p)
 		})
 	}
-	w.obs.response(c, len(p), errCode, errMsg, env.result && isErrorResult(p), bytes.TrimSpace(p))
+	w.obs.response(c, len(p), errCode, errMsg, isError, bytes.TrimSpace(p))
 	return n, w.write(p)
 }
 
