@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpctl/mcpctl/promptlib"
 	"github.com/mcpctl/mcpctl/promptlib/librarytest"
 )
 
@@ -19,15 +22,22 @@ import (
 type rawSession struct {
 	tb     testing.TB
 	stdin  io.WriteCloser
-	lines  chan map[string]any
+	lines  chan rawLine
 	stderr *syncBuffer
+	// line is the last message next returned, as the server wrote it.
+	line string
+}
+
+type rawLine struct {
+	m    map[string]any
+	text string
 }
 
 func serveRaw(tb testing.TB, env []string, args ...string) *rawSession {
 	tb.Helper()
 	cmd := exec.Command(os.Args[0], append([]string{"serve"}, args...)...)
 	cmd.Env = env
-	s := &rawSession{tb: tb, lines: make(chan map[string]any, 100), stderr: &syncBuffer{}}
+	s := &rawSession{tb: tb, lines: make(chan rawLine, 100), stderr: &syncBuffer{}}
 	cmd.Stderr = s.stderr
 	var err error
 	if s.stdin, err = cmd.StdinPipe(); err != nil {
@@ -49,7 +59,7 @@ func serveRaw(tb testing.TB, env []string, args ...string) *rawSession {
 			if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
 				m = map[string]any{"unparsable": sc.Text()}
 			}
-			s.lines <- m
+			s.lines <- rawLine{m, sc.Text()}
 		}
 	}()
 	tb.Cleanup(func() {
@@ -73,11 +83,12 @@ func (s *rawSession) send(line string) {
 func (s *rawSession) next() map[string]any {
 	s.tb.Helper()
 	select {
-	case m, ok := <-s.lines:
+	case l, ok := <-s.lines:
 		if !ok {
 			s.tb.Fatal("the server closed its stdout")
 		}
-		return m
+		s.line = l.text
+		return l.m
 	case <-time.After(20 * time.Second):
 		s.tb.Fatal("no message from the server within 20 s")
 	}
@@ -85,8 +96,11 @@ func (s *rawSession) next() map[string]any {
 }
 
 // until reads messages up to the response with id, returning it and what came before.
-func (s *rawSession) until(id float64) (resp map[string]any, before []map[string]any) {
+func (s *rawSession) until(id any) (resp map[string]any, before []map[string]any) {
 	s.tb.Helper()
+	if n, ok := id.(int); ok {
+		id = float64(n) // as JSON numbers decode
+	}
 	for {
 		m := s.next()
 		if m["id"] == id && m["method"] == nil {
@@ -284,5 +298,58 @@ func TestRestartServesTheKeptView(t *testing.T) {
 		if got := list(s); !strings.Contains(got, "added-while-stopped") {
 			t.Errorf("after list_changed the list lacks the new prompt")
 		}
+	}
+}
+
+// Every line the server writes is ASCII, whatever the library holds: characters beyond it travel
+// as \u escapes (Node clients parse such lines far faster) and read back unchanged.
+func TestLinesAreASCII(t *testing.T) {
+	const title, content = "Café ✓ 日本語 😀", "Prüfe {{target}}\u2028 — «bitte» 🚀"
+	fixture := librarytest.Fixture()
+	fixture.Prompts[0].Title, fixture.Prompts[0].Content, fixture.Prompts[0].Emoji = title, content, promptlib.Ptr("📝")
+	lib := librarytest.FromLibrary(t, fixture)
+	s := serveRaw(t, testHome(t), "--library", lib.Dir)
+	s.initialize()
+
+	calls := []struct {
+		line string
+		want []string // strings the decoded message must hold
+	}{
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_prompt","arguments":{"id":"` + librarytest.ReviewID + `"}}}`, []string{title, content, "📝"}},
+		{`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_prompts","arguments":{}}}`, []string{title}},
+		{`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"search_prompts","arguments":{"query":"Café"}}}`, []string{title}},
+		{`{"jsonrpc":"2.0","id":4,"method":"prompts/list"}`, []string{title}},
+		{`{"jsonrpc":"2.0","id":5,"method":"resources/read","params":{"uri":"prompteka://prompt/` + librarytest.ReviewID + `"}}`, []string{content}},
+		{`{"jsonrpc":"2.0","id":"é😀","method":"no/such/method"}`, nil},
+	}
+	for i, c := range calls {
+		s.send(c.line)
+		id := any(float64(i + 1))
+		if i == len(calls)-1 {
+			id = "é😀"
+		}
+		resp, _ := s.until(id)
+		for j := 0; j < len(s.line); j++ {
+			if s.line[j] >= 0x80 {
+				t.Fatalf("request %v: byte %d of the response is %#x, not ASCII: %.200s", id, j, s.line[j], s.line[max(0, j-40):])
+			}
+		}
+		decoded := fmt.Sprint(resp)
+		for _, w := range c.want {
+			if !strings.Contains(decoded, w) {
+				t.Errorf("request %v: the response does not read back with %q: %.300s", id, w, decoded)
+			}
+		}
+		if name, ok := strings.CutPrefix(c.line, `{"jsonrpc":"2.0","id":`+fmt.Sprint(id)+`,"method":"tools/call","params":{"name":"`); ok {
+			raw, _ := json.Marshal(resp["result"])
+			res, err := mcp.ParseCallToolResult((*json.RawMessage)(&raw))
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkResult(t, name[:strings.IndexByte(name, '"')], res)
+		}
+	}
+	if resp := s.line; !strings.Contains(resp, `"id":"\u00e9\ud83d\ude00"`) {
+		t.Errorf("the error's id is not the request's, escaped: %s", resp)
 	}
 }

@@ -144,7 +144,7 @@ func (pr *prepared) splice(out, msg []byte) []byte {
 		case p.text:
 			out = appendJSONString(out, pr.structured)
 		default:
-			out = append(out, pr.structured...)
+			out = appendASCII(out, pr.structured)
 		}
 		from = p.at + len(p.marker)
 	}
@@ -159,8 +159,8 @@ var jsonSafe = func() (t [256]bool) {
 	return t
 }()
 
-// appendJSONString appends s as a JSON string. Unlike encoding/json it leaves <, > and & as they
-// are (the result is not HTML); like it, invalid UTF-8 becomes U+FFFD, so the line stays JSON.
+// appendJSONString appends s as a JSON string in ASCII (see ascii.go). Unlike encoding/json it
+// leaves <, > and & as they are (the result is not HTML); like it, invalid UTF-8 becomes U+FFFD.
 func appendJSONString[T string | []byte](out []byte, s T) []byte {
 	const hexDigits = "0123456789abcdef"
 	out = append(out, '"')
@@ -171,25 +171,14 @@ func appendJSONString[T string | []byte](out []byte, s T) []byte {
 			i++
 			continue
 		}
+		out = append(out, s[start:i]...)
 		if b >= utf8.RuneSelf {
 			r, size := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
-			switch {
-			case r == '\u2028' || r == '\u2029':
-				// Valid JSON, but line separators to JavaScript and to splitlines(): escaped as
-				// encoding/json does, so no client can read one as the end of the line.
-				out = append(append(out, s[start:i]...), `\u202`...)
-				out = append(out, hexDigits[r&0xf])
-			case r == utf8.RuneError && size == 1:
-				out = append(append(out, s[start:i]...), `\ufffd`...)
-			default:
-				i += size
-				continue
-			}
+			out = appendRuneEscape(out, r)
 			i += size
 			start = i
 			continue
 		}
-		out = append(out, s[start:i]...)
 		switch b {
 		case '"', '\\':
 			out = append(out, '\\', b)

@@ -6,9 +6,9 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"reflect"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -85,8 +85,12 @@ func checkPrepared(t *testing.T, id, line, text string) {
 	if len(r.Content) != 2 || r.Content[0].Text != "briefing first" || r.Content[1].Type != "text" || r.Content[1].Text != text {
 		t.Fatalf("id %s: content = %+v, want the briefing and then %q", id, r.Content, text)
 	}
-	if string(r.Structured) != text {
+	var got, want any
+	if json.Unmarshal(r.Structured, &got) != nil || json.Unmarshal([]byte(text), &want) != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("id %s: structuredContent = %s, want %s", id, r.Structured, text)
+	}
+	if !isASCII([]byte(line)) {
+		t.Fatalf("id %s: the line is not ASCII: %s", id, line)
 	}
 }
 
@@ -119,8 +123,9 @@ func TestPreparedWithoutWire(t *testing.T) {
 	}
 }
 
-// FuzzAppendJSONString: whatever the text, it is written as one JSON string that reads back as
-// encoding/json's own encoding of it does (invalid UTF-8 as U+FFFD), from a string or from bytes.
+// FuzzAppendJSONString: whatever the text, it is written as one ASCII JSON string that reads
+// back as encoding/json's own encoding of it does (invalid UTF-8 as U+FFFD), from a string or
+// from bytes.
 func FuzzAppendJSONString(f *testing.F) {
 	for _, seed := range []string{"", "plain", `q"b\s`, "tab\tnl\nnul\x00\x1f", "é\u2028😀", "bad\xff\xfe utf8 \xe2\x82", "<a & b>"} {
 		f.Add(seed)
@@ -133,7 +138,7 @@ func FuzzAppendJSONString(f *testing.F) {
 		}
 		for _, got := range [][]byte{appendJSONString([]byte("x"), s)[1:], appendJSONString(nil, []byte(s))} {
 			var gotS string
-			if err := json.Unmarshal(got, &gotS); err != nil || gotS != wantS || !utf8.Valid(got) || strings.ContainsAny(string(got), "\u2028\u2029") {
+			if err := json.Unmarshal(got, &gotS); err != nil || gotS != wantS || !isASCII(got) {
 				t.Fatalf("appendJSONString(%q) = %s (%v), reads back as %q, want %q", s, got, err, gotS, wantS)
 			}
 		}

@@ -349,6 +349,9 @@ func (w *wire) reply(id json.RawMessage, code int, message string) {
 		Message string `json:"message"`
 	}{code, message}})
 	w.obs.refused(string(id), code, message)
+	if !isASCII(resp) { // an id may hold any character
+		resp = appendASCII(nil, resp)
+	}
 	_ = w.write(append(resp, '\n'))
 }
 
@@ -376,10 +379,22 @@ func canonicalID(raw json.RawMessage) string {
 type wireOut struct{ w *wire }
 
 // Write takes one message from mcp-go (it writes each with one call) and passes it to the
-// client, unless it answers a cancelled request.
+// client in ASCII, unless it answers a cancelled request.
 func (o wireOut) Write(p []byte) (int, error) {
 	w := o.w
 	n := len(p)
+	if !isASCII(p) {
+		// Lines leave in ASCII (see ascii.go). A prepared result's own bytes are written so
+		// already; this is the rest of what mcp-go encodes.
+		line := lineBuffers.get()
+		p = appendASCII((*line)[:0], p)
+		defer func() {
+			if cap(p) <= maxPooled {
+				*line = p[:0]
+				lineBuffers.put(line)
+			}
+		}()
+	}
 	env, ok := scanEnvelope(p)
 	if !ok {
 		return n, w.write(p)
