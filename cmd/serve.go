@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 
 	"github.com/mcpctl/mcpctl/cmd/internal/mcpserver"
@@ -17,9 +16,6 @@ import (
 	"github.com/mcpctl/mcpctl/pipeline"
 	"github.com/mcpctl/mcpctl/tui/traffic"
 )
-
-// serveGCPercent is the server's GOGC unless the environment sets one.
-const serveGCPercent = 50
 
 func runServe(ctx context.Context, env Env, args []string) error {
 	fs := newFlagSet("serve", "mcpctl serve [--library DIR | --db FILE] [--queue DIR] [--project NAME] [--trace-content]",
@@ -35,12 +31,7 @@ func runServe(ctx context.Context, env Env, args []string) error {
 		return err
 	}
 	log := newLogger(env)
-	if env.Getenv("GOGC") == "" {
-		// The server is long-lived and mostly idle, and what it keeps is a few large
-		// pointer-free tables the collector scans in no time: collecting at half the live heap
-		// instead of all of it costs little CPU and keeps a 100k-prompt server near 60 MB.
-		debug.SetGCPercent(serveGCPercent)
-	}
+	tuneGC(env)
 	lib, err := lf.resolve(ctx, env, true)
 	if err != nil {
 		log.Error("no library", "err", err)

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -166,6 +167,9 @@ func (s *sidecar) attempt() <-chan struct{} {
 }
 
 // run builds the sidecar, then keeps it in step with the library until ctx is cancelled.
+// bigSync is the number of rows a sync must have written for its garbage to be freed at once.
+const bigSync = 10_000
+
 func (s *sidecar) run(ctx context.Context) {
 	defer s.stopped()
 	if s.path == "" {
@@ -198,6 +202,12 @@ func (s *sidecar) run(ctx context.Context) {
 			retry = time.After(5 * time.Second)
 		case n > 0:
 			s.db.log.Debug("search index synced", "rows", n, "took", time.Since(start))
+		}
+		if n > bigSync {
+			// A build reads every prompt. On a server idle after it, no collection would come
+			// to free what the build left (at 100k prompts the heap stayed at 70 MB, 30 of
+			// them garbage): hand it back to the OS now.
+			debug.FreeOSMemory()
 		}
 		if !s.waitForWork(ctx, retry, err == nil, v) {
 			return
