@@ -3,6 +3,7 @@ package dbread
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -263,41 +264,52 @@ func TestSearchLikeEscapes(t *testing.T) {
 	}
 }
 
-// A word in every prompt of a library past broadMatches: the total stays exact, prompts with the
-// word in their title come first, and paging covers every match once.
+// A word in every prompt, in a library past broadMatches and in one past commonMatches (where
+// bm25's IDF is clamped): the total stays exact, prompts with the word in their title come first,
+// the others newest first (not ranked), and paging covers every match once.
 func TestSearchBroad(t *testing.T) {
-	lib := librarytest.New(t, broadMatches+300)
-	// A title hit among thousands of body hits.
-	lib.Exec(t, `UPDATE prompts SET title = 'Reviewer onboarding' WHERE id = ?`, lib.Data.Prompts[42].ID)
-	db := openReady(t, lib.DB)
-	ctx := context.Background()
-	first, total, err := db.Search(ctx, "reviewer", 10, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if total != len(lib.Data.Prompts) {
-		t.Fatalf("total %d, want every prompt (%d)", total, len(lib.Data.Prompts))
-	}
-	if len(first) == 0 || first[0].ID != lib.Data.Prompts[42].ID {
-		t.Errorf("first result %v, want the title hit first", ids(first))
-	}
-	seen := map[string]bool{}
-	for offset := 0; offset < total; offset += 500 {
-		page, n, err := db.Search(ctx, "reviewer", 500, offset)
-		if err != nil || n != total {
-			t.Fatalf("page at %d: total %d, %v", offset, n, err)
-		}
-		for _, p := range page {
-			if seen[p.ID] {
-				t.Fatalf("%s is on two pages", p.ID)
+	const common = 600 // past commonMatches, under broadMatches
+	for _, n := range []int{broadMatches + 300, common} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			lib := librarytest.New(t, n)
+			// A title hit among the body hits.
+			lib.Exec(t, `UPDATE prompts SET title = 'Reviewer onboarding' WHERE id = ?`, lib.Data.Prompts[42].ID)
+			db := openReady(t, lib.DB)
+			ctx := context.Background()
+			first, total, err := db.Search(ctx, "reviewer", 10, 0)
+			if err != nil {
+				t.Fatal(err)
 			}
-			seen[p.ID] = true
-		}
-	}
-	if len(seen) != total {
-		t.Errorf("pages hold %d prompts, want %d", len(seen), total)
-	}
-	if db.fallbacks.Load() != 0 {
-		t.Errorf("%d searches answered by LIKE scan", db.fallbacks.Load())
+			if total != len(lib.Data.Prompts) {
+				t.Fatalf("total %d, want every prompt (%d)", total, len(lib.Data.Prompts))
+			}
+			if len(first) != 10 || first[0].ID != lib.Data.Prompts[42].ID {
+				t.Fatalf("first results %v, want the title hit first", ids(first))
+			}
+			for i, p := range first[1:] {
+				if want := lib.Data.Prompts[n-1-i].ID; p.ID != want {
+					t.Errorf("result %d is %s, want %s: the last written first, not a bm25 order", i+1, p.ID, want)
+				}
+			}
+			seen := map[string]bool{}
+			for offset := 0; offset < total; offset += 500 {
+				page, n, err := db.Search(ctx, "reviewer", 500, offset)
+				if err != nil || n != total {
+					t.Fatalf("page at %d: total %d, %v", offset, n, err)
+				}
+				for _, p := range page {
+					if seen[p.ID] {
+						t.Fatalf("%s is on two pages", p.ID)
+					}
+					seen[p.ID] = true
+				}
+			}
+			if len(seen) != total {
+				t.Errorf("pages hold %d prompts, want %d", len(seen), total)
+			}
+			if db.fallbacks.Load() != 0 {
+				t.Errorf("%d searches answered by LIKE scan", db.fallbacks.Load())
+			}
+		})
 	}
 }

@@ -495,7 +495,10 @@ func (s *sidecar) search(ctx context.Context, expr string, inFolders []string, l
 	if err := rd.QueryRowContext(ctx, "SELECT count(*) FROM fts WHERE fts MATCH ?"+scope, append([]any{expr}, scopeArgs...)...).Scan(&total); err != nil {
 		return nil, 0, err
 	}
-	if total > broadMatches {
+	s.mu.Lock()
+	library := s.rows
+	s.mu.Unlock()
+	if total > broadMatches || total > commonMatches && 2*total > library {
 		refs, err := s.searchBroad(ctx, rd, expr, scope, scopeArgs, limit, offset)
 		return refs, total, err
 	}
@@ -544,6 +547,14 @@ SELECT top.rid, d.id, top.score FROM top JOIN docs AS d ON d.rid = top.rid ORDER
 // library (a word in most prompts), bm25 scores differ little, and ranking them all costs more
 // than the order is worth.
 const broadMatches = 2000
+
+// commonMatches: a search with more matches than this that match more than half the library is
+// paged as a broad one too. Every word of it is then in more than half the prompts, where FTS5
+// clamps bm25's IDF to almost zero: the score still puts title hits first (as the broad order
+// does) but otherwise only prefers short prompts and repeated words, and ranking a thousand
+// matches to get that cost a millisecond a call (a word in 99% of a 1k library: 1.05 ms of
+// search per call). Below it ranking is cheap and a small library keeps the full order.
+const commonMatches = 250
 
 // searchBroad pages a query with more than broadMatches matches: prompts with the words in their
 // title first (ranked by bm25 when they are few enough, else newest first), then the others,
