@@ -310,14 +310,16 @@ var issueBar = struct{ beginRecall, beginPrecision, interceptRecall, heldOut flo
 
 // reached is what the ranking reaches now, rounded down (gaps rounded up): the regression
 // floor. Each gap has its own: the implied topics and the covered-tag rule raised tuning
-// precision more than held-out precision (see the commit log).
+// precision more than held-out precision (see the commit log). The figures are those of the
+// enlarged benchmark (120 tasks: the first 46, and 74 written later, before their ranking was
+// seen), which is harder than the first 46 alone (80.0 / 47.6 / 68.0 there).
 var reached = struct {
 	beginRecall, beginPrecision, interceptRecall          float64
 	beginRecallGap, beginPrecisionGap, interceptRecallGap float64
 	// The held-out half's own figures: a gap can narrow by losing on the tuning half, so what
 	// must not fall is what the ranking does on tasks it was not tuned on.
 	heldOutBeginRecall, heldOutBeginPrecision, heldOutInterceptRecall float64
-}{80, 47, 68, 7, 19, 14, 76, 39, 61}
+}{73, 37, 57, 10, 3, 6, 68, 35, 54}
 
 // TestGateEval runs the labelled benchmark. It fails when priority 10 is not always sent, when a
 // briefing exceeds the byte budget, or when recall, precision or the held-out gap fall below
