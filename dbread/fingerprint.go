@@ -53,9 +53,10 @@ func (db *DB) EachPromptInBucket(ctx context.Context, lo int64, fn func(rowid in
 		return db.wrap(op, err)
 	}
 	defer rows.Close()
+	var rowid int64
+	sc := newPromptScanner(&rowid)
 	for rows.Next() {
-		var rowid int64
-		p, err := scanPrompt(rows, &rowid)
+		p, err := sc.scan(rows)
 		if err != nil {
 			return db.wrap(op, err)
 		}

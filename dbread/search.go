@@ -146,8 +146,9 @@ func (db *DB) searchLike(ctx context.Context, words []string, inFolders []string
 	defer rows.Close()
 	ps := []promptlib.Prompt{}
 	total := -1
+	sc := newPromptScanner(&total)
 	for rows.Next() {
-		p, err := scanPrompt(rows, &total)
+		p, err := sc.scan(rows)
 		if err != nil {
 			return nil, 0, err
 		}
