@@ -166,10 +166,10 @@ func (s *sidecar) attempt() <-chan struct{} {
 	return s.done
 }
 
-// run builds the sidecar, then keeps it in step with the library until ctx is cancelled.
 // bigSync is the number of rows a sync must have written for its garbage to be freed at once.
 const bigSync = 10_000
 
+// run builds the sidecar, then keeps it in step with the library until ctx is cancelled.
 func (s *sidecar) run(ctx context.Context) {
 	defer s.stopped()
 	if s.path == "" {
