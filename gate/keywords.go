@@ -197,6 +197,7 @@ var stopWords = func() map[string]bool {
 //   - the candidates the index, the synonym table or the implied topics know are kept, the most telling first: rare
 //     in the project, and naming a topic (found in some title or heading) rather than only said
 //     in passing in bodies; so a long request is summarised to its key terms;
+//   - a value naming a file adds what its type says (filetypes.go: "AccountPage.tsx" → react);
 //   - at most MaxTags, in the order the call says them, and never none when the call carries a
 //     word the index knows.
 func (ix *Index) InterceptTags(tool string, args json.RawMessage) []string {
@@ -248,6 +249,9 @@ func (ix *Index) InterceptTags(tool string, args json.RawMessage) []string {
 			phrases = append(phrases, t)
 		}
 		addText(t, valueNoise, !whole) // a value kept whole is its own phrase already
+		for _, topic := range fileTopics(t) {
+			addText(topic, nil, false)
+		}
 		return true
 	})
 	room := MaxTags - min(len(phrases), MaxTags/2)

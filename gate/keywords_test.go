@@ -74,6 +74,8 @@ func TestInterceptTags(t *testing.T) {
 	f.prompt("Engineering / Database", "Query Review", "Explain plans.\n")
 	f.prompt("Engineering / Api", "Request Timeouts", "Every HTTP call has a timeout; retry with backoff.\n")
 	f.prompt("Engineering / Payments", "Refunds", "Through the payments service.\n")
+	f.prompt("Engineering / Frontend", "React Error Boundaries", "Wrap each page.\n")
+	f.prompt("Engineering / Infra", "Terraform Conventions", "One state per environment.\n")
 	ix := f.index(t, project(1000, nil))
 	long := `{"query": "We keep seeing intermittent failures when the orders service calls the inventory service over HTTP; sometimes requests hang for a long time, so I would like to add sensible timeouts and retries."}`
 	tests := []struct {
@@ -87,6 +89,9 @@ func TestInterceptTags(t *testing.T) {
 		{"a prompt name is kept whole", "get_prompt", `{"name": "query-review"}`, []string{"query-review", "query", "review"}},
 		{"synonyms count as known words", "search_prompts", `{"query": "observability"}`, []string{"observability"}},
 		{"content is never read", "create_prompt", `{"title": "Refunds", "content": "timeouts"}`, []string{"refunds"}},
+		{"a file's type says what it is written in", "fs__read_file", `{"path": "web/src/pages/AccountPage.tsx"}`, []string{"file", "pages", "react"}},
+		{"in a command too; a type the project does not know is dropped", "shell__run", `{"command": "cat deploy/main.tf api.py"}`, []string{"deploy", "api", "terraform"}},
+		{"a URL is not a file", "fetch", `{"url": "https://example.com/x.tsx"}`, []string{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
