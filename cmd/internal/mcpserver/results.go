@@ -30,8 +30,8 @@ type PromptItem struct {
 	Summary        string  `json:"summary"`
 	ContentBytes   int     `json:"contentBytes"`
 	FolderID       *string `json:"folderId"`
-	// Absent when the prompt has none, as most have none: the nulls were 7% of a page's text on
-	// the sample library (and of the tokens it costs a model) for nothing a model can use.
+	// Absent when the prompt has none: on the sample library the nulls were 7% of a page's text,
+	// and of the tokens it costs a model, for nothing a model can use.
 	Emoji     *string        `json:"emoji,omitempty"`
 	Color     *string        `json:"color,omitempty"`
 	URL       *string        `json:"url,omitempty"`
