@@ -196,8 +196,9 @@ func loadView(path, db string) (*snapshot, error) {
 }
 
 // decodeView is the snapshot a kept view of size bytes describes, the gate's documents
-// included for a project's; nil if it is not a whole view of db. Every count is checked against what is left of the file before anything is allocated
-// for it, and every record against the table, so a damaged file is ignored, never served.
+// included for a project's; nil if it is not a whole view of db. Every count is checked
+// against what is left of the file before anything is allocated for it, and every record
+// against the table, so a damaged file is ignored, never served.
 func decodeView(r *bufio.Reader, size int64, db string) *snapshot {
 	d := viewDecoder{r: r, left: size}
 	le := binary.LittleEndian

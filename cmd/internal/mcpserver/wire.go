@@ -434,6 +434,9 @@ func (o wireOut) Write(p []byte) (int, error) {
 	c.prepared = nil
 	c.mu.Unlock()
 	if cancelled {
+		if pr != nil {
+			release(pr.buf) // never sent: its buffer is free again
+		}
 		w.obs.cancelled(c)
 		return n, nil
 	}
