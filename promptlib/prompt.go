@@ -60,8 +60,25 @@ func (t Time) String() string { return t.UTC().Format(TimeLayout) }
 // MarshalJSON writes the API's layout. The layout has nothing JSON escapes, so the string is
 // written directly (a page of 100 prompts has 200 timestamps).
 func (t Time) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, len(TimeLayout)+8)
-	return append(t.UTC().AppendFormat(append(b, '"'), TimeLayout), '"'), nil
+	return t.AppendJSON(make([]byte, 0, len(TimeLayout)+8)), nil
+}
+
+// AppendJSON appends what MarshalJSON writes, for encoders that build a result by hand. The
+// digits are written directly: AppendFormat's general layout walk was half the cost of a page
+// of prompts written by hand.
+func (t Time) AppendJSON(b []byte) []byte {
+	u := t.UTC()
+	year, month, day := u.Date()
+	if year < 0 || year > 9999 {
+		return append(u.AppendFormat(append(b, '"'), TimeLayout), '"')
+	}
+	hour, minute, sec := u.Clock()
+	ms := u.Nanosecond() / 1e6
+	return append(b, '"',
+		byte('0'+year/1000), byte('0'+year/100%10), byte('0'+year/10%10), byte('0'+year%10), '-',
+		byte('0'+month/10), byte('0'+month%10), '-', byte('0'+day/10), byte('0'+day%10), 'T',
+		byte('0'+hour/10), byte('0'+hour%10), ':', byte('0'+minute/10), byte('0'+minute%10), ':',
+		byte('0'+sec/10), byte('0'+sec%10), '.', byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10), 'Z', '"')
 }
 
 // UnmarshalJSON accepts any RFC 3339 timestamp.

@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"encoding/json"
 	"unicode/utf8"
 
 	"github.com/mcpctl/mcpctl/promptlib"
@@ -84,7 +83,7 @@ func (c *core) pageOf(prompts []promptlib.Prompt, total, offset, limit int, with
 // second encoding of every item of every page.
 func itemSize(item PromptItem) int {
 	if item.Content != nil {
-		return jsonSize(item)
+		return len(item.appendJSON(nil))
 	}
 	n := 320 + 2*(len(item.ID)+len(item.Title)+len(item.Summary))
 	for _, s := range []*string{item.FolderID, item.Emoji, item.Color, item.URL} {
@@ -93,14 +92,6 @@ func itemSize(item PromptItem) int {
 		}
 	}
 	return n
-}
-
-func jsonSize(v any) int {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return 0
-	}
-	return len(b)
 }
 
 // PromptResult is get_prompt's answer: the prompt, with its content whole or, over the limit,

@@ -171,6 +171,10 @@ func operationIDOf(out any) string {
 // marshalText is a result's JSON as the model reads it: without HTML escaping, which would turn
 // each <, > and & of a prompt into six bytes of the model's context.
 func marshalText(b *bytes.Buffer, v any) ([]byte, error) {
+	if a, ok := v.(jsonAppender); ok {
+		b.Write(a.appendJSON(b.AvailableBuffer()))
+		return b.Bytes(), nil
+	}
 	enc := json.NewEncoder(b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
