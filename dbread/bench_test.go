@@ -102,16 +102,30 @@ func BenchmarkListPrompts(b *testing.B) {
 	}
 }
 
-func benchSearch(b *testing.B, query func(n int) string) {
+func benchSearch(b *testing.B, query func(n int) string) { benchSearchIn(b, query, false) }
+
+// benchSearchIn times query over the library, or with scoped over the folders holding the
+// first half of its prompts (a gated project's scope).
+func benchSearchIn(b *testing.B, query func(n int) string, scoped bool) {
 	ctx := context.Background()
 	for _, n := range benchSizes(b) {
 		b.Run(fmt.Sprintf("prompts=%d", n), func(b *testing.B) {
 			db := benchDB(b, n)
 			q := query(n)
+			var in []string
+			if scoped {
+				folders, err := db.Folders(ctx)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for held := 0; held < n/2 && len(in) < len(folders); held += folders[len(in)].PromptCount {
+					in = append(in, folders[len(in)].ID)
+				}
+			}
 			var total int
 			for b.Loop() {
 				var err error
-				if _, total, err = db.Search(ctx, q, 20, 0); err != nil || total == 0 {
+				if _, total, err = db.SearchIn(ctx, q, in, 20, 0); err != nil || total == 0 {
 					b.Fatalf("Search(%q) = total %d, %v", q, total, err)
 				}
 			}
@@ -124,12 +138,15 @@ func benchSearch(b *testing.B, query func(n int) string) {
 }
 
 // BenchmarkSearchSelective: two words of one title, not adjacent (the verb and the number).
-func BenchmarkSearchSelective(b *testing.B) {
-	benchSearch(b, func(n int) string {
-		p := promptlib.Sample(min(n, 1000), 1).Prompts[n%1000/2]
-		words := strings.Fields(p.Title)
-		return words[0] + " " + strings.TrimPrefix(words[len(words)-1], "#") + " "
-	})
+func BenchmarkSearchSelective(b *testing.B) { benchSearch(b, selectiveQuery) }
+
+// BenchmarkSearchScoped: the selective words in half the library's folders.
+func BenchmarkSearchScoped(b *testing.B) { benchSearchIn(b, selectiveQuery, true) }
+
+func selectiveQuery(n int) string {
+	p := promptlib.Sample(min(n, 1000), 1).Prompts[n%1000/2]
+	words := strings.Fields(p.Title)
+	return words[0] + " " + strings.TrimPrefix(words[len(words)-1], "#") + " "
 }
 
 // BenchmarkSearchBroad: one word found in about half the library, ranked.

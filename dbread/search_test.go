@@ -313,3 +313,64 @@ func TestSearchBroad(t *testing.T) {
 		})
 	}
 }
+
+// TestSearchRankedTotal: a search with more matches than it keeps ranked (offset + limit +
+// tieSlack) but not broad takes its total from the ranking pass (mcpctl_rank's count). The total
+// must be every match, and the page the full order's, for the library and for a project's
+// folders.
+func TestSearchRankedTotal(t *testing.T) {
+	lib := librarytest.New(t, 1500)
+	db := openReady(t, lib.DB)
+	ctx := context.Background()
+	rd := db.side.reader()
+	folders := []string{}
+	for _, f := range lib.Data.Folders[:len(lib.Data.Folders)/2] {
+		folders = append(folders, f.ID)
+	}
+	checked := 0
+	for _, q := range []string{"refactor", "threat model", "typescript", "sql queries", "review", "elixir", "senior reviewer"} {
+		for _, in := range [][]string{nil, folders} {
+			scope, args := "", []any{matchExpr(searchWords(q))}
+			if in != nil {
+				scope = " AND fts.rowid IN (SELECT rid FROM docs WHERE folder IN (SELECT value FROM json_each(?)))"
+				args = append(args, jsonList(in))
+			}
+			var want int
+			if err := rd.QueryRow("SELECT count(*) FROM fts WHERE fts MATCH ?"+scope, args...).Scan(&want); err != nil {
+				t.Fatal(err)
+			}
+			if want <= 10+tieSlack || want > broadAt(len(lib.Data.Prompts)) {
+				continue // every match ranked, or broad: other tests
+			}
+			checked++
+			page, total, err := db.SearchIn(ctx, q, in, 10, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if total != want {
+				t.Errorf("%q (folders %v): total %d, want %d", q, in != nil, total, want)
+			}
+			rows, err := rd.Query("SELECT d.id FROM fts CROSS JOIN docs AS d ON d.rid = fts.rowid WHERE fts MATCH ?"+scope+
+				" ORDER BY "+rankExpr+", d.created DESC, d.id LIMIT 10", args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var order []string
+			for rows.Next() {
+				var id string
+				rows.Scan(&id)
+				order = append(order, id)
+			}
+			rows.Close()
+			if !slices.Equal(ids(page), order) {
+				t.Errorf("%q (folders %v): page %v, want %v", q, in != nil, ids(page), order)
+			}
+		}
+	}
+	if checked < 4 {
+		t.Fatalf("only %d queries fell between a kept page and broad; the test needs other words", checked)
+	}
+	if db.fallbacks.Load() != 0 {
+		t.Errorf("%d searches answered by LIKE scan", db.fallbacks.Load())
+	}
+}
