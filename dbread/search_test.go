@@ -286,6 +286,14 @@ func TestSearchBroad(t *testing.T) {
 			if len(first) != 10 || first[0].ID != lib.Data.Prompts[42].ID {
 				t.Fatalf("first results %v, want the title hit first", ids(first))
 			}
+			// Two words: mcpctl_rank finds the query broad from its IDF pass, with the total.
+			var both int
+			if err := db.side.reader().QueryRow("SELECT count(*) FROM fts WHERE fts MATCH ?", matchExpr(searchWords("senior reviewer"))).Scan(&both); err != nil {
+				t.Fatal(err)
+			}
+			if _, n, err := db.Search(ctx, "senior reviewer", 10, 0); err != nil || n != both || both <= broadAt(len(lib.Data.Prompts)) {
+				t.Errorf("two common words: total %d, %v; want %d, past broadAt", n, err, both)
+			}
 			for i, p := range first[1:] {
 				if want := lib.Data.Prompts[n-1-i].ID; p.ID != want {
 					t.Errorf("result %d is %s, want %s: the last written first, not a bm25 order", i+1, p.ID, want)

@@ -475,15 +475,16 @@ func (s *sidecar) reader() *sql.DB {
 // scores at the page's edge.
 const tieSlack = 64
 
-// search runs a MATCH expression (from matchExpr) and returns a page of rowids, ranked, and the
-// number of matches.
+// search finds the prompts holding every word (the last as a prefix with prefix) and returns a
+// page of rowids, ranked, and the number of matches.
 //
 // Order is bm25, then created DESC, then id. The tie-break needs docs for every row it
 // compares, and a lookup per match was a third of the time of a broad query, so the index first
 // ranks by bm25 alone (mcpctl_rank, which also counts the matches) and keeps
 // offset+limit+tieSlack rows; only those are joined and ordered fully. That is exact unless a
 // run of equal scores crosses the edge of the kept rows, in which case the full query runs.
-func (s *sidecar) search(ctx context.Context, expr string, inFolders []string, limit, offset int) ([]docRef, int, error) {
+func (s *sidecar) search(ctx context.Context, words []string, prefix bool, inFolders []string, limit, offset int) ([]docRef, int, error) {
+	expr := matchExpr(words, prefix)
 	rd := s.reader()
 	if rd == nil {
 		return nil, 0, errors.New("dbread: search index closed")
@@ -498,24 +499,39 @@ func (s *sidecar) search(ctx context.Context, expr string, inFolders []string, l
 		scopeArgs = []any{jsonList(inFolders)}
 	}
 	// A query that matches most of the library would rank every match (bm25 over 100k rows is
-	// most of 150 ms). mcpctl_rank stops the ranking once it passes broadAt matches; such a
-	// query is counted and paged as a broad one. Otherwise the ranking's own count is the total,
-	// with no second pass over the doclists.
+	// most of 150 ms); past broadAt matches it is paged as a broad one. For two words or more
+	// over the whole library, mcpctl_rank learns the number of matches from its IDF pass (which
+	// walks each word's doclist anyway) and stops a broad query before ranking a row; otherwise
+	// it counts the matches as it ranks them, so the total needs no second pass over the
+	// doclists (0.3-0.6 ms of a two-word search at 100k). One word, the usual broad query, is
+	// counted first: the IDF pass walks a prefix's doclists once more than the query does, and
+	// a broad word then cost 9 ms more than its count. A scope is counted first too: the IDF
+	// pass sees the whole library.
 	s.mu.Lock()
 	library := s.rows
 	s.mu.Unlock()
+	total, and := -1, 1
+	if inFolders != nil || len(words) == 1 {
+		if err := rd.QueryRowContext(ctx, "SELECT count(*) FROM fts WHERE fts MATCH ?"+scope, append([]any{expr}, scopeArgs...)...).Scan(&total); err != nil {
+			return nil, 0, err
+		}
+		if total > broadAt(library) {
+			return s.pageBroad(ctx, rd, expr, scope, scopeArgs, limit, offset, total)
+		}
+		and = 0
+	}
 	keep := offset + limit + tieSlack
 	rows, err := rd.QueryContext(ctx, `WITH top AS MATERIALIZED (
-  SELECT rowid AS rid, mcpctl_rank(fts, ?, `+rankWeights+`) AS score FROM fts WHERE fts MATCH ?`+scope+` ORDER BY score LIMIT ?)
+  SELECT rowid AS rid, mcpctl_rank(fts, ?, ?, `+rankWeights+`) AS score FROM fts WHERE fts MATCH ?`+scope+` ORDER BY score LIMIT ?)
 SELECT top.rid, d.id, top.score, mcpctl_matches() FROM top JOIN docs AS d ON d.rid = top.rid ORDER BY top.score, d.created DESC, d.id`,
-		append(append([]any{broadAt(library), expr}, scopeArgs...), keep)...)
-	if ftsrank.Broad(err) {
-		return s.countBroad(ctx, rd, expr, scope, scopeArgs, limit, offset)
+		append(append([]any{broadAt(library), and, expr}, scopeArgs...), keep)...)
+	if n, broad := ftsrank.Broad(err); broad {
+		return s.pageBroad(ctx, rd, expr, scope, scopeArgs, limit, offset, n)
 	}
 	if err != nil {
 		return nil, 0, err
 	}
-	var total int
+	ranked := 0
 	var refs []docRef
 	var scores []float64
 	err = func() error {
@@ -523,18 +539,21 @@ SELECT top.rid, d.id, top.score, mcpctl_matches() FROM top JOIN docs AS d ON d.r
 		for rows.Next() {
 			var r docRef
 			var score float64
-			if err := rows.Scan(&r.rowid, &r.id, &score, &total); err != nil {
+			if err := rows.Scan(&r.rowid, &r.id, &score, &ranked); err != nil {
 				return err
 			}
 			refs, scores = append(refs, r), append(scores, score)
 		}
 		return rows.Err()
 	}()
-	if ftsrank.Broad(err) {
-		return s.countBroad(ctx, rd, expr, scope, scopeArgs, limit, offset)
+	if n, broad := ftsrank.Broad(err); broad {
+		return s.pageBroad(ctx, rd, expr, scope, scopeArgs, limit, offset, n)
 	}
 	if err != nil {
 		return nil, 0, err
+	}
+	if total < 0 {
+		total = ranked
 	}
 	if len(refs) < keep {
 		// Every match was ranked: the page is exact.
@@ -552,12 +571,13 @@ SELECT top.rid, d.id, top.score, mcpctl_matches() FROM top JOIN docs AS d ON d.r
 	return refs, total, err
 }
 
-// countBroad pages a query that matched more than broadAt: it counts the matches, then pages
-// them as searchBroad does.
-func (s *sidecar) countBroad(ctx context.Context, rd *sql.DB, expr, scope string, scopeArgs []any, limit, offset int) ([]docRef, int, error) {
-	var total int
-	if err := rd.QueryRowContext(ctx, "SELECT count(*) FROM fts WHERE fts MATCH ?"+scope, append([]any{expr}, scopeArgs...)...).Scan(&total); err != nil {
-		return nil, 0, err
+// pageBroad pages a query that matched more than broadAt, total of them (-1: not yet counted),
+// as searchBroad does.
+func (s *sidecar) pageBroad(ctx context.Context, rd *sql.DB, expr, scope string, scopeArgs []any, limit, offset, total int) ([]docRef, int, error) {
+	if total < 0 {
+		if err := rd.QueryRowContext(ctx, "SELECT count(*) FROM fts WHERE fts MATCH ?"+scope, append([]any{expr}, scopeArgs...)...).Scan(&total); err != nil {
+			return nil, 0, err
+		}
 	}
 	refs, err := s.searchBroad(ctx, rd, expr, scope, scopeArgs, limit, offset)
 	return refs, total, err

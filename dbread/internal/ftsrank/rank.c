@@ -7,6 +7,7 @@
 // layout of every version since FTS5 shipped.
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,16 +95,48 @@ typedef struct query {
 	double *freq;
 } query;
 
-static int countRow(const Fts5ExtensionApi *api, Fts5Context *fts, void *user) {
-	(void)api;
-	(void)fts;
-	(*(sqlite3_int64 *)user)++;
+// scan is one phrase's pass for its IDF. With rows set it also intersects the phrase's rowids
+// with the rows of the phrases before it (kept ascending in rows[0:n]), so that after the last
+// phrase n is the number of rows holding every phrase: the matches of an AND query.
+typedef struct scan {
+	sqlite3_int64 nHit;
+	sqlite3_int64 *rows, n, cap, at, kept, last;
+	int first, unordered, nomem;
+} scan;
+
+static int scanRow(const Fts5ExtensionApi *api, Fts5Context *fts, void *user) {
+	scan *sc = user;
+	sc->nHit++;
+	if (sc->rows == NULL && !sc->first) return SQLITE_OK;
+	sqlite3_int64 rowid = api->xRowid(fts);
+	if (sc->nHit > 1 && rowid <= sc->last) sc->unordered = 1;
+	sc->last = rowid;
+	if (sc->first) {
+		if (sc->n == sc->cap) {
+			sqlite3_int64 cap = sc->cap ? 2 * sc->cap : 1024;
+			sqlite3_int64 *rows = sqlite3_malloc64(sizeof(sqlite3_int64) * (unsigned long long)cap);
+			if (rows == NULL) {
+				sc->nomem = 1;
+				return 7; /* SQLITE_NOMEM */
+			}
+			if (sc->n) memcpy(rows, sc->rows, sizeof(sqlite3_int64) * (size_t)sc->n);
+			sqlite3_free(sc->rows);
+			sc->rows = rows;
+			sc->cap = cap;
+		}
+		sc->rows[sc->n++] = rowid;
+		return SQLITE_OK;
+	}
+	while (sc->at < sc->n && sc->rows[sc->at] < rowid) sc->at++;
+	if (sc->at < sc->n && sc->rows[sc->at] == rowid) sc->rows[sc->kept++] = sc->rows[sc->at++];
 	return SQLITE_OK;
 }
 
 static void freeQuery(void *p) { sqlite3_free(p); }
 
-static int newQuery(const Fts5ExtensionApi *api, Fts5Context *fts, query **out) {
+// newQuery works out q for the query. With and, the query is an AND of its phrases and *total
+// is set to its number of matches, or -1 when the phrases' rows did not come in rowid order.
+static int newQuery(const Fts5ExtensionApi *api, Fts5Context *fts, int and, query **out, sqlite3_int64 *total) {
 	int nPhrase = api->xPhraseCount(fts);
 	query *q = sqlite3_malloc64(sizeof(query) + 2 * sizeof(double) * (nPhrase > 0 ? nPhrase : 1));
 	if (q == NULL) return 7; /* SQLITE_NOMEM */
@@ -115,14 +148,21 @@ static int newQuery(const Fts5ExtensionApi *api, Fts5Context *fts, query **out) 
 	int rc = api->xRowCount(fts, &nRow);
 	if (rc == SQLITE_OK) rc = api->xColumnTotalSize(fts, -1, &nToken);
 	if (rc == SQLITE_OK) q->avgdl = nRow > 0 ? (double)nToken / (double)nRow : 1.0;
+	scan sc;
+	memset(&sc, 0, sizeof(sc));
 	for (int i = 0; rc == SQLITE_OK && i < nPhrase; i++) {
-		sqlite3_int64 nHit = 0;
-		rc = api->xQueryPhrase(fts, i, &nHit, countRow);
+		sc.nHit = 0;
+		sc.first = and && i == 0;
+		sc.at = sc.kept = 0;
+		rc = api->xQueryPhrase(fts, i, &sc, scanRow);
 		if (rc == SQLITE_OK) {
-			double idf = log((nRow - nHit + 0.5) / (nHit + 0.5));
+			double idf = log((nRow - sc.nHit + 0.5) / (sc.nHit + 0.5));
 			q->idf[i] = idf <= 0.0 ? 1e-6 : idf;
+			if (!sc.first && sc.rows != NULL) sc.n = sc.kept;
 		}
 	}
+	*total = and && !sc.unordered && !sc.nomem && nPhrase > 0 ? sc.n : -1;
+	sqlite3_free(sc.rows);
 	if (rc == SQLITE_OK) rc = api->xSetAuxdata(fts, q, freeQuery);
 	if (rc != SQLITE_OK) {
 		sqlite3_free(q);
@@ -132,26 +172,36 @@ static int newQuery(const Fts5ExtensionApi *api, Fts5Context *fts, query **out) 
 	return SQLITE_OK;
 }
 
-// mcpctl_rank(fts, broadAt, w0, w1, ...) is bm25(fts, w0, w1, ...), the same score to the bit,
-// and counts each row it ranks in the connection's matches. Once it has ranked more than
-// broadAt rows (when broadAt > 0) it fails with "mcpctl: broad", so a query that matches too
-// much stops early instead of ranking every match.
+// mcpctl_rank(fts, broadAt, and, w0, w1, ...) is bm25(fts, w0, w1, ...), the same score to the
+// bit, and counts each row it ranks in the connection's matches. When broadAt > 0 it stops a
+// query that matches more than broadAt rows with the error "mcpctl: broad N": with and set
+// (the query is an AND of its phrases and nothing else narrows it), on its first row, N the
+// exact number of matches, which the phrases' IDF pass counts anyway; otherwise once it has
+// ranked broadAt + 1 rows, N unknown (-1).
 static void rankFunc(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx, int nVal,
                      sqlite3_value **apVal) {
+	char msg[64];
 	matches *m = api->xUserData(fts);
+	sqlite3_int64 broadAt = nVal > 0 ? sqlite3_value_int64(apVal[0]) : 0;
+	int and = nVal > 1 ? (int)sqlite3_value_int64(apVal[1]) : 0;
 	query *q = api->xGetAuxdata(fts, 0);
 	if (q == NULL) {
-		int rc = newQuery(api, fts, &q);
+		sqlite3_int64 total = -1;
+		int rc = newQuery(api, fts, and, &q, &total);
 		if (rc != SQLITE_OK) {
 			sqlite3_result_error_code(ctx, rc);
 			return;
 		}
 		m->n = 0;
+		if (broadAt > 0 && total > broadAt) {
+			snprintf(msg, sizeof(msg), "mcpctl: broad %lld", total);
+			sqlite3_result_error(ctx, msg, -1);
+			return;
+		}
 	}
 	m->n++;
-	sqlite3_int64 broadAt = nVal > 0 ? sqlite3_value_int64(apVal[0]) : 0;
 	if (broadAt > 0 && m->n > broadAt) {
-		sqlite3_result_error(ctx, "mcpctl: broad", -1);
+		sqlite3_result_error(ctx, "mcpctl: broad -1", -1);
 		return;
 	}
 	const double k1 = 1.2, b = 0.75;
@@ -161,7 +211,7 @@ static void rankFunc(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_cont
 	for (int i = 0; rc == SQLITE_OK && i < nInst; i++) {
 		int ip, ic, io;
 		rc = api->xInst(fts, i, &ip, &ic, &io);
-		if (rc == SQLITE_OK) q->freq[ip] += (nVal - 1 > ic) ? sqlite3_value_double(apVal[1 + ic]) : 1.0;
+		if (rc == SQLITE_OK) q->freq[ip] += (nVal - 2 > ic) ? sqlite3_value_double(apVal[2 + ic]) : 1.0;
 	}
 	int nTok = 0;
 	if (rc == SQLITE_OK) rc = api->xColumnSize(fts, -1, &nTok);

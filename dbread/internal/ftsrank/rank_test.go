@@ -55,7 +55,7 @@ func TestRankIsBM25(t *testing.T) {
 	queries := []string{`"review"`, `"caching"*`, `"refactor" AND "cach"*`, `"sql" AND "index" AND "plan"`,
 		`{title} : ("audit")`, `"nomatch"`, `"column" AND "review"`}
 	for _, q := range queries {
-		rows, err := db.Query(`SELECT rowid, bm25(fts, 5.0, 1.0), mcpctl_rank(fts, 0, 5.0, 1.0) FROM fts WHERE fts MATCH ?`, q)
+		rows, err := db.Query(`SELECT rowid, bm25(fts, 5.0, 1.0), mcpctl_rank(fts, 0, 0, 5.0, 1.0) FROM fts WHERE fts MATCH ?`, q)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -95,6 +95,41 @@ func TestRankIsBM25(t *testing.T) {
 	}
 }
 
+// TestRankAndTotal: for an AND of phrases, the IDF pass's intersection is the number of
+// matches, for any mix of common, rare, prefix and absent words.
+func TestRankAndTotal(t *testing.T) {
+	db := newIndex(t, 3000)
+	r := rand.New(rand.NewPCG(3, 5))
+	for range 200 {
+		var phrases []string
+		for range 1 + r.IntN(3) {
+			w := words[r.IntN(len(words))]
+			switch r.IntN(6) {
+			case 0:
+				w = w[:1+r.IntN(len(w))] + `"*`
+			case 1:
+				w = "absent" + `"`
+			default:
+				w += `"`
+			}
+			phrases = append(phrases, `"`+w)
+		}
+		q := strings.Join(phrases, " AND ")
+		var count int
+		if err := db.QueryRow("SELECT count(*) FROM fts WHERE fts MATCH ?", q).Scan(&count); err != nil {
+			t.Fatal(err)
+		}
+		_, err := db.Exec(`SELECT rowid, mcpctl_rank(fts, 1, 1, 5.0, 1.0) AS score FROM fts WHERE fts MATCH ? ORDER BY score LIMIT 10`, q)
+		n, broad := ftsrank.Broad(err)
+		switch {
+		case count > 1 && (!broad || n != count):
+			t.Errorf("%s: %v (%d), want broad with %d", q, err, n, count)
+		case count <= 1 && err != nil:
+			t.Errorf("%s matches %d rows: %v", q, count, err)
+		}
+	}
+}
+
 // TestRankTopAndBroad is the sidecar's use: the best rows by rank with the total in the same
 // statement, and a broad query stopped.
 func TestRankTopAndBroad(t *testing.T) {
@@ -107,7 +142,7 @@ func TestRankTopAndBroad(t *testing.T) {
 		if count <= 10 {
 			t.Fatalf("%s matches %d rows; the test needs more than a page", q, count)
 		}
-		rows, err := db.Query(`WITH top AS MATERIALIZED (SELECT rowid AS rid, mcpctl_rank(fts, ?, 5.0, 1.0) AS score
+		rows, err := db.Query(`WITH top AS MATERIALIZED (SELECT rowid AS rid, mcpctl_rank(fts, ?, 1, 5.0, 1.0) AS score
   FROM fts WHERE fts MATCH ? ORDER BY score LIMIT 10)
 SELECT rid, score, mcpctl_matches() FROM top ORDER BY score`, count, q)
 		if err != nil {
@@ -143,9 +178,12 @@ SELECT rid, score, mcpctl_matches() FROM top ORDER BY score`, count, q)
 			t.Errorf("%s: top 10\n got %v\nwant %v", q, got, want)
 		}
 
-		_, err = db.Exec(`SELECT rowid, mcpctl_rank(fts, ?, 5.0, 1.0) AS score FROM fts WHERE fts MATCH ? ORDER BY score LIMIT 10`, count-1, q)
-		if !ftsrank.Broad(err) {
-			t.Errorf("%s with broadAt %d of %d matches: %v, want the broad error", q, count-1, count, err)
+		// An AND query learns its matches before ranking; told it is not one, it stops counting.
+		for and, want := range []int{-1, count} {
+			_, err = db.Exec(`SELECT rowid, mcpctl_rank(fts, ?, ?, 5.0, 1.0) AS score FROM fts WHERE fts MATCH ? ORDER BY score LIMIT 10`, count-1, and, q)
+			if n, broad := ftsrank.Broad(err); !broad || n != want {
+				t.Errorf("%s with broadAt %d of %d matches, and %d: %v (%d, %v), want broad with %d", q, count-1, count, and, err, n, broad, want)
+			}
 		}
 	}
 }
