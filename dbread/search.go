@@ -103,7 +103,7 @@ func (db *DB) SearchIn(ctx context.Context, query string, inFolders []string, li
 		return nil, 0, db.wrap(op, err)
 	}
 	if current {
-		refs, total, err := db.side.search(ctx, words, prefix, inFolders, limit, offset)
+		refs, total, err := db.side.search(ctx, matchExpr(words, prefix), inFolders, limit, offset)
 		if err == nil {
 			ps, err := db.promptsByRowid(ctx, refs)
 			return ps, total, db.wrap(op, err)

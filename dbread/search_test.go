@@ -286,7 +286,7 @@ func TestSearchBroad(t *testing.T) {
 			if len(first) != 10 || first[0].ID != lib.Data.Prompts[42].ID {
 				t.Fatalf("first results %v, want the title hit first", ids(first))
 			}
-			// Two words: mcpctl_rank finds the query broad from its IDF pass, with the total.
+			// Two words, both in every prompt: broad too.
 			var both int
 			if err := db.side.reader().QueryRow("SELECT count(*) FROM fts WHERE fts MATCH ?", matchExpr(searchWords("senior reviewer"))).Scan(&both); err != nil {
 				t.Fatal(err)
@@ -323,9 +323,8 @@ func TestSearchBroad(t *testing.T) {
 }
 
 // TestSearchRankedTotal: a search with more matches than it keeps ranked (offset + limit +
-// tieSlack) but not broad takes its total from the ranking pass (mcpctl_rank's count). The total
-// must be every match, and the page the full order's, for the library and for a project's
-// folders.
+// tieSlack) but not broad: the total must be every match, and the page the full order's, for
+// the library and for a project's folders (whose rowids are a filter, not an FTS5 constraint).
 func TestSearchRankedTotal(t *testing.T) {
 	lib := librarytest.New(t, 1500)
 	db := openReady(t, lib.DB)

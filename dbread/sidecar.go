@@ -16,8 +16,6 @@ import (
 	"time"
 
 	_ "github.com/mattn/go-sqlite3" // the sidecar is ours to write: the plain driver
-
-	"github.com/mcpctl/mcpctl/dbread/internal/ftsrank"
 )
 
 // Search index states, as SearchIndex reports them.
@@ -67,10 +65,7 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 `
 
 // Title hits weigh more than body hits in bm25.
-const (
-	rankWeights = "5.0, 1.0"
-	rankExpr    = "bm25(fts, " + rankWeights + ")"
-)
+const rankExpr = "bm25(fts, 5.0, 1.0)"
 
 // sidecar is the search index and listing order, in a database of our own under
 // Options.CacheDir. One goroutine (run) writes it; Search and ListPrompts read it when it is
@@ -475,16 +470,15 @@ func (s *sidecar) reader() *sql.DB {
 // scores at the page's edge.
 const tieSlack = 64
 
-// search finds the prompts holding every word (the last as a prefix with prefix) and returns a
-// page of rowids, ranked, and the number of matches.
+// search runs a MATCH expression (from matchExpr) and returns a page of rowids, ranked, and the
+// number of matches.
 //
 // Order is bm25, then created DESC, then id. The tie-break needs docs for every row it
 // compares, and a lookup per match was a third of the time of a broad query, so the index first
-// ranks by bm25 alone (mcpctl_rank, which also counts the matches) and keeps
-// offset+limit+tieSlack rows; only those are joined and ordered fully. That is exact unless a
-// run of equal scores crosses the edge of the kept rows, in which case the full query runs.
-func (s *sidecar) search(ctx context.Context, words []string, prefix bool, inFolders []string, limit, offset int) ([]docRef, int, error) {
-	expr := matchExpr(words, prefix)
+// ranks by bm25 alone and keeps offset+limit+tieSlack rows; only those are joined and ordered
+// fully. That is exact unless a run of equal scores crosses the edge of the kept rows, in which
+// case the full query runs.
+func (s *sidecar) search(ctx context.Context, expr string, inFolders []string, limit, offset int) ([]docRef, int, error) {
 	rd := s.reader()
 	if rd == nil {
 		return nil, 0, errors.New("dbread: search index closed")
@@ -499,43 +493,26 @@ func (s *sidecar) search(ctx context.Context, words []string, prefix bool, inFol
 		scopeArgs = []any{jsonList(inFolders)}
 	}
 	// A query that matches most of the library would rank every match (bm25 over 100k rows is
-	// most of 150 ms); past broadAt matches it is paged as a broad one. For two words or more
-	// over the whole library, mcpctl_rank learns the number of matches from its IDF pass (which
-	// walks each word's doclist anyway) and stops a broad query before ranking a row; otherwise
-	// it counts the matches as it ranks them, so the total needs no second pass over the
-	// doclists (0.3-0.6 ms of a two-word search at 100k). One word, the usual broad query, is
-	// counted first: the IDF pass walks a prefix's doclists once more than the query does, and
-	// a broad word then cost 9 ms more than its count. In a scope the IDF pass, which sees the
-	// whole library, cannot tell the matches: the ranking counts them, and stops past broadAt.
-	// (Each query over a scope lists the scope's rowids, 25 ms for 50k of them: a count first
-	// would list them twice.)
+	// most of 150 ms): count first, and above broadMatches rank only what bm25 can tell apart.
+	var total int
+	if err := rd.QueryRowContext(ctx, "SELECT count(*) FROM fts WHERE fts MATCH ?"+scope, append([]any{expr}, scopeArgs...)...).Scan(&total); err != nil {
+		return nil, 0, err
+	}
 	s.mu.Lock()
 	library := s.rows
 	s.mu.Unlock()
-	total, and := -1, 1
-	if inFolders != nil {
-		and = 0
-	}
-	if len(words) == 1 {
-		if err := rd.QueryRowContext(ctx, "SELECT count(*) FROM fts WHERE fts MATCH ?"+scope, append([]any{expr}, scopeArgs...)...).Scan(&total); err != nil {
-			return nil, 0, err
-		}
-		if total > broadAt(library) {
-			return s.pageBroad(ctx, rd, expr, scope, scopeArgs, limit, offset, total)
-		}
+	if total > broadAt(library) {
+		refs, err := s.searchBroad(ctx, rd, expr, scope, scopeArgs, limit, offset)
+		return refs, total, err
 	}
 	keep := offset + limit + tieSlack
-	rows, err := rd.QueryContext(ctx, `WITH top AS MATERIALIZED (
-  SELECT rowid AS rid, mcpctl_rank(fts, ?, ?, `+rankWeights+`) AS score FROM fts WHERE fts MATCH ?`+scope+` ORDER BY score LIMIT ?)
-SELECT top.rid, d.id, top.score, mcpctl_matches() FROM top JOIN docs AS d ON d.rid = top.rid ORDER BY top.score, d.created DESC, d.id`,
-		append(append([]any{broadAt(library), and, expr}, scopeArgs...), keep)...)
-	if n, broad := ftsrank.Broad(err); broad {
-		return s.pageBroad(ctx, rd, expr, scope, scopeArgs, limit, offset, n)
-	}
+	rows, err := rd.QueryContext(ctx, `WITH top AS (
+  SELECT rowid AS rid, `+rankExpr+` AS score FROM fts WHERE fts MATCH ?`+scope+` ORDER BY score LIMIT ?)
+SELECT top.rid, d.id, top.score FROM top JOIN docs AS d ON d.rid = top.rid ORDER BY top.score, d.created DESC, d.id`,
+		append(append([]any{expr}, scopeArgs...), keep)...)
 	if err != nil {
 		return nil, 0, err
 	}
-	ranked := 0
 	var refs []docRef
 	var scores []float64
 	err = func() error {
@@ -543,21 +520,15 @@ SELECT top.rid, d.id, top.score, mcpctl_matches() FROM top JOIN docs AS d ON d.r
 		for rows.Next() {
 			var r docRef
 			var score float64
-			if err := rows.Scan(&r.rowid, &r.id, &score, &ranked); err != nil {
+			if err := rows.Scan(&r.rowid, &r.id, &score); err != nil {
 				return err
 			}
 			refs, scores = append(refs, r), append(scores, score)
 		}
 		return rows.Err()
 	}()
-	if n, broad := ftsrank.Broad(err); broad {
-		return s.pageBroad(ctx, rd, expr, scope, scopeArgs, limit, offset, n)
-	}
 	if err != nil {
 		return nil, 0, err
-	}
-	if total < 0 {
-		total = ranked
 	}
 	if len(refs) < keep {
 		// Every match was ranked: the page is exact.
@@ -575,21 +546,9 @@ SELECT top.rid, d.id, top.score, mcpctl_matches() FROM top JOIN docs AS d ON d.r
 	return refs, total, err
 }
 
-// pageBroad pages a query that matched more than broadAt, total of them (-1: not yet counted),
-// as searchBroad does.
-func (s *sidecar) pageBroad(ctx context.Context, rd *sql.DB, expr, scope string, scopeArgs []any, limit, offset, total int) ([]docRef, int, error) {
-	if total < 0 {
-		if err := rd.QueryRowContext(ctx, "SELECT count(*) FROM fts WHERE fts MATCH ?"+scope, append([]any{expr}, scopeArgs...)...).Scan(&total); err != nil {
-			return nil, 0, err
-		}
-	}
-	refs, err := s.searchBroad(ctx, rd, expr, scope, scopeArgs, limit, offset)
-	return refs, total, err
-}
-
 // broadAt is the most matches a search of a library of that many prompts ranks; past it the
-// search is broad. That is more than broadMatches, or more than commonMatches that are also
-// more than half the library.
+// search is broad: more than broadMatches, or more than commonMatches that are also more than
+// half the library.
 func broadAt(library int) int { return min(broadMatches, max(commonMatches, library/2)) }
 
 // broadMatches is the most matches a search ranks by bm25. Above it the words are common in the
