@@ -162,7 +162,6 @@ var jsonSafe = func() (t [256]bool) {
 // appendJSONString appends s as a JSON string in ASCII (see ascii.go). Unlike encoding/json it
 // leaves <, > and & as they are (the result is not HTML); like it, invalid UTF-8 becomes U+FFFD.
 func appendJSONString[T string | []byte](out []byte, s T) []byte {
-	const hexDigits = "0123456789abcdef"
 	out = append(out, '"')
 	start := 0
 	for i := 0; i < len(s); {
@@ -179,20 +178,30 @@ func appendJSONString[T string | []byte](out []byte, s T) []byte {
 			start = i
 			continue
 		}
-		switch b {
-		case '"', '\\':
-			out = append(out, '\\', b)
-		case '\n':
-			out = append(out, '\\', 'n')
-		case '\r':
-			out = append(out, '\\', 'r')
-		case '\t':
-			out = append(out, '\\', 't')
-		default:
-			out = append(out, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xf])
-		}
+		out = appendByteEscape(out, b)
 		i++
 		start = i
 	}
 	return append(append(out, s[start:]...), '"')
+}
+
+// appendByteEscape appends an ASCII byte that may not stand for itself in a JSON string (a
+// quote, a backslash or a control character) escaped as encoding/json escapes it.
+func appendByteEscape(out []byte, b byte) []byte {
+	const hexDigits = "0123456789abcdef"
+	switch b {
+	case '"', '\\':
+		return append(out, '\\', b)
+	case '\b':
+		return append(out, '\\', 'b')
+	case '\f':
+		return append(out, '\\', 'f')
+	case '\n':
+		return append(out, '\\', 'n')
+	case '\r':
+		return append(out, '\\', 'r')
+	case '\t':
+		return append(out, '\\', 't')
+	}
+	return append(out, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xf])
 }
