@@ -501,9 +501,9 @@ func (s *sidecar) search(ctx context.Context, expr string, inFolders []string, l
 		if all == 0 {
 			return []docRef{}, 0, nil
 		}
-		scope = " AND +fts.rowid IN (SELECT rid FROM docs WHERE folder IN (SELECT value FROM json_each(?)))"
+		scope = scopeRowids
 		if all <= broadAt(library) {
-			scope = " AND (SELECT folder FROM docs WHERE rid = fts.rowid) IN (SELECT value FROM json_each(?))"
+			scope = scopeLookup
 		}
 		scopeArgs = []any{jsonList(inFolders)}
 	}
@@ -558,6 +558,14 @@ SELECT top.rid, d.id, top.score FROM top JOIN docs AS d ON d.rid = top.rid ORDER
 	return refs, total, err
 }
 
+// A scope as a filter on a search's matches, its folders' ids the one argument: the rowids of
+// their prompts (listed once per query; the + keeps them from FTS5 as a constraint), or each
+// match's folder looked up.
+const (
+	scopeRowids = " AND +fts.rowid IN (SELECT rid FROM docs WHERE folder IN (SELECT value FROM json_each(?)))"
+	scopeLookup = " AND (SELECT folder FROM docs WHERE rid = fts.rowid) IN (SELECT value FROM json_each(?))"
+)
+
 // broadAt is the most matches a search of a library of that many prompts ranks; past it the
 // search is broad: more than broadMatches, or more than commonMatches that are also more than
 // half the library.
@@ -576,7 +584,7 @@ const broadMatches = 2000
 // search per call). Below it ranking is cheap and a small library keeps the full order.
 const commonMatches = 250
 
-// searchBroad pages a query with more than broadMatches matches: prompts with the words in their
+// searchBroad pages a query with more than broadAt matches: prompts with the words in their
 // title first (ranked by bm25 when they are few enough, else newest first), then the others,
 // newest first. Both orders come straight from the index; total stays exact.
 func (s *sidecar) searchBroad(ctx context.Context, rd *sql.DB, expr, scope string, scopeArgs []any, limit, offset int) ([]docRef, error) {
