@@ -103,6 +103,9 @@ func (db *DB) SearchIn(ctx context.Context, query string, inFolders []string, li
 		return nil, 0, db.wrap(op, err)
 	}
 	if current {
+		if last := strings.ToLower(words[len(words)-1]); prefix && db.side.wholeTerm(ctx, last) {
+			prefix = false
+		}
 		refs, total, err := db.side.search(ctx, matchExpr(words, prefix), inFolders, limit, offset)
 		if err == nil {
 			ps, err := db.promptsByRowid(ctx, refs)

@@ -420,3 +420,53 @@ func TestSearchScopePlan(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchWholeTerm: a last word that no longer term of the index starts with is searched as
+// the word, which matches what its prefix query matches; one that starts other terms stays a
+// prefix.
+func TestSearchWholeTerm(t *testing.T) {
+	lib := smallLibrary()
+	for i, title := range []string{"Refactor caching", "Cache invalidation", "Caches and queues", "Caching layer"} {
+		p := lib.Prompts[0]
+		p.ID = fmt.Sprintf("B0000000-0000-4000-8000-%012d", i+1)
+		p.Title, p.Content = title, "Notes."
+		lib.Prompts = append(lib.Prompts, p)
+	}
+	db := openReady(t, librarytest.FromLibrary(t, lib).DB)
+	ctx := context.Background()
+	for _, tt := range []struct {
+		word string
+		want bool
+	}{
+		{"caching", true},     // the only term starting "caching"
+		{"caches", true},      // also a term by itself
+		{"cache", false},      // "caches" starts with it too
+		{"cach", false},       // not a term: "caching", "cache", "caches"
+		{"error", false},      // "errors"
+		{"errors", true},      //
+		{"donnees", true},     // "Données", as the tokenizer folds it
+		{"données", false},    // the tokenizer's folding is not ours to copy: left a prefix
+		{"Caching", false},    // the caller lower-cases
+		{"absentword", false}, // no term at all
+		{"", false},
+	} {
+		if got := db.side.wholeTerm(ctx, tt.word); got != tt.want {
+			t.Errorf("wholeTerm(%q) = %v, want %v", tt.word, got, tt.want)
+		}
+	}
+	// Whatever the rewrite, a search finds what the prefix query finds.
+	rd := db.side.reader()
+	for _, q := range []string{"caching", "cache", "cach", "refactor caching", "Caching", "error", "donnees"} {
+		var want int
+		if err := rd.QueryRow("SELECT count(*) FROM fts WHERE fts MATCH ?", matchExpr(searchWords(q))).Scan(&want); err != nil {
+			t.Fatal(err)
+		}
+		got, total, err := db.Search(ctx, q, 10, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if total != want || len(got) != want {
+			t.Errorf("Search(%q) = %d prompts (total %d), want %d as the prefix query", q, len(got), total, want)
+		}
+	}
+}

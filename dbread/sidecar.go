@@ -34,9 +34,12 @@ const sidecarFormat = 3
 // Disk is cheap and the cache is rebuildable; memory is not spent either way.
 const ftsTable = "CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(title, body, tokenize='unicode61 remove_diacritics 2')"
 
+// termsTable reads fts's term dictionary (wholeTerm). It holds no data of its own.
+const termsTable = "CREATE VIRTUAL TABLE IF NOT EXISTS fts_terms USING fts5vocab(fts, row)"
+
 // sidecarSchema: docs maps the app's rowid to what listing and change detection need; results
 // are always read from the app's database, never from the sidecar's copy.
-const sidecarSchema = ftsTable + ";" + sidecarDocs + docsIndexes + sidecarTables
+const sidecarSchema = ftsTable + ";" + termsTable + ";" + sidecarDocs + docsIndexes + sidecarTables
 
 const sidecarDocs = `
 CREATE TABLE IF NOT EXISTS docs (
@@ -469,6 +472,47 @@ func (s *sidecar) reader() *sql.DB {
 // tieSlack is how many rows past the page search ranks, to see the end of a run of equal
 // scores at the page's edge.
 const tieSlack = 64
+
+// wholeTerm reports whether w, lower-case ASCII letters and digits, is the only term of the
+// index that starts with w: a prefix query "w"* then matches exactly what "w" matches, with the
+// same bm25, and "w" is the cheaper query. FTS5 builds a prefix's doclist by merging every term
+// it could be, once to count and twice to rank (bm25's IDF pass): at 100k prompts a search for
+// "refactor caching" went from 3.2 to 2.5 ms through the server, "reviewer" from 15.5 to
+// 7.3 ms. The look-up reads the term's doclist to count it (0.1 ms for "caching"), and a word
+// that does start other terms reads theirs too before staying a prefix. Any other word, or
+// an error, answers false: the prefix query is always right.
+func (s *sidecar) wholeTerm(ctx context.Context, w string) bool {
+	rd := s.reader()
+	if rd == nil || !isLowerASCIIWord(w) {
+		return false
+	}
+	// "\xff" is above every byte of UTF-8, so the range holds exactly the terms starting with w.
+	rows, err := rd.QueryContext(ctx, "SELECT term FROM fts_terms WHERE term >= ? AND term < ? LIMIT 2", w, w+"\xff")
+	if err != nil {
+		return false
+	}
+	defer rows.Close()
+	var terms []string
+	for rows.Next() {
+		var t string
+		if rows.Scan(&t) != nil {
+			return false
+		}
+		terms = append(terms, t)
+	}
+	return rows.Err() == nil && len(terms) == 1 && terms[0] == w
+}
+
+// isLowerASCIIWord: w is what the unicode61 tokenizer makes of itself, a term as the index
+// stores it. Other words (capitals, accents) would need the tokenizer's folding to compare.
+func isLowerASCIIWord(w string) bool {
+	for i := range len(w) {
+		if c := w[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return w != ""
+}
 
 // search runs a MATCH expression (from matchExpr) and returns a page of rowids, ranked, and the
 // number of matches.
