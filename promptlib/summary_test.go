@@ -61,3 +61,19 @@ func FuzzCollapseSpace(f *testing.F) {
 		}
 	})
 }
+
+// FuzzPlain: plain's shortcuts never change what the three expressions and collapsing spaces
+// would make of a line.
+func FuzzPlain(f *testing.F) {
+	for _, seed := range []string{"", "# Title", "  ## Deep", "> quote", "- item", "12. step", "3) x", "a *b* c",
+		"[link](http://x) here", "![img](p.png)", "x ](y", "`code` ~~gone~~", "\t+ plus", "-no space", "a] (b"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		want := mdMarks.ReplaceAllString(mdLink.ReplaceAllString(mdPrefix.ReplaceAllString(line, ""), "$1"), "")
+		want = strings.Join(strings.Fields(want), " ")
+		if got := plain(line); got != want {
+			t.Fatalf("plain(%q) = %q, want %q", line, got, want)
+		}
+	})
+}
