@@ -438,16 +438,16 @@ func TestSearchWholeTerm(t *testing.T) {
 		word string
 		want bool
 	}{
-		{"caching", true},     // the only term starting "caching"
-		{"caches", true},      // also a term by itself
-		{"cache", false},      // "caches" starts with it too
-		{"cach", false},       // not a term: "caching", "cache", "caches"
-		{"error", false},      // "errors"
-		{"errors", true},      //
-		{"donnees", true},     // "Données", as the tokenizer folds it
-		{"données", false},    // the tokenizer's folding is not ours to copy: left a prefix
-		{"Caching", false},    // the caller lower-cases
-		{"absentword", false}, // no term at all
+		{"caching", true},    // the only term starting "caching"
+		{"caches", true},     // also a term by itself
+		{"cache", false},     // "caches" starts with it too
+		{"cach", false},      // not a term: "caching", "cache", "caches"
+		{"error", false},     // "errors"
+		{"errors", true},     //
+		{"donnees", true},    // "Données", as the tokenizer folds it
+		{"données", false},   // the tokenizer's folding is not ours to copy: left a prefix
+		{"Caching", false},   // the caller lower-cases
+		{"absentword", true}, // no term at all: both queries match nothing
 		{"", false},
 	} {
 		if got := db.side.wholeTerm(ctx, tt.word); got != tt.want {
@@ -456,7 +456,7 @@ func TestSearchWholeTerm(t *testing.T) {
 	}
 	// Whatever the rewrite, a search finds what the prefix query finds.
 	rd := db.side.reader()
-	for _, q := range []string{"caching", "cache", "cach", "refactor caching", "Caching", "error", "donnees"} {
+	for _, q := range []string{"caching", "cache", "cach", "refactor caching", "Caching", "error", "donnees", "absentword", "refactor absentword"} {
 		var want int
 		if err := rd.QueryRow("SELECT count(*) FROM fts WHERE fts MATCH ?", matchExpr(searchWords(q))).Scan(&want); err != nil {
 			t.Fatal(err)
