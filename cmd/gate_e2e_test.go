@@ -276,8 +276,9 @@ func TestGatedSessionRestartsFromKeptView(t *testing.T) {
 		}
 	}
 	eventually(t, 20*time.Second, "the project's view is kept", func() bool {
-		entries, _ := os.ReadDir(views)
-		return len(entries) > 0
+		// A kept view is renamed into place: its temp file (".view-…") is not one yet.
+		kept, _ := filepath.Glob(filepath.Join(views, "*.view"))
+		return len(kept) > 0
 	})
 	first.Close()
 	first.cmd.Wait()
