@@ -111,9 +111,10 @@ type page struct {
 	IncludeContent bool `json:"includeContent"`
 }
 
-func (p page) limit() int {
+// limit is the page size asked for, or def.
+func (p page) limit(def int) int {
 	if p.Limit == nil {
-		return defaultPageSize
+		return def
 	}
 	return *p.Limit
 }
@@ -126,7 +127,7 @@ func (d readTools) listPrompts(ctx context.Context, args json.RawMessage) (any, 
 	if err := json.Unmarshal(args, &in); err != nil {
 		return nil, badArgs(err)
 	}
-	opts := dbread.ListOptions{Limit: in.limit(), Offset: in.Offset, InFolders: d.scope()}
+	opts := dbread.ListOptions{Limit: in.limit(listPageSize), Offset: in.Offset, InFolders: d.scope()}
 	switch {
 	case in.FolderID == nil:
 	case string(in.FolderID) == "null":
@@ -192,11 +193,11 @@ func (d readTools) searchPrompts(ctx context.Context, args json.RawMessage) (any
 	if strings.TrimSpace(in.Query) == "" {
 		return nil, promptlib.Errorf(promptlib.CodeSearchInvalid, "query is blank")
 	}
-	prompts, total, err := d.db.SearchIn(ctx, in.Query, d.scope(), in.limit(), in.Offset)
+	prompts, total, err := d.db.SearchIn(ctx, in.Query, d.scope(), in.limit(searchPageSize), in.Offset)
 	if err != nil {
 		return nil, err
 	}
-	return d.pageOf(prompts, total, in.Offset, in.limit(), in.IncludeContent), nil
+	return d.pageOf(prompts, total, in.Offset, in.limit(searchPageSize), in.IncludeContent), nil
 }
 
 type HealthResult struct {

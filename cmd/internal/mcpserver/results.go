@@ -14,9 +14,13 @@ const (
 	// bodyPageBytes is how much of a long prompt body one get_prompt page carries: with JSON
 	// escaping and the other fields, a page stays under MaxResultBytes.
 	bodyPageBytes = 40_000
-	// defaultPageSize is list_prompts' and search_prompts' default limit: without bodies, a
-	// default page is about 20 KB.
-	defaultPageSize = 50
+	// listPageSize is list_prompts' default limit: without bodies, a default page is about 20 KB
+	// of text.
+	listPageSize = 50
+	// searchPageSize is search_prompts' default limit. A search is ranked, so its first results
+	// are the ones a model reads: 20 summaries are about 7 KB of text (1,800 tokens) where 50
+	// were 18 KB, and nextOffset goes on.
+	searchPageSize = 20
 )
 
 // PromptItem is a prompt as list_prompts and search_prompts show it: its summary and size, and
