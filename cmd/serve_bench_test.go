@@ -102,14 +102,16 @@ func BenchmarkToolCall(b *testing.B) {
 				})
 				b.Run(tc.name+"/lean", func(b *testing.B) {
 					var bytes int
-					cpu := processCPU(b, lean.pid)
+					before, ok := processCPU(b, lean.pid)
 					for i := 0; i < b.N; i++ {
 						bytes = lean.callTool(b, tc.tool, tc.args)
 					}
 					b.ReportMetric(float64(bytes), "line-bytes")
 					// What the server spends per call, apart from the client, the pipe and the
 					// wake-ups between them (10 ms steps: meaningful over a second or more).
-					b.ReportMetric(float64((processCPU(b, lean.pid)-cpu).Microseconds())/float64(b.N), "server-cpu-µs/op")
+					if after, _ := processCPU(b, lean.pid); ok {
+						b.ReportMetric(float64((after-before).Microseconds())/float64(b.N), "server-cpu-µs/op")
+					}
 				})
 			}
 			b.Run("prompts_list_page", func(b *testing.B) {
@@ -231,38 +233,43 @@ func (c *leanClient) callTool(b *testing.B, tool string, args map[string]any) in
 	return len(line)
 }
 
-// processCPU is the CPU time a process has used so far (user and system, from /proc on Linux;
-// 0 elsewhere), in steps of 10 ms.
-func processCPU(b *testing.B, pid int) time.Duration {
+// processCPU is the CPU time a process has used so far (user and system, from /proc on Linux),
+// in steps of 10 ms; false where there is no /proc.
+func processCPU(b *testing.B, pid int) (time.Duration, bool) {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return 0
+		return 0, false
 	}
-	// Fields after the command name (which may hold spaces); utime and stime are the 12th and
-	// 13th of them, in clock ticks (100 per second on Linux).
-	_, rest, _ := bytes.Cut(data, []byte(") "))
+	// Fields after the command name, which may hold spaces and parentheses: it ends at the
+	// last ") ". utime and stime are the 12th and 13th fields after it, in clock ticks (100 per
+	// second on Linux).
+	rest := data[bytes.LastIndex(data, []byte(") "))+2:]
 	f := strings.Fields(string(rest))
 	if len(f) < 13 {
 		b.Fatalf("/proc/%d/stat: %q", pid, data)
 	}
 	utime, _ := strconv.Atoi(f[11])
 	stime, _ := strconv.Atoi(f[12])
-	return time.Duration(utime+stime) * 10 * time.Millisecond
+	return time.Duration(utime+stime) * 10 * time.Millisecond, true
 }
 
-// quiet waits until a server has used no CPU for 100 ms. Its start-up work goes on after the
-// search index reports ready (checking the restored library view and the index against the
-// database: about 250 ms of CPU at 100k prompts), and calls measured during it cost twice as
-// much. Where /proc is missing it returns at once.
+// quiet waits until a server's CPU time has not moved over five samples 20 ms apart (about
+// 80 ms). Its start-up work goes on after the search index reports ready (checking the restored
+// library view and the index against the database: about 250 ms of CPU at 100k prompts), and
+// calls measured during it cost twice as much. Where /proc is missing it returns at once.
 func quiet(b *testing.B, pid int) {
 	b.Helper()
-	last, still := processCPU(b, pid), 0
+	last, ok := processCPU(b, pid)
+	if !ok {
+		return
+	}
+	still := 0
 	eventually(b, time.Minute, "the server is idle", func() bool {
-		if now := processCPU(b, pid); now != last {
+		if now, _ := processCPU(b, pid); now != last {
 			last, still = now, 0
 		} else {
 			still++
 		}
-		return still >= 5 // ticks of 20 ms
+		return still >= 5
 	})
 }
