@@ -304,6 +304,7 @@ func sidecarDSN(path string, readOnly bool) string {
 	if readOnly {
 		q.Set("_query_only", "1")
 		q.Set("_stmt_cache_size", stmtCacheSize)
+		q.Set("_mutex", "no") // as for the library's readers (readOnlyDSN)
 	}
 	return (&url.URL{Scheme: "file", Path: path, RawQuery: q.Encode()}).String()
 }
