@@ -421,9 +421,8 @@ func TestSearchScopePlan(t *testing.T) {
 	}
 }
 
-// TestSearchWholeTerm: a last word that no longer term of the index starts with is searched as
-// the word, which matches what its prefix query matches; one that starts other terms stays a
-// prefix.
+// TestSearchWholeTerm: a last word that starts no other term of the index is searched whole,
+// which matches what its prefix query matches; one that starts other terms stays a prefix.
 func TestSearchWholeTerm(t *testing.T) {
 	lib := smallLibrary()
 	for i, title := range []string{"Refactor caching", "Cache invalidation", "Caches and queues", "Caching layer"} {
