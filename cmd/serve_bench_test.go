@@ -77,7 +77,9 @@ func BenchmarkToolCall(b *testing.B) {
 			s := serve(b, env, "--library", lib.Dir)
 			ctx := context.Background()
 			settle(b, s)
-			lean := startLean(b, env, "--library", lib.Dir)
+			// MCPCTL_TEST_CPUPROFILE=path profiles the server the lean client times (TestMain);
+			// testHome's environment holds nothing of the caller's.
+			lean := startLean(b, append(env, "MCPCTL_TEST_CPUPROFILE="+os.Getenv("MCPCTL_TEST_CPUPROFILE")), "--library", lib.Dir)
 			for _, tc := range []struct {
 				name, tool string
 				args       map[string]any
