@@ -5,9 +5,12 @@ import (
 	"database/sql"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpctl/mcpctl/promptlib"
 	"github.com/mcpctl/mcpctl/promptlib/librarytest"
@@ -119,6 +122,40 @@ func TestWriteToolsRoundTrip(t *testing.T) {
 	}
 	if lines := s.stderr.logLines(t, "tool call"); !hasOperationID(lines, "create_prompt") {
 		t.Errorf("no create_prompt log line with an operationId")
+	}
+}
+
+// TestWritesAreServedAtOnce: what a write of the session changed is in prompts/list,
+// prompts/get and resources/list as soon as the write has answered, as it is in the tools that
+// read the database; no waiting for list_changed (some clients ignore it).
+func TestWritesAreServedAtOnce(t *testing.T) {
+	s := serve(t, testHome(t), "--library", standaloneLib(t))
+	ctx := context.Background()
+	s.allPrompts(t) // the first load done, as a client that has listed once sees it
+	var out writeOut
+	s.call(t, "create_prompt", map[string]any{"title": "Changelog Digest", "content": "Summarise {{changes}}."}, &out)
+	if out.Status != "success" || out.ID == nil {
+		t.Fatalf("create_prompt: %+v", out)
+	}
+	uri := "prompteka://prompt/" + *out.ID
+	listed := func() (bool, bool) {
+		ps := names(s.allPrompts(t))
+		rs := s.allResources(t)
+		return slices.Contains(ps, "changelog-digest"), slices.ContainsFunc(rs, func(r mcp.Resource) bool { return strings.EqualFold(r.URI, uri) })
+	}
+	if p, r := listed(); !p || !r {
+		t.Fatalf("right after create_prompt: in prompts/list %v, in resources/list %v; want both", p, r)
+	}
+	got, err := s.GetPrompt(ctx, getPromptRequest("changelog-digest", map[string]string{"changes": "v2"}))
+	if err != nil {
+		t.Fatalf("prompts/get right after create_prompt: %v", err)
+	}
+	if text := got.Messages[0].Content.(mcp.TextContent).Text; !strings.Contains(text, "Summarise v2.") {
+		t.Errorf("prompts/get: %q", text)
+	}
+	s.call(t, "delete_prompt", map[string]any{"id": *out.ID}, &out)
+	if p, r := listed(); p || r {
+		t.Errorf("right after delete_prompt: in prompts/list %v, in resources/list %v; want neither", p, r)
 	}
 }
 

@@ -55,6 +55,10 @@ type view struct {
 
 	subs  []func(prev, next *snapshot)
 	ready chan struct{} // closed once the first load has been tried
+	// refreshes asks the follower for a read now (refresh); it closes the channel it is handed
+	// once the snapshot of that read is published.
+	refreshes chan chan struct{}
+	following atomic.Bool // the follower runs: refresh has someone to ask
 
 	// keep, when set, is the file the view is kept in between runs (persist.go); kept is when
 	// it was last written.
@@ -135,7 +139,7 @@ func newView(db libraryReader, project *gate.Project, log *slog.Logger) *view {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	v := &view{db: db, project: project, log: log, docs: map[string]cachedDoc{}, ready: make(chan struct{})}
+	v := &view{db: db, project: project, log: log, docs: map[string]cachedDoc{}, ready: make(chan struct{}), refreshes: make(chan chan struct{})}
 	v.snap.Store(&snapshot{scope: wholeLibrary()})
 	return v
 }
@@ -306,6 +310,8 @@ func (v *view) awaitLoad(ctx context.Context) {
 // by one more reload. A failed reload (the app holding a lock, say) keeps the old snapshot and
 // is retried with backoff. failed is the result of the load before follow started.
 func (v *view) follow(ctx context.Context, changes <-chan struct{}, failed error) {
+	v.following.Store(true)
+	defer v.following.Store(false)
 	const firstRetry, maxRetry = 500 * time.Millisecond, 30 * time.Second
 	retry := time.NewTimer(firstRetry)
 	defer retry.Stop()
@@ -332,9 +338,44 @@ func (v *view) follow(ctx context.Context, changes <-chan struct{}, failed error
 			}
 			signalled = true
 			settle(v.read(ctx, true))
+		case done := <-v.refreshes:
+			settle(v.read(ctx, true))
+			close(done)
 		case <-retry.C:
 			settle(v.read(ctx, signalled))
 		}
+	}
+}
+
+// refreshWait bounds how long a write waits for the view to show it (refresh). A read after
+// one change takes milliseconds, tens of them at 100k prompts.
+const refreshWait = 2 * time.Second
+
+// refresh has the follower read the library now and waits until the snapshot of that read is
+// published, at most refreshWait. A write of this session calls it before answering: dbread's
+// change signal comes after a debounce, and a client that lists prompts/list or gets the new
+// prompt as a slash command right after create_prompt succeeded must find it there, as the
+// tools that read the database do. Without a follower (the view not started, or stopped) it
+// returns at once.
+func (v *view) refresh(ctx context.Context) {
+	if !v.following.Load() {
+		return
+	}
+	timer := time.NewTimer(refreshWait)
+	defer timer.Stop()
+	done := make(chan struct{})
+	select {
+	case v.refreshes <- done:
+	case <-ctx.Done():
+		return
+	case <-timer.C:
+		return
+	}
+	select {
+	case <-done:
+	case <-ctx.Done():
+	case <-timer.C:
+		v.log.Info("library view: a write is answered before the view shows it; list_changed will follow")
 	}
 }
 
