@@ -91,6 +91,11 @@ func report(stderr io.Writer, err error) int {
 		return int(ee)
 	}
 	fmt.Fprintf(stderr, "mcpctl: %v\n", err)
+	// An error the user can fix says how (gate.Error for a project's missing folder, say).
+	var h interface{ Hint() string }
+	if errors.As(err, &h) && h.Hint() != "" {
+		fmt.Fprintf(stderr, "hint: %s\n", h.Hint())
+	}
 	return 1
 }
 

@@ -56,6 +56,20 @@ func TestProjectCommands(t *testing.T) {
 		t.Errorf("gate preview --explain: exit %d\n%s%s", code, out, stderr)
 	}
 
+	// A folder the library does not have: every command that needs it says which file names it
+	// and what to do.
+	gone := projectVars(t, "folder: Mobile App\n")
+	for _, args := range [][]string{
+		{"describe", "project", "web", "--library", lib.Dir},
+		{"gate", "preview", "--project", "web", "--library", lib.Dir, "sql"},
+		{"serve", "--project", "web", "--library", lib.Dir},
+	} {
+		code, _, stderr = run(t, gone, args...)
+		if code != 1 || !strings.Contains(stderr, `hint: create the folder "Mobile App"`) || !strings.Contains(stderr, "web.yaml") {
+			t.Errorf("mcpctl %v with a missing folder: exit %d, stderr %q; want 1, the file and a hint", args, code, stderr)
+		}
+	}
+
 	bad := projectVars(t, "folder: Web App\nprioritees:\n  x: 3\n")
 	code, _, stderr = run(t, bad, "describe", "project", "web", "--library", lib.Dir)
 	if code != 1 || !strings.Contains(stderr, "web.yaml") || !strings.Contains(stderr, "line 2") || !strings.Contains(stderr, "prioritees") {

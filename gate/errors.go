@@ -23,6 +23,8 @@ type Error struct {
 	Op   string // what was being done: "load project", "list projects", "resolve folder"
 	Path string // the file, directory or folder involved
 	Err  error
+	// File is the project file that names Path, when the error is about a folder it names.
+	File string
 }
 
 func (e *Error) Error() string {
@@ -34,6 +36,28 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// Hint says what to do next, for the errors a user can fix themselves ("" otherwise).
+func (e *Error) Hint() string {
+	if e.Err != ErrNoFolder { // ambiguous paths and names say in the message what to write
+		return ""
+	}
+	file := "the project's file"
+	if e.File != "" {
+		file = e.File
+	}
+	return "create the folder " + quote(e.Path) + " in the library (in the app, or with create_folder from a session without this project), " +
+		"or change folder: in " + file + " to a folder the library has ('mcpctl get prompts' shows each prompt's folder)"
+}
+
+// inFile records the project file behind a folder error.
+func inFile(err error, file string) error {
+	var e *Error
+	if errors.As(err, &e) && e.File == "" {
+		e.File = file
+	}
+	return err
+}
 
 // Problem is one thing wrong in a project file, located so the user can go straight to it.
 type Problem = schemas.FileProblem

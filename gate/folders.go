@@ -120,7 +120,7 @@ func FolderScope(folders []promptlib.Folder, p Project) (map[string]bool, error)
 	}
 	root, err := ResolveFolder(folders, p.Folder)
 	if err != nil {
-		return nil, err
+		return nil, inFile(err, p.File)
 	}
 	return subtree(folders, root), nil
 }

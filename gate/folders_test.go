@@ -122,9 +122,20 @@ func TestFolderScope(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("got %v, %v; want %v", got, err, want)
 	}
-	p.Folder = "Nope"
-	if _, err := FolderScope(f.lib.Folders, p); !errors.Is(err, ErrNoFolder) {
-		t.Errorf("got %v, want ErrNoFolder", err)
+	p.Folder, p.File = "Nope", "/repo/.mcpctl/project.yaml"
+	_, err = FolderScope(f.lib.Folders, p)
+	var ge *Error
+	if !errors.Is(err, ErrNoFolder) || !errors.As(err, &ge) {
+		t.Fatalf("got %v, want a *Error matching ErrNoFolder", err)
+	}
+	if h := ge.Hint(); !strings.Contains(h, `create the folder "Nope"`) || !strings.Contains(h, p.File) {
+		t.Errorf("hint %q: want the folder to create and the file to change", h)
+	}
+	// An ambiguous name says what to write in its message; the hint to create it would be wrong.
+	f.folder("Writing / Go")
+	p.Folder = "Go"
+	if _, err := NewScope(f.lib.Folders, p); !errors.As(err, &ge) || ge.Hint() != "" || !strings.Contains(err.Error(), "ambiguous") {
+		t.Errorf("ambiguous: got %v (hint %q), want an ambiguity error without a hint", err, ge.Hint())
 	}
 }
 

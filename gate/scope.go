@@ -24,7 +24,7 @@ func NewScope(folders []promptlib.Folder, p Project) (*Scope, error) {
 	}
 	root, err := ResolveFolder(folders, p.Folder)
 	if err != nil {
-		return nil, err
+		return nil, inFile(err, p.File)
 	}
 	s.root = root
 	s.folders = subtree(folders, root)

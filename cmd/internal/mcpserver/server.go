@@ -187,6 +187,9 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 	// instructions carry its index. Without one, initialize never waits for the library.
 	stopView, err := s.view.start(ctx, cfg.Project != nil)
 	if err != nil {
+		if cfg.Project.File != "" {
+			return nil, fmt.Errorf("project %s (%s): %w", cfg.Project.Name, cfg.Project.File, err)
+		}
 		return nil, fmt.Errorf("project %s: %w", cfg.Project.Name, err)
 	}
 	s.closers = append(s.closers, stopView)
