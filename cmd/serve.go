@@ -44,16 +44,26 @@ func runServe(ctx context.Context, env Env, args []string) error {
 	}
 	// Without a named project, a repository's own .mcpctl/project.yaml (Claude Code and Cursor
 	// start servers in the project's directory) serves; its servers start only once trusted.
+	// A server started as a project's own (upstream.ParentEnv) runs in the project's directory:
+	// it serves no repository project found there, and never starts the servers of the project
+	// that started it, or they would start it again without end.
 	var untrusted string
-	if project == nil {
+	parent := env.Getenv(upstream.ParentEnv)
+	isUpstream := parent != ""
+	switch {
+	case project == nil && !isUpstream:
 		if project, untrusted, err = repoProject(env); err != nil {
 			log.Error("bad repository project", "err", err)
 			return err
 		}
+	case project == nil:
+		log.Info("started as a project's server: the repository's project is not served", "project", parent)
+	case isUpstream && project.File == parent && len(project.Servers) > 0:
+		untrusted = "this server is itself one of the project's servers, started by mcpctl for it"
 	}
 	var up upstream.Options
 	if project != nil {
-		up = upstream.Options{Dir: upstream.BaseDir(*project), Getenv: env.Getenv}
+		up = upstream.Options{Dir: upstream.BaseDir(*project), Getenv: env.Getenv, Project: project.File}
 	}
 	engine, err := serveEngine(env, log)
 	if err != nil {

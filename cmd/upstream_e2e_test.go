@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -269,6 +270,71 @@ func TestRepoProjectNeedsTrust(t *testing.T) {
 	s = serveIn(t, sub, env, "--library", lib.Dir)
 	if up, why := started(s); up || why == "" {
 		t.Errorf("changed after trust: servers started %v, reason %q", up, why)
+	}
+}
+
+// An mcpctl serve that is one of a repository project's servers runs in the repository: it must
+// not serve that project again, or its servers would start it again, without end (a reviewer saw
+// 14 processes in 2.5 s). With --project naming the same file, it serves the project without
+// its servers.
+func TestProjectServerThatIsMcpctlDoesNotRecurse(t *testing.T) {
+	lib := projectLibrary(t)
+	env := testHome(t)
+	repo := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(repo, ".mcpctl"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	text := fmt.Sprintf("folder: Web App\ngated: false\nservers:\n  lib:\n    command: %q\n    args: [serve, --library, %q]\n    env: {MCPCTL_BE_MAIN: \"1\"}\n    timeoutMs: 20000\n",
+		os.Args[0], lib.Dir)
+	if err := os.WriteFile(filepath.Join(repo, ".mcpctl", "project.yaml"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code := Main(context.Background(), []string{"trust", repo}, nil, io.Discard, io.Discard, envGetter(env)); code != 0 {
+		t.Fatalf("mcpctl trust: exit %d", code)
+	}
+	s := serveIn(t, repo, env, "--library", lib.Dir)
+	ctx := context.Background()
+	eventually(t, 20*time.Second, "the project server's tools are listed", func() bool {
+		res, err := s.ListTools(ctx, mcp.ListToolsRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return slices.ContainsFunc(res.Tools, func(tl mcp.Tool) bool { return tl.Name == "lib__health_check" })
+	})
+	// The project's server answers for the whole library, with no project and no servers.
+	res, err := callTool(ctx, s.Client, "lib__health_check", map[string]any{}, nil)
+	if err != nil || res.IsError {
+		t.Fatalf("lib__health_check: %v %v", err, res)
+	}
+	var h mcpserver.HealthResult
+	if err := json.Unmarshal([]byte(resultText(res)), &h); err != nil {
+		t.Fatalf("lib__health_check: %v in %q", err, resultText(res))
+	}
+	if len(h.Upstreams) != 0 || h.Untrusted != "" {
+		t.Errorf("the project's mcpctl server has servers %+v (untrusted %q); want none: it serves no project", h.Upstreams, h.Untrusted)
+	}
+
+	// Named explicitly, the same project is served without its servers, and health says why.
+	text = strings.Replace(text, "args: [serve, --library", "args: [serve, --project, web, --library", 1)
+	writeProject(t, env, "web", text)
+	s = serve(t, env, "--library", lib.Dir, "--project", "web")
+	eventually(t, 20*time.Second, "the project server's tools are listed", func() bool {
+		res, err := s.ListTools(ctx, mcp.ListToolsRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return slices.ContainsFunc(res.Tools, func(tl mcp.Tool) bool { return tl.Name == "lib__health_check" })
+	})
+	res, err = callTool(ctx, s.Client, "lib__health_check", map[string]any{}, nil)
+	if err != nil || res.IsError {
+		t.Fatalf("lib__health_check: %v %v", err, res)
+	}
+	h = mcpserver.HealthResult{}
+	if err := json.Unmarshal([]byte(resultText(res)), &h); err != nil {
+		t.Fatalf("lib__health_check: %v in %q", err, resultText(res))
+	}
+	if len(h.Upstreams) != 0 || !strings.Contains(h.Untrusted, "itself one of the project's servers") {
+		t.Errorf("the project's mcpctl server: servers %+v, untrusted %q; want none, and why", h.Upstreams, h.Untrusted)
 	}
 }
 

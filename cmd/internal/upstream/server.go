@@ -246,7 +246,7 @@ func (s *Server) command() *exec.Cmd {
 	for _, name := range unset {
 		s.log.Warn("upstream env references an unset variable; it expands to empty", "variable", name)
 	}
-	cmd.Env = env
+	cmd.Env = append(env, ParentEnv+"="+s.opts.Project)
 	switch {
 	case s.spec.Cwd == "":
 		cmd.Dir = s.opts.Dir
