@@ -113,6 +113,12 @@ func TestResolveOrder(t *testing.T) {
 	if _, err := (&libraryFlags{}).resolve(ctx, env, false); err == nil || !strings.Contains(err.Error(), "library init") {
 		t.Errorf("missing standalone without create: err %v, want advice to run library init", err)
 	}
+	// A --db of another name than library init makes: its advice is to make a DIR and serve that.
+	odd := filepath.Join(home, "nowhere", "x.db")
+	if _, err := (&libraryFlags{db: odd}).resolve(ctx, env, false); err == nil || strings.Contains(err.Error(), "library init "+filepath.Dir(odd)) ||
+		!strings.Contains(err.Error(), "--library DIR") {
+		t.Errorf("missing --db x.db: err %v, want advice to init a DIR and serve it with --library", err)
+	}
 	got, err = (&libraryFlags{}).resolve(ctx, env, true)
 	want := filepath.Join(home, "data", "mcpctl", "library", "prompts.db")
 	if err != nil || got.DB != want || !got.Standalone {

@@ -120,6 +120,10 @@ func dbAccessError(lib Library, err error) error {
 		return fmt.Errorf("cannot read the library at %s (found by %s): permission denied.\n"+
 			"On macOS, give the app that starts mcpctl (Terminal, Claude, Cursor) Full Disk Access in "+
 			"System Settings → Privacy & Security, then start it again", lib.DB, lib.Source)
+	case errors.Is(err, fs.ErrNotExist) && filepath.Base(lib.DB) != queue.DBName:
+		// library init makes DIR/prompts.db: it cannot make a database of another name.
+		return fmt.Errorf("no library database at %s (found by %s).\n"+
+			"Check the path, or create a library with 'mcpctl library init DIR' and serve it with --library DIR", lib.DB, lib.Source)
 	case errors.Is(err, fs.ErrNotExist):
 		return fmt.Errorf("no library database at %s (found by %s).\n"+
 			"Check the path, or create a library there with 'mcpctl library init %s'", lib.DB, lib.Source, filepath.Dir(lib.DB))

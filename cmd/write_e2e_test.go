@@ -212,7 +212,11 @@ func TestWriteToolsValidateFirst(t *testing.T) {
 		{"get_operation_status", map[string]any{"operationId": "nope"}, "INVALID_UUID"},
 	}
 	for _, tt := range tests {
-		s.callError(t, tt.tool, tt.args, tt.code)
+		te := s.callError(t, tt.tool, tt.args, tt.code)
+		// An operation id comes from a write, not from the read tools that give other ids.
+		if tt.tool == "get_operation_status" && !strings.Contains(te.Hint, "write tool") {
+			t.Errorf("get_operation_status with a bad id: hint %q, want it to name where operation ids come from", te.Hint)
+		}
 	}
 	if got := pendingOps(t, q); len(got) != 0 {
 		t.Errorf("queue holds %v", got)

@@ -68,6 +68,10 @@ var hints = map[Code]string{
 	CodeUpstreamError:        "The project's MCP server named in the message broke the protocol or did not answer in time; try again, or use another tool. Its own log is in mcpctl's stderr.",
 }
 
+// OperationIDAdvice replaces INVALID_UUID's hint for an operationId: operation ids come from the
+// write tools, not from the read tools the code's hint names.
+const OperationIDAdvice = "Pass the operationId exactly as a write tool (create_prompt, update_prompt, delete_prompt, …) returned it."
+
 // Hint is the one line telling the model what to do next.
 func (c Code) Hint() string { return hints[c] }
 

@@ -40,7 +40,9 @@ func (s OpStatus) OpID() string { return s.OperationID }
 func (w *Writer) Status(id string) (OpStatus, error) {
 	st := OpStatus{OperationID: id, Status: StateUnknown}
 	if !promptlib.ValidID(id) {
-		return st, promptlib.Errorf(promptlib.CodeInvalidUUID, "operationId %q is not a UUID", id)
+		e := promptlib.Errorf(promptlib.CodeInvalidUUID, "operationId %q is not a UUID", id)
+		e.Advice = promptlib.OperationIDAdvice
+		return st, e
 	}
 	// The writer names files with lower-case ids; a model may give the id back in upper case.
 	id = strings.ToLower(id)

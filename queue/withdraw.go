@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"time"
 
 	"github.com/mcpctl/mcpctl/promptlib"
@@ -40,8 +41,10 @@ func (w *Writer) withdraw(ctx context.Context, op promptlib.Operation, watch *di
 			e.Advice = "The library's queue processor is slow or stuck; run health_check, then try again."
 			return Result{}, opError(op.ID, promptlib.NotApplied, e)
 		}
-		return Result{}, opError(op.ID, promptlib.NotApplied, promptlib.Errorf(promptlib.CodeResponseTimeout,
-			"the app did not answer within %s and seems not to be running; the operation was withdrawn from the queue", waited.Round(time.Second)))
+		e := promptlib.Errorf(promptlib.CodeResponseTimeout,
+			"the app did not answer within %s and seems not to be running; the operation was withdrawn from the queue", waited.Round(time.Second))
+		e.Advice = noAppAdvice(runtime.GOOS)
+		return Result{}, opError(op.ID, promptlib.NotApplied, e)
 	case isNotExist(err):
 		grace := w.Grace
 		if ctx.Err() != nil {
@@ -100,4 +103,15 @@ func (w *Writer) withdrawStopped(op promptlib.Operation, reason error) (Result, 
 		return Result{}, opError(op.ID, promptlib.Unknown, stoppedError(
 			fmt.Sprintf("the operation could not be withdrawn (%v)", err), reason))
 	}
+}
+
+// noAppAdvice replaces "make sure the Prompteka app is running" where the app cannot run: it is
+// a macOS app, and elsewhere only mcpctl's processor, started by hand, answers a Prompteka
+// library's queue. "" on macOS: the code's hint stands.
+func noAppAdvice(goos string) string {
+	if goos == "darwin" {
+		return ""
+	}
+	return "The Prompteka app runs only on macOS, so nothing answers this library's queue here: run " +
+		"'mcpctl queue process --force' for this library in a terminal (it applies what arrives), then try again."
 }

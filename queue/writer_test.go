@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -67,6 +68,14 @@ func TestWriterNoProcessorWithdraws(t *testing.T) {
 	pe := asError(t, err)
 	if pe.Code != promptlib.CodeResponseTimeout || pe.Outcome != promptlib.NotApplied || !strings.Contains(pe.Message, "seems not to be running") {
 		t.Errorf("got %s/%s %q, want RESPONSE_TIMEOUT, not applied, app not running", pe.Code, pe.Outcome, pe.Message)
+	}
+	// Where the app cannot run, the advice is the one way on: mcpctl processing the queue.
+	want := noAppAdvice(runtime.GOOS)
+	if want == "" {
+		want = promptlib.CodeResponseTimeout.Hint()
+	}
+	if pe.Hint() != want {
+		t.Errorf("hint %q on %s, want %q", pe.Hint(), runtime.GOOS, want)
 	}
 	if got := queueLeftovers(t, l.Queue); len(got) != 0 {
 		t.Errorf("queue holds %v, want it left as found", got)
@@ -428,5 +437,14 @@ func TestCleanupRefusesSymlinkedQueue(t *testing.T) {
 	}
 	if _, err := os.Stat(old); err != nil {
 		t.Errorf("a file was deleted through the symlink: %v", err)
+	}
+}
+
+func TestNoAppAdvice(t *testing.T) {
+	if got := noAppAdvice("darwin"); got != "" {
+		t.Errorf("darwin: %q, want the code's hint to stand", got)
+	}
+	if got := noAppAdvice("linux"); !strings.Contains(got, "mcpctl queue process --force") {
+		t.Errorf("linux: %q, want the command that applies the queue", got)
 	}
 }

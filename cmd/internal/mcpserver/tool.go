@@ -107,7 +107,12 @@ func inputError(err error) error {
 			parts[i] = field + ": " + p.Message
 		}
 	}
-	return promptlib.Errorf(code, "%s", strings.Join(parts, "; "))
+	e := promptlib.Errorf(code, "%s", strings.Join(parts, "; "))
+	if code == promptlib.CodeInvalidUUID && len(se.Problems) == 1 && se.Problems[0].Pointer == "/operationId" {
+		// The code's hint sends the model to the read tools, which give no operation ids.
+		e.Advice = promptlib.OperationIDAdvice
+	}
+	return e
 }
 
 func isIDField(field string) bool { return field == "id" || strings.HasSuffix(field, "Id") }
