@@ -16,6 +16,9 @@ var (
 	ErrLocked   = errors.New("dbread: library is locked by the app")
 	ErrSchema   = errors.New("dbread: library schema is not compatible")
 	ErrClosed   = errors.New("dbread: closed")
+	// ErrNoFTS5 means this binary's SQLite has no full-text search: it was built without the
+	// sqlite_fts5 tag. Search then scans the library.
+	ErrNoFTS5 = errors.New("dbread: this mcpctl was built without SQLite's full-text search (FTS5), so search scans the library; rebuild it with 'go build -tags sqlite_fts5' (make build does)")
 )
 
 // Error carries the operation and path with a cause (one of the sentinels where it applies).

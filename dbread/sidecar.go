@@ -125,7 +125,9 @@ func (db *DB) SearchIndex() (state string, err error) {
 // the sidecar unavailable.
 type sideFault struct{ err error }
 
-func (e sideFault) Error() string { return "dbread: search index " + e.err.Error() }
+func (e sideFault) Error() string {
+	return "dbread: search index: " + strings.TrimPrefix(e.err.Error(), "dbread: ")
+}
 func (e sideFault) Unwrap() error { return e.err }
 
 func fault(err error) error {
@@ -316,6 +318,9 @@ func (s *sidecar) open(ctx context.Context) error {
 		return fault(err)
 	}
 	err := s.openFile(ctx)
+	if noFTS5(err) {
+		return fault(ErrNoFTS5) // the file is fine: no build of ours could read it
+	}
 	if err != nil && ctx.Err() == nil {
 		// A damaged file of ours: start afresh once.
 		s.db.log.Warn("search index file unusable; rebuilding it", "path", s.path, "err", err)
@@ -332,6 +337,11 @@ func (s *sidecar) open(ctx context.Context) error {
 		return fault(err)
 	}
 	return nil
+}
+
+// noFTS5 reports whether err is SQLite's answer to an FTS5 table where FTS5 is not compiled in.
+func noFTS5(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "no such module: fts5")
 }
 
 // openFile hands SQLite only a regular file of ours carrying sidecarAppID (see ownSidecar):

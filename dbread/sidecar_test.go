@@ -3,6 +3,7 @@ package dbread
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -341,5 +342,17 @@ func TestSidecarCacheDirOthersCanWrite(t *testing.T) {
 				t.Errorf("Search = %v, %v; want the LIKE scan's one match", ids(got), err)
 			}
 		})
+	}
+}
+
+// A binary built without the sqlite_fts5 tag cannot make the index: that is said as such, with
+// the fix, and the index file (fine for a build that has FTS5) is not taken for damaged.
+func TestNoFTS5(t *testing.T) {
+	if !noFTS5(errors.New("no such module: fts5")) || noFTS5(errors.New("file is not a database")) || noFTS5(nil) {
+		t.Error("noFTS5 tells the missing module from other errors")
+	}
+	if got := fault(ErrNoFTS5).Error(); !strings.HasPrefix(got, "dbread: search index: this mcpctl was built without") ||
+		!strings.Contains(got, "-tags sqlite_fts5") {
+		t.Errorf("message %q", got)
 	}
 }
