@@ -52,6 +52,15 @@ func TestHelpAndVersion(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "--library") {
 		t.Errorf("serve -h: exit %d, output %q", code, out)
 	}
+	// Every command has help, also those that want a subject first (get, describe, cache …).
+	for name := range commands() {
+		for _, args := range [][]string{{"help", name}, {name, "-h"}} {
+			code, out, stderr := run(t, nil, args...)
+			if code != 0 || !strings.Contains(out, "Usage") || strings.Contains(out, "unknown command") {
+				t.Errorf("mcpctl %v: exit %d, stdout %q, stderr %q; want help on stdout, exit 0", args, code, out, stderr)
+			}
+		}
+	}
 	code, out, _ = run(t, nil, "version")
 	if code != 0 || !strings.HasPrefix(out, "mcpctl ") {
 		t.Errorf("version: exit %d, output %q", code, out)

@@ -19,7 +19,7 @@ var describeSubjects = map[string]func(ctx context.Context, env Env, args []stri
 
 func runDescribe(ctx context.Context, env Env, args []string) error {
 	if len(args) == 0 || describeSubjects[args[0]] == nil {
-		return &usageError{msg: "describe: want one of " + subjectList(describeSubjects) + " and a NAME", hint: "mcpctl describe project NAME"}
+		return &usageError{msg: "describe: want one of " + subjectList(describeSubjects) + " and a NAME", hint: "mcpctl describe project NAME | server NAME [--project P] | proxymodel NAME"}
 	}
 	return describeSubjects[args[0]](ctx, env, args[1:])
 }

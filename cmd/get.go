@@ -23,7 +23,7 @@ var getSubjects = map[string]func(ctx context.Context, env Env, args []string) e
 
 func runGet(ctx context.Context, env Env, args []string) error {
 	if len(args) == 0 || getSubjects[args[0]] == nil {
-		return &usageError{msg: "get: want one of " + subjectList(getSubjects), hint: "mcpctl get projects | mcpctl get prompts [--project P | -A]"}
+		return &usageError{msg: "get: want one of " + subjectList(getSubjects), hint: "mcpctl get projects | prompts [--project P | -A] | servers [--project P] | proxymodels | stages"}
 	}
 	return getSubjects[args[0]](ctx, env, args[1:])
 }

@@ -36,8 +36,8 @@ func commands() map[string]command {
 		"validate": {"check queue operation and response files against the schemas", runValidate},
 		"console":  {"the laptop view: library, queue, live traffic, gate and pipelines", runConsole},
 		"demo":     {"run a scripted session against a throw-away sample library", runDemo},
-		"get":      {"list projects or a project's prompts: get projects | get prompts [--project P | -A]", runGet},
-		"describe": {"show a project: describe project NAME", runDescribe},
+		"get":      {"list projects, prompts, servers, proxymodels or stages: get projects|prompts|servers|proxymodels|stages", runGet},
+		"describe": {"show a project, server or proxymodel: describe project|server|proxymodel NAME", runDescribe},
 		"gate":     {"preview a gated session's briefing: gate preview --project P TAG...", runGate},
 		"traffic":  {"show what servers did: traffic tail [--follow] [--session S] [--method M]", runTraffic},
 		"version":  {"print the version", runVersion},
@@ -71,7 +71,28 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 			hint: "run 'mcpctl help' to see the commands",
 		})
 	}
-	return report(stderr, c.run(ctx, env, args[1:]))
+	return report(stderr, runCommand(ctx, env, name, c, args[1:]))
+}
+
+// runCommand runs c. Asked for help (-h, --help) where it wants a subject first (get, describe,
+// cache …), a command answers with the usage error it gives without one; that becomes its help,
+// on stdout, with exit 0.
+func runCommand(ctx context.Context, env Env, name string, c command, args []string) error {
+	err := c.run(ctx, env, args)
+	var ue *usageError
+	if len(args) == 1 && (args[0] == "-h" || args[0] == "--help") && errors.As(err, &ue) {
+		what, _, _ := strings.Cut(c.summary, ":") // the summary's synopsis is the usage line's
+		fmt.Fprintf(env.Stdout, "Usage: %s\n\n%s.\nRun 'mcpctl %s SUBJECT -h' for a subject's flags.\n", ue.hint, capitalize(what), name)
+		return nil
+	}
+	return err
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 func report(stderr io.Writer, err error) int {
@@ -126,7 +147,7 @@ func usage() string {
 }
 
 func runHelp(ctx context.Context, env Env, args []string) error {
-	if len(args) == 0 {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
 		fmt.Fprint(env.Stdout, usage())
 		return nil
 	}
@@ -138,5 +159,5 @@ func runHelp(ctx context.Context, env Env, args []string) error {
 		fmt.Fprint(env.Stdout, usage())
 		return nil
 	}
-	return c.run(ctx, env, []string{"-h"})
+	return runCommand(ctx, env, args[0], c, []string{"-h"})
 }
