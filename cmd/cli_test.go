@@ -90,8 +90,21 @@ func TestLibraryInit(t *testing.T) {
 			t.Errorf("queue dir %q has mode %o, want 700", sub, perm)
 		}
 	}
-	if code, _, stderr := run(t, nil, "library", "init", dir); code != 1 || !strings.Contains(stderr, "already exists") {
-		t.Errorf("second init: exit %d, stderr %q; want 1 saying it exists", code, stderr)
+	if code, _, stderr := run(t, nil, "library", "init", dir); code != 1 || !strings.Contains(stderr, "already holds a library") ||
+		!strings.Contains(stderr, "hint: serve it with 'mcpctl serve --library "+dir+"'") {
+		t.Errorf("second init: exit %d, stderr %q; want 1 saying it exists and how to serve it", code, stderr)
+	}
+	// Flags after DIR, as users type them; after "--" a DIR may start with a dash.
+	other := filepath.Join(t.TempDir(), "after")
+	if code, out, stderr := run(t, nil, "library", "init", other, "--sample", "3"); code != 0 || !strings.Contains(out, "3 prompts") {
+		t.Errorf("library init DIR --sample 3: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+	dashed := filepath.Join(t.TempDir(), "-dashed")
+	t.Chdir(filepath.Dir(dashed))
+	if code, _, stderr := run(t, nil, "library", "init", "--", "-dashed"); code != 0 {
+		t.Errorf("library init -- -dashed: exit %d, stderr %q", code, stderr)
+	} else if _, err := os.Stat(filepath.Join(dashed, queue.DBName)); err != nil {
+		t.Errorf("library init -- -dashed made no library: %v", err)
 	}
 }
 

@@ -22,17 +22,32 @@ func newFlagSet(name, synopsis, about string) *flagSet {
 	return &flagSet{FlagSet: fs, synopsis: synopsis, about: about}
 }
 
-// parse parses args; -h prints the usage to stdout and ends the command with exit 0.
+// parse parses args; -h prints the usage to stdout and ends the command with exit 0. Flags may
+// come after positional arguments too ('library init DIR --sample 5'), as users type them;
+// after "--" everything is positional.
 func (fs *flagSet) parse(env Env, args []string) error {
-	err := fs.Parse(args)
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(env.Stdout, fs.usage())
-		return exitError(0)
+	var positional []string
+	for rest := args; ; {
+		err := fs.Parse(rest)
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(env.Stdout, fs.usage())
+			return exitError(0)
+		}
+		if err != nil {
+			return fs.usageError("%v", err)
+		}
+		left := fs.Args()
+		if len(left) == 0 {
+			break
+		}
+		if consumed := rest[:len(rest)-len(left)]; len(consumed) > 0 && consumed[len(consumed)-1] == "--" {
+			positional = append(positional, left...)
+			break
+		}
+		positional, rest = append(positional, left[0]), left[1:]
 	}
-	if err != nil {
-		return fs.usageError("%v", err)
-	}
-	return nil
+	// The positional arguments become fs.Args(); "--" stops Parse before any of them.
+	return fs.Parse(append([]string{"--"}, positional...))
 }
 
 // parseFlagsOnly is parse for commands that take no positional arguments.

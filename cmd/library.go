@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -51,7 +52,10 @@ func runLibraryInit(ctx context.Context, env Env, args []string) error {
 		fmt.Fprintf(env.Stderr, "generating %d sample prompts…\n", *sample)
 		lib = promptlib.Sample(*sample, 1)
 	}
-	if err := queue.CreateLibrary(ctx, dir, lib); err != nil {
+	if err := queue.CreateLibrary(ctx, dir, lib); errors.Is(err, queue.ErrLibraryExists) {
+		return &hintError{msg: fmt.Sprintf("library init: %s already holds a library; nothing was changed", dir),
+			hint: fmt.Sprintf("serve it with 'mcpctl serve --library %s', or give another DIR", dir)}
+	} else if err != nil {
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "created a standalone library with %s prompts in %d folders at %s\n",

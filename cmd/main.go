@@ -120,6 +120,12 @@ func report(stderr io.Writer, err error) int {
 	return 1
 }
 
+// hintError is a failure (exit 1) the user can fix, and how.
+type hintError struct{ msg, hint string }
+
+func (e *hintError) Error() string { return e.msg }
+func (e *hintError) Hint() string  { return e.hint }
+
 // usageError is a bad invocation: exit 2 with a hint.
 type usageError struct{ msg, hint string }
 
