@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpctl/mcpctl/promptlib/librarytest"
 )
@@ -81,6 +82,11 @@ func TestRecordedConversations(t *testing.T) {
 			exchange(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"recorder","version":"1"}}}`)
 			s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 			fmt.Fprintln(&rec, "> notifications/initialized")
+			// A search that comes while the index is first built is answered by a scan, in
+			// another order: the recording is of the steady state.
+			eventually(t, 20*time.Second, "the search index is built", func() bool {
+				return len(s.stderr.logLines(t, "search index synced")) > 0
+			})
 			for _, step := range f.steps {
 				exchange(step)
 			}
