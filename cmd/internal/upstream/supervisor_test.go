@@ -188,8 +188,10 @@ func TestStartingServerTimesOut(t *testing.T) {
 	spec.TimeoutMs = 200
 	sup, _ := startSupervisor(t, map[string]gate.ServerSpec{"stuck": spec}, Options{})
 	_, err := sup.CallTool(context.Background(), "stuck__small", nil, nil)
+	// The call waits for the start; on a loaded machine it may come after the 200 ms have
+	// already run out, and then it finds the server failed for that reason.
 	var ue *UnavailableError
-	if !errors.As(err, &ue) || !strings.Contains(ue.Reason, "did not finish starting") {
+	if !errors.As(err, &ue) || !strings.Contains(ue.Reason, "did not finish starting") && !strings.Contains(ue.Reason, "did not finish initializing within 200ms") {
 		t.Fatalf("got %v, want an UnavailableError saying it did not finish starting", err)
 	}
 	st := waitState(t, sup.Server("stuck"), Failed)
