@@ -101,8 +101,12 @@ func newLogger(env Env) *slog.Logger {
 		level = slog.LevelWarn
 	case "error":
 		level = slog.LevelError
-	default:
+	case "", "info":
 		level = slog.LevelInfo
+	default:
+		log := slog.New(slog.NewJSONHandler(env.Stderr, nil))
+		log.Warn("LOG_LEVEL not understood; logging at info", "value", env.Getenv("LOG_LEVEL"), "want", "debug, info, warn or error")
+		return log
 	}
 	return slog.New(slog.NewJSONHandler(env.Stderr, &slog.HandlerOptions{Level: level}))
 }

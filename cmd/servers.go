@@ -170,8 +170,11 @@ func describeServer(ctx context.Context, env Env, args []string) error {
 	}
 	server := fs.Arg(0)
 	spec, ok := p.Servers[server]
+	if !ok && len(p.Servers) == 0 {
+		return fmt.Errorf("project %s has no server %q: it lists no servers (servers: in its file)", p.DisplayName(), server)
+	}
 	if !ok {
-		return fmt.Errorf("project %s has no server %q; it has: %s", p.DisplayName(), server, orDash(strings.Join(sortedKeys(p.Servers), ", ")))
+		return fmt.Errorf("project %s has no server %q; it has: %s", p.DisplayName(), server, strings.Join(sortedKeys(p.Servers), ", "))
 	}
 	w := env.Stdout
 	fmt.Fprintf(w, "Server:   %s\nProject:  %s\nCommand:  %s\n", server, p.DisplayName(), strings.Join(append([]string{spec.Command}, spec.Args...), " "))

@@ -23,7 +23,7 @@ func runValidate(ctx context.Context, env Env, args []string) error {
 			"and the field rules. A directory is checked file by file (*.json, recursively). The kind is told by the\n"+
 			"file name unless --kind says it. Prints one line per problem, 'file: /json/pointer: message'.\n"+
 			"Exit status: 0 all valid, 1 some invalid, 2 usage error.")
-	kind := fs.String("kind", "", "treat every file as an `operation` or a `response`")
+	kind := fs.String("kind", "", "treat every file as one `KIND`: operation or response")
 	if err := fs.parse(env, args); err != nil {
 		return err
 	}
@@ -61,7 +61,7 @@ func runValidate(ctx context.Context, env Env, args []string) error {
 			bad++
 		}
 	}
-	fmt.Fprintf(env.Stderr, "%d files checked, %d invalid\n", len(files), bad)
+	fmt.Fprintf(env.Stderr, "%d %s checked, %d invalid\n", len(files), countNoun(len(files), "file", "files"), bad)
 	if bad > 0 {
 		return exitError(1)
 	}

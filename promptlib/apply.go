@@ -406,5 +406,5 @@ func (a applier) deleteFolder(d *DeleteFolderData) (Response, error) {
 	if len(sub) == 1 && prompts == 0 {
 		return Success(id, "Folder '%s' deleted", truncate(name, 80)), nil
 	}
-	return Success(id, "Folder '%s' deleted with %d subfolders and %d prompts", truncate(name, 80), len(sub)-1, prompts), nil
+	return Success(id, "Folder '%s' deleted with %s and %s", truncate(name, 80), Count(len(sub)-1, "subfolder", "subfolders"), Count(int(prompts), "prompt", "prompts")), nil
 }

@@ -157,8 +157,8 @@ func CheckDeleteFolder(folders []Folder, prompts map[string]int, id string, recu
 		n += upper[strings.ToUpper(s)]
 	}
 	if n > 0 || len(sub) > 1 {
-		return Errorf(CodeFolderNotEmpty, "folder '%s' holds %d prompts and %d subfolders; use recursive=true to delete it with its contents",
-			truncate(f.Name, 80), n, len(sub)-1)
+		return Errorf(CodeFolderNotEmpty, "folder '%s' holds %s and %s; use recursive=true to delete it with its contents",
+			truncate(f.Name, 80), Count(n, "prompt", "prompts"), Count(len(sub)-1, "subfolder", "subfolders"))
 	}
 	return nil
 }

@@ -181,7 +181,8 @@ func collect(e *jsonschema.ValidationError, into *[]Problem) {
 		return
 	}
 	if len(e.Causes) == 0 {
-		p := Problem{Pointer: pointer(e.InstanceLocation), Message: e.ErrorKind.LocalizedString(printer)}
+		// The validator prints a JSON null as Go's <nil> ("must be one of 'red', …, <nil>").
+		p := Problem{Pointer: pointer(e.InstanceLocation), Message: strings.ReplaceAll(e.ErrorKind.LocalizedString(printer), "<nil>", "null")}
 		if kp := e.ErrorKind.KeywordPath(); len(kp) > 0 {
 			p.Keyword = kp[0]
 		}

@@ -42,7 +42,7 @@ func folderResourceName(f dbread.FolderInfo) string { return "folder:" + f.Path 
 func folderResource(f dbread.FolderInfo) mcp.Resource {
 	return mcp.Resource{
 		URI: folderURIPrefix + f.ID, Name: folderResourceName(f), Title: f.Path,
-		Description: fmt.Sprintf("Folder %q: %d prompts, %d subfolders.", f.Path, f.PromptCount, f.ChildCount),
+		Description: fmt.Sprintf("Folder %q: %s, %s.", f.Path, promptlib.Count(f.PromptCount, "prompt", "prompts"), promptlib.Count(f.ChildCount, "subfolder", "subfolders")),
 		MIMEType:    jsonMIME,
 	}
 }

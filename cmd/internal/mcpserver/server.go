@@ -196,7 +196,8 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 	if s.gate != nil {
 		s.gate.install()
 	}
-	s.log.Info("serving", "library", cfg.Library.Dir, "mode", s.mode(), "source", cfg.Library.Source, "tools", len(tools))
+	// Every tool registered by now (read_section too); a project's servers add theirs later.
+	s.log.Info("serving", "library", cfg.Library.Dir, "mode", s.mode(), "source", cfg.Library.Source, "tools", len(s.srv.ListTools()))
 	return s, nil
 }
 
