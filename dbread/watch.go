@@ -42,6 +42,15 @@ func (db *DB) Changes() (<-chan struct{}, func()) {
 // Version increases with every detected change of the library.
 func (db *DB) Version() uint64 { return db.version.Load() }
 
+// Poll looks for a change not reported yet (the watcher reports a write after a debounce) and
+// returns Version after it; a change it finds signals Changes at once. A reader that must see
+// every write made before it asked (the server's view) polls, then waits until it has read up
+// to that version.
+func (db *DB) Poll(ctx context.Context) (uint64, error) {
+	err := db.poll(ctx)
+	return db.Version(), err
+}
+
 // changed records one change: the version moves, subscribers are signalled and the sidecar is
 // asked to catch up.
 func (db *DB) changed() {

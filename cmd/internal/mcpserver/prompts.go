@@ -49,7 +49,7 @@ func newPromptSurface(srv *server.MCPServer, v *view, log *slog.Logger) *promptS
 		hooks = &server.Hooks{}
 		server.WithHooks(hooks)(srv)
 	}
-	wait := func(ctx context.Context) { v.awaitLoad(ctx) }
+	wait := func(ctx context.Context) { v.awaitCurrent(ctx) }
 	hooks.AddBeforeListPrompts(func(ctx context.Context, _ any, _ *mcp.ListPromptsRequest) { wait(ctx) })
 	hooks.AddBeforeListResources(func(ctx context.Context, _ any, _ *mcp.ListResourcesRequest) { wait(ctx) })
 	hooks.AddBeforeComplete(func(ctx context.Context, _ any, _ *mcp.CompleteRequest) { wait(ctx) })

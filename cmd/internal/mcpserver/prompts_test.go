@@ -188,6 +188,11 @@ func (m *memLibrary) Folder(_ context.Context, id string) (promptlib.Folder, err
 
 func (m *memLibrary) Changes() (<-chan struct{}, func()) { return m.changes, func() {} }
 
+// The in-memory library signals its changes itself; its version stays 0, so a snapshot is
+// always as new as it (awaitCurrent waits only for the first load).
+func (m *memLibrary) Poll(context.Context) (uint64, error) { return 0, nil }
+func (m *memLibrary) Version() uint64                      { return 0 }
+
 // testSurface is a prompt surface on an in-process server configured as New does, over a view
 // of an in-memory library, with one connected session that records notifications.
 type testSurface struct {

@@ -29,6 +29,10 @@ type libraryReader interface {
 	Prompt(ctx context.Context, id string) (promptlib.Prompt, error)
 	Folder(ctx context.Context, id string) (promptlib.Folder, error)
 	Changes() (<-chan struct{}, func())
+	// Poll looks for a change not yet seen (signalling Changes) and returns the version the
+	// library is at; Version returns it without looking.
+	Poll(ctx context.Context) (uint64, error)
+	Version() uint64
 }
 
 var _ libraryReader = (*dbread.DB)(nil)
@@ -55,10 +59,11 @@ type view struct {
 
 	subs  []func(prev, next *snapshot)
 	ready chan struct{} // closed once the first load has been tried
-	// refreshes asks the follower for a read now (refresh); it closes the channel it is handed
-	// once the snapshot of that read is published.
-	refreshes chan chan struct{}
-	following atomic.Bool // the follower runs: refresh has someone to ask
+	// published is closed, and replaced, each time a snapshot is published (awaitCurrent).
+	pubMu     sync.Mutex
+	published chan struct{}
+	following atomic.Bool   // the follower runs: awaitCurrent has someone to wait for
+	stopped   chan struct{} // closed when the follower ends: nothing more will be published
 
 	// keep, when set, is the file the view is kept in between runs (persist.go); kept is when
 	// it was last written.
@@ -79,6 +84,9 @@ type snapshot struct {
 	all     []dbread.FolderInfo // every folder of the library, for path and id lookups
 	scope   scope
 	loaded  bool // false only for the empty view before the first load
+	// version is the library's (dbread's Version) when the read that made it began: every
+	// change up to it is in the snapshot.
+	version uint64
 
 	// system holds the gate texts' prompts (mcpctl-system), bodies included: a handful; with
 	// the bucket of each.
@@ -139,7 +147,7 @@ func newView(db libraryReader, project *gate.Project, log *slog.Logger) *view {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	v := &view{db: db, project: project, log: log, docs: map[string]cachedDoc{}, ready: make(chan struct{}), refreshes: make(chan chan struct{})}
+	v := &view{db: db, project: project, log: log, docs: map[string]cachedDoc{}, ready: make(chan struct{}), published: make(chan struct{}), stopped: make(chan struct{})}
 	v.snap.Store(&snapshot{scope: wholeLibrary()})
 	return v
 }
@@ -251,10 +259,8 @@ func (v *view) restore() bool {
 	} else {
 		snap.docs = nil
 	}
-	prev := v.snap.Swap(snap)
-	for _, f := range v.subs {
-		f(prev, snap)
-	}
+	snap.version = v.db.Version() // what it lacks, the first read brings, with list_changed
+	v.publish(snap)
 	v.restored = true
 	v.markReady()
 	debug.FreeOSMemory() // what decoding it left behind, before the server settles
@@ -311,7 +317,7 @@ func (v *view) awaitLoad(ctx context.Context) {
 // is retried with backoff. failed is the result of the load before follow started.
 func (v *view) follow(ctx context.Context, changes <-chan struct{}, failed error) {
 	v.following.Store(true)
-	defer v.following.Store(false)
+	defer close(v.stopped)
 	const firstRetry, maxRetry = 500 * time.Millisecond, 30 * time.Second
 	retry := time.NewTimer(firstRetry)
 	defer retry.Stop()
@@ -338,45 +344,67 @@ func (v *view) follow(ctx context.Context, changes <-chan struct{}, failed error
 			}
 			signalled = true
 			settle(v.read(ctx, true))
-		case done := <-v.refreshes:
-			settle(v.read(ctx, true))
-			close(done)
 		case <-retry.C:
 			settle(v.read(ctx, signalled))
 		}
 	}
 }
 
-// refreshWait bounds how long a write waits for the view to show it (refresh). A read after
-// one change takes milliseconds, tens of them at 100k prompts.
-const refreshWait = 2 * time.Second
+// currentWait bounds how long a request served from the view waits for the view to catch up
+// with the library (awaitCurrent). A read after one change takes milliseconds at 10k prompts,
+// and half a second at 100k.
+const currentWait = 2 * time.Second
 
-// refresh has the follower read the library now and waits until the snapshot of that read is
-// published, at most refreshWait. A write of this session calls it before answering: dbread's
-// change signal comes after a debounce, and a client that lists prompts/list or gets the new
-// prompt as a slash command right after create_prompt succeeded must find it there, as the
-// tools that read the database do. Without a follower (the view not started, or stopped) it
-// returns at once.
-func (v *view) refresh(ctx context.Context) {
+// awaitCurrent holds a request served from the view (prompts/list, prompts/get, resources …)
+// until the view holds every change the library had when the request came, at most
+// currentWait: dbread's change signal comes after a debounce, and a client that lists prompts
+// right after create_prompt succeeded must find the new prompt there, as the tools that read
+// the database do. When nothing changed it costs one look at the library's data version.
+// Without a follower (not started, or stopped) it only waits for the first load.
+func (v *view) awaitCurrent(ctx context.Context) {
+	v.awaitLoad(ctx)
 	if !v.following.Load() {
 		return
 	}
-	timer := time.NewTimer(refreshWait)
-	defer timer.Stop()
-	done := make(chan struct{})
-	select {
-	case v.refreshes <- done:
-	case <-ctx.Done():
-		return
-	case <-timer.C:
-		return
+	want, err := v.db.Poll(ctx) // a change not seen yet signals the follower now
+	if err != nil {
+		return // the view stands; the follower logs and retries what fails
 	}
-	select {
-	case <-done:
-	case <-ctx.Done():
-	case <-timer.C:
-		v.log.Info("library view: a write is answered before the view shows it; list_changed will follow")
+	var timer *time.Timer
+	for {
+		v.pubMu.Lock()
+		published := v.published
+		v.pubMu.Unlock()
+		if v.current().version >= want {
+			return
+		}
+		if timer == nil {
+			timer = time.NewTimer(currentWait)
+			defer timer.Stop()
+		}
+		select {
+		case <-published:
+		case <-v.stopped:
+			return
+		case <-ctx.Done():
+			return
+		case <-timer.C:
+			v.log.Info("library view: answering before it shows the latest change; list_changed will follow")
+			return
+		}
 	}
+}
+
+// publish makes snap the current snapshot, hands it to the subscribers, and wakes awaitCurrent.
+func (v *view) publish(snap *snapshot) {
+	prev := v.snap.Swap(snap)
+	for _, f := range v.subs {
+		f(prev, snap)
+	}
+	v.pubMu.Lock()
+	close(v.published)
+	v.published = make(chan struct{})
+	v.pubMu.Unlock()
 }
 
 // bigLibrary is how many prompts make a library big enough that the garbage of reading it is
@@ -392,6 +420,7 @@ func (v *view) reload(ctx context.Context) error { return v.read(ctx, false) }
 func (v *view) read(ctx context.Context, signalled bool) error {
 	started := time.Now()
 	v.reads.Add(1)
+	version := v.db.Version() // before reading: a change made during the read moves it on
 	all, err := v.db.Folders(ctx)
 	if err != nil {
 		return err
@@ -410,7 +439,7 @@ func (v *view) read(ctx context.Context, signalled bool) error {
 		r.paths[promptlib.Key(f.ID)] = f.Path
 	}
 	key := scopeKey(sc, all, v.project != nil)
-	next := &snapshot{all: all, scope: sc, loaded: true, sums: sums, scopeKey: key, prompts: last.prompts}
+	next := &snapshot{all: all, scope: sc, loaded: true, sums: sums, scopeKey: key, prompts: last.prompts, version: version}
 	dirty, whole := changedBuckets(last, sums, key, signalled)
 	if whole {
 		// Bodies are read a chunk at a time and dropped once digested: at 100k prompts the
@@ -481,10 +510,7 @@ func (v *view) read(ctx context.Context, signalled bool) error {
 			}
 		}
 	}
-	prev := v.snap.Swap(next)
-	for _, f := range v.subs {
-		f(prev, next)
-	}
+	v.publish(next)
 	if (changed || v.kept.IsZero() && !v.restored) && !v.saveLater {
 		v.save(next)
 	}

@@ -156,11 +156,6 @@ func (d *writeTools) submit(ctx context.Context, w *queue.Writer, kind promptlib
 	if err != nil {
 		return nil, err
 	}
-	if res.Response.Status == promptlib.StatusSuccess {
-		// Read-your-writes for what is served from the view (prompts/list, prompts/get,
-		// resources/list), as for the tools that read the database.
-		d.view.refresh(ctx)
-	}
 	return WriteResult{Status: res.Response.Status, ID: res.Response.ID, Message: res.Response.Message, OperationID: res.OperationID}, nil
 }
 
