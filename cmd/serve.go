@@ -45,21 +45,21 @@ func runServe(ctx context.Context, env Env, args []string) error {
 	// Without a named project, a repository's own .mcpctl/project.yaml (Claude Code and Cursor
 	// start servers in the project's directory) serves; its servers start only once trusted.
 	// A server started as a project's own (upstream.ParentEnv) runs in the project's directory:
-	// it serves no repository project found there, and never starts the servers of the project
-	// that started it, or they would start it again without end.
+	// it serves no repository project whose servers started it, and never starts the servers
+	// of a project named that did, or they would start it again without end.
 	var untrusted string
-	parent := env.Getenv(upstream.ParentEnv)
-	isUpstream := parent != ""
-	switch {
-	case project == nil && !isUpstream:
+	chain := env.Getenv(upstream.ParentEnv)
+	if project == nil {
 		if project, untrusted, err = repoProject(env); err != nil {
 			log.Error("bad repository project", "err", err)
 			return err
 		}
-	case project == nil:
-		log.Info("started as a project's server: the repository's project is not served", "project", parent)
-	case isUpstream && project.File == parent && len(project.Servers) > 0:
-		untrusted = "this server is itself one of the project's servers, started by mcpctl for it"
+		if project != nil && upstream.InChain(chain, project.File) {
+			log.Info("started as a server of the repository's project: serving the library without it", "project", project.File)
+			project, untrusted = nil, ""
+		}
+	} else if upstream.InChain(chain, project.File) && len(project.Servers) > 0 {
+		untrusted = "this server is itself started by mcpctl for this project's servers: starting them here would loop"
 	}
 	var up upstream.Options
 	if project != nil {

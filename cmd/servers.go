@@ -80,7 +80,7 @@ func startServers(ctx context.Context, env Env, p serversProject, only string) *
 		specs = map[string]gate.ServerSpec{only: p.Servers[only]}
 	}
 	sup := upstream.New(specs, upstream.Options{Logger: cliLogger(env), Dir: upstream.BaseDir(p.Project),
-		Getenv: env.Getenv, Version: version()})
+		Getenv: env.Getenv, Version: version(), Project: p.Project.File})
 	sup.Start(ctx)
 	for _, srv := range sup.Servers() {
 		wctx, cancel := context.WithTimeout(ctx, srv.Timeout()+time.Second)

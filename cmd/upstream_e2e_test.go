@@ -275,8 +275,8 @@ func TestRepoProjectNeedsTrust(t *testing.T) {
 
 // An mcpctl serve that is one of a repository project's servers runs in the repository: it must
 // not serve that project again, or its servers would start it again, without end (a reviewer saw
-// 14 processes in 2.5 s). With --project naming the same file, it serves the project without
-// its servers.
+// 14 processes in 2.5 s). Projects named with --project that serve each other stop where one
+// comes round again.
 func TestProjectServerThatIsMcpctlDoesNotRecurse(t *testing.T) {
 	lib := projectLibrary(t)
 	env := testHome(t)
@@ -314,27 +314,37 @@ func TestProjectServerThatIsMcpctlDoesNotRecurse(t *testing.T) {
 		t.Errorf("the project's mcpctl server has servers %+v (untrusted %q); want none: it serves no project", h.Upstreams, h.Untrusted)
 	}
 
-	// Named explicitly, the same project is served without its servers, and health says why.
-	text = strings.Replace(text, "args: [serve, --library", "args: [serve, --project, web, --library", 1)
-	writeProject(t, env, "web", text)
+	// Named explicitly, a cycle of projects stops where a project comes round again: web's
+	// server serves ops, whose server serves web, which starts no servers and says why.
+	serverOf := func(other string) string {
+		return fmt.Sprintf("folder: Web App\ngated: false\nservers:\n  lib:\n    command: %q\n    args: [serve, --project, %s, --library, %q]\n    env: {MCPCTL_BE_MAIN: \"1\"}\n    timeoutMs: 20000\n",
+			os.Args[0], other, lib.Dir)
+	}
+	writeProject(t, env, "web", serverOf("ops"))
+	writeProject(t, env, "ops", serverOf("web"))
 	s = serve(t, env, "--library", lib.Dir, "--project", "web")
-	eventually(t, 20*time.Second, "the project server's tools are listed", func() bool {
+	var tools []mcp.Tool
+	eventually(t, 30*time.Second, "web's server's server's tools are listed", func() bool {
 		res, err := s.ListTools(ctx, mcp.ListToolsRequest{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		return slices.ContainsFunc(res.Tools, func(tl mcp.Tool) bool { return tl.Name == "lib__health_check" })
+		tools = res.Tools
+		return slices.ContainsFunc(tools, func(tl mcp.Tool) bool { return tl.Name == "lib__lib__health_check" })
 	})
-	res, err = callTool(ctx, s.Client, "lib__health_check", map[string]any{}, nil)
+	if slices.ContainsFunc(tools, func(tl mcp.Tool) bool { return strings.HasPrefix(tl.Name, "lib__lib__lib__") }) {
+		t.Error("the cycle went round more than once")
+	}
+	res, err = callTool(ctx, s.Client, "lib__lib__health_check", map[string]any{}, nil)
 	if err != nil || res.IsError {
-		t.Fatalf("lib__health_check: %v %v", err, res)
+		t.Fatalf("lib__lib__health_check: %v %v", err, res)
 	}
 	h = mcpserver.HealthResult{}
 	if err := json.Unmarshal([]byte(resultText(res)), &h); err != nil {
-		t.Fatalf("lib__health_check: %v in %q", err, resultText(res))
+		t.Fatalf("lib__lib__health_check: %v in %q", err, resultText(res))
 	}
-	if len(h.Upstreams) != 0 || !strings.Contains(h.Untrusted, "itself one of the project's servers") {
-		t.Errorf("the project's mcpctl server: servers %+v, untrusted %q; want none, and why", h.Upstreams, h.Untrusted)
+	if len(h.Upstreams) != 0 || !strings.Contains(h.Untrusted, "would loop") {
+		t.Errorf("web served by ops's server: servers %+v, untrusted %q; want none, and why", h.Upstreams, h.Untrusted)
 	}
 }
 

@@ -1,7 +1,9 @@
 package upstream
 
 import (
+	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 )
 
@@ -33,4 +35,26 @@ func expandEnv(base []string, env map[string]string, getenv func(string) string)
 		out = append(out, k+"="+v) // a later entry wins in os/exec, so this overrides base
 	}
 	return out, unset
+}
+
+// ParentEnv lists, in the environment of every server mcpctl starts for a project, the files
+// of the projects whose servers started it, outermost first (filepath.ListSeparator between
+// them). An mcpctl serve among them (one serving another library, say) runs in the project's
+// directory: finding the repository's project there, or being given one of those projects,
+// it would start their servers again, and they theirs, without end (A's server serving B
+// whose server serves A, too). Such a serve drops a project on this list (InChain).
+const ParentEnv = "MCPCTL_UPSTREAM_OF"
+
+// InChain reports whether the project file is one whose servers started this process (its
+// ParentEnv value is chain).
+func InChain(chain, file string) bool {
+	return file != "" && slices.Contains(filepath.SplitList(chain), file)
+}
+
+// childChain is ParentEnv for a child of project's servers: the inherited chain, then project.
+func childChain(inherited, project string) string {
+	if inherited == "" {
+		return project
+	}
+	return inherited + string(filepath.ListSeparator) + project
 }

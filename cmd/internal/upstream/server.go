@@ -246,7 +246,11 @@ func (s *Server) command() *exec.Cmd {
 	for _, name := range unset {
 		s.log.Warn("upstream env references an unset variable; it expands to empty", "variable", name)
 	}
-	cmd.Env = append(env, ParentEnv+"="+s.opts.Project)
+	if s.opts.Project != "" {
+		cmd.Env = append(env, ParentEnv+"="+childChain(s.opts.Getenv(ParentEnv), s.opts.Project))
+	} else {
+		cmd.Env = env
+	}
 	switch {
 	case s.spec.Cwd == "":
 		cmd.Dir = s.opts.Dir

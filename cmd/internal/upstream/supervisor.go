@@ -21,7 +21,8 @@ type Options struct {
 	Environ []string            // the environment children inherit; default os.Environ()
 	Getenv  func(string) string // what ${VAR} in env values expands from; default os.Getenv
 	Version string              // mcpctl's version, sent in initialize
-	// Project is the project file whose servers these are; each child finds it in ParentEnv.
+	// Project is the project file whose servers these are; each child finds it at the end of
+	// ParentEnv.
 	Project string
 
 	MinBackoff time.Duration // the first restart delay; default 1 s
@@ -50,12 +51,6 @@ func (o *Options) fill() {
 		o.StopGrace = 2 * time.Second
 	}
 }
-
-// ParentEnv is set in the environment of every server mcpctl starts for a project, to the
-// project's file. An mcpctl serve among them (one serving another library, say) runs in the
-// project's directory: finding the repository's project there, or being given the same one,
-// it would start the project's servers again, and they theirs, without end.
-const ParentEnv = "MCPCTL_UPSTREAM_OF"
 
 // BaseDir is the directory a project's servers run in by default and their relative cwd is
 // taken from: the repository for a .mcpctl/project.yaml, else the project file's directory.

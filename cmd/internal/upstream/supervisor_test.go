@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -467,5 +468,27 @@ func TestConcurrentCalls(t *testing.T) {
 	close(errs)
 	for err := range errs {
 		t.Error(err)
+	}
+}
+
+// A child of a project's servers learns the chain of projects that started it, the inherited
+// part first; a command with no project (none set) passes none on.
+func TestChildChain(t *testing.T) {
+	sep := string(filepath.ListSeparator)
+	env := map[string]string{ParentEnv: "/a/.mcpctl/project.yaml"}
+	sup := New(map[string]gate.ServerSpec{"s": {Command: "true"}}, Options{Project: "/b/web.yaml", Getenv: func(k string) string { return env[k] }})
+	want := ParentEnv + "=/a/.mcpctl/project.yaml" + sep + "/b/web.yaml"
+	if got := sup.Server("s").command().Env; !slices.Contains(got, want) {
+		t.Errorf("child env lacks %q", want)
+	}
+	sup = New(map[string]gate.ServerSpec{"s": {Command: "true"}}, Options{Environ: []string{"HOME=/h"}})
+	for _, kv := range sup.Server("s").command().Env {
+		if strings.HasPrefix(kv, ParentEnv+"=") {
+			t.Errorf("no project, yet the child gets %q", kv)
+		}
+	}
+	chain := "/a/.mcpctl/project.yaml" + sep + "/b/web.yaml"
+	if !InChain(chain, "/b/web.yaml") || !InChain(chain, "/a/.mcpctl/project.yaml") || InChain(chain, "/c/x.yaml") || InChain(chain, "") || InChain("", "/b/web.yaml") {
+		t.Error("InChain finds exactly the files on the chain")
 	}
 }
