@@ -176,3 +176,19 @@ func TestEnsureStandaloneConcurrently(t *testing.T) {
 		t.Errorf("left behind %d entries beside the library, want only the library", len(entries)-1)
 	}
 }
+
+// The CLI prints hints written for its user, never the model's (promptlib's "call list_folders",
+// "run health_check" …).
+func TestCLIHintsAreForUsers(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "lib")
+	if code, _, stderr := run(t, nil, "library", "init", dir); code != 0 {
+		t.Fatalf("library init: %s", stderr)
+	}
+	if err := os.RemoveAll(filepath.Join(dir, queue.QueueName)); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := run(t, nil, "queue", "clean", "--library", dir)
+	if code != 1 || !strings.Contains(stderr, "import queue") || strings.Contains(stderr, "hint:") {
+		t.Errorf("queue clean without a queue: exit %d, stderr %q; want 1, the reason, no model hint", code, stderr)
+	}
+}

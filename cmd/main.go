@@ -113,9 +113,10 @@ func report(stderr io.Writer, err error) int {
 	}
 	fmt.Fprintf(stderr, "mcpctl: %v\n", err)
 	// An error the user can fix says how (gate.Error for a project's missing folder, say).
-	var h interface{ Hint() string }
-	if errors.As(err, &h) && h.Hint() != "" {
-		fmt.Fprintf(stderr, "hint: %s\n", h.Hint())
+	// Not promptlib's hints: they are written for the model ("call list_folders").
+	var h interface{ UserHint() string }
+	if errors.As(err, &h) && h.UserHint() != "" {
+		fmt.Fprintf(stderr, "hint: %s\n", h.UserHint())
 	}
 	return 1
 }
@@ -123,8 +124,8 @@ func report(stderr io.Writer, err error) int {
 // hintError is a failure (exit 1) the user can fix, and how.
 type hintError struct{ msg, hint string }
 
-func (e *hintError) Error() string { return e.msg }
-func (e *hintError) Hint() string  { return e.hint }
+func (e *hintError) Error() string    { return e.msg }
+func (e *hintError) UserHint() string { return e.hint }
 
 // usageError is a bad invocation: exit 2 with a hint.
 type usageError struct{ msg, hint string }

@@ -37,8 +37,8 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// Hint says what to do next, for the errors a user can fix themselves ("" otherwise).
-func (e *Error) Hint() string {
+// UserHint says what to do next, for the errors a user can fix themselves ("" otherwise).
+func (e *Error) UserHint() string {
 	if e.Err != ErrNoFolder { // ambiguous paths and names say in the message what to write
 		return ""
 	}

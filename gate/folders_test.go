@@ -128,14 +128,14 @@ func TestFolderScope(t *testing.T) {
 	if !errors.Is(err, ErrNoFolder) || !errors.As(err, &ge) {
 		t.Fatalf("got %v, want a *Error matching ErrNoFolder", err)
 	}
-	if h := ge.Hint(); !strings.Contains(h, `create the folder "Nope"`) || !strings.Contains(h, p.File) {
+	if h := ge.UserHint(); !strings.Contains(h, `create the folder "Nope"`) || !strings.Contains(h, p.File) {
 		t.Errorf("hint %q: want the folder to create and the file to change", h)
 	}
 	// An ambiguous name says what to write in its message; the hint to create it would be wrong.
 	f.folder("Writing / Go")
 	p.Folder = "Go"
-	if _, err := NewScope(f.lib.Folders, p); !errors.As(err, &ge) || ge.Hint() != "" || !strings.Contains(err.Error(), "ambiguous") {
-		t.Errorf("ambiguous: got %v (hint %q), want an ambiguity error without a hint", err, ge.Hint())
+	if _, err := NewScope(f.lib.Folders, p); !errors.As(err, &ge) || ge.UserHint() != "" || !strings.Contains(err.Error(), "ambiguous") {
+		t.Errorf("ambiguous: got %v (hint %q), want an ambiguity error without a hint", err, ge.UserHint())
 	}
 }
 
