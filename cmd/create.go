@@ -50,7 +50,7 @@ func createStage(ctx context.Context, env Env, args []string) error {
 		"Writes a starter custom stage, $XDG_CONFIG_HOME/mcpctl/stages/NAME, that passes content through and\n"+
 			"shows the context it receives. A Go stage's source goes to stage-src/NAME/ and is built to stages/NAME.")
 	lang := fs.String("lang", "sh", "the starter's language: sh, python or go")
-	if err := fs.parse(env, reorderFlags(args)); err != nil {
+	if err := fs.parse(env, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 || !pipeline.ValidStageName(fs.Arg(0)) {

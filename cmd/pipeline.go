@@ -50,7 +50,7 @@ func runPipeline(ctx context.Context, env Env, args []string) error {
 	asJSON := fs.Bool("json", false, "print the whole result as JSON")
 	verbose := fs.Bool("verbose", false, "log every stage's diagnostics, custom stages' stderr included")
 	source := fs.String("source", "", "the content's source as stages see it (default: the file name)")
-	if err := fs.parse(env, reorderFlags(args[1:], "json", "verbose")); err != nil {
+	if err := fs.parse(env, args[1:]); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
@@ -184,32 +184,4 @@ func readInput(env Env, name string) (string, error) {
 		return "", fmt.Errorf("pipeline run: %s is over %d bytes", name, maxPipelineInput)
 	}
 	return string(data), nil
-}
-
-// reorderFlags moves flags before positional arguments, so "pipeline run FILE --model M"
-// works; bools names the flags that take no value, and "-" alone is a positional (stdin).
-func reorderFlags(args []string, bools ...string) []string {
-	isBool := map[string]bool{"h": true, "help": true}
-	for _, b := range bools {
-		isBool[b] = true
-	}
-	var flags, pos []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			pos = append(pos, args[i+1:]...)
-			break
-		}
-		if !strings.HasPrefix(a, "-") || a == "-" {
-			pos = append(pos, a)
-			continue
-		}
-		flags = append(flags, a)
-		name := strings.TrimLeft(a, "-")
-		if !strings.Contains(name, "=") && !isBool[name] && i+1 < len(args) {
-			flags = append(flags, args[i+1])
-			i++
-		}
-	}
-	return append(flags, pos...)
 }
