@@ -319,6 +319,7 @@ func (s *sidecar) open(ctx context.Context) error {
 	}
 	err := s.openFile(ctx)
 	if noFTS5(err) {
+		s.closeFiles()
 		return fault(ErrNoFTS5) // the file is fine: no build of ours could read it
 	}
 	if err != nil && ctx.Err() == nil {
