@@ -23,7 +23,7 @@ func runConsole(ctx context.Context, env Env, args []string) error {
 		return err
 	}
 	if *project == "" {
-		*project = env.Getenv("MCPCTL_PROJECT")
+		*project = env.Getenv(projectEnv)
 	}
 	cfg := tui.Config{
 		TrafficDir:  traffic.Dir(stateHome(env)),

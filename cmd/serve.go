@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mcpctl/mcpctl/cmd/internal/mcpserver"
@@ -63,7 +64,7 @@ func runServe(ctx context.Context, env Env, args []string) error {
 	}
 	var up upstream.Options
 	if project != nil {
-		up = upstream.Options{Dir: upstream.BaseDir(*project), Getenv: env.Getenv, Project: project.File}
+		up = upstream.Options{Dir: upstream.BaseDir(*project), Getenv: env.Getenv, Project: project.File, Environ: childEnviron(os.Environ())}
 	}
 	engine, err := serveEngine(env, log)
 	if err != nil {
@@ -111,13 +112,23 @@ func newLogger(env Env) *slog.Logger {
 	return slog.New(slog.NewJSONHandler(env.Stderr, &slog.HandlerOptions{Level: level}))
 }
 
+// projectEnv names the project serve, console and get servers use without --project.
+const projectEnv = "MCPCTL_PROJECT"
+
+// childEnviron is the environment a project's servers inherit: environ without mcpctl's own
+// choice of project, which is this process's. An mcpctl serve among them serves what its spec
+// says (args, or env: {MCPCTL_PROJECT: …}), not the project that started it.
+func childEnviron(environ []string) []string {
+	return slices.DeleteFunc(slices.Clone(environ), func(kv string) bool { return strings.HasPrefix(kv, projectEnv+"=") })
+}
+
 // projectsDir is where project files live.
 func projectsDir(env Env) string { return filepath.Join(configHome(env), "mcpctl", "projects") }
 
 // loadProject loads the named project, or $MCPCTL_PROJECT; none named is nil (no gate).
 func loadProject(env Env, name string) (*gate.Project, error) {
 	if name == "" {
-		name = env.Getenv("MCPCTL_PROJECT")
+		name = env.Getenv(projectEnv)
 	}
 	if name == "" {
 		return nil, nil

@@ -29,7 +29,7 @@ type serversProject struct {
 // resolveServersProject finds the project: --project NAME (or $MCPCTL_PROJECT) in the projects
 // directory, else the repository's .mcpctl/project.yaml from the working directory upwards.
 func resolveServersProject(env Env, name string) (serversProject, error) {
-	if name != "" || env.Getenv("MCPCTL_PROJECT") != "" {
+	if name != "" || env.Getenv(projectEnv) != "" {
 		p, err := loadProject(env, name)
 		if err != nil {
 			return serversProject{}, err
@@ -80,7 +80,7 @@ func startServers(ctx context.Context, env Env, p serversProject, only string) *
 		specs = map[string]gate.ServerSpec{only: p.Servers[only]}
 	}
 	sup := upstream.New(specs, upstream.Options{Logger: cliLogger(env), Dir: upstream.BaseDir(p.Project),
-		Getenv: env.Getenv, Version: version(), Project: p.Project.File})
+		Getenv: env.Getenv, Version: version(), Project: p.Project.File, Environ: childEnviron(os.Environ())})
 	sup.Start(ctx)
 	for _, srv := range sup.Servers() {
 		wctx, cancel := context.WithTimeout(ctx, srv.Timeout()+time.Second)

@@ -346,6 +346,29 @@ func TestProjectServerThatIsMcpctlDoesNotRecurse(t *testing.T) {
 	if len(h.Upstreams) != 0 || !strings.Contains(h.Untrusted, "would loop") {
 		t.Errorf("web served by ops's server: servers %+v, untrusted %q; want none, and why", h.Upstreams, h.Untrusted)
 	}
+
+	// A project chosen by MCPCTL_PROJECT is this serve's choice, not its servers': an mcpctl
+	// serve among them serves the library its spec names, not the project again.
+	writeProject(t, env, "web", text) // its server: serve --library, no project
+	s = serve(t, append(slices.Clone(env), "MCPCTL_PROJECT=web"), "--library", lib.Dir)
+	eventually(t, 20*time.Second, "the project server's tools are listed", func() bool {
+		res, err := s.ListTools(ctx, mcp.ListToolsRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return slices.ContainsFunc(res.Tools, func(tl mcp.Tool) bool { return tl.Name == "lib__health_check" })
+	})
+	res, err = callTool(ctx, s.Client, "lib__health_check", map[string]any{}, nil)
+	if err != nil || res.IsError {
+		t.Fatalf("lib__health_check: %v %v", err, res)
+	}
+	h = mcpserver.HealthResult{}
+	if err := json.Unmarshal([]byte(resultText(res)), &h); err != nil {
+		t.Fatalf("lib__health_check: %v in %q", err, resultText(res))
+	}
+	if len(h.Upstreams) != 0 || h.Untrusted != "" {
+		t.Errorf("web's server, with MCPCTL_PROJECT=web in mcpctl's environment: servers %+v, untrusted %q; want the plain library", h.Upstreams, h.Untrusted)
+	}
 }
 
 // envGetter reads a test environment list as Getenv does.
