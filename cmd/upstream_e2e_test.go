@@ -284,64 +284,30 @@ func TestProjectServerThatIsMcpctlDoesNotRecurse(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(repo, ".mcpctl"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	text := fmt.Sprintf("folder: Web App\ngated: false\nservers:\n  lib:\n    command: %q\n    args: [serve, --library, %q]\n    env: {MCPCTL_BE_MAIN: \"1\"}\n    timeoutMs: 20000\n",
-		os.Args[0], lib.Dir)
-	if err := os.WriteFile(filepath.Join(repo, ".mcpctl", "project.yaml"), []byte(text), 0o644); err != nil {
+	// serverArgs is a project whose one server, lib, is this mcpctl serving lib with args.
+	serverArgs := func(args string) string {
+		return fmt.Sprintf("folder: Web App\ngated: false\nservers:\n  lib:\n    command: %q\n    args: [serve, %s--library, %q]\n    env: {MCPCTL_BE_MAIN: \"1\"}\n    timeoutMs: 20000\n",
+			os.Args[0], args, lib.Dir)
+	}
+	if err := os.WriteFile(filepath.Join(repo, ".mcpctl", "project.yaml"), []byte(serverArgs("")), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if code := Main(context.Background(), []string{"trust", repo}, nil, io.Discard, io.Discard, envGetter(env)); code != 0 {
 		t.Fatalf("mcpctl trust: exit %d", code)
 	}
-	s := serveIn(t, repo, env, "--library", lib.Dir)
-	ctx := context.Background()
-	eventually(t, 20*time.Second, "the project server's tools are listed", func() bool {
-		res, err := s.ListTools(ctx, mcp.ListToolsRequest{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return slices.ContainsFunc(res.Tools, func(tl mcp.Tool) bool { return tl.Name == "lib__health_check" })
-	})
 	// The project's server answers for the whole library, with no project and no servers.
-	res, err := callTool(ctx, s.Client, "lib__health_check", map[string]any{}, nil)
-	if err != nil || res.IsError {
-		t.Fatalf("lib__health_check: %v %v", err, res)
-	}
-	var h mcpserver.HealthResult
-	if err := json.Unmarshal([]byte(resultText(res)), &h); err != nil {
-		t.Fatalf("lib__health_check: %v in %q", err, resultText(res))
-	}
+	h, _ := healthThrough(t, serveIn(t, repo, env, "--library", lib.Dir), "lib__")
 	if len(h.Upstreams) != 0 || h.Untrusted != "" {
 		t.Errorf("the project's mcpctl server has servers %+v (untrusted %q); want none: it serves no project", h.Upstreams, h.Untrusted)
 	}
 
 	// Named explicitly, a cycle of projects stops where a project comes round again: web's
 	// server serves ops, whose server serves web, which starts no servers and says why.
-	serverOf := func(other string) string {
-		return fmt.Sprintf("folder: Web App\ngated: false\nservers:\n  lib:\n    command: %q\n    args: [serve, --project, %s, --library, %q]\n    env: {MCPCTL_BE_MAIN: \"1\"}\n    timeoutMs: 20000\n",
-			os.Args[0], other, lib.Dir)
-	}
-	writeProject(t, env, "web", serverOf("ops"))
-	writeProject(t, env, "ops", serverOf("web"))
-	s = serve(t, env, "--library", lib.Dir, "--project", "web")
-	var tools []mcp.Tool
-	eventually(t, 30*time.Second, "web's server's server's tools are listed", func() bool {
-		res, err := s.ListTools(ctx, mcp.ListToolsRequest{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		tools = res.Tools
-		return slices.ContainsFunc(tools, func(tl mcp.Tool) bool { return tl.Name == "lib__lib__health_check" })
-	})
+	writeProject(t, env, "web", serverArgs("--project, ops, "))
+	writeProject(t, env, "ops", serverArgs("--project, web, "))
+	h, tools := healthThrough(t, serve(t, env, "--library", lib.Dir, "--project", "web"), "lib__lib__")
 	if slices.ContainsFunc(tools, func(tl mcp.Tool) bool { return strings.HasPrefix(tl.Name, "lib__lib__lib__") }) {
 		t.Error("the cycle went round more than once")
-	}
-	res, err = callTool(ctx, s.Client, "lib__lib__health_check", map[string]any{}, nil)
-	if err != nil || res.IsError {
-		t.Fatalf("lib__lib__health_check: %v %v", err, res)
-	}
-	h = mcpserver.HealthResult{}
-	if err := json.Unmarshal([]byte(resultText(res)), &h); err != nil {
-		t.Fatalf("lib__lib__health_check: %v in %q", err, resultText(res))
 	}
 	if len(h.Upstreams) != 0 || !strings.Contains(h.Untrusted, "would loop") {
 		t.Errorf("web served by ops's server: servers %+v, untrusted %q; want none, and why", h.Upstreams, h.Untrusted)
@@ -349,26 +315,37 @@ func TestProjectServerThatIsMcpctlDoesNotRecurse(t *testing.T) {
 
 	// A project chosen by MCPCTL_PROJECT is this serve's choice, not its servers': an mcpctl
 	// serve among them serves the library its spec names, not the project again.
-	writeProject(t, env, "web", text) // its server: serve --library, no project
-	s = serve(t, append(slices.Clone(env), "MCPCTL_PROJECT=web"), "--library", lib.Dir)
-	eventually(t, 20*time.Second, "the project server's tools are listed", func() bool {
+	writeProject(t, env, "web", serverArgs(""))
+	h, _ = healthThrough(t, serve(t, append(slices.Clone(env), "MCPCTL_PROJECT=web"), "--library", lib.Dir), "lib__")
+	if len(h.Upstreams) != 0 || h.Untrusted != "" {
+		t.Errorf("web's server, with MCPCTL_PROJECT=web in mcpctl's environment: servers %+v, untrusted %q; want the plain library", h.Upstreams, h.Untrusted)
+	}
+}
+
+// healthThrough waits until s lists prefix+"health_check" (a project server's, or its server's)
+// and returns what it answers, with the tools s listed.
+func healthThrough(t *testing.T, s *session, prefix string) (mcpserver.HealthResult, []mcp.Tool) {
+	t.Helper()
+	ctx := context.Background()
+	name := prefix + "health_check"
+	var tools []mcp.Tool
+	eventually(t, 30*time.Second, name+" is listed", func() bool {
 		res, err := s.ListTools(ctx, mcp.ListToolsRequest{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		return slices.ContainsFunc(res.Tools, func(tl mcp.Tool) bool { return tl.Name == "lib__health_check" })
+		tools = res.Tools
+		return slices.ContainsFunc(tools, func(tl mcp.Tool) bool { return tl.Name == name })
 	})
-	res, err = callTool(ctx, s.Client, "lib__health_check", map[string]any{}, nil)
+	res, err := callTool(ctx, s.Client, name, map[string]any{}, nil)
 	if err != nil || res.IsError {
-		t.Fatalf("lib__health_check: %v %v", err, res)
+		t.Fatalf("%s: %v %v", name, err, res)
 	}
-	h = mcpserver.HealthResult{}
+	var h mcpserver.HealthResult
 	if err := json.Unmarshal([]byte(resultText(res)), &h); err != nil {
-		t.Fatalf("lib__health_check: %v in %q", err, resultText(res))
+		t.Fatalf("%s: %v in %q", name, err, resultText(res))
 	}
-	if len(h.Upstreams) != 0 || h.Untrusted != "" {
-		t.Errorf("web's server, with MCPCTL_PROJECT=web in mcpctl's environment: servers %+v, untrusted %q; want the plain library", h.Upstreams, h.Untrusted)
-	}
+	return h, tools
 }
 
 // envGetter reads a test environment list as Getenv does.
