@@ -58,7 +58,10 @@ func checkDir(fsys FS, dir string) (string, error) {
 	fi, err := fsys.Lstat(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return DirMissing, promptlib.Errorf(promptlib.CodePermissionDenied, "the import queue %s does not exist", dir)
+		e := promptlib.Errorf(promptlib.CodePermissionDenied, "the import queue %s does not exist", dir)
+		// The code's hint is about owner and mode, which a missing directory has neither of.
+		e.Advice = fmt.Sprintf("The Prompteka app makes its import queue when it starts; for a library made by mcpctl, make it again with 'mkdir -m 700 %s'.", dir)
+		return DirMissing, e
 	case err != nil:
 		return DirNotWritable, &promptlib.Error{Code: promptlib.CodePermissionDenied, Message: fmt.Sprintf("cannot inspect the import queue %s: %s", dir, rootCause(err)), Err: err}
 	case fi.Mode()&fs.ModeSymlink != 0:

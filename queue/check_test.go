@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mcpctl/mcpctl/promptlib"
@@ -51,6 +52,10 @@ func TestCheckDirAgreesWithWriter(t *testing.T) {
 			}
 			if err != nil && promptlib.CodeOf(err) != promptlib.CodePermissionDenied {
 				t.Errorf("CheckDir error code %s, want PERMISSION_DENIED", promptlib.CodeOf(err))
+			}
+			// A missing queue has no owner or mode to fix: its advice says how it is made.
+			if pe, ok := err.(*promptlib.Error); state == DirMissing && (!ok || !strings.Contains(pe.Hint(), "mkdir -m 700 "+q)) {
+				t.Errorf("missing queue: %v, want a hint saying how to make it", err)
 			}
 			// The writer refuses exactly where CheckDir does, with the same reason. (A
 			// processor-less writer on an accepted queue withdraws: its error is another.)
