@@ -106,3 +106,37 @@ func NameEach(n int, prompt func(i int) (id, title string)) []string {
 	}
 	return names
 }
+
+// Departure is a prompt that leaves a set NameEach named: deleted, or retitled to another slug.
+type Departure struct{ Name, Title string }
+
+// NamesAfter names the prompts that arrive in a set NameEach named, when NameEach would give
+// exactly that: every prompt that stays keeps its name, and each arrival takes its bare slug.
+// That holds when no group of equal slugs changes but by a prompt alone in it, and no clash
+// between suffixed names is made or undone, which NamesAfter checks conservatively through
+// taken: whether the name of a prompt that stays starts with a prefix. A departure must bear
+// its bare slug and no name that stays may start with it (a suffixed name of its group, or one
+// lengthened by a clash with it); an arrival's slug must start no name that stays and differ
+// from every other arrival's. A prompt whose slug did not change stays, under the name it had. ok is false
+// when the set must be named again with NameEach: a server following a library of 100k
+// prompts names one edit in microseconds instead of naming them all (~50 ms).
+func NamesAfter(departed []Departure, arrivals []string, taken func(prefix string) bool) (names []string, ok bool) {
+	for _, d := range departed {
+		if d.Name != Slug(d.Title) || taken(d.Name) {
+			return nil, false
+		}
+	}
+	names = make([]string, len(arrivals))
+	for i, title := range arrivals {
+		names[i] = Slug(title)
+		if taken(names[i]) {
+			return nil, false
+		}
+		for _, other := range names[:i] {
+			if other == names[i] {
+				return nil, false
+			}
+		}
+	}
+	return names, true
+}

@@ -1,6 +1,11 @@
 package promptlib
 
-import "testing"
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
 
 func TestSlug(t *testing.T) {
 	for in, want := range map[string]string{
@@ -62,4 +67,103 @@ func TestNamesUniqueWhenSuffixesClash(t *testing.T) {
 	if names[ps[0].ID] != "untitled" {
 		t.Errorf("the first by id is %q, want the bare slug", names[ps[0].ID])
 	}
+}
+
+// NamesAfter must give what NameEach gives for the changed set whenever it says ok. Titles and
+// ids come from a tiny alphabet, so slugs clash, suffixes clash and titles read like suffixed
+// names ("a abcd") far more often than in a library.
+func TestNamesAfterAgreesWithNameEach(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	titles := []string{"a", "A", "a b", "b", "a abcd", "a abce", "ab", "a-b c", "abcd", "c"}
+	newID := func() string {
+		return fmt.Sprintf("%s%04d-0000-4000-8000-000000000000", []string{"abcd", "abce", "ffff", "0000"}[rng.IntN(4)], rng.IntN(10000))
+	}
+	oks := 0
+	const trials = 4000
+	for trial := range trials {
+		type prompt struct{ id, title string }
+		var before []prompt
+		for range 1 + rng.IntN(12) {
+			before = append(before, prompt{newID(), titles[rng.IntN(len(titles))]})
+		}
+		if !uniqueKeys(before, func(p prompt) string { return p.id }) {
+			continue
+		}
+		name := func(ps []prompt) []string {
+			return NameEach(len(ps), func(i int) (string, string) { return ps[i].id, ps[i].title })
+		}
+		names := name(before)
+		// Each prompt is kept, retitled or deleted; a few arrive.
+		var after []prompt
+		var departed []Departure
+		var arrivals []string
+		stays := map[int]string{} // index in after → the name it keeps
+		for i, p := range before {
+			switch rng.IntN(6) {
+			case 0:
+				departed = append(departed, Departure{names[i], p.title})
+			case 1:
+				title := titles[rng.IntN(len(titles))]
+				if Slug(title) == Slug(p.title) {
+					stays[len(after)] = names[i]
+				} else {
+					departed = append(departed, Departure{names[i], p.title})
+					arrivals = append(arrivals, title)
+				}
+				after = append(after, prompt{p.id, title})
+			default:
+				stays[len(after)] = names[i]
+				after = append(after, p)
+			}
+		}
+		for range rng.IntN(3) {
+			title := titles[rng.IntN(len(titles))]
+			arrivals = append(arrivals, title)
+			after = append(after, prompt{newID(), title})
+		}
+		if !uniqueKeys(after, func(p prompt) string { return p.id }) {
+			continue
+		}
+		taken := func(prefix string) bool {
+			for _, n := range stays {
+				if strings.HasPrefix(n, prefix) {
+					return true
+				}
+			}
+			return false
+		}
+		got, ok := NamesAfter(departed, arrivals, taken)
+		if !ok {
+			continue
+		}
+		oks++
+		want := name(after)
+		a := 0
+		for i := range after {
+			n, stayed := stays[i]
+			if !stayed {
+				n, a = got[a], a+1
+			}
+			if n != want[i] {
+				t.Fatalf("trial %d: %v after %v: NamesAfter names %q as %q, NameEach as %q", trial, after, before, after[i].title, n, want[i])
+			}
+		}
+	}
+	// The check above means something only if NamesAfter often says ok, and not always.
+	t.Logf("NamesAfter said ok in %d of %d trials", oks, trials)
+	if oks < trials/5 || oks == trials {
+		t.Fatalf("NamesAfter said ok in %d of %d trials", oks, trials)
+	}
+}
+
+func uniqueKeys[T any](xs []T, key func(T) string) bool {
+	seen := map[string]bool{}
+	for _, x := range xs {
+		k := Key(key(x))
+		if seen[k] {
+			return false
+		}
+		seen[k] = true
+	}
+	return true
 }
