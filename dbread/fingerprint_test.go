@@ -3,6 +3,7 @@ package dbread
 import (
 	"context"
 	"maps"
+	"reflect"
 	"testing"
 
 	"github.com/mcpctl/mcpctl/promptlib"
@@ -21,6 +22,10 @@ func TestFingerprintFollowsWrites(t *testing.T) {
 	}
 	if len(before) < 2 {
 		t.Fatalf("%d buckets for %d prompts", len(before), 2*BucketWidth)
+	}
+	// The view and the search index both fingerprint an unchanged library: it is read once.
+	if again, err := db.Fingerprint(ctx); err != nil || reflect.ValueOf(again).Pointer() != reflect.ValueOf(before).Pointer() {
+		t.Errorf("an unchanged library was fingerprinted again (%v)", err)
 	}
 	var rowid int64
 	id := lib.Data.Prompts[BucketWidth+3].ID

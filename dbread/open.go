@@ -114,6 +114,12 @@ type DB struct {
 	subsMu  sync.Mutex
 	subs    map[*subscriber]struct{}
 
+	// sums is the last fingerprint (bucketSums), read at Version sumsAt of the file sumsOf.
+	sumsMu sync.Mutex
+	sums   map[int64]BucketSum
+	sumsAt uint64
+	sumsOf *library
+
 	side   *sidecar
 	cancel context.CancelFunc
 	// fallbacks counts answers not served by the sidecar (LIKE scans, direct lists): tests use it
