@@ -28,7 +28,7 @@ import (
 
 // persistVersion changes whenever the file's layout does, so an old file is ignored, not
 // misread.
-const persistVersion = 6
+const persistVersion = 7
 
 // viewMagic starts every kept view.
 const viewMagic = "mcpctl-view\n"
@@ -75,11 +75,11 @@ func saveView(path, db string, snap *snapshot) error {
 // back in milliseconds: the magic and version; the library path, the folders and the system
 // prompts as JSON, and the system prompts' buckets; then the table: its text, its records
 // (recSize bytes each), its index by id (4 bytes each), its two string lists (text, count,
-// ends) and its compressed summaries (data, count, ends); then the library's fingerprint the
-// view was read at (count, then the first rowid, count and updated sum of each bucket), so a
-// restart reads only the buckets changed since; last, for a project's session, the gate's
-// documents (count, then each as a string). Strings are a uvarint length and the bytes, counts
-// a uvarint, numbers little endian.
+// ends) and its compressed summaries (data, count, then each block's end and first summary);
+// then the library's fingerprint the view was read at (count, then the first rowid, count and
+// updated sum of each bucket), so a restart reads only the buckets changed since; last, for a
+// project's session, the gate's documents (count, then each as a string). Strings are a uvarint
+// length and the bytes, counts a uvarint, numbers little endian.
 
 // encodeView is the kept view of snap as one slice, for tests and benchmarks.
 func encodeView(db string, snap *snapshot) []byte {
@@ -158,8 +158,9 @@ func writeView(w io.Writer, db string, snap *snapshot) error {
 	}
 	appendString(t.summaries.data)
 	b = binary.AppendUvarint(b, uint64(len(t.summaries.ends)))
-	for _, e := range t.summaries.ends {
+	for i, e := range t.summaries.ends {
 		b = le.AppendUint32(b, e)
+		b = le.AppendUint32(b, t.summaries.firsts[i])
 	}
 	b = binary.AppendUvarint(b, uint64(len(snap.sums)))
 	for lo, s := range snap.sums {
@@ -248,10 +249,13 @@ func decodeView(r *bufio.Reader, size int64, db string) *snapshot {
 		}
 	}
 	t.summaries = summaryStore{data: d.string(), n: len(t.recs), last: &lastBlock{}}
-	t.summaries.ends = make([]uint32, d.count(4))
+	t.summaries.ends = make([]uint32, d.count(8))
+	t.summaries.firsts = make([]uint32, len(t.summaries.ends))
 	for i := range t.summaries.ends {
 		d.read(buf[:4])
 		t.summaries.ends[i] = le.Uint32(buf[:4])
+		d.read(buf[:4])
+		t.summaries.firsts[i] = le.Uint32(buf[:4])
 	}
 	if n := d.count(24); n > 0 {
 		snap.sums = make(dbread.Fingerprint, n)
@@ -343,11 +347,12 @@ func (t *promptTable) valid() bool {
 	// A block that does not decode shows its summaries empty, never fails a request: checking
 	// the ends is enough, and decompressing every block would delay the first list.
 	s := &t.summaries
-	if len(s.ends) != (s.n+summaryBlock-1)/summaryBlock {
+	if s.n > 0 && (len(s.firsts) == 0 || s.firsts[0] != 0) {
 		return false
 	}
 	for i, e := range s.ends {
-		if e > uint32(len(s.data)) || i > 0 && e < s.ends[i-1] {
+		if e > uint32(len(s.data)) || i > 0 && e < s.ends[i-1] ||
+			int(s.firsts[i]) >= s.n || i > 0 && s.firsts[i] <= s.firsts[i-1] || s.size(i) > summaryBlock {
 			return false
 		}
 	}

@@ -117,9 +117,9 @@ func (r getPromptResult) text(tb testing.TB) string {
 }
 
 func TestPromptsClosestNames(t *testing.T) {
-	tb := newTableBuilder(0)
+	tb := newTableBuilder(0, nil)
 	for i, n := range []string{"code-review", "code-review-ab12", "security-review", "summarize", "translate", "write-tests"} {
-		if err := tb.add(servedPrompt{id: fmt.Sprint(i), name: n}); err != nil {
+		if err := tb.add(servedPrompt{id: fmt.Sprint(i), name: n}, -1); err != nil {
 			t.Fatal(err)
 		}
 	}

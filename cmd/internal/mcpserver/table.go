@@ -170,28 +170,38 @@ func (p servedPrompt) sameListing(q servedPrompt) bool {
 type tableBuilder struct {
 	text             strings.Builder
 	recs             []promptRec
-	summaries        []string // the recs', in the same order
+	summaries        []string // the recs', in the same order; "" for one taken from prev
+	from             []int32  // per rec: the index of its summary in prev, or -1
+	prev             *summaryStore
 	folders, argSets interner
+	// byID, when set, is the table's index by id (indexIDs) known beforehand, for recs added
+	// in name order.
+	byID []int32
 }
 
-func newTableBuilder(n int) *tableBuilder {
-	return &tableBuilder{recs: make([]promptRec, 0, n), folders: interner{index: map[string]uint32{}}, argSets: interner{index: map[string]uint32{}}}
+// newTableBuilder makes a builder of a table of n prompts that may take summaries from prev's.
+func newTableBuilder(n int, prev *summaryStore) *tableBuilder {
+	return &tableBuilder{recs: make([]promptRec, 0, n), prev: prev, folders: interner{index: map[string]uint32{}}, argSets: interner{index: map[string]uint32{}}}
 }
 
-// add copies p into the table.
-func (b *tableBuilder) add(p servedPrompt) error {
+// add copies p into the table; its summary is p.summary, or when from ≥ 0 the from-th of the
+// builder's prev, whose hash p carries (read only if its block must be compressed again).
+func (b *tableBuilder) add(p servedPrompt, from int32) error {
 	if len(p.id) > 0xffff || len(p.name) > 0xffff || int64(b.text.Len())+int64(len(p.id)+len(p.name)+len(p.title)) > 0xffffffff {
 		return fmt.Errorf("mcpserver: prompt %.40q is too large to serve", p.id)
 	}
 	r := promptRec{off: uint32(b.text.Len()), id: uint16(len(p.id)), name: uint16(len(p.name)), title: uint32(len(p.title)),
-		sumHash: summaryHash(p.summary), hash: p.hash, bucket: p.bucket}
+		sumHash: p.sumHash, hash: p.hash, bucket: p.bucket}
+	if from < 0 { // a new summary
+		r.sumHash = summaryHash(p.summary)
+	}
 	for _, s := range []string{p.id, p.name, p.title} {
 		b.text.WriteString(s)
 	}
 	r.folder = b.folders.add(p.folderID)
 	r.args = b.argSets.add(p.argSet)
 	b.recs = append(b.recs, r)
-	b.summaries = append(b.summaries, p.summary)
+	b.summaries, b.from = append(b.summaries, p.summary), append(b.from, from)
 	return nil
 }
 
@@ -227,14 +237,17 @@ func (b *tableBuilder) build() promptTable {
 			order[i] = i
 		}
 		slices.SortFunc(order, func(i, j int) int { return t.compareNames(t.recs[i], t.recs[j]) })
-		recs, summaries := make([]promptRec, len(order)), make([]string, len(order))
+		recs, summaries, from := make([]promptRec, len(order)), make([]string, len(order)), make([]int32, len(order))
 		for k, i := range order {
-			recs[k], summaries[k] = t.recs[i], b.summaries[i]
+			recs[k], summaries[k], from[k] = t.recs[i], b.summaries[i], b.from[i]
 		}
-		t.recs, b.summaries = recs, summaries
+		t.recs, b.summaries, b.from = recs, summaries, from
+		b.byID = nil // it was by the places before the sort
 	}
-	t.summaries = packSummaries(b.summaries)
-	t.indexIDs()
+	t.summaries = packSummaries(b.summaries, b.from, b.prev)
+	if t.byID = b.byID; len(t.byID) != len(t.recs) {
+		t.indexIDs()
+	}
 	return t
 }
 

@@ -49,8 +49,10 @@ type view struct {
 	log     *slog.Logger
 
 	snap atomic.Pointer[snapshot]
-	// reads counts full reads of the library, so a test can hold the view to one per change.
-	reads atomic.Int64
+	// reads counts full reads of the library, so a test can hold the view to one per change;
+	// followed counts the builds named from the last table (followNames), so a test knows it
+	// compared them with whole ones.
+	reads, followed atomic.Int64
 
 	// A change to one prompt of 100k re-parses one body, not all: what a body gave is reused
 	// from the last snapshot while its hash is unchanged, and the gate's documents from docs.
@@ -732,33 +734,35 @@ func (v *view) build(ctx context.Context, seen []int32, fresh []servedPrompt, pr
 		}
 		return fresh[-seen[k]-1]
 	}
-	names := promptlib.NameEach(len(seen), func(k int) (string, string) {
-		p := entry(k)
-		return p.id, p.title
-	})
 	// Added in name order, the table needs no sort of its 40-byte records.
-	order := make([]int32, len(seen))
-	size := len(prev.text)
-	for k := range order {
-		order[k] = int32(k)
+	names, order, byID, ok := followNames(seen, fresh, prev)
+	if ok {
+		v.followed.Add(1)
+	} else {
+		names = promptlib.NameEach(len(seen), func(k int) (string, string) {
+			p := entry(k)
+			return p.id, p.title
+		})
+		order = make([]int32, len(seen))
+		for k := range order {
+			order[k] = int32(k)
+		}
+		slices.SortFunc(order, func(a, b int32) int { return strings.Compare(names[a], names[b]) })
 	}
+	size := len(prev.text)
 	for _, p := range fresh {
 		size += len(p.id) + 2*len(p.title) // the name is about as long as the title
 	}
-	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(names[a], names[b]) })
-	tb := newTableBuilder(len(seen))
-	summaries := prev.summaries.reader()
+	tb := newTableBuilder(len(seen), &prev.summaries)
+	tb.byID = byID
 	tb.text.Grow(size)
 	for n, k := range order {
 		if n%1024 == 0 && ctx.Err() != nil {
 			return promptTable{}, ctx.Err()
 		}
 		sp := entry(int(k))
-		if i := seen[k]; i >= 0 {
-			sp.summary = summaries.at(int(i))
-		}
 		sp.name = names[k]
-		if err := tb.add(sp); err != nil {
+		if err := tb.add(sp, max(seen[k], -1)); err != nil {
 			v.log.Warn("library view: prompt left out", "err", err)
 		}
 	}

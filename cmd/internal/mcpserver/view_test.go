@@ -3,7 +3,10 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
+	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 	"testing/synctest"
 
@@ -242,4 +245,74 @@ func listedNamed(t *promptTable, name string) servedPrompt {
 		}
 	}
 	return servedPrompt{}
+}
+
+// A view that follows edits (named from its last table, followNames) serves what a whole read
+// serves: the same names, in the same order, found by the same ids. Titles clash on purpose, and
+// some read like another's suffixed name.
+func TestViewFollowsEditsAsAWholeReadDoes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	titles := []string{"Review", "review", "Review abcd", "Deploy", "Deploy Checklist", "Tests", "Review ab"}
+	lib := promptlib.Sample(dbread.BucketWidth+100, 1)
+	for i := range lib.Prompts[:40] {
+		lib.Prompts[i].Title = titles[i%len(titles)]
+	}
+	mem := newMemLibrary(lib)
+	v := newView(mem, nil, nil)
+	if err := v.reload(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	next := 0
+	title := func() string { // one in three clashes
+		if next++; next%3 == 0 {
+			return titles[rng.IntN(len(titles))]
+		}
+		return fmt.Sprint("Edited ", next)
+	}
+	for round := range 60 {
+		mem.edit(func(l *promptlib.Library) {
+			for range 1 + rng.IntN(4) {
+				i := rng.IntN(len(l.Prompts))
+				switch rng.IntN(5) {
+				case 0:
+					l.Prompts = slices.Delete(l.Prompts, i, i+1)
+				case 1:
+					p := l.Prompts[i]
+					p.Title = title()
+					p.ID = fmt.Sprintf("abcd%04d-0000-4000-8000-000000000000", next)
+					l.Prompts = append(l.Prompts, p)
+				case 2:
+					l.Prompts[i].Content += " More."
+				default:
+					l.Prompts[i].Title = title()
+				}
+			}
+		})
+		if err := v.reload(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		whole := newView(mem, nil, nil)
+		if err := whole.reload(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		got, want := v.current(), whole.current()
+		if !reflect.DeepEqual(viewListing(t, got), viewListing(t, want)) {
+			t.Fatalf("round %d: the view that follows serves other prompts than a whole read", round)
+		}
+		if !slices.IsSortedFunc(got.prompts.byID, func(a, b int32) int { return compareKeys(got.prompts.idAt(int(a)), got.prompts.idAt(int(b))) }) {
+			t.Fatalf("round %d: the index by id is out of order", round)
+		}
+	}
+	// Its summaries now lie in blocks of many sizes: kept and restored, it serves the same.
+	path := filepath.Join(t.TempDir(), "lib.view")
+	if err := saveView(path, "lib.db", v.current()); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := loadView(path, "lib.db"); err != nil || got == nil || !reflect.DeepEqual(viewListing(t, got), viewListing(t, v.current())) {
+		t.Errorf("the kept view of a table that followed edits is not restored as it was (%v)", err)
+	}
+	t.Logf("%d of 60 builds named from the last table", v.followed.Load())
+	if n := v.followed.Load(); n < 20 {
+		t.Errorf("only %d of 60 builds were named from the last table", n)
+	}
 }
