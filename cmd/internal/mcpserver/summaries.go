@@ -169,6 +169,11 @@ func packSummaries(texts []string, from []int32, prev *summaryStore) summaryStor
 	}
 	for i < n {
 		b, size := prev.wholeBlockAt(from, i)
+		if size < summaryBlock/2 && i+size < n {
+			// prev's small last block, no longer last (prompts sort after it): copied as it
+			// is, every prompt added at the end would leave one more small block behind.
+			size = 0
+		}
 		switch {
 		case size > 0 && (len(pending) == 0 || len(pending) >= summaryBlock/2):
 			// A whole block of prev: copied as it is.

@@ -66,7 +66,10 @@ func TestSummaryStoreFollowsEdits(t *testing.T) {
 			from[i] = int32(i)
 		}
 		texts := make([]string, len(want))
-		switch i := rng.IntN(len(want)); edit % 3 {
+		switch i := rng.IntN(len(want)); edit % 4 {
+		case 3: // at the end, as a prompt whose title starts with a date sorts
+			i = len(want)
+			fallthrough
 		case 0:
 			from, texts = slices.Insert(from, i, -1), slices.Insert(texts, i, fmt.Sprint("Inserted ", edit))
 			want = slices.Insert(want, i, texts[i])
