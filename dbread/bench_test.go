@@ -82,6 +82,7 @@ func BenchmarkListPrompts(b *testing.B) {
 				opts ListOptions
 			}{
 				{"all", ListOptions{Limit: 100}},
+				{"all-brief", ListOptions{Limit: 100, Brief: true}},
 				{"all-deep-page", ListOptions{Limit: 100, Offset: n / 2}},
 				{"folder", ListOptions{FolderID: strings.ToLower(biggest.ID), Limit: 100}},
 				{"root", ListOptions{Root: true, Limit: 100}},
@@ -125,7 +126,7 @@ func benchSearchIn(b *testing.B, query func(n int) string, scoped bool) {
 			var total int
 			for b.Loop() {
 				var err error
-				if _, total, err = db.SearchIn(ctx, q, in, 20, 0); err != nil || total == 0 {
+				if _, total, err = db.SearchIn(ctx, q, SearchOptions{InFolders: in, Limit: 20}); err != nil || total == 0 {
 					b.Fatalf("Search(%q) = total %d, %v", q, total, err)
 				}
 			}

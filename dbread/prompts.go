@@ -25,25 +25,34 @@ const promptColumns = "id, title, body, folder_id, icon, color, url, created_at,
 type unixTime struct{ t promptlib.Time }
 
 func (u *unixTime) Scan(v any) error {
+	sec, err := storedSeconds(v)
+	u.t = promptlib.Time{}
+	if sec.Valid {
+		u.t = promptlib.FromUnix(sec.Float64)
+	}
+	return err
+}
+
+// storedSeconds reads a stored timestamp as Unix seconds; NULL is not Valid.
+func storedSeconds(v any) (sql.NullFloat64, error) {
 	switch x := v.(type) {
 	case nil:
-		u.t = promptlib.Time{}
+		return sql.NullFloat64{}, nil
 	case int64:
-		u.t = promptlib.FromUnix(float64(x))
+		return sql.NullFloat64{Float64: float64(x), Valid: true}, nil
 	case float64:
-		u.t = promptlib.FromUnix(x)
+		return sql.NullFloat64{Float64: x, Valid: true}, nil
 	case []byte:
-		return u.Scan(string(x))
+		return storedSeconds(string(x))
 	case string:
 		f, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
 		if err != nil {
-			return fmt.Errorf("dbread: timestamp %q is not Unix seconds", x)
+			return sql.NullFloat64{}, fmt.Errorf("dbread: timestamp %q is not Unix seconds", x)
 		}
-		u.t = promptlib.FromUnix(f)
+		return sql.NullFloat64{Float64: f, Valid: true}, nil
 	default:
-		return fmt.Errorf("dbread: timestamp of type %T", v)
+		return sql.NullFloat64{}, fmt.Errorf("dbread: timestamp of type %T", v)
 	}
-	return nil
 }
 
 // promptScanner reads promptColumns, preceded by extra destinations (such as rowid), row after
@@ -138,16 +147,18 @@ type ListOptions struct {
 	// InFolders, when not nil, keeps only prompts in one of these folders (ids as stored): a
 	// project's scope. An empty non-nil slice keeps nothing.
 	InFolders []string
+	// Brief leaves the bodies out (Content is ""; Summary and ContentBytes still describe it).
+	Brief bool
 }
 
 // ListPrompts returns a page and the total number of prompts matching the filter, newest first
 // (created_at DESC, id DESC). FolderID matches either case.
 //
 // When the sidecar is ready and current, the page's order comes from its index (the app's
-// database has no index on created_at) and the rows from the app's database by rowid; otherwise
-// the app's database answers directly. A prompt deleted between the two reads is left out of
-// the page.
-func (db *DB) ListPrompts(ctx context.Context, opts ListOptions) ([]promptlib.Prompt, int, error) {
+// database has no index on created_at), and the rows from its own copy when the page is Brief,
+// else from the app's database by rowid; otherwise the app's database answers directly. A
+// prompt deleted between the two reads is left out of the page.
+func (db *DB) ListPrompts(ctx context.Context, opts ListOptions) ([]Listed, int, error) {
 	const op = "list prompts"
 	if opts.Root && opts.FolderID != "" {
 		return nil, 0, db.wrap(op, errors.New("dbread: Root and FolderID exclude each other"))
@@ -160,17 +171,24 @@ func (db *DB) ListPrompts(ctx context.Context, opts ListOptions) ([]promptlib.Pr
 	if err != nil {
 		return nil, 0, db.wrap(op, err)
 	}
-	if current {
+	switch {
+	case current && opts.Brief:
+		ls, total, err := db.side.listBriefs(ctx, opts)
+		if err == nil {
+			return ls, total, nil
+		}
+		db.log.Warn("sidecar list failed; answering from the library", "err", err)
+	case current:
 		refs, total, err := db.side.list(ctx, opts)
 		if err == nil {
 			ps, err := db.promptsByRowid(ctx, refs)
-			return ps, total, db.wrap(op, err)
+			return listedOf(ps, false), total, db.wrap(op, err)
 		}
 		db.log.Warn("sidecar list failed; answering from the library", "err", err)
 	}
 	db.fallbacks.Add(1)
 	ps, total, err := db.listDirect(ctx, opts)
-	return ps, total, db.wrap(op, err)
+	return listedOf(ps, opts.Brief), total, db.wrap(op, err)
 }
 
 // listDirect pages through the app's database: a sort of the filtered rows (the whole table
@@ -225,8 +243,25 @@ type docRef struct {
 // promptsByRowid reads refs from the app's database in refs' order. A row whose id no longer
 // matches (deleted, its rowid reused) is left out.
 func (db *DB) promptsByRowid(ctx context.Context, refs []docRef) ([]promptlib.Prompt, error) {
+	pool, release, err := db.acquire()
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	var rowid int64
+	sc := newPromptScanner(&rowid)
+	return byRowid(ctx, pool, "SELECT rowid, "+promptColumns+" FROM prompts", refs, func(rows *sql.Rows) (int64, string, promptlib.Prompt, error) {
+		p, err := sc.scan(rows)
+		return rowid, p.ID, p, err
+	})
+}
+
+// byRowid reads refs by rowid with query (a SELECT without a WHERE) and returns them in refs'
+// order. scan reads one row: its rowid, its id and the value. A row whose id is not its ref's
+// (deleted, its rowid reused since the refs were read) is left out.
+func byRowid[T any](ctx context.Context, db *sql.DB, query string, refs []docRef, scan func(*sql.Rows) (int64, string, T, error)) ([]T, error) {
 	if len(refs) == 0 {
-		return []promptlib.Prompt{}, nil
+		return []T{}, nil
 	}
 	// The rowids go as one JSON array: binding a hundred arguments cost more than reading it.
 	list := make([]byte, 0, 8*len(refs)+2)
@@ -238,12 +273,7 @@ func (db *DB) promptsByRowid(ctx context.Context, refs []docRef) ([]promptlib.Pr
 		list = strconv.AppendInt(list, r.rowid, 10)
 	}
 	list = append(list, ']')
-	pool, release, err := db.acquire()
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	rows, err := pool.QueryContext(ctx, "SELECT rowid, "+promptColumns+" FROM prompts WHERE rowid IN (SELECT value FROM json_each(?))", string(list))
+	rows, err := db.QueryContext(ctx, query+" WHERE rowid IN (SELECT value FROM json_each(?))", string(list))
 	if err != nil {
 		return nil, err
 	}
@@ -253,25 +283,24 @@ func (db *DB) promptsByRowid(ctx context.Context, refs []docRef) ([]promptlib.Pr
 	for i, r := range refs {
 		at[r.rowid] = i
 	}
-	placed := make([]promptlib.Prompt, len(refs))
-	var rowid int64
-	sc := newPromptScanner(&rowid)
+	placed := make([]T, len(refs))
+	found := make([]bool, len(refs))
 	for rows.Next() {
-		p, err := sc.scan(rows)
+		rowid, id, v, err := scan(rows)
 		if err != nil {
 			return nil, err
 		}
-		if i, ok := at[rowid]; ok && p.ID == refs[i].id {
-			placed[i] = p
+		if i, ok := at[rowid]; ok && id == refs[i].id {
+			placed[i], found[i] = v, true
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	out := placed[:0] // compacted in place: a row gone since the index listed it is left out
-	for _, p := range placed {
-		if p.ID != "" {
-			out = append(out, p)
+	for i, v := range placed {
+		if found[i] {
+			out = append(out, v)
 		}
 	}
 	return out, nil

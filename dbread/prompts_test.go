@@ -176,7 +176,15 @@ func newestFirst(ps []promptlib.Prompt, keep func(promptlib.Prompt) bool) []stri
 	return ids
 }
 
-func ids(ps []promptlib.Prompt) []string {
+func ids(ls []Listed) []string {
+	ps := make([]promptlib.Prompt, len(ls))
+	for i, l := range ls {
+		ps[i] = l.Prompt
+	}
+	return promptIDs(ps)
+}
+
+func promptIDs(ps []promptlib.Prompt) []string {
 	out := make([]string, len(ps))
 	for i, p := range ps {
 		out[i] = p.ID
@@ -260,7 +268,7 @@ func TestAllPromptsAndCounts(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := newestFirst(lib.Data.Prompts, func(promptlib.Prompt) bool { return true })
-	if !slices.Equal(ids(all), want) {
+	if !slices.Equal(promptIDs(all), want) {
 		t.Errorf("AllPrompts returned %d prompts, not the library newest first (%d)", len(all), len(want))
 	}
 	np, nf, err := db.Counts(ctx)

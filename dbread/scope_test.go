@@ -39,7 +39,7 @@ func TestScopeInFolders(t *testing.T) {
 				t.Errorf("%s: list returned %s outside the scope", name, p.ID)
 			}
 		}
-		ps, total, err = db.SearchIn(ctx, "review", scope, 500, 0)
+		ps, total, err = db.SearchIn(ctx, "review", SearchOptions{InFolders: scope, Limit: 500})
 		if err != nil {
 			t.Fatalf("%s: search: %v", name, err)
 		}

@@ -79,24 +79,33 @@ func likePattern(w string) string {
 // added is found by the next call; while the index is building, unavailable or late, Search
 // answers through a LIKE scan of the app's database (every word as a substring of title or
 // body, titles hits first, then newest). Sidecar trouble is logged and never fails a search.
-func (db *DB) Search(ctx context.Context, query string, limit, offset int) ([]promptlib.Prompt, int, error) {
-	return db.SearchIn(ctx, query, nil, limit, offset)
+func (db *DB) Search(ctx context.Context, query string, limit, offset int) ([]Listed, int, error) {
+	return db.SearchIn(ctx, query, SearchOptions{Limit: limit, Offset: offset})
 }
 
-// SearchIn is Search restricted to prompts in one of inFolders (ids as stored), a project's
-// scope; nil means the whole library.
-func (db *DB) SearchIn(ctx context.Context, query string, inFolders []string, limit, offset int) ([]promptlib.Prompt, int, error) {
+// SearchOptions narrow and page a search.
+type SearchOptions struct {
+	// InFolders, when not nil, keeps only prompts in one of these folders (ids as stored): a
+	// project's scope. An empty non-nil slice keeps nothing.
+	InFolders     []string
+	Limit, Offset int // Limit 0 or less means DefaultLimit
+	// Brief leaves the bodies out (Content is ""; Summary and ContentBytes still describe it).
+	Brief bool
+}
+
+// SearchIn is Search with options: a project's scope, and brief results.
+func (db *DB) SearchIn(ctx context.Context, query string, opts SearchOptions) ([]Listed, int, error) {
 	const op = "search"
-	if limit <= 0 {
-		limit = DefaultLimit
+	if opts.Limit <= 0 {
+		opts.Limit = DefaultLimit
 	}
-	offset = max(offset, 0)
+	opts.Offset = max(opts.Offset, 0)
 	words, prefix := searchWords(query)
 	if len(words) == 0 {
 		if db.isClosed() {
 			return nil, 0, db.wrap(op, ErrClosed)
 		}
-		return []promptlib.Prompt{}, 0, nil
+		return []Listed{}, 0, nil
 	}
 	current, err := db.side.current(ctx)
 	if err != nil {
@@ -106,16 +115,16 @@ func (db *DB) SearchIn(ctx context.Context, query string, inFolders []string, li
 		if last := strings.ToLower(words[len(words)-1]); prefix && db.side.wholeTerm(ctx, last) {
 			prefix = false
 		}
-		refs, total, err := db.side.search(ctx, matchExpr(words, prefix), inFolders, limit, offset)
+		refs, total, err := db.side.search(ctx, matchExpr(words, prefix), opts.InFolders, opts.Limit, opts.Offset)
 		if err == nil {
-			ps, err := db.promptsByRowid(ctx, refs)
-			return ps, total, db.wrap(op, err)
+			ls, err := db.page(ctx, refs, opts.Brief)
+			return ls, total, db.wrap(op, err)
 		}
 		db.log.Warn("sidecar search failed; scanning the library", "err", err)
 	}
 	db.fallbacks.Add(1)
-	ps, total, err := db.searchLike(ctx, words, inFolders, limit, offset)
-	return ps, total, db.wrap(op, err)
+	ps, total, err := db.searchLike(ctx, words, opts.InFolders, opts.Limit, opts.Offset)
+	return listedOf(ps, opts.Brief), total, db.wrap(op, err)
 }
 
 // searchLike scans the app's database: every word must be a substring of the title or the body

@@ -351,7 +351,7 @@ func TestSearchRankedTotal(t *testing.T) {
 				continue // every match ranked, or broad: other tests
 			}
 			checked++
-			page, total, err := db.SearchIn(ctx, q, in, 10, 0)
+			page, total, err := db.SearchIn(ctx, q, SearchOptions{InFolders: in, Limit: 10, Brief: true})
 			if err != nil {
 				t.Fatal(err)
 			}

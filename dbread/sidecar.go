@@ -26,7 +26,7 @@ const (
 )
 
 // sidecarFormat is the sidecar's PRAGMA user_version; a file of another format is rebuilt.
-const sidecarFormat = 3
+const sidecarFormat = 4
 
 // ftsTable is the full-text index. It keeps its own copy of titles and bodies (FTS5's content
 // table): removing a row from a contentless index needs either the old text or
@@ -37,17 +37,29 @@ const ftsTable = "CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(title, body,
 // termsTable reads fts's term dictionary (wholeTerm). It holds no data of its own.
 const termsTable = "CREATE VIRTUAL TABLE IF NOT EXISTS fts_terms USING fts5vocab(fts, row)"
 
-// sidecarSchema: docs maps the app's rowid to what listing and change detection need; results
-// are always read from the app's database, never from the sidecar's copy.
+// sidecarSchema: docs maps the app's rowid to what listing and change detection need, and
+// holds what a brief listing shows (everything but the body: its summary and size instead), so
+// that a page of list_prompts or search_prompts without bodies is read from the sidecar alone.
+// The sidecar is used only when it reflects the library's current version, so the copy is as
+// fresh as a read of the app's database would be (up to bucketWidth's note on edits that keep
+// updated_at). Bodies are always read from the app's database.
 const sidecarSchema = ftsTable + ";" + termsTable + ";" + sidecarDocs + docsIndexes + sidecarTables
 
 const sidecarDocs = `
 CREATE TABLE IF NOT EXISTS docs (
-    rid     INTEGER PRIMARY KEY, -- the app's prompts.rowid
-    id      TEXT NOT NULL,       -- as stored by the app
-    folder  TEXT NOT NULL,       -- lower(folder_id); '' at the top level
-    created REAL NOT NULL,
-    sig     INTEGER NOT NULL     -- hash of the row, to tell a changed row from an unchanged one
+    rid       INTEGER PRIMARY KEY, -- the app's prompts.rowid
+    id        TEXT NOT NULL,       -- as stored by the app
+    folder    TEXT NOT NULL,       -- lower(folder_id); '' at the top level
+    created   REAL,                -- stored seconds, as the app's created_at
+    sig       INTEGER NOT NULL,    -- hash of the row, to tell a changed row from an unchanged one
+    title     TEXT NOT NULL,
+    summary   TEXT NOT NULL,       -- promptlib.Summary of the body
+    bytes     INTEGER NOT NULL,    -- the body's size in bytes
+    folder_id TEXT,                -- the rest as stored by the app
+    icon      TEXT,
+    color     TEXT,
+    url       TEXT,
+    updated   REAL
 );
 `
 
@@ -675,6 +687,36 @@ func (s *sidecar) searchBroad(ctx context.Context, rd *sql.DB, expr, scope strin
 
 // list returns a page of rowids in listing order and the number of prompts under the filter.
 func (s *sidecar) list(ctx context.Context, opts ListOptions) ([]docRef, int, error) {
+	rows, total, err := s.listRows(ctx, "rid, id", opts)
+	if err != nil {
+		return nil, 0, err
+	}
+	refs, err := scanRefs(rows)
+	return refs, total, err
+}
+
+// listBriefs is list's page read whole from docs: one query where list and briefs are two.
+func (s *sidecar) listBriefs(ctx context.Context, opts ListOptions) ([]Listed, int, error) {
+	rows, total, err := s.listRows(ctx, briefColumns, opts)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	out := []Listed{}
+	sc := newBriefScanner()
+	for rows.Next() {
+		l, err := sc.scan(rows)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, l)
+	}
+	return out, total, rows.Err()
+}
+
+// listRows queries cols of a page of docs in listing order, and counts the prompts under the
+// filter.
+func (s *sidecar) listRows(ctx context.Context, cols string, opts ListOptions) (*sql.Rows, int, error) {
 	rd := s.reader()
 	if rd == nil {
 		return nil, 0, errors.New("dbread: search index closed")
@@ -700,13 +742,9 @@ func (s *sidecar) list(ctx context.Context, opts ListOptions) ([]docRef, int, er
 	} else if err := rd.QueryRowContext(ctx, "SELECT count(*) FROM docs"+where, args...).Scan(&total); err != nil {
 		return nil, 0, err
 	}
-	rows, err := rd.QueryContext(ctx, "SELECT rid, id FROM docs"+where+" ORDER BY created DESC, id DESC LIMIT ? OFFSET ?",
+	rows, err := rd.QueryContext(ctx, "SELECT "+cols+" FROM docs"+where+" ORDER BY created DESC, id DESC LIMIT ? OFFSET ?",
 		append(args, opts.Limit, opts.Offset)...)
-	if err != nil {
-		return nil, 0, err
-	}
-	refs, err := scanRefs(rows)
-	return refs, total, err
+	return rows, total, err
 }
 
 func scanRefs(rows *sql.Rows) ([]docRef, error) {

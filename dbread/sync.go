@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mcpctl/mcpctl/promptlib"
 )
 
 // bucketWidth is how many consecutive rowids one change-detection bucket spans.
@@ -143,7 +145,8 @@ func prepareWriter(ctx context.Context, tx *sql.Tx) (*sideWriter, error) {
 		dst **sql.Stmt
 		sql string
 	}{
-		{&w.putDoc, "INSERT OR REPLACE INTO docs (rid, id, folder, created, sig) VALUES (?, ?, ?, ?, ?)"},
+		{&w.putDoc, "INSERT OR REPLACE INTO docs (rid, id, folder, created, sig, title, summary, bytes, folder_id, icon, color, url, updated)" +
+			" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"},
 		{&w.delDoc, "DELETE FROM docs WHERE rid = ?"},
 		{&w.putFTS, "INSERT INTO fts (rowid, title, body) VALUES (?, ?, ?)"},
 		{&w.delFTS, "DELETE FROM fts WHERE rowid = ?"},
@@ -202,7 +205,8 @@ func (s *sidecar) syncBucket(ctx context.Context, tx *sql.Tx, w *sideWriter, lo 
 				return fault(err)
 			}
 		}
-		if _, err := w.putDoc.ExecContext(ctx, r.rowid, r.id, strings.ToLower(r.folder), r.created, sig); err != nil {
+		if _, err := w.putDoc.ExecContext(ctx, r.rowid, r.id, strings.ToLower(r.folder.String), r.created, sig,
+			r.title, promptlib.Summary(r.body), len(r.body), r.folder, r.icon, r.color, r.url, r.updated); err != nil {
 			return fault(err)
 		}
 		if _, err := w.putFTS.ExecContext(ctx, r.rowid, r.title, r.body); err != nil {
@@ -225,39 +229,44 @@ func (s *sidecar) syncBucket(ctx context.Context, tx *sql.Tx, w *sideWriter, lo 
 	return n, nil
 }
 
-// appRow is a prompt as the sidecar needs it.
+// appRow is a prompt as the sidecar needs it: what it indexes and what a brief listing shows.
+// Timestamps are the stored seconds (NULL stays NULL), so that a listing read from the sidecar
+// shows the same times as one read from the app's database.
 type appRow struct {
-	rowid            int64
-	id, folder       string
-	title, body      string
-	created, updated float64
+	rowid                    int64
+	id, title, body          string
+	folder, icon, color, url sql.NullString
+	created, updated         sql.NullFloat64
 }
 
 // sig hashes everything the sidecar derives from the row.
 func (r *appRow) sig() int64 {
 	h := fnv.New64a()
-	for _, s := range []string{r.id, r.folder, r.title, r.body} {
+	for _, s := range []string{r.id, r.title, r.body} {
 		h.Write([]byte(s))
 		h.Write([]byte{0})
 	}
-	var b [16]byte
-	for i, f := range []float64{r.created, r.updated} {
-		bits := math.Float64bits(f)
+	// A NULL and an empty string differ: the marker byte says which.
+	for _, s := range []sql.NullString{r.folder, r.icon, r.color, r.url} {
+		if s.Valid {
+			h.Write([]byte(s.String))
+			h.Write([]byte{1})
+		} else {
+			h.Write([]byte{0})
+		}
+	}
+	var b [18]byte
+	for i, f := range []sql.NullFloat64{r.created, r.updated} {
+		bits := math.Float64bits(f.Float64)
 		for j := range 8 {
-			b[i*8+j] = byte(bits >> (8 * j))
+			b[i*9+j] = byte(bits >> (8 * j))
+		}
+		if f.Valid {
+			b[i*9+8] = 1
 		}
 	}
 	h.Write(b[:])
 	return int64(h.Sum64())
-}
-
-// numeric reads a stored timestamp as float seconds.
-func numeric(v any) float64 {
-	var u unixTime
-	if err := u.Scan(v); err != nil || u.t.IsZero() {
-		return 0
-	}
-	return float64(u.t.UnixNano()) / 1e9
 }
 
 // bucketSums fingerprints the prompts table per bucket of rowids (see bucketWidth). The view
@@ -342,20 +351,24 @@ func (db *DB) bucketRows(ctx context.Context, lo int64, fn func(appRow) error) e
 		return err
 	}
 	defer release()
-	rows, err := pool.QueryContext(ctx, "SELECT rowid, id, title, body, folder_id, created_at, updated_at FROM prompts WHERE rowid >= ? AND rowid < ?", lo, lo+bucketWidth)
+	rows, err := pool.QueryContext(ctx, "SELECT rowid, id, title, body, folder_id, icon, color, url, created_at, updated_at"+
+		" FROM prompts WHERE rowid >= ? AND rowid < ?", lo, lo+bucketWidth)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var r appRow
-		var folder sql.NullString
 		var created, updated any
-		if err := rows.Scan(&r.rowid, &r.id, &r.title, &r.body, &folder, &created, &updated); err != nil {
+		if err := rows.Scan(&r.rowid, &r.id, &r.title, &r.body, &r.folder, &r.icon, &r.color, &r.url, &created, &updated); err != nil {
 			return err
 		}
-		r.folder = folder.String
-		r.created, r.updated = numeric(created), numeric(updated)
+		if r.created, err = storedSeconds(created); err != nil {
+			return err
+		}
+		if r.updated, err = storedSeconds(updated); err != nil {
+			return err
+		}
 		if err := fn(r); err != nil {
 			return err
 		}

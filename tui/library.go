@@ -37,7 +37,7 @@ type (
 	}
 	promptsMsg struct {
 		source  string // the folder entry or search it answers
-		prompts []promptlib.Prompt
+		prompts []dbread.Listed
 		total   int
 		err     error
 	}
@@ -64,7 +64,7 @@ type libraryScreen struct {
 
 	folders []folderEntry
 	fl      listView
-	prompts []promptlib.Prompt
+	prompts []dbread.Listed
 	total   int
 	pl      listView
 	focus   int // 0 folders, 1 prompts, 2 preview
@@ -146,7 +146,7 @@ func (s *libraryScreen) loadPrompts() tea.Cmd {
 	}
 	return func() tea.Msg {
 		ctx := context.Background()
-		var ps []promptlib.Prompt
+		var ps []dbread.Listed
 		var n int
 		var err error
 		if q != "" {
@@ -350,7 +350,7 @@ func (s *libraryScreen) selectPrompt() tea.Cmd {
 	if len(s.prompts) == 0 {
 		return nil
 	}
-	p := s.prompts[s.pl.cursor]
+	p := s.prompts[s.pl.cursor].Prompt
 	k := s.renderKey(p)
 	if _, ok := s.rendered[k]; ok {
 		return nil
@@ -363,7 +363,7 @@ func (s *libraryScreen) setPreview() {
 		s.preview.SetContent("")
 		return
 	}
-	p := s.prompts[s.pl.cursor]
+	p := s.prompts[s.pl.cursor].Prompt
 	text, ok := s.rendered[s.renderKey(p)]
 	if !ok { // the raw text until the rendering arrives, bounded like the rendering
 		body := p.Content

@@ -127,7 +127,7 @@ func (d readTools) listPrompts(ctx context.Context, args json.RawMessage) (any, 
 	if err := json.Unmarshal(args, &in); err != nil {
 		return nil, badArgs(err)
 	}
-	opts := dbread.ListOptions{Limit: in.limit(listPageSize), Offset: in.Offset, InFolders: d.scope()}
+	opts := dbread.ListOptions{Limit: in.limit(listPageSize), Offset: in.Offset, InFolders: d.scope(), Brief: !in.IncludeContent}
 	switch {
 	case in.FolderID == nil:
 	case string(in.FolderID) == "null":
@@ -146,7 +146,7 @@ func (d readTools) listPrompts(ctx context.Context, args json.RawMessage) (any, 
 	if err != nil {
 		return nil, err
 	}
-	return d.pageOf(prompts, total, opts.Offset, opts.Limit, in.IncludeContent), nil
+	return pageOf(prompts, total, opts.Offset, opts.Limit, in.IncludeContent), nil
 }
 
 func (d readTools) getPrompt(ctx context.Context, args json.RawMessage) (any, error) {
@@ -193,11 +193,12 @@ func (d readTools) searchPrompts(ctx context.Context, args json.RawMessage) (any
 	if strings.TrimSpace(in.Query) == "" {
 		return nil, promptlib.Errorf(promptlib.CodeSearchInvalid, "query is blank")
 	}
-	prompts, total, err := d.db.SearchIn(ctx, in.Query, d.scope(), in.limit(searchPageSize), in.Offset)
+	prompts, total, err := d.db.SearchIn(ctx, in.Query, dbread.SearchOptions{InFolders: d.scope(), Limit: in.limit(searchPageSize),
+		Offset: in.Offset, Brief: !in.IncludeContent})
 	if err != nil {
 		return nil, err
 	}
-	return d.pageOf(prompts, total, in.Offset, in.limit(searchPageSize), in.IncludeContent), nil
+	return pageOf(prompts, total, in.Offset, in.limit(searchPageSize), in.IncludeContent), nil
 }
 
 type HealthResult struct {

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"unicode/utf8"
 
+	"github.com/mcpctl/mcpctl/dbread"
 	"github.com/mcpctl/mcpctl/promptlib"
 )
 
@@ -51,16 +52,15 @@ type PromptsResult struct {
 	NextOffset *int         `json:"nextOffset"`
 }
 
-// pageOf builds a page from prompts read at offset: each with its summary (from the view when
-// it has it), and its content when asked for, as long as the page's text stays within
-// MaxResultBytes. A page that would pass it ends early; nextOffset says where to go on.
-func (c *core) pageOf(prompts []promptlib.Prompt, total, offset, limit int, withContent bool) PromptsResult {
+// pageOf builds a page from prompts read at offset: each with its summary, and its content
+// when asked for, as long as the page's text stays within MaxResultBytes. A page that would
+// pass it ends early; nextOffset says where to go on.
+func pageOf(prompts []dbread.Listed, total, offset, limit int, withContent bool) PromptsResult {
 	res := PromptsResult{Prompts: make([]PromptItem, 0, len(prompts)), Total: total, Offset: offset, Limit: limit}
 	size := 200 // the envelope: total, offset, limit, nextOffset
 	for _, p := range prompts {
-		item := PromptItem{ID: p.ID, Title: p.Title, ContentBytes: len(p.Content), FolderID: p.FolderID, Emoji: p.Emoji,
-			Color: p.Color, URL: p.URL, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
-		item.Summary = promptlib.Summary(p.Content)
+		item := PromptItem{ID: p.ID, Title: p.Title, Summary: p.Summary, ContentBytes: p.ContentBytes, FolderID: p.FolderID,
+			Emoji: p.Emoji, Color: p.Color, URL: p.URL, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
 		if withContent {
 			item.Content = &p.Content
 		}

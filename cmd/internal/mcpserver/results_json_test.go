@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpctl/mcpctl/dbread"
 	"github.com/mcpctl/mcpctl/promptlib"
 )
 
@@ -74,8 +75,11 @@ func FuzzPromptsResultJSON(f *testing.F) {
 // encoding/json.
 func BenchmarkPromptsResultJSON(b *testing.B) {
 	lib := promptlib.Sample(100, 1)
-	var c core
-	page := c.pageOf(lib.Prompts, 1000, 0, 100, false)
+	var listed []dbread.Listed
+	for _, p := range lib.Prompts {
+		listed = append(listed, dbread.Listed{Prompt: p, Summary: promptlib.Summary(p.Content), ContentBytes: len(p.Content)})
+	}
+	page := pageOf(listed, 1000, 0, 100, false)
 	b.Run("by-hand", func(b *testing.B) {
 		buf := make([]byte, 0, 64<<10)
 		for b.Loop() {
