@@ -702,7 +702,7 @@ func (s *sidecar) listBriefs(ctx context.Context, opts ListOptions) ([]Listed, i
 		return nil, 0, err
 	}
 	defer rows.Close()
-	out := []Listed{}
+	out := make([]Listed, 0, min(opts.Limit, total))
 	sc := newBriefScanner()
 	for rows.Next() {
 		l, err := sc.scan(rows)
