@@ -16,6 +16,8 @@ import (
 	"time"
 
 	_ "github.com/mattn/go-sqlite3" // the sidecar is ours to write: the plain driver
+
+	"github.com/mcpctl/mcpctl/promptlib"
 )
 
 // Search index states, as SearchIndex reports them.
@@ -25,8 +27,9 @@ const (
 	IndexUnavailable = "unavailable"
 )
 
-// sidecarFormat is the sidecar's PRAGMA user_version; a file of another format is rebuilt.
-const sidecarFormat = 4
+// sidecarFormat is the sidecar's PRAGMA user_version: its layout's version, and that of the
+// summaries docs keeps. A file of another format is rebuilt.
+const sidecarFormat = 4<<8 | promptlib.SummaryVersion
 
 // ftsTable is the full-text index. It keeps its own copy of titles and bodies (FTS5's content
 // table): removing a row from a contentless index needs either the old text or

@@ -10,6 +10,11 @@ import (
 // MaxSummary is the longest summary, in characters.
 const MaxSummary = 160
 
+// SummaryVersion names what Summary makes. Summaries are kept (the search index's copy, the
+// server's kept view) and computed again only for prompts that change, so any change to what
+// Summary returns must bump it: kept copies of another version are rebuilt.
+const SummaryVersion = 1
+
 var (
 	mdLink   = regexp.MustCompile(`!?\[([^\]]*)\]\([^)]*\)`)
 	mdMarks  = regexp.MustCompile("[*_`~]+")

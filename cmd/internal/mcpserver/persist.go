@@ -19,6 +19,7 @@ import (
 
 	"github.com/mcpctl/mcpctl/dbread"
 	"github.com/mcpctl/mcpctl/gate"
+	"github.com/mcpctl/mcpctl/promptlib"
 )
 
 // A cold start at 100k prompts reads every body before the first prompts/list could be whole
@@ -27,8 +28,8 @@ import (
 // read of the library then replaces it, and list_changed tells the client if anything differed.
 
 // persistVersion changes whenever the file's layout does, so an old file is ignored, not
-// misread.
-const persistVersion = 7
+// misread; its low byte is the version of the summaries the file holds.
+const persistVersion = 7<<8 | promptlib.SummaryVersion
 
 // viewMagic starts every kept view.
 const viewMagic = "mcpctl-view\n"
