@@ -42,18 +42,17 @@ func (db *DB) page(ctx context.Context, refs []docRef, brief bool) ([]Listed, er
 const briefColumns = "rid, id, title, summary, bytes, folder_id, icon, color, url, created, updated"
 
 // briefScanner reads briefColumns row after row into the same destinations, as promptScanner
-// does for the app's database (and maps them the same way).
+// does for the app's database.
 type briefScanner struct {
-	rowid                    int64
-	l                        Listed
-	folder, icon, color, url sql.NullString
-	created, updated         unixTime
-	dest                     []any
+	rowid int64
+	l     Listed
+	storedFields
+	dest []any
 }
 
 func newBriefScanner() *briefScanner {
 	s := &briefScanner{}
-	s.dest = []any{&s.rowid, &s.l.ID, &s.l.Title, &s.l.Summary, &s.l.ContentBytes, &s.folder, &s.icon, &s.color, &s.url, &s.created, &s.updated}
+	s.dest = append([]any{&s.rowid, &s.l.ID, &s.l.Title, &s.l.Summary, &s.l.ContentBytes}, s.storedFields.dest()...)
 	return s
 }
 
@@ -62,11 +61,7 @@ func (s *briefScanner) scan(rows *sql.Rows) (Listed, error) {
 		return Listed{}, err
 	}
 	l := s.l
-	l.FolderID, l.Emoji, l.URL = nullable(s.folder), nullable(s.icon), nullable(s.url)
-	if s.color.Valid {
-		l.Color = promptlib.ColorName(s.color.String)
-	}
-	l.CreatedAt, l.UpdatedAt = s.created.t, s.updated.t
+	s.fill(&l.Prompt)
 	return l, nil
 }
 

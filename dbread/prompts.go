@@ -25,49 +25,39 @@ const promptColumns = "id, title, body, folder_id, icon, color, url, created_at,
 type unixTime struct{ t promptlib.Time }
 
 func (u *unixTime) Scan(v any) error {
-	sec, err := storedSeconds(v)
-	u.t = promptlib.Time{}
-	if sec.Valid {
-		u.t = promptlib.FromUnix(sec.Float64)
-	}
-	return err
-}
-
-// storedSeconds reads a stored timestamp as Unix seconds; NULL is not Valid.
-func storedSeconds(v any) (sql.NullFloat64, error) {
 	switch x := v.(type) {
 	case nil:
-		return sql.NullFloat64{}, nil
+		u.t = promptlib.Time{}
 	case int64:
-		return sql.NullFloat64{Float64: float64(x), Valid: true}, nil
+		u.t = promptlib.FromUnix(float64(x))
 	case float64:
-		return sql.NullFloat64{Float64: x, Valid: true}, nil
+		u.t = promptlib.FromUnix(x)
 	case []byte:
-		return storedSeconds(string(x))
+		return u.Scan(string(x))
 	case string:
 		f, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
 		if err != nil {
-			return sql.NullFloat64{}, fmt.Errorf("dbread: timestamp %q is not Unix seconds", x)
+			return fmt.Errorf("dbread: timestamp %q is not Unix seconds", x)
 		}
-		return sql.NullFloat64{Float64: f, Valid: true}, nil
+		u.t = promptlib.FromUnix(f)
 	default:
-		return sql.NullFloat64{}, fmt.Errorf("dbread: timestamp of type %T", v)
+		return fmt.Errorf("dbread: timestamp of type %T", v)
 	}
+	return nil
 }
 
 // promptScanner reads promptColumns, preceded by extra destinations (such as rowid), row after
 // row into the same destinations: a page of rows costs its strings, not a set of destinations
 // per row (a tenth of the allocations of a list).
 type promptScanner struct {
-	p                        promptlib.Prompt
-	folder, icon, color, url sql.NullString
-	created, updated         unixTime
-	dest                     []any
+	p promptlib.Prompt
+	storedFields
+	dest []any
 }
 
 func newPromptScanner(extra ...any) *promptScanner {
 	s := &promptScanner{}
-	s.dest = append(extra, &s.p.ID, &s.p.Title, &s.p.Content, &s.folder, &s.icon, &s.color, &s.url, &s.created, &s.updated)
+	s.dest = append(append(extra, &s.p.ID, &s.p.Title, &s.p.Content), s.storedFields.dest()...)
 	return s
 }
 
@@ -76,14 +66,31 @@ func (s *promptScanner) scan(rows *sql.Rows) (promptlib.Prompt, error) {
 		return promptlib.Prompt{}, err
 	}
 	p := s.p
-	p.FolderID = nullable(s.folder)
-	p.Emoji = nullable(s.icon)
-	if s.color.Valid {
-		p.Color = promptlib.ColorName(s.color.String)
-	}
-	p.URL = nullable(s.url)
-	p.CreatedAt, p.UpdatedAt = s.created.t, s.updated.t
+	s.fill(&p)
 	return p, nil
+}
+
+// storedFields are the columns folder_id, icon, color, url, created_at, updated_at as stored
+// (by the app, or copied verbatim into the sidecar), read into a prompt the same way wherever
+// they come from.
+type storedFields struct {
+	folder, icon, color, url sql.NullString
+	created, updated         unixTime
+}
+
+func (f *storedFields) dest() []any {
+	return []any{&f.folder, &f.icon, &f.color, &f.url, &f.created, &f.updated}
+}
+
+func (f *storedFields) fill(p *promptlib.Prompt) {
+	p.FolderID = nullable(f.folder)
+	p.Emoji = nullable(f.icon)
+	p.Color = nil
+	if f.color.Valid {
+		p.Color = promptlib.ColorName(f.color.String)
+	}
+	p.URL = nullable(f.url)
+	p.CreatedAt, p.UpdatedAt = f.created.t, f.updated.t
 }
 
 // nullable maps NULL and "" to nil: the app writes either for "unset".
@@ -181,8 +188,8 @@ func (db *DB) ListPrompts(ctx context.Context, opts ListOptions) ([]Listed, int,
 	case current:
 		refs, total, err := db.side.list(ctx, opts)
 		if err == nil {
-			ps, err := db.promptsByRowid(ctx, refs)
-			return listedOf(ps, false), total, db.wrap(op, err)
+			ls, err := db.page(ctx, refs, false)
+			return ls, total, db.wrap(op, err)
 		}
 		db.log.Warn("sidecar list failed; answering from the library", "err", err)
 	}

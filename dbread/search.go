@@ -117,8 +117,12 @@ func (db *DB) SearchIn(ctx context.Context, query string, opts SearchOptions) ([
 		}
 		refs, total, err := db.side.search(ctx, matchExpr(words, prefix), opts.InFolders, opts.Limit, opts.Offset)
 		if err == nil {
-			ls, err := db.page(ctx, refs, opts.Brief)
-			return ls, total, db.wrap(op, err)
+			var ls []Listed
+			// A page read from the app's database fails as a scan of it would; one read from
+			// the sidecar is sidecar trouble, which the scan still answers.
+			if ls, err = db.page(ctx, refs, opts.Brief); err == nil || !opts.Brief {
+				return ls, total, db.wrap(op, err)
+			}
 		}
 		db.log.Warn("sidecar search failed; scanning the library", "err", err)
 	}

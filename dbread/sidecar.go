@@ -29,7 +29,9 @@ const (
 
 // sidecarFormat is the sidecar's PRAGMA user_version: its layout's version, and that of the
 // summaries docs keeps. A file of another format is rebuilt.
-const sidecarFormat = 4<<8 | promptlib.SummaryVersion
+const sidecarFormat = 5<<8 | promptlib.SummaryVersion
+
+const _ = uint8(promptlib.SummaryVersion) // it must fit the low byte of the formats
 
 // ftsTable is the full-text index. It keeps its own copy of titles and bodies (FTS5's content
 // table): removing a row from a contentless index needs either the old text or
@@ -53,7 +55,7 @@ CREATE TABLE IF NOT EXISTS docs (
     rid       INTEGER PRIMARY KEY, -- the app's prompts.rowid
     id        TEXT NOT NULL,       -- as stored by the app
     folder    TEXT NOT NULL,       -- lower(folder_id); '' at the top level
-    created   REAL,                -- stored seconds, as the app's created_at
+    created,                       -- created_at as the app stored it (no type: kept verbatim)
     sig       INTEGER NOT NULL,    -- hash of the row, to tell a changed row from an unchanged one
     title     TEXT NOT NULL,
     summary   TEXT NOT NULL,       -- promptlib.Summary of the body
@@ -62,7 +64,7 @@ CREATE TABLE IF NOT EXISTS docs (
     icon      TEXT,
     color     TEXT,
     url       TEXT,
-    updated   REAL
+    updated                        -- as created
 );
 `
 
@@ -77,7 +79,8 @@ const sidecarTables = `
 CREATE TABLE IF NOT EXISTS buckets (
     lo  INTEGER PRIMARY KEY,
     n   INTEGER NOT NULL,
-    upd REAL NOT NULL
+    upd REAL NOT NULL,
+    latest REAL NOT NULL -- BucketSum.Latest
 );
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 `
@@ -443,7 +446,7 @@ func (s *sidecar) load(ctx context.Context) error {
 	}
 	s.complete = v.String == "1"
 	s.buckets = map[int64]BucketSum{}
-	rows, err := s.wr.QueryContext(ctx, "SELECT lo, n, upd FROM buckets")
+	rows, err := s.wr.QueryContext(ctx, "SELECT lo, n, upd, latest FROM buckets")
 	if err != nil {
 		return err
 	}
@@ -451,7 +454,7 @@ func (s *sidecar) load(ctx context.Context) error {
 	for rows.Next() {
 		var lo int64
 		var b BucketSum
-		if err := rows.Scan(&lo, &b.N, &b.Updated); err != nil {
+		if err := rows.Scan(&lo, &b.N, &b.Updated, &b.Latest); err != nil {
 			return err
 		}
 		s.buckets[lo] = b

@@ -3,6 +3,7 @@ package dbread
 import (
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"hash/fnv"
 	"math"
 	"slices"
@@ -20,10 +21,13 @@ import (
 // over the table's pages, with no row crossing into Go (35–50 ms at 100k prompts on a busy
 // 2-core machine; most of it is reading the pages, which no cheaper query avoids). Only buckets
 // whose fingerprint differs from the last sync are read in full and compared row by row (by a
-// hash of id, folder, timestamps, title and body), about a millisecond per bucket. Inserts and
-// deletes change the count or the sum; an edit by the app changes updated_at. An edit that
-// leaves updated_at as it was (and the bucket's count) goes unnoticed until that bucket changes
-// again: the app stamps updated_at on every edit, and so does promptlib.Apply.
+// hash of every column the sidecar keeps), about a millisecond per bucket. Inserts and deletes
+// change the count or the sum; an edit by the app changes updated_at. updated_at has whole
+// seconds, so a second edit within the second of the first leaves the sums as they were: the
+// buckets edited in the latest second the last sync saw are read again at every sync
+// (BucketSum.Latest). An edit that leaves updated_at as it was, in a bucket not edited lately,
+// goes unnoticed until that bucket changes again: the app stamps updated_at on every edit, and
+// so does promptlib.Apply.
 const bucketWidth = 512 // the SQL in bucketSums spells it 512 and >> 9
 
 // sparseBuckets: if rowids spread over more buckets than this (the app deleted most of a huge
@@ -41,9 +45,13 @@ func (s *sidecar) sync(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	s.db.log.Debug("search index: library fingerprinted", "buckets", len(sums), "took", time.Since(t0))
+	latest := math.Inf(-1) // a library may hold any time, the zero time's negative seconds too
+	for _, b := range s.buckets {
+		latest = max(latest, b.Latest)
+	}
 	var dirty []int64
 	for lo, now := range sums {
-		if !s.buckets[lo].SameRows(now) {
+		if !s.buckets[lo].SameRows(now) || s.complete && now.Latest >= latest-1 {
 			dirty = append(dirty, lo)
 		}
 	}
@@ -90,7 +98,7 @@ func (s *sidecar) sync(ctx context.Context) (int, error) {
 		if now.N == 0 {
 			_, err = w.delBucket.ExecContext(wctx, lo)
 		} else {
-			_, err = w.putBucket.ExecContext(wctx, lo, now.N, now.Updated)
+			_, err = w.putBucket.ExecContext(wctx, lo, now.N, now.Updated, now.Latest)
 		}
 		if err != nil {
 			return 0, fault(err)
@@ -150,7 +158,7 @@ func prepareWriter(ctx context.Context, tx *sql.Tx) (*sideWriter, error) {
 		{&w.delDoc, "DELETE FROM docs WHERE rid = ?"},
 		{&w.putFTS, "INSERT INTO fts (rowid, title, body) VALUES (?, ?, ?)"},
 		{&w.delFTS, "DELETE FROM fts WHERE rowid = ?"},
-		{&w.putBucket, "INSERT OR REPLACE INTO buckets (lo, n, upd) VALUES (?, ?, ?)"},
+		{&w.putBucket, "INSERT OR REPLACE INTO buckets (lo, n, upd, latest) VALUES (?, ?, ?, ?)"},
 		{&w.delBucket, "DELETE FROM buckets WHERE lo = ?"},
 	} {
 		st, err := tx.PrepareContext(ctx, p.sql)
@@ -230,13 +238,14 @@ func (s *sidecar) syncBucket(ctx context.Context, tx *sql.Tx, w *sideWriter, lo 
 }
 
 // appRow is a prompt as the sidecar needs it: what it indexes and what a brief listing shows.
-// Timestamps are the stored seconds (NULL stays NULL), so that a listing read from the sidecar
-// shows the same times as one read from the app's database.
+// Timestamps are kept as stored (NULL, integer or real seconds, or whatever else the app
+// wrote), so that a listing read from the sidecar shows what one read from the app's database
+// shows, and fails where that one fails.
 type appRow struct {
 	rowid                    int64
 	id, title, body          string
 	folder, icon, color, url sql.NullString
-	created, updated         sql.NullFloat64
+	created, updated         any
 }
 
 // sig hashes everything the sidecar derives from the row.
@@ -255,17 +264,24 @@ func (r *appRow) sig() int64 {
 			h.Write([]byte{0})
 		}
 	}
-	var b [18]byte
-	for i, f := range []sql.NullFloat64{r.created, r.updated} {
-		bits := math.Float64bits(f.Float64)
-		for j := range 8 {
-			b[i*9+j] = byte(bits >> (8 * j))
+	for _, v := range []any{r.created, r.updated} {
+		var b [9]byte
+		switch x := v.(type) {
+		case int64:
+			b[0] = 1
+			binary.LittleEndian.PutUint64(b[1:], uint64(x))
+		case float64:
+			b[0] = 2
+			binary.LittleEndian.PutUint64(b[1:], math.Float64bits(x))
+		case string:
+			b[0] = 3
+			h.Write([]byte(x))
+		case []byte:
+			b[0] = 4
+			h.Write(x)
 		}
-		if f.Valid {
-			b[i*9+8] = 1
-		}
+		h.Write(b[:])
 	}
-	h.Write(b[:])
 	return int64(h.Sum64())
 }
 
@@ -359,14 +375,7 @@ func (db *DB) bucketRows(ctx context.Context, lo int64, fn func(appRow) error) e
 	defer rows.Close()
 	for rows.Next() {
 		var r appRow
-		var created, updated any
-		if err := rows.Scan(&r.rowid, &r.id, &r.title, &r.body, &r.folder, &r.icon, &r.color, &r.url, &created, &updated); err != nil {
-			return err
-		}
-		if r.created, err = storedSeconds(created); err != nil {
-			return err
-		}
-		if r.updated, err = storedSeconds(updated); err != nil {
+		if err := rows.Scan(&r.rowid, &r.id, &r.title, &r.body, &r.folder, &r.icon, &r.color, &r.url, &r.created, &r.updated); err != nil {
 			return err
 		}
 		if err := fn(r); err != nil {
