@@ -3,6 +3,7 @@ package dbread
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -93,6 +94,39 @@ func TestSidecarCorrupt(t *testing.T) {
 	got, _, err := db.Search(context.Background(), "audit injection", 10, 0)
 	if err != nil || len(got) != 1 {
 		t.Errorf("Search after rebuilding a corrupt index = %v, %v; want one match", ids(got), err)
+	}
+}
+
+// TestSidecarOfAnotherFormatIsRebuilt: an index written by an older mcpctl (here: docs without
+// the listing's columns, format 3) is dropped and built again, and brief pages come from it.
+func TestSidecarOfAnotherFormatIsRebuilt(t *testing.T) {
+	lib := librarytest.New(t, 100)
+	cache := t.TempDir()
+	first := open(t, lib.DB, Options{CacheDir: cache})
+	waitIndex(t, first, IndexReady)
+	path := sidecarFile(t, first)
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	old, err := sql.Open("sqlite3", sidecarDSN(path, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := old.Exec(`DROP TABLE docs;
+CREATE TABLE docs (rid INTEGER PRIMARY KEY, id TEXT NOT NULL, folder TEXT NOT NULL, created REAL NOT NULL, sig INTEGER NOT NULL);
+PRAGMA user_version = 3`); err != nil {
+		t.Fatal(err)
+	}
+	old.Close()
+
+	db := open(t, lib.DB, Options{CacheDir: cache})
+	waitIndex(t, db, IndexReady)
+	page, total, err := db.ListPrompts(context.Background(), ListOptions{Limit: 10, Brief: true})
+	if err != nil || total != 100 || len(page) != 10 || page[0].Summary == "" {
+		t.Fatalf("brief page after the upgrade: %d of %d, %v", len(page), total, err)
+	}
+	if n := db.fallbacks.Load(); n != 0 {
+		t.Errorf("%d pages answered without the index", n)
 	}
 }
 
