@@ -76,7 +76,8 @@ func TestKeptViewRoundTrip(t *testing.T) {
 	}
 }
 
-// A kept view cut short or damaged anywhere is ignored, never served and never a panic.
+// A kept view cut short or damaged anywhere (a summary block included, which is not
+// decompressed at start) is ignored, never served and never a panic.
 func TestKeptViewDamaged(t *testing.T) {
 	v := newView(newMemLibrary(promptFixture()), nil, nil)
 	if err := v.reload(t.Context()); err != nil {
@@ -98,8 +99,7 @@ func TestKeptViewDamaged(t *testing.T) {
 		damaged := bytes.Clone(data)
 		damaged[i] ^= 0xff
 		if snap := decode(damaged); snap != nil {
-			// A flipped byte inside a string can still make a valid view; it must be usable.
-			viewListing(t, snap)
+			t.Fatalf("a view with byte %d of %d damaged was served", i, len(data))
 		}
 	}
 }
