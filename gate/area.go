@@ -22,7 +22,7 @@ import "slices"
 var (
 	areaDocs   = 2
 	areaShare  = 0.6
-	areaFloor  = 0.25
+	areaFloor  = 0.35
 	areaWeight = 2.0
 )
 

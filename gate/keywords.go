@@ -192,8 +192,10 @@ var stopWords = func() map[string]bool {
 //     requests included) is a candidate, stop words and request filler dropped, also when
 //     inflected ("seeing", "trying");
 //   - two kept words side by side that the index holds as a phrase (in a title, heading or
-//     summary: "phone number", "rich text") are also a tag of their own, after the words, so
-//     the prompt that names the phrase ranks above one that has the words apart;
+//     summary: "phone number", "rich text") are one tag, the phrase, in place of its words, as
+//     an assistant would give it to begin_session: the prompt that names the phrase ranks above
+//     one that has the words apart, and a word is not counted twice, once alone and once in the
+//     phrase (with "go service" and "go" apart, every "… in Go" prompt led the ranking);
 //   - the candidates the index, the synonym table or the implied topics know are kept, the most telling first: rare
 //     in the project, and naming a topic (found in some title or heading) rather than only said
 //     in passing in bodies; so a long request is summarised to its key terms;
@@ -207,6 +209,7 @@ func (ix *Index) InterceptTags(tool string, args json.RawMessage) []string {
 	// The tool name's verbs and nouns (get, list, prompts) say how, not what; in a value the same
 	// word can be the task ("delete a user's data", "a slow query"), so values drop only filler.
 	var pairs []string
+	var pairStems [][2]string // the stems of each pair's words
 	addText := func(s string, noise map[string]bool, phrase bool) {
 		prevW, prevSt := "", ""
 		for _, w := range splitWords(s) {
@@ -220,6 +223,7 @@ func (ix *Index) InterceptTags(tool string, args json.RawMessage) []string {
 			// has postings is a phrase the library names a topic with.
 			if phrase && prevSt != "" && len(ix.postings[pairOf(prevSt, st)]) > 0 {
 				pairs = append(pairs, prevW+" "+w)
+				pairStems = append(pairStems, [2]string{prevSt, st})
 			}
 			prevW, prevSt = w, st
 			if k, ok := at[st]; ok {
@@ -260,11 +264,25 @@ func (ix *Index) InterceptTags(tool string, args json.RawMessage) []string {
 		cands = cands[:room]
 		slices.SortFunc(cands, func(a, b keyword) int { return a.pos - b.pos })
 	}
+	// A kept word that is part of a phrase gives the phrase (once), where the word stood.
 	tags := phrases
+	used := make([]bool, len(pairs))
 	for _, c := range cands {
-		tags = append(tags, c.w)
+		st, inPair := stem(c.w), false
+		for k, ps := range pairStems {
+			if ps[0] != st && ps[1] != st {
+				continue
+			}
+			inPair = true
+			if !used[k] {
+				used[k] = true
+				tags = append(tags, pairs[k])
+			}
+		}
+		if !inPair {
+			tags = append(tags, c.w)
+		}
 	}
-	tags = append(tags, pairs...) // when there is room: NormalizeTags keeps the first MaxTags
 	return NormalizeTags(tags)
 }
 

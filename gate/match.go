@@ -12,8 +12,9 @@ import (
 //
 //   - Relevance is ranked as rank.go says (whole stemmed words, field weights, BM25F, synonyms).
 //   - The relevance floor: a prompt is a candidate when its relevance is above minRelevance and
-//     at least a share of the best candidate's: floorShare in general; areaFloor for a prompt in
-//     the task's area, the folders of the best matches (area.go); leadFloor for a prompt that is
+//     at least a share of the scale, the mean of the two best candidates' relevances (one
+//     prompt matching every tag does not set the scale alone): floorShare in general;
+//     areaFloor for a prompt in the task's area, the folders of the best matches (area.go); leadFloor for a prompt that is
 //     the best match of one tag (within conceptShare of it) that the area does not cover: the
 //     prompt about "invoices" belongs in a briefing for ["api", "pagination", "invoices"] even
 //     when others match two of the tags. Priorities 1–3 need lowFloorShare whatever else holds. Below its floor a prompt
@@ -40,7 +41,9 @@ var (
 	lowFloorShare = 0.6
 	minRelevance  = 0.05
 	priorityBoost = 0.2
-	leadFloor     = 0.25
+	leadFloor     = 0.5
+	// floorScaleSecond is the second best relevance's share of the floor's scale (top).
+	floorScaleSecond = 0.5
 )
 
 // Selection is the outcome of matching tags against an index within a byte budget.
@@ -111,7 +114,7 @@ type ranking struct {
 	cands    []candidate // above the floor, not sent, not critical, best first
 	already  []int       // above the floor, or critical and relevant, but sent before
 	wasSent  []bool
-	top      float64
+	top      float64 // the scale of the floor and of the priority boost: see rankTags
 }
 
 func (ix *Index) rankTags(tags []string, sent map[string]bool, explain bool) ranking {
@@ -129,10 +132,24 @@ func (ix *Index) rankTags(tags []string, sent map[string]bool, explain bool) ran
 			r.wasSent[i] = true
 		}
 	}
+	// The scale of the floor is the mean of the two best relevances, not the best alone: a prompt
+	// that matches every tag stands far above the rest, and against it alone the prompt that
+	// answers one tag of the task falls under the floor (the payouts guide beside the one about
+	// reconciliation). With one match, or two alike, it is the best relevance.
+	best, second := 0.0, 0.0
 	for i := range ix.entries {
 		if ix.entries[i].Priority < CriticalPriority && !r.wasSent[i] {
-			r.top = max(r.top, rel[i])
+			switch v := rel[i]; {
+			case v > best:
+				best, second = v, best
+			case v > second:
+				second = v
+			}
 		}
+	}
+	r.top = best
+	if second > 0 {
+		r.top = (1-floorScaleSecond)*best + floorScaleSecond*second
 	}
 	for i := range ix.entries {
 		e := &ix.entries[i]
@@ -180,7 +197,7 @@ func (ix *Index) aboveFloor(priority int, rel, top float64, lead, inArea bool) b
 	return rel > minRelevance && rel >= floorOf(priority, lead, inArea)*top
 }
 
-// floorOf is the share of the best relevance a prompt must reach.
+// floorOf is the share of the floor's scale (ranking.top) a prompt must reach.
 func floorOf(priority int, lead, inArea bool) float64 {
 	share := floorShare
 	if inArea {
