@@ -73,16 +73,23 @@ func TestSidecarReadOnlyDir(t *testing.T) {
 	}
 }
 
-// TestSidecarCorrupt: a damaged sidecar file is rebuilt, never a failed search.
-func TestSidecarCorrupt(t *testing.T) {
-	lib := librarytest.FromLibrary(t, smallLibrary())
-	cache := t.TempDir()
-	first := open(t, lib.DB, Options{CacheDir: cache})
+// builtSidecar builds the index of the library at db in cache, closes it, and returns its file.
+func builtSidecar(t *testing.T, db, cache string) string {
+	t.Helper()
+	first := open(t, db, Options{CacheDir: cache})
 	waitIndex(t, first, IndexReady)
 	path := sidecarFile(t, first)
 	if err := first.Close(); err != nil {
 		t.Fatal(err)
 	}
+	return path
+}
+
+// TestSidecarCorrupt: a damaged sidecar file is rebuilt, never a failed search.
+func TestSidecarCorrupt(t *testing.T) {
+	lib := librarytest.FromLibrary(t, smallLibrary())
+	cache := t.TempDir()
+	path := builtSidecar(t, lib.DB, cache)
 	for _, suffix := range []string{"-wal", "-shm"} {
 		os.Remove(path + suffix)
 	}
@@ -102,12 +109,7 @@ func TestSidecarCorrupt(t *testing.T) {
 func TestSidecarOfAnotherFormatIsRebuilt(t *testing.T) {
 	lib := librarytest.New(t, 100)
 	cache := t.TempDir()
-	first := open(t, lib.DB, Options{CacheDir: cache})
-	waitIndex(t, first, IndexReady)
-	path := sidecarFile(t, first)
-	if err := first.Close(); err != nil {
-		t.Fatal(err)
-	}
+	path := builtSidecar(t, lib.DB, cache)
 	old, err := sql.Open("sqlite3", sidecarDSN(path, false))
 	if err != nil {
 		t.Fatal(err)
