@@ -2,6 +2,7 @@ package dbread
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -123,22 +124,27 @@ func TestBriefPagesShowWhatWholePagesDo(t *testing.T) {
 	check("after a rowid was used again")
 }
 
-// TestSidecarBuildsPastABadTimestamp: a timestamp no reader can parse fails the pages that show
-// it, the same from the sidecar as from the app's database, but not the index, nor the pages
-// and searches that do not show it.
+// TestSidecarBuildsPastABadTimestamp: a timestamp no reader can parse (a created_at or an
+// updated_at) fails the pages that show it, the same from the sidecar as from the app's
+// database and without a fallback scan, but not the index, nor the pages and searches that do
+// not show it.
 func TestSidecarBuildsPastABadTimestamp(t *testing.T) {
 	lib := librarytest.New(t, 300)
-	bad := lib.Data.Prompts[7].ID
-	lib.Exec(t, "UPDATE prompts SET created_at = 'yesterday', title = 'Zebra crossing' WHERE id = ?", bad)
+	lib.Exec(t, "UPDATE prompts SET created_at = 'yesterday', title = 'Zebra crossing' WHERE id = ?", lib.Data.Prompts[7].ID)
+	lib.Exec(t, "UPDATE prompts SET updated_at = 'tomorrow', title = 'Zebra stripes' WHERE id = ?", lib.Data.Prompts[8].ID)
 	side := open(t, lib.DB, Options{CacheDir: t.TempDir(), syncWait: waitLimit})
 	waitIndex(t, side, IndexReady)
 	direct := open(t, lib.DB, Options{})
 	ctx := context.Background()
 
-	// Text sorts above every number, so the bad row leads the newest-first order.
+	// Text sorts above every number, so the row with the text created_at leads the order.
 	for name, db := range map[string]*DB{"sidecar": side, "app": direct} {
+		before := db.fallbacks.Load()
 		if _, _, err := db.ListPrompts(ctx, ListOptions{Limit: 5, Brief: true}); err == nil || !strings.Contains(err.Error(), "yesterday") {
 			t.Errorf("%s: the page with the bad timestamp: %v, want an error naming it", name, err)
+		}
+		if name == "sidecar" && db.fallbacks.Load() != before {
+			t.Error("the page with the bad timestamp was read again from the app's database")
 		}
 		page, _, err := db.ListPrompts(ctx, ListOptions{Limit: 5, Offset: 1, Brief: true})
 		if err != nil || len(page) != 5 {
@@ -146,11 +152,56 @@ func TestSidecarBuildsPastABadTimestamp(t *testing.T) {
 		}
 	}
 	before := side.fallbacks.Load()
+	if _, _, err := side.SearchIn(ctx, "zebra", SearchOptions{Limit: 5, Brief: true}); err == nil || !strings.Contains(err.Error(), "not Unix seconds") {
+		t.Errorf("a search that finds the bad rows: %v, want the timestamp's error", err)
+	}
 	if got, _, err := side.SearchIn(ctx, "refactor", SearchOptions{Limit: 5, Brief: true}); err != nil || len(got) == 0 {
-		t.Errorf("a search that does not find the bad row: %d results, %v", len(got), err)
+		t.Errorf("a search that does not find the bad rows: %d results, %v", len(got), err)
 	}
 	if side.fallbacks.Load() != before {
-		t.Error("the search was not answered by the sidecar")
+		t.Error("a search was answered by a scan of the app's database")
+	}
+}
+
+// TestSidecarWritesOnlyWhatChanged: a commit to the library that changes no prompt (the app
+// renames a folder) is followed without writing to the sidecar; an edit of a prompt writes it.
+func TestSidecarWritesOnlyWhatChanged(t *testing.T) {
+	lib := librarytest.New(t, 600)
+	side := open(t, lib.DB, Options{CacheDir: t.TempDir(), syncWait: waitLimit})
+	waitIndex(t, side, IndexReady)
+	ctx := context.Background()
+	// Its own connection: data_version moves when another connection commits to the file.
+	watch, err := sql.Open("sqlite3", sidecarDSN(sidecarFile(t, side), true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer watch.Close()
+	watch.SetMaxOpenConns(1)
+	version := func() int64 {
+		t.Helper()
+		var v int64
+		if err := watch.QueryRow("PRAGMA data_version").Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	caughtUp := func() {
+		t.Helper()
+		if ok, err := side.side.current(ctx); !ok || err != nil {
+			t.Fatalf("the sidecar did not catch up: %v", err)
+		}
+	}
+	caughtUp()
+	v0 := version()
+	lib.Exec(t, "UPDATE folders SET name = name || ' (old)' WHERE id = ?", lib.Data.Folders[0].ID)
+	caughtUp()
+	if v := version(); v != v0 {
+		t.Errorf("a commit that changed no prompt was followed by a write to the sidecar")
+	}
+	lib.Exec(t, "UPDATE prompts SET title = 'Edited', updated_at = updated_at + 1 WHERE id = ?", lib.Data.Prompts[3].ID)
+	caughtUp()
+	if v := version(); v == v0 {
+		t.Errorf("an edited prompt was not written to the sidecar")
 	}
 }
 

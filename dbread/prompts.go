@@ -24,6 +24,10 @@ const promptColumns = "id, title, body, folder_id, icon, color, url, created_at,
 // unixTime scans a stored timestamp, which the app writes as integer or real Unix seconds.
 type unixTime struct{ t promptlib.Time }
 
+// errTimestamp is a stored timestamp that is not Unix seconds: the row is unreadable wherever
+// it is read from (the sidecar copies timestamps verbatim), so it is never sidecar trouble.
+var errTimestamp = errors.New("dbread: timestamp is not Unix seconds")
+
 func (u *unixTime) Scan(v any) error {
 	switch x := v.(type) {
 	case nil:
@@ -37,11 +41,11 @@ func (u *unixTime) Scan(v any) error {
 	case string:
 		f, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
 		if err != nil {
-			return fmt.Errorf("dbread: timestamp %q is not Unix seconds", x)
+			return fmt.Errorf("%w: %q", errTimestamp, x)
 		}
 		u.t = promptlib.FromUnix(f)
 	default:
-		return fmt.Errorf("dbread: timestamp of type %T", v)
+		return fmt.Errorf("%w: a value of type %T", errTimestamp, v)
 	}
 	return nil
 }
@@ -181,8 +185,8 @@ func (db *DB) ListPrompts(ctx context.Context, opts ListOptions) ([]Listed, int,
 	switch {
 	case current && opts.Brief:
 		ls, total, err := db.side.listBriefs(ctx, opts)
-		if err == nil {
-			return ls, total, nil
+		if err == nil || errors.Is(err, errTimestamp) {
+			return ls, total, db.wrap(op, err)
 		}
 		db.log.Warn("sidecar list failed; answering from the library", "err", err)
 	case current:

@@ -2,6 +2,7 @@ package dbread
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"strings"
 	"unicode"
@@ -118,9 +119,10 @@ func (db *DB) SearchIn(ctx context.Context, query string, opts SearchOptions) ([
 		refs, total, err := db.side.search(ctx, matchExpr(words, prefix), opts.InFolders, opts.Limit, opts.Offset)
 		if err == nil {
 			var ls []Listed
-			// A page read from the app's database fails as a scan of it would; one read from
-			// the sidecar is sidecar trouble, which the scan still answers.
-			if ls, err = db.page(ctx, refs, opts.Brief); err == nil || !opts.Brief {
+			// A page read from the app's database fails as a scan of it would, and so does an
+			// unreadable row however it is read; anything else from the sidecar is sidecar
+			// trouble, which the scan still answers.
+			if ls, err = db.page(ctx, refs, opts.Brief); err == nil || !opts.Brief || errors.Is(err, errTimestamp) {
 				return ls, total, db.wrap(op, err)
 			}
 		}

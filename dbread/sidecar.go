@@ -111,7 +111,8 @@ type sidecar struct {
 	// Owned by run.
 	wr       *sql.DB
 	buckets  map[int64]BucketSum
-	complete bool // the first full build committed
+	complete bool      // the first full build committed
+	lastRead time.Time // when the last good sync fingerprinted the library
 }
 
 func newSidecar(db *DB) *sidecar {

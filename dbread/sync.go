@@ -49,9 +49,13 @@ func (s *sidecar) sync(ctx context.Context) (int, error) {
 	for _, b := range s.buckets {
 		latest = max(latest, b.Latest)
 	}
+	// The buckets edited in the latest second the last sync saw may hold a second edit of that
+	// second, which left their sums as they were: they are read again, unless the last sync read
+	// the library well after that second, when every edit stamped with it had committed.
+	recheck := s.complete && (s.lastRead.IsZero() || float64(s.lastRead.Unix()) < latest+2)
 	var dirty []int64
 	for lo, now := range sums {
-		if !s.buckets[lo].SameRows(now) || s.complete && now.Latest >= latest-1 {
+		if !s.buckets[lo].SameRows(now) || recheck && now.Latest >= latest-1 {
 			dirty = append(dirty, lo)
 		}
 	}
@@ -61,6 +65,7 @@ func (s *sidecar) sync(ctx context.Context) (int, error) {
 		}
 	}
 	if len(dirty) == 0 && s.complete {
+		s.lastRead = t0
 		return 0, nil
 	}
 	slices.Sort(dirty)
@@ -84,7 +89,7 @@ func (s *sidecar) sync(ctx context.Context) (int, error) {
 	// statement on a goroutine of its own, which was most of a full build's time. Cancellation is
 	// checked between buckets instead, so Close waits for at most one bucket.
 	wctx := context.WithoutCancel(ctx)
-	n := 0
+	n, sumsChanged := 0, 0
 	for _, lo := range dirty {
 		if err := ctx.Err(); err != nil {
 			return 0, err
@@ -95,16 +100,25 @@ func (s *sidecar) sync(ctx context.Context) (int, error) {
 		}
 		n += c
 		now := sums[lo]
-		if now.N == 0 {
+		switch last, had := s.buckets[lo]; {
+		case now.N == 0 && had:
 			_, err = w.delBucket.ExecContext(wctx, lo)
-		} else {
+		case now.N != 0 && (!had || last != now):
 			_, err = w.putBucket.ExecContext(wctx, lo, now.N, now.Updated, now.Latest)
+		default:
+			continue
 		}
+		sumsChanged++
 		if err != nil {
 			return 0, fault(err)
 		}
 	}
 	w.close()
+	if n == 0 && sumsChanged == 0 && s.complete {
+		// Only read again, and nothing differed: no commit (Rollback, deferred).
+		s.lastRead = t0
+		return 0, nil
+	}
 	if !s.complete {
 		if _, err := tx.ExecContext(ctx, docsIndexes+"; INSERT OR REPLACE INTO meta (key, value) VALUES ('complete', '1')"); err != nil {
 			return 0, fault(err)
@@ -123,6 +137,7 @@ func (s *sidecar) sync(ctx context.Context) (int, error) {
 		}
 	}
 	s.complete = true
+	s.lastRead = t0
 	s.setRows()
 	if n >= 5000 {
 		// Many new segments after a large build: merge them so queries read fewer.
@@ -329,7 +344,7 @@ func (db *DB) readBucketSums(ctx context.Context) (map[int64]BucketSum, error) {
 	var query string
 	var args []any
 	if (hi.Int64-first)/bucketWidth > sparseBuckets || hi.Int64 > math.MaxInt64-2*bucketWidth {
-		query = "SELECT (rowid >> 9) << 9 AS lo, count(*), total(updated_at), coalesce(max(updated_at), 0) FROM prompts GROUP BY 1"
+		query = "SELECT (rowid >> 9) << 9 AS lo, count(*), total(updated_at), coalesce(max(CAST(updated_at AS REAL)), 0) FROM prompts GROUP BY 1"
 	} else {
 		// One range scan per bucket, in rowid order: no sort, nothing crosses into Go but the
 		// sums.
@@ -337,7 +352,7 @@ func (db *DB) readBucketSums(ctx context.Context) (map[int64]BucketSum, error) {
 SELECT lo,
   (SELECT count(*) FROM prompts WHERE rowid >= lo AND rowid < lo + 512),
   (SELECT total(updated_at) FROM prompts WHERE rowid >= lo AND rowid < lo + 512),
-  (SELECT coalesce(max(updated_at), 0) FROM prompts WHERE rowid >= lo AND rowid < lo + 512)
+  (SELECT coalesce(max(CAST(updated_at AS REAL)), 0) FROM prompts WHERE rowid >= lo AND rowid < lo + 512)
 FROM b`
 		args = []any{first, hi.Int64}
 	}
