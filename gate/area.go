@@ -13,7 +13,7 @@ import "slices"
 // is as deterministic as the ranking:
 //   - the area is the folders of the areaDocs best matches (priority 10 apart) that score at
 //     least areaShare of the best;
-//   - selection (match.go) asks less of a prompt in the area (areaFloor of the best relevance)
+//   - selection (match.go) asks less of a prompt in the area (areaFloor of the floor's scale)
 //     than of one outside it (floorShare), unless that one leads a tag (leadFloor);
 //   - packing orders a prompt in the area as if its relevance were areaWeight times as high, so
 //     when the budget binds, the area's prompts go first.

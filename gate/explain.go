@@ -9,12 +9,13 @@ import (
 
 // The outcomes of Explain.
 const (
-	OutcomeCritical = "critical"     // priority 10: sent in full whatever the tags
-	OutcomeSent     = "sent"         // relevant and within the budget: sent in full
-	OutcomeNamed    = "named"        // relevant but over the budget: named with its summary
-	OutcomeCounted  = "counted"      // relevant, over the budget and beyond the index cap
-	OutcomeAlready  = "already sent" // relevant, sent earlier in the session
-	OutcomeBelow    = "below floor"  // matched, but below the relevance floor: left out
+	OutcomeCritical = "critical"         // priority 10: sent in full whatever the tags
+	OutcomeSent     = "sent"             // relevant and within the budget: sent in full
+	OutcomeTOC      = "sent as contents" // relevant, too big for what is left: its table of contents sent
+	OutcomeNamed    = "named"            // relevant but over the budget: named with its summary
+	OutcomeCounted  = "counted"          // relevant, over the budget and beyond the index cap
+	OutcomeAlready  = "already sent"     // relevant, sent earlier in the session
+	OutcomeBelow    = "below floor"      // matched, but below the relevance floor: left out
 )
 
 // Explanation says why one prompt was sent, named or left out, with the parts of its score.
@@ -55,6 +56,9 @@ func Explain(ix *Index, tags []string, budget, limit int, sent map[string]bool) 
 	}
 	for _, e := range sel.Full {
 		outcome[e.ID] = OutcomeSent
+	}
+	for _, e := range sel.TOC {
+		outcome[e.ID] = OutcomeTOC
 	}
 	for _, e := range sel.Listed {
 		outcome[e.ID] = OutcomeNamed

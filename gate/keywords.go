@@ -194,8 +194,10 @@ var stopWords = func() map[string]bool {
 //   - two kept words side by side that the index holds as a phrase (in a title, heading or
 //     summary: "phone number", "rich text") are one tag, the phrase, in place of its words, as
 //     an assistant would give it to begin_session: the prompt that names the phrase ranks above
-//     one that has the words apart, and a word is not counted twice, once alone and once in the
-//     phrase (with "go service" and "go" apart, every "… in Go" prompt led the ranking);
+//     one that has the words apart, and a word is not counted both alone and in its phrase
+//     (with "go service" and "go" apart, every "… in Go" prompt led the ranking); a word
+//     between two phrases ("rich text editor") gives both. The phrases take the places of the
+//     kept words, so a request cut to its most telling words can give fewer tags than MaxTags;
 //   - the candidates the index, the synonym table or the implied topics know are kept, the most telling first: rare
 //     in the project, and naming a topic (found in some title or heading) rather than only said
 //     in passing in bodies; so a long request is summarised to its key terms;

@@ -21,7 +21,7 @@ import (
 //     matched only incidentally: a word in a long body, a folder name, one tag's word in a
 //     prompt about something else.
 //   - The order key of a candidate is its relevance, areaWeight times it in the area or when it
-//     leads a tag, plus the priority's bounded boost, priorityBoost × the best relevance ×
+//     leads a tag, plus the priority's bounded boost, priorityBoost × the floor's scale ×
 //     (priority − 5) / 5: priority reorders candidates of similar relevance but never lifts a
 //     prompt over the floor or multiplies incidental hits.
 //   - Priority 10 is always included in full, whatever the tags and the budget, and uses the
@@ -148,7 +148,7 @@ func (ix *Index) rankTags(tags []string, sent map[string]bool, explain bool) ran
 		}
 	}
 	r.top = best
-	if second > 0 {
+	if second > minRelevance { // a second match too weak to be a candidate does not halve the scale
 		r.top = (1-floorScaleSecond)*best + floorScaleSecond*second
 	}
 	for i := range ix.entries {

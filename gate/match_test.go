@@ -284,6 +284,18 @@ func TestExplain(t *testing.T) {
 	if x := got["deploys"]; x.Relevance >= x.Floor || x.Relevance <= 0 {
 		t.Errorf("deploys: relevance %.2f, floor %.2f: want below the floor and above 0", x.Relevance, x.Floor)
 	}
+	// With a table of contents that fits (a content pipeline made one), the big prompt is sent
+	// as its contents, and said so.
+	for i := range ix.entries {
+		if ix.entries[i].Name == "sql-huge" {
+			ix.entries[i].TOCBytes = 10
+		}
+	}
+	for _, x := range Explain(ix, []string{"sql"}, 120, 50, nil) {
+		if x.Name == "sql-huge" && x.Outcome != OutcomeTOC {
+			t.Errorf("sql-huge with a table of contents: outcome %q, want %q", x.Outcome, OutcomeTOC)
+		}
+	}
 }
 
 // namingRanker names the candidates whose names it holds, in its order; it records what it
