@@ -40,7 +40,8 @@ func (db *DB) Fingerprint(ctx context.Context) (Fingerprint, error) {
 }
 
 // EachPromptInBucket calls fn with every prompt, and its rowid, of the bucket that starts at lo,
-// in rowid order, in one short read.
+// in rowid order, in one short read. A timestamp that is not Unix seconds reads as the zero time
+// (newWalkScanner).
 func (db *DB) EachPromptInBucket(ctx context.Context, lo int64, fn func(rowid int64, p promptlib.Prompt) error) error {
 	const op = "prompts of a bucket"
 	pool, release, err := db.acquire()
@@ -54,7 +55,7 @@ func (db *DB) EachPromptInBucket(ctx context.Context, lo int64, fn func(rowid in
 	}
 	defer rows.Close()
 	var rowid int64
-	sc := newPromptScanner(&rowid)
+	sc := newWalkScanner(&rowid)
 	for rows.Next() {
 		p, err := sc.scan(rows)
 		if err != nil {

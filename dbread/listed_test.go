@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpctl/mcpctl/promptlib"
 	"github.com/mcpctl/mcpctl/promptlib/librarytest"
 )
 
@@ -127,7 +128,7 @@ func TestBriefPagesShowWhatWholePagesDo(t *testing.T) {
 // TestSidecarBuildsPastABadTimestamp: a timestamp no reader can parse (a created_at or an
 // updated_at) fails the pages that show it, the same from the sidecar as from the app's
 // database and without a fallback scan, but not the index, nor the pages and searches that do
-// not show it.
+// not show it, nor the walks over the library.
 func TestSidecarBuildsPastABadTimestamp(t *testing.T) {
 	lib := librarytest.New(t, 300)
 	lib.Exec(t, "UPDATE prompts SET created_at = 'yesterday', title = 'Zebra crossing' WHERE id = ?", lib.Data.Prompts[7].ID)
@@ -150,6 +151,21 @@ func TestSidecarBuildsPastABadTimestamp(t *testing.T) {
 		if err != nil || len(page) != 5 {
 			t.Errorf("%s: the next page: %d prompts, %v", name, len(page), err)
 		}
+	}
+	// The walks over the whole library (the server's view, the gate) read every prompt, the
+	// unreadable times as zero.
+	walked := 0
+	if err := side.EachPromptRow(ctx, func(_ int64, p promptlib.Prompt) error {
+		walked++
+		if strings.HasPrefix(p.Title, "Zebra") != (p.CreatedAt.IsZero() || p.UpdatedAt.IsZero()) {
+			t.Errorf("walk: %q created %v updated %v", p.Title, p.CreatedAt, p.UpdatedAt)
+		}
+		return nil
+	}); err != nil || walked != 300 {
+		t.Errorf("a walk over the library read %d of 300 prompts: %v", walked, err)
+	}
+	if err := side.EachPromptInBucket(ctx, 0, func(int64, promptlib.Prompt) error { return nil }); err != nil {
+		t.Errorf("a walk over the bucket of the bad rows: %v", err)
 	}
 	before := side.fallbacks.Load()
 	if _, _, err := side.SearchIn(ctx, "zebra", SearchOptions{Limit: 5, Brief: true}); err == nil || !strings.Contains(err.Error(), "not Unix seconds") {

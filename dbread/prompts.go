@@ -22,13 +22,26 @@ const DefaultLimit = 100
 const promptColumns = "id, title, body, folder_id, icon, color, url, created_at, updated_at"
 
 // unixTime scans a stored timestamp, which the app writes as integer or real Unix seconds.
-type unixTime struct{ t promptlib.Time }
+// lenient reads one that is not as the zero time instead of failing the row.
+type unixTime struct {
+	t       promptlib.Time
+	lenient bool
+}
 
 // errTimestamp is a stored timestamp that is not Unix seconds: the row is unreadable wherever
 // it is read from (the sidecar copies timestamps verbatim), so it is never sidecar trouble.
 var errTimestamp = errors.New("dbread: timestamp is not Unix seconds")
 
 func (u *unixTime) Scan(v any) error {
+	err := u.scan(v)
+	if err != nil && u.lenient {
+		u.t = promptlib.Time{}
+		return nil
+	}
+	return err
+}
+
+func (u *unixTime) scan(v any) error {
 	switch x := v.(type) {
 	case nil:
 		u.t = promptlib.Time{}
@@ -37,7 +50,7 @@ func (u *unixTime) Scan(v any) error {
 	case float64:
 		u.t = promptlib.FromUnix(x)
 	case []byte:
-		return u.Scan(string(x))
+		return u.scan(string(x))
 	case string:
 		f, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
 		if err != nil {
@@ -62,6 +75,17 @@ type promptScanner struct {
 func newPromptScanner(extra ...any) *promptScanner {
 	s := &promptScanner{}
 	s.dest = append(append(extra, &s.p.ID, &s.p.Title, &s.p.Content), s.storedFields.dest()...)
+	return s
+}
+
+// newWalkScanner is newPromptScanner for the walks over the whole library (EachPromptRow,
+// EachPromptInBucket): a timestamp that is not Unix seconds reads as the zero time. Their
+// callers (the server's view of prompts and resources, the gate) use no timestamps, and one
+// unreadable row must not hide the library: it emptied prompts/list. A page that shows the
+// row still fails, saying why (errTimestamp).
+func newWalkScanner(extra ...any) *promptScanner {
+	s := newPromptScanner(extra...)
+	s.created.lenient, s.updated.lenient = true, true
 	return s
 }
 
@@ -340,7 +364,8 @@ func jsonList(ids []string) string {
 // AllPrompts returns every prompt with its content, newest first, for the prompt index and MCP
 // prompts. It reads in short chunks by rowid, so no read transaction is held for the whole
 // table; a prompt the app changes meanwhile may appear in its old or new form. It holds every
-// body in memory: callers that need one page use ListPrompts.
+// body in memory: callers that need one page use ListPrompts. A timestamp that is not Unix
+// seconds reads as the zero time (newWalkScanner).
 func (db *DB) AllPrompts(ctx context.Context) ([]promptlib.Prompt, error) {
 	var all []promptlib.Prompt
 	if err := db.EachPrompt(ctx, func(p promptlib.Prompt) error {
@@ -407,7 +432,7 @@ func (db *DB) allChunk(ctx context.Context, after int64, limit int, add func(int
 	defer rows.Close()
 	n := 0
 	var rowid int64
-	sc := newPromptScanner(&rowid)
+	sc := newWalkScanner(&rowid)
 	for rows.Next() {
 		p, err := sc.scan(rows)
 		if err != nil {
