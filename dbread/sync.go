@@ -24,8 +24,8 @@ import (
 // hash of every column the sidecar keeps), about a millisecond per bucket. Inserts and deletes
 // change the count or the sum; an edit by the app changes updated_at. updated_at has whole
 // seconds, so a second edit within the second of the first leaves the sums as they were: the
-// buckets edited in the latest second the last sync saw are read again at every sync
-// (BucketSum.Latest). An edit that leaves updated_at as it was, in a bucket not edited lately,
+// buckets edited in the latest second the last sync saw are read again (BucketSum.Latest),
+// until a sync has read the library two seconds after that second. An edit that leaves updated_at as it was, in a bucket not edited lately,
 // goes unnoticed until that bucket changes again: the app stamps updated_at on every edit, and
 // so does promptlib.Apply.
 const bucketWidth = 512 // the SQL in bucketSums spells it 512 and >> 9
