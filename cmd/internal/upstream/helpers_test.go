@@ -51,6 +51,14 @@ type changes struct {
 	ch chan struct{}
 }
 
+// atLeast waits until OnChange has fired n times and returns the count: a baseline taken after
+// a state change must wait for the OnChange that follows it.
+func (c *changes) atLeast(tb testing.TB, n int64) int64 {
+	tb.Helper()
+	eventually(tb, "OnChange to fire "+strconv.FormatInt(n, 10)+" times", func() bool { return c.n.Load() >= n })
+	return c.n.Load()
+}
+
 // startSupervisor starts a supervisor over specs with short backoffs and closes it at the end of
 // the test.
 func startSupervisor(tb testing.TB, specs map[string]gate.ServerSpec, opts Options) (*Supervisor, *changes) {

@@ -213,7 +213,7 @@ func TestServerDiesAndComesBack(t *testing.T) {
 	srv := sup.Server("tu")
 	first := waitState(t, srv, Ready)
 	ctx := context.Background()
-	changesBefore := ch.n.Load()
+	changesBefore := ch.atLeast(t, 1) // the start's
 
 	// The crash tool exits the process in the middle of the call.
 	_, err := sup.CallTool(ctx, "tu__crash", nil, nil)
@@ -225,9 +225,8 @@ func TestServerDiesAndComesBack(t *testing.T) {
 	if st.Tools != 0 || len(sup.Tools()) != 0 {
 		t.Errorf("a dead server still lists %d tools", len(sup.Tools()))
 	}
-	if ch.n.Load() == changesBefore {
-		t.Error("OnChange did not fire when the server's tools went away")
-	}
+	// OnChange fires after the state is recorded, so the test may see Failed before it.
+	ch.atLeast(t, changesBefore+1)
 
 	// The next call is answered at once, as a tool result the model can read.
 	_, err = sup.CallTool(ctx, "tu__small", nil, nil)
@@ -302,7 +301,7 @@ func TestListChanged(t *testing.T) {
 	spec, _ := testSpec(t, nil)
 	sup, ch := startSupervisor(t, map[string]gate.ServerSpec{"tu": spec}, Options{})
 	waitState(t, sup.Server("tu"), Ready)
-	before := ch.n.Load()
+	before := ch.atLeast(t, 1) // the start's
 	if _, err := sup.CallTool(context.Background(), "tu__add_tool", nil, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -314,9 +313,8 @@ func TestListChanged(t *testing.T) {
 		}
 		return false
 	})
-	if ch.n.Load() == before {
-		t.Error("OnChange did not fire for list_changed")
-	}
+	// OnChange fires after the new lists are recorded, so the test may see them before it.
+	ch.atLeast(t, before+1)
 	res, err := sup.CallTool(context.Background(), "tu__extra", nil, nil)
 	if err != nil || resultText(t, res) != "extra" {
 		t.Errorf("calling the new tool: %v", err)
