@@ -50,6 +50,9 @@ func TestBriefPagesShowWhatWholePagesDo(t *testing.T) {
 			opts ListOptions
 		}{
 			{"all", ListOptions{Limit: 1000}},
+			{"the first page, kept in memory", ListOptions{Limit: headRows}},
+			{"within the first page", ListOptions{Limit: 30, Offset: 40}},
+			{"across the first page's end", ListOptions{Limit: 50, Offset: headRows - 20}},
 			{"a page further on", ListOptions{Limit: 50, Offset: 275}},
 			{"a folder", ListOptions{FolderID: strings.ToLower(lib.Data.Folders[0].ID), Limit: 1000}},
 			{"the top level", ListOptions{Root: true, Limit: 1000}},
@@ -108,6 +111,7 @@ func TestBriefPagesShowWhatWholePagesDo(t *testing.T) {
 	lib.Exec(t, "UPDATE prompts SET body = 'Refactor this.\n\nA new first paragraph.', updated_at = 1900000001 WHERE id = ?", id(20))
 	lib.Exec(t, "UPDATE prompts SET icon = NULL, url = 'https://example.com/y', updated_at = 1900000002.5 WHERE id = ?", id(30))
 	lib.Exec(t, "UPDATE prompts SET folder_id = NULL, title = 'Moved to the top', updated_at = 1900000003 WHERE id = ?", id(40))
+	lib.Exec(t, "UPDATE prompts SET title = 'Among the newest', updated_at = 1900000004 WHERE rowid = 19") // on the first page
 	check("after the app's edits")
 
 	// A second edit within the second of the first leaves the bucket's sums as they were.

@@ -105,6 +105,7 @@ type sidecar struct {
 	hasAttempted bool
 	done         chan struct{} // closed after each sync attempt, then replaced
 	rows         int           // prompts in docs as of the last sync: counting 100k index entries took ms
+	head         *head         // the newest prompts, brief (newest)
 
 	kickc chan struct{}
 
@@ -704,6 +705,11 @@ func (s *sidecar) list(ctx context.Context, opts ListOptions) ([]docRef, int, er
 
 // listBriefs is list's page read whole from docs: one query where list and briefs are two.
 func (s *sidecar) listBriefs(ctx context.Context, opts ListOptions) ([]Listed, int, error) {
+	if opts.FolderID == "" && !opts.Root && opts.InFolders == nil {
+		if h := s.newest(ctx); h != nil && h.serves(opts) {
+			return h.page(opts), h.total, nil
+		}
+	}
 	rows, total, err := s.listRows(ctx, briefColumns, opts)
 	if err != nil {
 		return nil, 0, err
