@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"unicode/utf8"
 )
 
@@ -18,10 +19,25 @@ import (
 // The model reads the same text either way (escapes are decoded with the JSON); only the line
 // grows, by 4 bytes for a two- or three-byte character and 8 for an emoji.
 
+// Eight bytes at a time: the loops below skip the plain runs of a message a word at a time (a
+// 100-prompt page is ~75 KB of them), and look at bytes one by one only in a word that holds one
+// to rewrite.
+const (
+	lowBits  = 0x0101010101010101
+	highBits = 0x8080808080808080
+)
+
+// load8 reads the eight bytes of s at i as one little-endian word.
+func load8[T string | []byte](s T, i int) uint64 {
+	_ = s[i+7]
+	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+}
+
 // isASCII reports whether b holds only ASCII bytes, eight at a time.
 func isASCII(b []byte) bool {
 	for len(b) >= 8 {
-		if binary.LittleEndian.Uint64(b)&0x8080808080808080 != 0 {
+		if binary.LittleEndian.Uint64(b)&highBits != 0 {
 			return false
 		}
 		b = b[8:]
@@ -40,7 +56,14 @@ func isASCII(b []byte) bool {
 func appendASCII(out, msg []byte) []byte {
 	start := 0
 	for i := 0; i < len(msg); {
-		if msg[i] < utf8.RuneSelf {
+		if i+8 <= len(msg) {
+			m := load8(msg, i) & highBits
+			if m == 0 {
+				i += 8
+				continue
+			}
+			i += bits.TrailingZeros64(m) >> 3
+		} else if msg[i] < utf8.RuneSelf {
 			i++
 			continue
 		}

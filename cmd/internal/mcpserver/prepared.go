@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math/bits"
 	"slices"
 	"strconv"
 	"unicode/utf8"
@@ -159,17 +160,38 @@ var jsonSafe = func() (t [256]bool) {
 	return t
 }()
 
+// jsonUnsafeBytes sets the high bit of each byte of w that may not stand for itself in a JSON
+// string: a control character, a quote, a backslash, or a byte beyond ASCII. Exact per byte:
+// with its high bit cleared, a byte plus 0x60 (or plus 0x7f after an XOR with the quote or
+// backslash) reaches the high bit on its own, with no carry into the next byte.
+func jsonUnsafeBytes(w uint64) uint64 {
+	const low7 = 0x7f * lowBits
+	control := ^((w & low7) + 0x60*lowBits)
+	quote := w ^ '"'*lowBits
+	quote = ^((quote & low7) + low7 | quote)
+	backslash := w ^ '\\'*lowBits
+	backslash = ^((backslash & low7) + low7 | backslash)
+	return (w | control | quote | backslash) & highBits
+}
+
 // appendJSONString appends s as a JSON string in ASCII (see ascii.go). Unlike encoding/json it
 // leaves <, > and & as they are (the result is not HTML); like it, invalid UTF-8 becomes U+FFFD.
 func appendJSONString[T string | []byte](out []byte, s T) []byte {
 	out = append(out, '"')
 	start := 0
 	for i := 0; i < len(s); {
-		b := s[i]
-		if jsonSafe[b] {
+		if i+8 <= len(s) {
+			m := jsonUnsafeBytes(load8(s, i))
+			if m == 0 {
+				i += 8
+				continue
+			}
+			i += bits.TrailingZeros64(m) >> 3
+		} else if jsonSafe[s[i]] {
 			i++
 			continue
 		}
+		b := s[i] // one to rewrite
 		out = append(out, s[start:i]...)
 		if b >= utf8.RuneSelf {
 			r, size := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
@@ -98,4 +99,24 @@ func BenchmarkPromptsResultJSON(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkSplicePage is the prepared 100-prompt page put into its response line: the structured
+// JSON once as it is and once as the text's JSON string, both in ASCII (one emoji on the page).
+func BenchmarkSplicePage(b *testing.B) {
+	lib := promptlib.Sample(100, 1)
+	lib.Prompts[3].Title += " 🦀"
+	var listed []dbread.Listed
+	for _, p := range lib.Prompts {
+		listed = append(listed, dbread.Listed{Prompt: p, Summary: promptlib.Summary(p.Content), ContentBytes: len(p.Content)})
+	}
+	structured := pageOf(listed, 1000, 0, 100, false).appendJSON(nil)
+	pr := &prepared{seq: 7, structured: structured}
+	msg := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":%s}],"structuredContent":%s}}`,
+		marker(7, "text"), marker(7, "structured"))
+	var out []byte
+	for b.Loop() {
+		out = pr.splice(out[:0], msg)
+	}
+	b.SetBytes(int64(len(out)))
 }
