@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -296,5 +297,32 @@ func TestGatedSessionRestartsFromKeptView(t *testing.T) {
 	}
 	if !strings.Contains(second.stderr.String(), `"msg":"library view restored"`) {
 		t.Error("the restarted session did not start from its kept view")
+	}
+}
+
+// TestGatedIndexOverItsCap: a project with more prompts than indexCap, none of them with a
+// priority, still names prompts in its index, up to the cap, and says how many it left out
+// (issue 9: it listed none, only "… and 161 more").
+func TestGatedIndexOverItsCap(t *testing.T) {
+	t0 := promptlib.Time{Time: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	web := promptlib.Folder{ID: "F0000000-0000-4000-8000-000000000001", Name: "Web App", CreatedAt: t0, UpdatedAt: t0}
+	var prompts []promptlib.Prompt
+	for i := range 61 {
+		prompts = append(prompts, promptlib.Prompt{ID: fmt.Sprintf("E0000000-0000-4000-8000-%012d", i), Title: fmt.Sprintf("Convention %02d", i),
+			Content: fmt.Sprintf("Rule number %d of the web app.", i), FolderID: &web.ID, CreatedAt: t0, UpdatedAt: t0})
+	}
+	lib := librarytest.FromLibrary(t, promptlib.Library{Folders: []promptlib.Folder{web}, Prompts: prompts})
+	env := testHome(t)
+	writeProject(t, env, "web", "folder: Web App\nindexCap: 40\n")
+	s := serve(t, env, "--library", lib.Dir, "--project", "web")
+
+	var named int
+	for line := range strings.Lines(s.init.Instructions) {
+		if strings.HasPrefix(line, "- convention-") {
+			named++
+		}
+	}
+	if named != 40 || !strings.Contains(s.init.Instructions, "- … and 21 more") {
+		t.Errorf("the index names %d prompts, want 40 and 21 more:\n%s", named, s.init.Instructions)
 	}
 }

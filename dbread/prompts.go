@@ -192,7 +192,9 @@ type ListOptions struct {
 // When the sidecar is ready and current, the page's order comes from its index (the app's
 // database has no index on created_at), and the rows from its own copy when the page is Brief,
 // else from the app's database by rowid; otherwise the app's database answers directly. A
-// prompt deleted between the two reads is left out of the page.
+// prompt deleted between the two reads is left out of the page. The first Brief page of all
+// prompts is kept in memory until the next change (head.go): its pointers are shared with later
+// calls, so nobody may write through them.
 func (db *DB) ListPrompts(ctx context.Context, opts ListOptions) ([]Listed, int, error) {
 	const op = "list prompts"
 	if opts.Root && opts.FolderID != "" {
