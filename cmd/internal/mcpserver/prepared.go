@@ -161,9 +161,10 @@ var jsonSafe = func() (t [256]bool) {
 }()
 
 // jsonUnsafeBytes sets the high bit of each byte of w that may not stand for itself in a JSON
-// string: a control character, a quote, a backslash, or a byte beyond ASCII. Exact per byte:
-// with its high bit cleared, a byte plus 0x60 (or plus 0x7f after an XOR with the quote or
-// backslash) reaches the high bit on its own, with no carry into the next byte.
+// string: a control character, a quote, a backslash, or a byte beyond ASCII. Exact per byte, as
+// no sum carries into the next byte: a byte's low seven bits plus 0x60 stay below 0x80 only
+// below 0x20; XORed with the quote, a byte's low seven bits plus 0x7f, or the byte itself,
+// reach 0x80 unless it was the quote (the same for the backslash).
 func jsonUnsafeBytes(w uint64) uint64 {
 	const low7 = 0x7f * lowBits
 	control := ^((w & low7) + 0x60*lowBits)
