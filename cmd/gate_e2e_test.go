@@ -295,9 +295,10 @@ func TestGatedSessionRestartsFromKeptView(t *testing.T) {
 	if !slices.Equal(after.Critical, before.Critical) || !slices.Equal(after.Matched, before.Matched) {
 		t.Errorf("restarted briefing critical %v matched %v, want %v %v", after.Critical, after.Matched, before.Critical, before.Matched)
 	}
-	if !strings.Contains(second.stderr.String(), `"msg":"library view restored"`) {
-		t.Error("the restarted session did not start from its kept view")
-	}
+	// Stderr is copied on its own goroutine, unordered with the answers on stdout.
+	eventually(t, 20*time.Second, "the restarted session to log that it started from its kept view", func() bool {
+		return strings.Contains(second.stderr.String(), `"msg":"library view restored"`)
+	})
 }
 
 // TestGatedIndexOverItsCap: a project with more prompts than indexCap, none of them with a

@@ -188,6 +188,8 @@ func TestWriteToolsValidateFirst(t *testing.T) {
 		entries, _ := os.ReadDir(filepath.Join(q, "processed"))
 		return len(entries)
 	}
+	// The processor answers before it files an operation: wait until both writes are filed.
+	eventually(t, 20*time.Second, "both folders' operations to be filed", func() bool { return processed() == 2 })
 	before := processed()
 	missing := "11111111-1111-4111-8111-111111111111"
 	tests := []struct {

@@ -38,6 +38,10 @@ func TestWriterRoundTrip(t *testing.T) {
 	if icon != "👨‍💻" || color != "#A855F7" {
 		t.Errorf("stored icon %q color %q, want 👨‍💻 #A855F7", icon, color)
 	}
+	// The processor answers before it files the operation: a write may return before then.
+	if where := filed(t, l.Queue, res.OperationID); where != processedDir {
+		t.Errorf("the operation was filed in %s, want %s", where, processedDir)
+	}
 	if got := queueLeftovers(t, l.Queue); len(got) != 0 {
 		t.Errorf("queue holds %v after the round trip, want nothing", got)
 	}

@@ -47,17 +47,19 @@ func rerankLibrary(tb testing.TB) (Library, gate.Project) {
 
 // fakeChat is an OpenAI-compatible chat-completions server standing in for the LLM (a
 // third-party service the tests cannot run). While hang is set it never answers, until the
-// client gives up; otherwise it names the prompts in order, by their numbers in the question.
+// client gives up, and says on hung that a request came; otherwise it names the prompts in
+// order, by their numbers in the question.
 type fakeChat struct {
 	*httptest.Server
 	order    []string
 	hang     atomic.Bool
+	hung     chan struct{}
 	requests atomic.Int64
 }
 
 func newFakeChat(tb testing.TB, order ...string) *fakeChat {
 	tb.Helper()
-	f := &fakeChat{order: order}
+	f := &fakeChat{order: order, hung: make(chan struct{}, 16)}
 	release := make(chan struct{})
 	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		f.requests.Add(1)
@@ -69,6 +71,7 @@ func newFakeChat(tb testing.TB, order ...string) *fakeChat {
 			return
 		}
 		if f.hang.Load() {
+			f.hung <- struct{}{}
 			select {
 			case <-r.Context().Done():
 			case <-release:
@@ -161,10 +164,13 @@ func TestGateRerank(t *testing.T) {
 	t.Run("a model that does not answer in time leaves the deterministic selection", func(t *testing.T) {
 		chat.hang.Store(true)
 		defer chat.hang.Store(false)
-		before := chat.requests.Load()
-		rr := gate.NewLLMReranker(llm, 50*time.Millisecond, nil)
+		// Long enough for the request to reach the model on a loaded machine.
+		rr := gate.NewLLMReranker(llm, 500*time.Millisecond, nil)
 		got := beginSession(t, lib, p, rr, "sql")
-		if chat.requests.Load() == before {
+		// The reranker has given up; the model's handler may see the request only now.
+		select {
+		case <-chat.hung:
+		case <-time.After(20 * time.Second):
 			t.Fatal("the model was not asked")
 		}
 		if !reflect.DeepEqual(got.Matched, deterministic.Matched) || !reflect.DeepEqual(got.Critical, deterministic.Critical) {

@@ -208,8 +208,9 @@ func TestStartingServerTimesOut(t *testing.T) {
 
 func TestServerDiesAndComesBack(t *testing.T) {
 	spec, _ := testSpec(t, nil)
-	// A restart delay long enough that the calls below see the server down.
-	sup, ch := startSupervisor(t, map[string]gate.ServerSpec{"tu": spec}, Options{MinBackoff: 500 * time.Millisecond, MaxBackoff: time.Second})
+	// A restart delay long enough that the calls below see the server down, even on a loaded
+	// machine (500 ms was not always).
+	sup, ch := startSupervisor(t, map[string]gate.ServerSpec{"tu": spec}, Options{MinBackoff: 2 * time.Second, MaxBackoff: 2 * time.Second})
 	srv := sup.Server("tu")
 	first := waitState(t, srv, Ready)
 	ctx := context.Background()
@@ -286,7 +287,8 @@ func TestCancelledCallIsCancelledUpstream(t *testing.T) {
 
 func TestCallTimeout(t *testing.T) {
 	spec, markDir := testSpec(t, nil)
-	spec.TimeoutMs = 300
+	// The timeout bounds the start too: 300 ms was too short for a start on a loaded machine.
+	spec.TimeoutMs = 2000
 	sup, _ := startSupervisor(t, map[string]gate.ServerSpec{"tu": spec}, Options{})
 	waitState(t, sup.Server("tu"), Ready)
 	_, err := sup.CallTool(context.Background(), "tu__block", nil, nil)
