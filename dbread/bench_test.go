@@ -82,8 +82,9 @@ func BenchmarkListPrompts(b *testing.B) {
 				opts ListOptions
 			}{
 				{"all", ListOptions{Limit: 100}},
-				{"all-brief", ListOptions{Limit: 100, Brief: true}},
+				{"all-brief", ListOptions{Limit: 100, Brief: true}}, // the first page: kept in memory (head.go)
 				{"all-deep-page", ListOptions{Limit: 100, Offset: n / 2}},
+				{"all-deep-page-brief", ListOptions{Limit: 100, Offset: n / 2, Brief: true}}, // from the index
 				{"folder", ListOptions{FolderID: strings.ToLower(biggest.ID), Limit: 100}},
 				{"root", ListOptions{Root: true, Limit: 100}},
 			} {
