@@ -3,7 +3,6 @@ package dbread
 import (
 	"context"
 	"errors"
-	"slices"
 )
 
 // headRows is how many of the newest prompts the sidecar keeps in memory, brief: the first page
@@ -22,17 +21,18 @@ type head struct {
 	whole   bool // rows were read without error; else the page is read from the index each time
 }
 
-// serves reports whether h holds the unfiltered page at opts whole.
+// serves reports whether h holds the unfiltered page at opts whole. Offset and Limit are the
+// caller's, as large as an int goes: they are never added.
 func (h *head) serves(opts ListOptions) bool {
-	return h.whole && (opts.Offset+opts.Limit <= len(h.rows) || len(h.rows) == h.total)
+	return h.whole && (opts.Limit <= len(h.rows) && opts.Offset <= len(h.rows)-opts.Limit || len(h.rows) == h.total)
 }
 
 // page returns opts' page of h. The rows are copies; the strings and pointers in them are
 // shared, and no caller writes through them.
 func (h *head) page(opts ListOptions) []Listed {
 	lo := min(opts.Offset, len(h.rows))
-	hi := min(opts.Offset+opts.Limit, len(h.rows))
-	return slices.Clone(h.rows[lo:hi])
+	hi := lo + min(opts.Limit, len(h.rows)-lo)
+	return append(make([]Listed, 0, hi-lo), h.rows[lo:hi]...)
 }
 
 // newest returns the head as of the sidecar's last sync, reading it again after a sync (nil if
