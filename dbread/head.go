@@ -6,8 +6,8 @@ import (
 )
 
 // headRows is how many of the newest prompts the sidecar keeps in memory, brief: the first page
-// at the default limit, which is what `list_prompts {}` (an assistant's first look at a library)
-// and the console's first screen ask for. At 100 rows it holds about 60 KB.
+// at the default limit, which is what `list_prompts {}` (an assistant's first look at a
+// library) asks for. At 100 rows it holds about 60 KB.
 const headRows = DefaultLimit
 
 // head is the first headRows brief rows of the unfiltered listing, as of one sync of the
