@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mcpctl/mcpctl/promptlib/librarytest"
@@ -319,6 +320,56 @@ func TestSearchBroad(t *testing.T) {
 				t.Errorf("%d searches answered by LIKE scan", db.fallbacks.Load())
 			}
 		})
+	}
+}
+
+// TestSearchConcurrent: searches at once, broad and ranked, over the library and a scope, answer
+// what each answers alone, through the index's pool of two connections.
+func TestSearchConcurrent(t *testing.T) {
+	lib := librarytest.New(t, 1000)
+	db := openReady(t, lib.DB)
+	ctx := context.Background()
+	folders, err := db.Folders(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scope := []string{folders[0].ID, folders[1].ID}
+	type answer struct {
+		ids   string
+		total int
+	}
+	var searches []SearchOptions
+	var queries []string
+	for _, q := range []string{"reviewer", "refactor caching", "senior reviewer", "test"} {
+		for _, in := range [][]string{nil, scope} {
+			queries, searches = append(queries, q), append(searches, SearchOptions{InFolders: in, Limit: 20, Brief: true})
+		}
+	}
+	search := func(i int) (answer, error) {
+		ls, total, err := db.SearchIn(ctx, queries[i], searches[i])
+		return answer{strings.Join(ids(ls), " "), total}, err
+	}
+	want := make([]answer, len(searches))
+	for i := range searches {
+		if want[i], err = search(i); err != nil || want[i].total == 0 {
+			t.Fatalf("%q in %v: %v, %d matches; want some", queries[i], searches[i].InFolders, err, want[i].total)
+		}
+	}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for k := range 3 * len(searches) {
+				i := (g + k) % len(searches)
+				if got, err := search(i); err != nil || got != want[i] {
+					t.Errorf("%q in %v at once with others: %d matches %s, %v; alone: %d matches %s",
+						queries[i], searches[i].InFolders, got.total, got.ids, err, want[i].total, want[i].ids)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if db.fallbacks.Load() != 0 {
+		t.Errorf("%d searches answered by LIKE scan", db.fallbacks.Load())
 	}
 }
 
