@@ -97,11 +97,15 @@ func loadEval(tb testing.TB) evalData {
 // evalScore accumulates one path's figures over tasks (micro-averaged).
 type evalScore struct {
 	tasks, want, hit, full, critical, criticalSent, bytes, overBudget int
-	misses                                                            []string
+	// named counts the wanted prompts named as matches without being sent (over the budget, or
+	// weak matches): one read_prompts call away, for an assistant that reads their summaries.
+	named  int
+	misses []string
 }
 
 func (s *evalScore) recall() float64    { return pct(s.hit, s.want) }
 func (s *evalScore) precision() float64 { return pct(s.hit, s.full) }
+func (s *evalScore) reach() float64     { return pct(s.hit+s.named, s.want) }
 func (s *evalScore) p10() float64       { return pct(s.criticalSent, s.critical) }
 
 func pct(a, b int) float64 {
@@ -111,8 +115,9 @@ func pct(a, b int) float64 {
 	return 100 * float64(a) / float64(b)
 }
 
-// add records one task: sent in full (critical apart) and the critical prompts sent.
-func (s *evalScore) add(ix *Index, task evalTask, want map[string]bool, critical, full []Entry, budget int) {
+// add records one task: sent in full (critical apart), the critical prompts sent, and the
+// matches named but not sent.
+func (s *evalScore) add(ix *Index, task evalTask, want map[string]bool, critical, full, named []Entry, budget int) {
 	s.tasks++
 	s.want += len(want)
 	s.full += len(full)
@@ -127,6 +132,11 @@ func (s *evalScore) add(ix *Index, task evalTask, want map[string]bool, critical
 		got[e.ID] = true
 		if want[e.ID] {
 			s.hit++
+		}
+	}
+	for _, e := range named {
+		if want[e.ID] && !got[e.ID] {
+			s.named++
 		}
 	}
 	for id := range want {
@@ -175,7 +185,7 @@ func runEval(tb testing.TB, d evalData) evalResult {
 		}
 		b := NewSession(d.project).Begin(ix, t.Tags)
 		for _, s := range get(r.begin, t.Half) {
-			s.add(ix, t, want, b.Critical, b.Full, budget)
+			s.add(ix, t, want, b.Critical, b.Full, append(slices.Clone(b.Listed), b.Weak...), budget)
 		}
 		args, err := json.Marshal(t.Call["args"])
 		if err != nil {
@@ -186,11 +196,11 @@ func runEval(tb testing.TB, d evalData) evalResult {
 			tb.Fatalf("task %s: a gated session did not intercept", t.ID)
 		}
 		for _, s := range get(r.intercept, t.Half) {
-			s.add(ix, t, want, ib.Critical, ib.Full, budget)
+			s.add(ix, t, want, ib.Critical, ib.Full, append(slices.Clone(ib.Listed), ib.Weak...), budget)
 		}
 		bfull := base.pack(t.Tags, budget-bytesOf(b.Critical))
 		for _, s := range get(r.bm25, t.Half) {
-			s.add(ix, t, want, b.Critical, bfull, budget)
+			s.add(ix, t, want, b.Critical, bfull, nil, budget)
 		}
 		var wanted []Entry
 		for id := range want {
@@ -207,7 +217,7 @@ func runEval(tb testing.TB, d evalData) evalResult {
 			}
 		}
 		for _, s := range get(r.bound, t.Half) {
-			s.add(ix, t, want, b.Critical, packed, budget)
+			s.add(ix, t, want, b.Critical, packed, nil, budget)
 		}
 	}
 	return r
@@ -289,11 +299,11 @@ func (b *bm25) pack(tags []string, budget int) []Entry {
 // evalTable is the report `make eval` prints.
 func evalTable(r evalResult) string {
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "%-34s %-8s %6s %8s %10s %6s %9s %10s\n", "path", "half", "tasks", "recall", "precision", "p10", "bytes/task", "overBudget")
+	fmt.Fprintf(&sb, "%-34s %-8s %6s %8s %10s %8s %6s %9s %10s\n", "path", "half", "tasks", "recall", "precision", "+named", "p10", "bytes/task", "overBudget")
 	row := func(name string, m map[string]*evalScore) {
 		for _, h := range []string{"tune", "heldout", "all"} {
 			s := m[h]
-			fmt.Fprintf(&sb, "%-34s %-8s %6d %7.1f%% %9.1f%% %5.0f%% %10d %10d\n", name, h, s.tasks, s.recall(), s.precision(), s.p10(), s.bytes/max(s.tasks, 1), s.overBudget)
+			fmt.Fprintf(&sb, "%-34s %-8s %6d %7.1f%% %9.1f%% %7.1f%% %5.0f%% %10d %10d\n", name, h, s.tasks, s.recall(), s.precision(), s.reach(), s.p10(), s.bytes/max(s.tasks, 1), s.overBudget)
 		}
 	}
 	row("begin_session {tags}", r.begin)
@@ -319,7 +329,10 @@ var reached = struct {
 	// The held-out half's own figures: a gap can narrow by losing on the tuning half, so what
 	// must not fall is what the ranking does on tasks it was not tuned on.
 	heldOutBeginRecall, heldOutBeginPrecision, heldOutInterceptRecall float64
-}{74, 40, 58, 9, 4, 5, 69, 38, 56}
+	// Wanted prompts sent or named as matches (over the budget or weak): issue 12 sets no bar
+	// for them, but what an assistant is pointed at must not shrink either.
+	beginNamed, interceptNamed float64
+}{74, 40, 58, 9, 4, 5, 69, 38, 56, 84, 71}
 
 // The floor's scale (the mean of the two best relevances, match.go) raised precision on both
 // halves, tuning more (38.8 → 42.1) than held-out (35.9 → 38.8): the precision gap bound is 4
@@ -356,6 +369,8 @@ func TestGateEval(t *testing.T) {
 		{"held-out begin_session recall", r.begin["heldout"].recall(), issueBar.beginRecall - issueBar.heldOut, reached.heldOutBeginRecall},
 		{"held-out begin_session precision", r.begin["heldout"].precision(), issueBar.beginPrecision - issueBar.heldOut, reached.heldOutBeginPrecision},
 		{"held-out intercept recall", r.intercept["heldout"].recall(), issueBar.interceptRecall - issueBar.heldOut, reached.heldOutInterceptRecall},
+		{"begin_session recall +named", r.begin["all"].reach(), reached.beginNamed, reached.beginNamed},
+		{"intercept recall +named", r.intercept["all"].reach(), reached.interceptNamed, reached.interceptNamed},
 	} {
 		if c.got < c.floor {
 			t.Errorf("%s = %.1f, want ≥ %.1f (reached before); issue 12 asks ≥ %.1f", c.what, c.got, c.floor, c.bar)

@@ -15,6 +15,7 @@ const (
 	OutcomeNamed    = "named"            // relevant but over the budget: named with its summary
 	OutcomeCounted  = "counted"          // relevant, over the budget and beyond the index cap
 	OutcomeAlready  = "already sent"     // relevant, sent earlier in the session
+	OutcomeWeak     = "weak match"       // below the floor, among the best of those: named with its summary
 	OutcomeBelow    = "below floor"      // matched, but below the relevance floor: left out
 )
 
@@ -46,7 +47,7 @@ type TagScore struct {
 
 // Explain ranks tags as Select does and explains every prompt that is critical or matched at
 // all, in the order the briefing considers them: critical, sent, named, counted, already sent,
-// then below the floor by relevance.
+// then below the floor by relevance (the weak matches named first).
 func Explain(ix *Index, tags []string, budget, limit int, sent map[string]bool) []Explanation {
 	r := ix.rankTags(tags, sent, true)
 	sel := ix.pack(r, budget, limit)
@@ -65,6 +66,9 @@ func Explain(ix *Index, tags []string, budget, limit int, sent map[string]bool) 
 	}
 	for _, i := range r.already {
 		outcome[ix.entries[i].ID] = OutcomeAlready
+	}
+	for _, e := range sel.Weak {
+		outcome[e.ID] = OutcomeWeak
 	}
 	boost := map[int]float64{}
 	order := append([]int(nil), r.critical...)
@@ -155,7 +159,7 @@ func (x Explanation) String() string {
 	if x.Boost != 0 {
 		s += fmt.Sprintf("; priority boost %+.2f", x.Boost)
 	}
-	if x.Outcome == OutcomeBelow {
+	if x.Outcome == OutcomeBelow || x.Outcome == OutcomeWeak {
 		s += fmt.Sprintf("; floor %.2f", x.Floor)
 	}
 	return s

@@ -273,7 +273,7 @@ func TestExplain(t *testing.T) {
 	for _, x := range Explain(ix, []string{"sql"}, 120, 50, nil) {
 		got[x.Name] = x
 	}
-	for name, want := range map[string]string{"rules": OutcomeCritical, "sql-style": OutcomeSent, "sql-huge": OutcomeNamed, "deploys": OutcomeBelow} {
+	for name, want := range map[string]string{"rules": OutcomeCritical, "sql-style": OutcomeSent, "sql-huge": OutcomeNamed, "deploys": OutcomeWeak} {
 		if got[name].Outcome != want {
 			t.Errorf("%s: outcome %q, want %q (%s)", name, got[name].Outcome, want, got[name])
 		}
@@ -283,6 +283,12 @@ func TestExplain(t *testing.T) {
 	}
 	if x := got["deploys"]; x.Relevance >= x.Floor || x.Relevance <= 0 {
 		t.Errorf("deploys: relevance %.2f, floor %.2f: want below the floor and above 0", x.Relevance, x.Floor)
+	}
+	// Without index lines to name it in, a match below the floor is only left out.
+	for _, x := range Explain(ix, []string{"sql"}, 120, 0, nil) {
+		if x.Name == "deploys" && x.Outcome != OutcomeBelow {
+			t.Errorf("deploys with an index cap of 0: outcome %q, want %q", x.Outcome, OutcomeBelow)
+		}
 	}
 	// With a table of contents that fits (a content pipeline made one), the big prompt is sent
 	// as its contents, and said so.
@@ -342,5 +348,64 @@ func TestSelectRerankedBelowFloor(t *testing.T) {
 	re = SelectReranked(context.Background(), ix, []string{"sql"}, 10_000, 50, nil, namingRanker{[]string{"sql-style"}, &offered})
 	if got := names(re.Full); !slices.Equal(got, []string{"sql-style"}) {
 		t.Errorf("sent %q: a match below the floor the reranker leaves out stays out", got)
+	}
+}
+
+// TestSelectWeakMatches: the best matches below the floor are named, best first, at most
+// weakCap and within the index cap, in place of as many index lines; the rest of the index
+// follows without them, and read_prompts with a weak match's name as a tag sends it.
+func TestSelectWeakMatches(t *testing.T) {
+	specs := []spec{{"Sql Style", 5, sized("sql", 100)}, {"Sql Guide", 5, sized("sql", 100)}}
+	// Bodies that say "sql" once, longer and longer: weaker and weaker matches.
+	for i := range weakCap + 3 {
+		specs = append(specs, spec{fmt.Sprintf("Weak %02d", i), 5, wordy(fmt.Sprintf("topic%c", 'a'+i), 1000+200*i) + "Run the sql check."})
+	}
+	for i := range 20 {
+		specs = append(specs, spec{fmt.Sprintf("Other %02d", i), 5, sized("other", 50)})
+	}
+	ix := buildIndex(t, 10000, specs...)
+	sel := Select(ix, []string{"sql"}, 10000, 12, nil)
+	if got := names(sel.Full); !reflect.DeepEqual(got, []string{"sql-guide", "sql-style"}) {
+		t.Fatalf("sent %q, want [sql-guide sql-style]: the weak matches must stay below the floor", got)
+	}
+	var want []string
+	for i := range weakCap {
+		want = append(want, fmt.Sprintf("weak-%02d", i))
+	}
+	if got := names(sel.Weak); !reflect.DeepEqual(got, want) {
+		t.Errorf("weak matches %q, want the %d best below the floor, best first: %q", got, weakCap, want)
+	}
+	if len(sel.Weak)+len(sel.Remaining) != 12 {
+		t.Errorf("%d weak + %d remaining index lines, want the cap, 12", len(sel.Weak), len(sel.Remaining))
+	}
+	for _, e := range sel.Remaining {
+		if slices.Contains(want, e.Name) {
+			t.Errorf("%s is named twice: as a weak match and in the rest of the index", e.Name)
+		}
+	}
+	if unnamed := ix.Len() - 2 - len(sel.Weak) - len(sel.Remaining); sel.Omitted != unnamed {
+		t.Errorf("omitted %d, want %d (neither sent nor named)", sel.Omitted, unnamed)
+	}
+	if small := Select(ix, []string{"sql"}, 10000, 3, nil); len(small.Weak) != 3 || len(small.Remaining) != 0 {
+		t.Errorf("cap 3: %d weak, %d remaining; want 3 and 0", len(small.Weak), len(small.Remaining))
+	}
+
+	s := NewSession(project(10000, nil))
+	b := s.Begin(ix, []string{"sql"})
+	text, _ := render(t, Renderer{}, ix, b)
+	if !strings.Contains(text, "## Weaker matches, not sent") {
+		t.Errorf("the briefing does not name the weak matches:\n%s", text)
+	}
+	for _, e := range b.Weak {
+		if !strings.Contains(text, e.Line()) {
+			t.Errorf("the briefing lacks the weak match %q", e.Line())
+		}
+	}
+	if got := b.Result(text).WeakMatches; !reflect.DeepEqual(got, names(b.Weak)) {
+		t.Errorf("result weakMatches %q, want %q", got, names(b.Weak))
+	}
+	weakest := b.Weak[len(b.Weak)-1].Name
+	if got := names(s.Read(ix, []string{weakest}).Full); !slices.Contains(got, weakest) {
+		t.Errorf("read_prompts [%s] sent %q: the name of a weak match must fetch it", weakest, got)
 	}
 }

@@ -68,6 +68,7 @@ const ReadPromptsDescription = "Fetch more of the project's prompts (rules, conv
 //	## Critical rules                               priority-10 prompts, in full
 //	## Prompts matching your task (tags: …)         matched prompts, in full; or "No prompt matched"
 //	## Also matching, over the byte budget          index lines
+//	## Weaker matches, not sent                     index lines of the best matches below the floor
 //	## Already provided in this session             names, not repeated
 //	[gate-encouragement]                            begin_session and intercepted calls
 //	## Other prompts + [read-prompts-reminder]      read_prompts
@@ -155,11 +156,16 @@ func (r Renderer) Briefing(ctx context.Context, b Briefing, load Bodies) (text s
 			out = append(out, full(e, true))
 		}
 	case len(b.Listed) == 0 && b.MoreListed == 0 && len(b.AlreadySent) == 0:
+		// Weak is empty too: the best match not yet sent is always above the floor.
 		out = append(out, heading+"\n\nNo new prompt matched. Try other tags: the words of your task, the area of the code, the kind of change.")
 	}
 	if len(b.Listed) > 0 {
 		out = append(out, "## Also matching, over the byte budget\n\nNot included in full. Call read_prompts again with the same tags for the next ones (what was sent is skipped), or find one with search_prompts and read it with get_prompt:\n"+
 			linesText(linesOf(b.Listed), b.MoreListed, ""))
+	}
+	if len(b.Weak) > 0 {
+		out = append(out, "## Weaker matches, not sent\n\nThese share words with your task but matched too weakly to be sent. If a summary touches what you are doing, read it with read_prompts, its name as a tag:\n"+
+			linesText(linesOf(b.Weak), 0, ""))
 	}
 	if len(b.AlreadySent) > 0 {
 		names := make([]string, len(b.AlreadySent))

@@ -11,6 +11,7 @@ type Result struct {
 	Matched         []string `json:"matched"`
 	OverBudget      []string `json:"overBudget"`
 	AlreadyProvided []string `json:"alreadyProvided"`
+	WeakMatches     []string `json:"weakMatches"`
 	Remaining       []string `json:"remaining"`
 	Omitted         int      `json:"omitted"`
 	Text            string   `json:"text"`
@@ -26,6 +27,7 @@ func (b Briefing) Result(text string) Result {
 		Matched:         names(b.Full),
 		OverBudget:      names(b.Listed),
 		AlreadyProvided: names(b.AlreadySent),
+		WeakMatches:     names(b.Weak),
 		Remaining:       names(b.Remaining),
 		Omitted:         b.Omitted,
 		Text:            text,

@@ -27,7 +27,7 @@ type gateView struct {
 
 // gateRow is one prompt the briefing names, and why.
 type gateRow struct {
-	Group    string // "critical", "matched" or "over budget"
+	Group    string // "critical", "matched", "over budget" or "weak match"
 	Name     string
 	Priority int
 	Hits     int
@@ -94,6 +94,11 @@ func previewGate(lib promptlib.Library, projectsDir, project string, tags []stri
 		h, rel := hits(e.Name)
 		v.Rows = append(v.Rows, gateRow{Group: "over budget", Name: e.Name, Priority: e.Priority, Hits: h, Bytes: e.Bytes,
 			Why: fmt.Sprintf("%d of %d tags match (relevance %.2f), but %s does not fit the budget: named for read_prompts", h, n, rel, size(e.Bytes))})
+	}
+	for _, e := range b.Weak {
+		h, rel := hits(e.Name)
+		v.Rows = append(v.Rows, gateRow{Group: "weak match", Name: e.Name, Priority: e.Priority, Hits: h, Bytes: e.Bytes,
+			Why: fmt.Sprintf("%d of %d tags match, but relevance %.2f is below the floor %.2f: named for read_prompts", h, n, rel, why[e.Name].Floor)})
 	}
 	return v, nil
 }

@@ -221,8 +221,8 @@ func (s *gateScreen) view() string {
 		v := s.view_
 		barW := max(5, rw-34)
 		fmt.Fprintf(&r, "budget %s %s/%s\n", bar(v.Used, v.Budget, barW), size(v.Used), size(v.Budget))
-		fmt.Fprintf(&r, "%d sent in full · %d over budget · index: %d more named", countGroup(v.Rows, "critical")+countGroup(v.Rows, "matched"),
-			countGroup(v.Rows, "over budget")+v.MoreListed, v.Remaining)
+		fmt.Fprintf(&r, "%d sent · %d over budget · %d weak · index: %d more", countGroup(v.Rows, "critical")+countGroup(v.Rows, "matched"),
+			countGroup(v.Rows, "over budget")+v.MoreListed, countGroup(v.Rows, "weak match"), v.Remaining)
 		if v.Omitted > 0 {
 			fmt.Fprintf(&r, ", %d beyond the cap", v.Omitted)
 		}
