@@ -360,7 +360,7 @@ var fillerWords = setOf(`please help want need like let lets just about thing th
 	know think see try trying good better best new existing current our team code
 	keep without within sometimes often again still even really maybe seem seems immediately
 	instead whenever already quite rather actually basically somehow lot lots bit worse sensible
-	properly correctly`)
+	properly correctly add implement increase improve modify`)
 
 // fillerStems are the stems of the filler and stop words, so their inflections ("seeing",
 // "tried", "makes") are filler too.

@@ -107,6 +107,7 @@ func TestInterceptTagsKeyTerms(t *testing.T) {
 	f := newFixture(t)
 	f.prompt("Api", "Request Timeouts", "Seeing a timeout makes people retry; we keep seeing it.\n")
 	f.prompt("Api", "Retries", "Back off between tries.\n")
+	f.prompt("Ops", "Deploys", "Add a pause after each deploy.\n")
 	for i := range 12 {
 		f.prompt("Misc", fmt.Sprintf("Topic %c", 'a'+i), fmt.Sprintf("Word%c appears only in this body.\n", 'a'+i))
 	}
@@ -114,6 +115,14 @@ func TestInterceptTagsKeyTerms(t *testing.T) {
 	t.Run("inflected filler is filler", func(t *testing.T) {
 		got := ix.InterceptTags("search_prompts", json.RawMessage(`{"query": "seeing timeouts, makes retries"}`))
 		if want := []string{"timeouts", "retries"}; !reflect.DeepEqual(got, want) {
+			t.Errorf("got %q, want %q", got, want)
+		}
+	})
+	t.Run("request verbs and function words are not topics", func(t *testing.T) {
+		// "add" and "after" are in a body, so the index knows them, but they say how the
+		// request is phrased, not what it is about.
+		got := ix.InterceptTags("search_prompts", json.RawMessage(`{"query": "add retries after timeouts"}`))
+		if want := []string{"retries", "timeouts"}; !reflect.DeepEqual(got, want) {
 			t.Errorf("got %q, want %q", got, want)
 		}
 	})

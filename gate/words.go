@@ -137,7 +137,9 @@ var indexStop = setOf(`a an and are as at be been but by can could did do does f
 	only or our ours out over own she should so some such than that the their them then there
 	these they this those through to too under until up very was we were what when where which
 	while who whom why will with would you your yours also each other any all both few more most
-	same via per etc`)
+	same via per etc about above after again against am because before being below between doing
+	during further having here him hers herself himself itself myself ourselves themselves theirs
+	yourself yourselves whose`)
 
 func setOf(s string) map[string]bool {
 	m := map[string]bool{}
