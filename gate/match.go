@@ -278,9 +278,9 @@ func (ix *Index) pack(r ranking, budget, limit int) Selection {
 
 // weakCap is how many of the best matches below the floor a briefing names. They take the place
 // of as many index lines in priority order, so a briefing grows only by their heading (~180
-// bytes) when the index fills its cap. On testdata/gate, eight name 32 of the 87 wanted prompts
-// begin_session does not send (make eval's "+named": 74.9 → 84.5 %); five name 23, ten 36 (the
-// held-out half gains nothing past eight).
+// bytes) when the index fills its cap. On testdata/gate, eight name over a third of the wanted
+// prompts begin_session does not send (make eval's "+named" column); five name a quarter, and
+// the held-out half gains nothing past eight.
 const weakCap = 8
 
 // rerankCandidates is how many of the best candidates a Reranker sees; rerankBelow how many of
