@@ -164,7 +164,7 @@ func (r Renderer) Briefing(ctx context.Context, b Briefing, load Bodies) (text s
 			linesText(linesOf(b.Listed), b.MoreListed, ""))
 	}
 	if len(b.Weak) > 0 {
-		out = append(out, "## Weaker matches, not sent\n\nThese share words with your task but matched too weakly to be sent. If a summary touches what you are doing, read it with read_prompts, its name as a tag:\n"+
+		out = append(out, "## Weaker matches, not sent\n\nThese matched your task too weakly to be sent. If a summary touches what you are doing, read that prompt with read_prompts, its name as a tag:\n"+
 			linesText(linesOf(b.Weak), 0, ""))
 	}
 	if len(b.AlreadySent) > 0 {
