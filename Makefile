@@ -30,7 +30,8 @@ bench-sdk: build
 	  echo "== $$n prompts"; node testdata/sdkbench/bench.mjs ./bin/mcpctl $$lib || exit 1; \
 	done
 
-# The gate's labelled benchmark (testdata/gate): recall, precision, priority-10 rate and bytes.
+# The gate's labelled benchmark (testdata/gate): recall, precision, wanted prompts at least named
+# (+named), priority-10 rate and bytes.
 eval:
 	CGO_ENABLED=1 $(GO) test -tags $(TAGS) -count=1 -run '^TestGateEval$$' -v ./gate/ | grep -v '^=== RUN'
 

@@ -318,6 +318,9 @@ func evalTable(r evalResult) string {
 // reached so far as a floor, so a change that loses ground fails.
 var issueBar = struct{ beginRecall, beginPrecision, interceptRecall, heldOut float64 }{85, 50, 75, 5}
 
+// noBar marks a figure issue 12 sets no bar for: only its regression floor is checked.
+var noBar = math.Inf(-1)
+
 // reached is what the ranking reaches now, rounded down (gaps rounded up): the regression
 // floor. Each gap has its own: the implied topics and the covered-tag rule raised tuning
 // precision more than held-out precision (see the commit log). The figures are those of the
@@ -369,12 +372,15 @@ func TestGateEval(t *testing.T) {
 		{"held-out begin_session recall", r.begin["heldout"].recall(), issueBar.beginRecall - issueBar.heldOut, reached.heldOutBeginRecall},
 		{"held-out begin_session precision", r.begin["heldout"].precision(), issueBar.beginPrecision - issueBar.heldOut, reached.heldOutBeginPrecision},
 		{"held-out intercept recall", r.intercept["heldout"].recall(), issueBar.interceptRecall - issueBar.heldOut, reached.heldOutInterceptRecall},
-		{"begin_session recall +named", r.begin["all"].reach(), reached.beginNamed, reached.beginNamed},
-		{"intercept recall +named", r.intercept["all"].reach(), reached.interceptNamed, reached.interceptNamed},
+		{"begin_session recall +named", r.begin["all"].reach(), noBar, reached.beginNamed},
+		{"intercept recall +named", r.intercept["all"].reach(), noBar, reached.interceptNamed},
 	} {
-		if c.got < c.floor {
+		switch {
+		case c.got < c.floor && c.bar == noBar:
+			t.Errorf("%s = %.1f, want ≥ %.1f (reached before)", c.what, c.got, c.floor)
+		case c.got < c.floor:
 			t.Errorf("%s = %.1f, want ≥ %.1f (reached before); issue 12 asks ≥ %.1f", c.what, c.got, c.floor, c.bar)
-		} else if c.got < c.bar {
+		case c.got < c.bar:
 			t.Logf("issue 12 bar not met: %s = %.1f, bar %.1f", c.what, c.got, c.bar)
 		}
 	}

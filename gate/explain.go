@@ -31,6 +31,7 @@ type Explanation struct {
 	Boost     float64    // the priority's bounded boost (candidates only)
 	Area      bool       // filed beside the best matches: a lower floor, ordered first (area.go)
 	Lead      bool       // the best match of a tag (outside the area: one the area does not cover): a lower floor
+	ByName    bool       // a tag was its name: a candidate first, whatever its relevance
 	Floor     float64    // the relevance floor this prompt had to reach
 }
 
@@ -84,6 +85,13 @@ func Explain(ix *Index, tags []string, budget, limit int, sent map[string]bool) 
 	for _, i := range order {
 		listed[i] = true
 	}
+	// The weak matches, as the briefing names them; then the rest below the floor (with any
+	// prompt sent earlier that is no longer relevant enough to be reported so).
+	for _, e := range sel.Weak {
+		i := ix.byID[strings.ToLower(e.ID)]
+		listed[i] = true
+		order = append(order, i)
+	}
 	var below []int
 	for i := range ix.entries {
 		if !listed[i] && r.scores.total[i] > 0 {
@@ -101,7 +109,7 @@ func Explain(ix *Index, tags []string, budget, limit int, sent map[string]bool) 
 		if x.Outcome == "" {
 			x.Outcome = OutcomeBelow
 		}
-		x.Area, x.Lead = r.scores.inArea[i], r.scores.lead[i]
+		x.Area, x.Lead, x.ByName = r.scores.inArea[i], r.scores.lead[i], r.named[i]
 		x.Floor = max(floorOf(e.Priority, x.Lead, x.Area)*r.top, minRelevance)
 		x.Feedback = x.Relevance
 		for ci, c := range r.concepts {
@@ -155,6 +163,9 @@ func (x Explanation) String() string {
 		if !x.Area {
 			s += fmt.Sprintf(" the area does not cover (ordered ×%g)", areaWeight)
 		}
+	}
+	if x.ByName {
+		s += "; asked for by name"
 	}
 	if x.Boost != 0 {
 		s += fmt.Sprintf("; priority boost %+.2f", x.Boost)

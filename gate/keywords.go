@@ -185,9 +185,9 @@ var stopWords = func() map[string]bool {
 
 // InterceptTags is what an intercepted tool call is about, as tags for the index, from what the
 // call says:
-//   - a value that is the id of a prompt in the index (get_prompt {id}) gives that prompt's
-//     title; a value that is a prompt's name, or a folder of the index (list_prompts {folder}),
-//     is kept whole, as a phrase;
+//   - a value that is the id or the name of a prompt in the index (get_prompt {id}) gives that
+//     prompt's title; a value that is a folder of the index (list_prompts {folder}) is kept
+//     whole, as a phrase;
 //   - every other word of the tool name and the string values (content and body excepted, long
 //     requests included) is a candidate, stop words and request filler dropped, also when
 //     inflected ("seeing", "trying");
@@ -249,9 +249,14 @@ func (ix *Index) InterceptTags(tool string, args json.RawMessage) []string {
 		if uuidLike.MatchString(t) {
 			return true
 		}
-		_, named := ix.byName[t]
+		i, named := ix.byName[t]
 		whole := named || folders[strings.ToLower(t)]
-		if whole {
+		switch {
+		case named:
+			// Its title, as for an id: the name itself would ask for the prompt first
+			// (Index.namedBy), and the call's own result carries it.
+			phrases = append(phrases, ix.entries[i].Title)
+		case whole:
 			phrases = append(phrases, t)
 		}
 		addText(t, valueNoise, !whole) // a value kept whole is its own phrase already

@@ -86,7 +86,7 @@ func TestInterceptTags(t *testing.T) {
 		{"a long request is summarised to words the index knows", "search_prompts", long, []string{"service", "calls", "http", "requests", "timeouts", "retries"}},
 		{"a folder name is a tag", "list_prompts", `{"folder": "Payments"}`, []string{"payments"}},
 		{"a prompt id gives its title", "get_prompt", `{"id": "` + strings.ToLower(mig) + `"}`, []string{"database migrations"}},
-		{"a prompt name is kept whole", "get_prompt", `{"name": "query-review"}`, []string{"query-review", "query", "review"}},
+		{"a prompt name gives its title, as an id does", "get_prompt", `{"name": "query-review"}`, []string{"query review", "query", "review"}},
 		{"synonyms count as known words", "search_prompts", `{"query": "observability"}`, []string{"observability"}},
 		{"content is never read", "create_prompt", `{"title": "Refunds", "content": "timeouts"}`, []string{"refunds"}},
 		{"a file's type says what it is written in", "fs__read_file", `{"path": "web/src/pages/AccountPage.tsx"}`, []string{"file", "pages", "react"}},

@@ -3,6 +3,7 @@ package gate
 import (
 	"cmp"
 	"context"
+	"math"
 	"slices"
 	"strings"
 )
@@ -30,6 +31,8 @@ import (
 //     is left of the byte budget; one that does not fit is named by its index line (at most the
 //     index cap; the rest are counted), and packing goes on, so a smaller prompt further down
 //     can still be sent in full.
+//   - A tag that is a prompt's name, whole (as briefings print names), puts that prompt first
+//     whatever its relevance: the way to fetch a weak match, or any prompt the index names.
 //   - Prompts already sent in the session are not sent again: they are reported as already
 //     provided when they are candidates (a priority-10 prompt only when it is relevant), and
 //     left out of the remaining index.
@@ -62,7 +65,7 @@ type Selection struct {
 	AlreadySent []Entry  // relevant, but sent earlier in the session: not repeated (at most the cap)
 	Weak        []Entry  // matched below the floor, best first: named (at most weakCap, within the cap)
 	Remaining   []Entry  // the rest of the index, capped like Index.Lines less the weak matches
-	Omitted     int      // index entries neither selected nor in Remaining (beyond the cap)
+	Omitted     int      // index entries neither selected, weak matches nor in Remaining (beyond the cap)
 }
 
 // Sent is every entry the selection carries in full: Critical then Full.
@@ -76,7 +79,8 @@ func (s Selection) Sent() []Entry {
 // prefers. Above the floor, ids it leaves out keep their place after the ones it names; below
 // it, only the ids it names are added: the floor is where a lexical match stops telling, and a
 // model that reads the summaries can tell "Health Checks" is needed for a deploy though its
-// words are not the task's. Unknown ids are ignored. Priority 10 is never its to decide. On an
+// words are not the task's; those it leaves out are still named as weak matches, for the
+// assistant to judge. Unknown ids are ignored. Priority 10 is never its to decide. On an
 // error the deterministic order stands.
 type Reranker interface {
 	Rerank(ctx context.Context, tags []string, candidates []Entry) (ids []string, err error)
@@ -120,11 +124,14 @@ type ranking struct {
 	cands    []candidate // above the floor, not sent, not critical, best first
 	already  []int       // above the floor, or critical and relevant, but sent before
 	wasSent  []bool
-	top      float64 // the scale of the floor and of the priority boost: see rankTags
+	named    map[int]bool // entries a tag names whole: candidates first (namedBy)
+	top      float64      // the scale of the floor and of the priority boost: see rankTags
 }
 
 func (ix *Index) rankTags(tags []string, sent map[string]bool, explain bool) ranking {
 	r := ranking{tags: NormalizeTags(tags)}
+	r.named = ix.namedBy(tags)
+	named := r.named
 	r.concepts = ix.query(r.tags)
 	r.scores = newScorer(ix, explain)
 	r.scores.rank(r.concepts)
@@ -163,11 +170,15 @@ func (ix *Index) rankTags(tags []string, sent map[string]bool, explain bool) ran
 		above := ix.aboveFloor(e.Priority, rel[i], r.top, r.scores.lead[i], r.scores.inArea[i])
 		switch {
 		case r.wasSent[i]:
-			if above || critical && rel[i] > 0 {
+			if above || named[i] || critical && rel[i] > 0 {
 				r.already = append(r.already, i)
 			}
 		case critical:
 			r.critical = append(r.critical, i)
+		case named[i]:
+			// Asked for by name (a briefing says to fetch a weak match so): first, whatever
+			// its relevance. Its tag is matched as words too, like any other.
+			r.cands = append(r.cands, candidate{i: i, rel: rel[i], order: math.Inf(1)})
 		case above:
 			order := rel[i]
 			if r.scores.inArea[i] || r.scores.lead[i] {
@@ -195,6 +206,27 @@ func (ix *Index) rankTags(tags []string, sent map[string]bool, explain bool) ran
 		return ix.byTitle(a.i, b.i)
 	})
 	return r
+}
+
+// namedBy is the entries whose name a tag is, whole and in any case: a name is matched before
+// the tag is cut to MaxTagLen, so a long name still fetches its prompt, and only it, first. A
+// name of one word is left to the ranking: "sql" is a tag like any other, and the prompt titled
+// so ranks by it anyway.
+func (ix *Index) namedBy(tags []string) map[int]bool {
+	var named map[int]bool
+	for _, t := range tags {
+		t = strings.ToLower(strings.TrimSpace(t))
+		if !strings.Contains(t, "-") {
+			continue
+		}
+		if i, ok := ix.byName[t]; ok {
+			if named == nil {
+				named = map[int]bool{}
+			}
+			named[i] = true
+		}
+	}
+	return named
 }
 
 // aboveFloor is the relevance floor; lead says the prompt is the best match of some tag, inArea

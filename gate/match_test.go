@@ -8,6 +8,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/mcpctl/mcpctl/promptlib"
 )
 
 // sentNames runs Select and returns the names sent in full (critical first) and the names
@@ -285,10 +288,17 @@ func TestExplain(t *testing.T) {
 		t.Errorf("deploys: relevance %.2f, floor %.2f: want below the floor and above 0", x.Relevance, x.Floor)
 	}
 	// Without index lines to name it in, a match below the floor is only left out.
+	found := false
 	for _, x := range Explain(ix, []string{"sql"}, 120, 0, nil) {
-		if x.Name == "deploys" && x.Outcome != OutcomeBelow {
-			t.Errorf("deploys with an index cap of 0: outcome %q, want %q", x.Outcome, OutcomeBelow)
+		if x.Name == "deploys" {
+			found = true
+			if x.Outcome != OutcomeBelow {
+				t.Errorf("deploys with an index cap of 0: outcome %q, want %q", x.Outcome, OutcomeBelow)
+			}
 		}
+	}
+	if !found {
+		t.Error("deploys with an index cap of 0: not explained, want it below the floor")
 	}
 	// With a table of contents that fits (a content pipeline made one), the big prompt is sent
 	// as its contents, and said so.
@@ -349,6 +359,9 @@ func TestSelectRerankedBelowFloor(t *testing.T) {
 	if got := names(re.Full); !slices.Equal(got, []string{"sql-style"}) {
 		t.Errorf("sent %q: a match below the floor the reranker leaves out stays out", got)
 	}
+	if got := names(re.Weak); !slices.Equal(got, []string{"release-notes"}) {
+		t.Errorf("weak matches %q: one the reranker leaves out is still named, for the assistant to judge", got)
+	}
 }
 
 // TestSelectWeakMatches: the best matches below the floor are named, best first, at most
@@ -393,8 +406,10 @@ func TestSelectWeakMatches(t *testing.T) {
 	s := NewSession(project(10000, nil))
 	b := s.Begin(ix, []string{"sql"})
 	text, _ := render(t, Renderer{}, ix, b)
-	if !strings.Contains(text, "## Weaker matches, not sent") {
-		t.Errorf("the briefing does not name the weak matches:\n%s", text)
+	// After what is sent, before the rest of the index.
+	matched, weak, rest := strings.Index(text, "## Prompts matching your task"), strings.Index(text, "## Weaker matches, not sent"), strings.Index(text, "Other prompts in this project")
+	if matched < 0 || weak < matched || rest < weak {
+		t.Errorf("sections at %d (matching), %d (weaker matches), %d (other prompts): want them present, in that order:\n%s", matched, weak, rest, text)
 	}
 	for _, e := range b.Weak {
 		if !strings.Contains(text, e.Line()) {
@@ -405,7 +420,49 @@ func TestSelectWeakMatches(t *testing.T) {
 		t.Errorf("result weakMatches %q, want %q", got, names(b.Weak))
 	}
 	weakest := b.Weak[len(b.Weak)-1].Name
-	if got := names(s.Read(ix, []string{weakest}).Full); !slices.Contains(got, weakest) {
-		t.Errorf("read_prompts [%s] sent %q: the name of a weak match must fetch it", weakest, got)
+	if got := names(s.Read(ix, []string{weakest}).Full); len(got) == 0 || got[0] != weakest {
+		t.Errorf("read_prompts [%s] sent %q: the name of a weak match must fetch it, first", weakest, got)
+	}
+}
+
+// TestSelectByName: a tag that is a prompt's whole name puts it first, also a name longer than
+// a tag may be (tags are cut to MaxTagLen) beside prompts that share all its words, and also
+// when its words alone would leave it below the floor.
+func TestSelectByName(t *testing.T) {
+	// Siblings whose bodies say the name's words again rank above the named prompt.
+	long := "Review dependency updates in the payment service"
+	words := "Review dependency updates in the payment service."
+	ix := buildIndex(t, 10_000,
+		spec{long + " 42", 5, sized("the first", 100)},
+		spec{long + " 17", 5, sized(words, 100)},
+		spec{long + " 9", 5, sized(words, 100)},
+		spec{long + " 8", 5, sized(words, 100)},
+		spec{long + " 7", 5, sized(words, 100)},
+		spec{"Sql Style", 5, sized("sql", 100)},
+		spec{"Release Notes", 5, wordy("release", 900) + "Run the sql check.\n"},
+	)
+	name := promptlib.Slug(long + " 42")
+	if utf8.RuneCountInString(name) <= MaxTagLen {
+		t.Fatalf("the test needs a name over MaxTagLen: %q", name)
+	}
+	// Budget for one prompt of the three alike: the named one must be it.
+	sel := Select(ix, []string{name}, 130, 50, nil)
+	if got := names(sel.Full); !slices.Equal(got, []string{name}) {
+		t.Errorf("tag %q sent %q, want that prompt first (the budget takes one)", name, got)
+	}
+	sel = Select(ix, []string{"sql", "release-notes"}, 10_000, 50, nil)
+	if got := names(sel.Full); len(got) == 0 || got[0] != "release-notes" {
+		t.Errorf("tags [sql release-notes] sent %q, want release-notes first", got)
+	}
+	sent := map[string]bool{}
+	e, _ := ix.ByName("release-notes")
+	sent[e.ID] = true
+	if got := names(Select(ix, []string{"release-notes"}, 10_000, 50, sent).AlreadySent); !slices.Equal(got, []string{"release-notes"}) {
+		t.Errorf("asked for by name after it was sent: already sent %q, want [release-notes]", got)
+	}
+	for _, x := range Explain(ix, []string{"sql", "release-notes"}, 10_000, 50, nil) {
+		if x.Name == "release-notes" && (!x.ByName || !strings.Contains(x.String(), "asked for by name")) {
+			t.Errorf("explain: %s; want it asked for by name", x)
+		}
 	}
 }

@@ -164,7 +164,11 @@ func (r Renderer) Briefing(ctx context.Context, b Briefing, load Bodies) (text s
 			linesText(linesOf(b.Listed), b.MoreListed, ""))
 	}
 	if len(b.Weak) > 0 {
-		out = append(out, "## Weaker matches, not sent\n\nThese matched your task too weakly to be sent. If a summary touches what you are doing, read that prompt with read_prompts, its name as a tag:\n"+
+		what := "your task"
+		if b.Kind == KindRead {
+			what = "your tags"
+		}
+		out = append(out, "## Weaker matches, not sent\n\nThese matched "+what+" too weakly to be sent. If a summary touches what you are doing, read that prompt with read_prompts, its name as a tag:\n"+
 			linesText(linesOf(b.Weak), 0, ""))
 	}
 	if len(b.AlreadySent) > 0 {

@@ -22,7 +22,7 @@ const (
 	VarPromptIndex      = "prompt_index"      // the index lines, capped
 	VarProjectName      = "project_name"      // the project's name, or "the whole library"
 	VarMatchedPrompts   = "matched_prompts"   // index lines of what this briefing matched
-	VarRemainingPrompts = "remaining_prompts" // index lines of what it did not send
+	VarRemainingPrompts = "remaining_prompts" // index lines of what it neither sent nor named as a match
 	VarTools            = "tools"             // the tools available once ungated
 )
 
