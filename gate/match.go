@@ -31,8 +31,9 @@ import (
 //     is left of the byte budget; one that does not fit is named by its index line (at most the
 //     index cap; the rest are counted), and packing goes on, so a smaller prompt further down
 //     can still be sent in full.
-//   - A tag that is a prompt's name, whole (as briefings print names), puts that prompt first
-//     whatever its relevance: the way to fetch a weak match, or any prompt the index names.
+//   - A tag that is a prompt's name of more than one word, whole (as briefings print names),
+//     puts that prompt first whatever its relevance: the way to fetch a weak match, or any
+//     prompt the index names.
 //   - Prompts already sent in the session are not sent again: they are reported as already
 //     provided when they are candidates (a priority-10 prompt only when it is relevant), and
 //     left out of the remaining index.
@@ -131,7 +132,6 @@ type ranking struct {
 func (ix *Index) rankTags(tags []string, sent map[string]bool, explain bool) ranking {
 	r := ranking{tags: NormalizeTags(tags)}
 	r.named = ix.namedBy(tags)
-	named := r.named
 	r.concepts = ix.query(r.tags)
 	r.scores = newScorer(ix, explain)
 	r.scores.rank(r.concepts)
@@ -170,12 +170,12 @@ func (ix *Index) rankTags(tags []string, sent map[string]bool, explain bool) ran
 		above := ix.aboveFloor(e.Priority, rel[i], r.top, r.scores.lead[i], r.scores.inArea[i])
 		switch {
 		case r.wasSent[i]:
-			if above || named[i] || critical && rel[i] > 0 {
+			if above || r.named[i] || critical && rel[i] > 0 {
 				r.already = append(r.already, i)
 			}
 		case critical:
 			r.critical = append(r.critical, i)
-		case named[i]:
+		case r.named[i]:
 			// Asked for by name (a briefing says to fetch a weak match so): first, whatever
 			// its relevance. Its tag is matched as words too, like any other.
 			r.cands = append(r.cands, candidate{i: i, rel: rel[i], order: math.Inf(1)})
@@ -208,9 +208,9 @@ func (ix *Index) rankTags(tags []string, sent map[string]bool, explain bool) ran
 	return r
 }
 
-// namedBy is the entries whose name a tag is, whole and in any case: a name is matched before
-// the tag is cut to MaxTagLen, so a long name still fetches its prompt, and only it, first. A
-// name of one word is left to the ranking: "sql" is a tag like any other, and the prompt titled
+// namedBy is the entries whose name a tag is, whole and in any case. A name is matched before
+// the tag is cut to MaxTagLen, so a long name still puts its own prompt first, not a sibling
+// that shares the words of its first 40 characters. A name of one word is left to the ranking: "sql" is a tag like any other, and the prompt titled
 // so ranks by it anyway.
 func (ix *Index) namedBy(tags []string) map[int]bool {
 	var named map[int]bool
