@@ -327,3 +327,43 @@ func TestGatedIndexOverItsCap(t *testing.T) {
 		t.Errorf("the index names %d prompts, want 40 and 21 more:\n%s", named, s.init.Instructions)
 	}
 }
+
+// TestGatedSessionWeakMatchByName: through the binary, begin_session names a match below the
+// relevance floor as a weak match, and read_prompts with its name (longer than a tag may be)
+// sends it.
+func TestGatedSessionWeakMatchByName(t *testing.T) {
+	t0 := promptlib.Time{Time: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	web := promptlib.Folder{ID: "F0000000-0000-4000-8000-000000000001", Name: "Web App", CreatedAt: t0, UpdatedAt: t0}
+	p := func(n int, title, body string) promptlib.Prompt {
+		return promptlib.Prompt{ID: fmt.Sprintf("E0000000-0000-4000-8000-%012d", n), Title: title, Content: body,
+			FolderID: &web.ID, CreatedAt: t0, UpdatedAt: t0}
+	}
+	long := "Release Notes for the Payment Service and its Public Partner API"
+	lib := librarytest.FromLibrary(t, promptlib.Library{
+		Folders: []promptlib.Folder{web},
+		Prompts: []promptlib.Prompt{
+			p(1, "SQL Conventions", "Use migrations for every schema change."),
+			p(2, "SQL Style", "Keywords in upper case; tables in the plural."),
+			p(3, long, strings.Repeat("Write what changed for partners, in their words. ", 30)+"Mention a sql change when there is one."),
+		},
+	})
+	env := testHome(t)
+	writeProject(t, env, "web", "folder: Web App\nbyteBudget: 4000\n")
+	s := serve(t, env, "--library", lib.Dir, "--project", "web")
+
+	name := promptlib.Slug(long)
+	var b gate.Result
+	s.call(t, "begin_session", map[string]any{"tags": []string{"sql"}}, &b)
+	if contains(b.Matched, name) || !contains(b.WeakMatches, name) {
+		t.Fatalf("matched %v, weak %v: want %s named as a weak match, not sent", b.Matched, b.WeakMatches, name)
+	}
+	if !strings.Contains(b.Text, "## Weaker matches, not sent") || !strings.Contains(b.Text, "- "+name+":") {
+		t.Errorf("the briefing does not name the weak match:\n%s", b.Text)
+	}
+	s.waitNotification(t, mcp.MethodNotificationToolsListChanged, 5*time.Second)
+	var r gate.Result
+	s.call(t, "read_prompts", map[string]any{"tags": []string{name}}, &r)
+	if len(r.Matched) == 0 || r.Matched[0] != name || !strings.Contains(r.Text, "Write what changed for partners") {
+		t.Errorf("read_prompts [%s] matched %v, want it first, in full:\n%s", name, r.Matched, r.Text)
+	}
+}
