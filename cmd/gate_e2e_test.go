@@ -174,6 +174,72 @@ func TestGatedSessionInterceptsFirstRealCall(t *testing.T) {
 	}
 }
 
+// A prompt the call's own result carries in full is not sent in the briefing before it, nor by
+// a later briefing: the model has it once.
+func TestInterceptDoesNotRepeatWhatTheResultCarries(t *testing.T) {
+	lib := projectLibrary(t)
+	env := testHome(t)
+	writeProject(t, env, "web", webProject)
+	s := serve(t, env, "--library", lib.Dir, "--project", "web")
+
+	const sqlBody = "Parameterise every query"
+	var p struct {
+		Content string `json:"content"`
+	}
+	res := s.call(t, "get_prompt", map[string]any{"id": "E0000000-0000-4000-8000-000000000002"}, &p)
+	if len(res.Content) != 2 {
+		t.Fatalf("intercepted call has %d content blocks, want briefing + result", len(res.Content))
+	}
+	brief, _ := mcp.AsTextContent(res.Content[0])
+	if !strings.Contains(p.Content, sqlBody) {
+		t.Fatalf("get_prompt content lacks the body: %q", p.Content)
+	}
+	if strings.Contains(brief.Text, sqlBody) {
+		t.Errorf("the briefing sends the prompt the call's result carries:\n%s", brief.Text)
+	}
+	if !strings.Contains(brief.Text, "this call's result below carries them") || !strings.Contains(brief.Text, "- sql-conventions") {
+		t.Errorf("the briefing does not name the carried prompt as already provided:\n%s", brief.Text)
+	}
+	if !strings.Contains(brief.Text, "Never log secrets") {
+		t.Errorf("the briefing lacks the critical rule:\n%s", brief.Text)
+	}
+	s.waitNotification(t, mcp.MethodNotificationToolsListChanged, 10*time.Second)
+
+	var r gate.Result
+	s.call(t, "read_prompts", map[string]any{"tags": []string{"sql"}}, &r)
+	if !contains(r.AlreadyProvided, "sql-conventions") || strings.Contains(r.Text, sqlBody) {
+		t.Errorf("read_prompts re-sent the prompt get_prompt delivered: provided %v\n%s", r.AlreadyProvided, r.Text)
+	}
+}
+
+// In an open session, what list and search results carry in full (includeContent) counts as sent.
+func TestReadPromptsSkipsWhatASearchCarried(t *testing.T) {
+	lib := projectLibrary(t)
+	env := testHome(t)
+	writeProject(t, env, "web", webProject)
+	s := serve(t, env, "--library", lib.Dir, "--project", "web")
+
+	var b gate.Result
+	s.call(t, "begin_session", map[string]any{"tags": []string{"deploy"}}, &b)
+	var found promptsOut
+	s.call(t, "search_prompts", map[string]any{"query": "wrap errors", "includeContent": true}, &found)
+	if found.Total != 1 {
+		t.Fatalf("search found %d prompts, want error-handling", found.Total)
+	}
+	s.call(t, "search_prompts", map[string]any{"query": "migrations"}, &found) // summaries only
+	if found.Total != 1 {
+		t.Fatalf("search found %d prompts, want sql-conventions", found.Total)
+	}
+	var r gate.Result
+	s.call(t, "read_prompts", map[string]any{"tags": []string{"errors", "sql"}}, &r)
+	if !contains(r.AlreadyProvided, "error-handling") || strings.Contains(r.Text, "never swallow them") {
+		t.Errorf("read_prompts re-sent the prompt the search carried: provided %v\n%s", r.AlreadyProvided, r.Text)
+	}
+	if !contains(r.Matched, "sql-conventions") {
+		t.Errorf("read_prompts matched %v: a search that listed sql-conventions without its content counted it as sent", r.Matched)
+	}
+}
+
 func TestGateTextEditedInTheAppTakesEffect(t *testing.T) {
 	lib := projectLibrary(t)
 	env := testHome(t)

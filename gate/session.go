@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"maps"
+	"slices"
 	"sync"
 )
 
@@ -111,6 +112,17 @@ func (s *Session) WasSent(id string) bool {
 	return s.sent[id]
 }
 
+// Received records prompts the model received in full by another way: a tool result that
+// carries their content (get_prompt, list_prompts with includeContent). Later briefings name
+// them as already provided instead of sending them again.
+func (s *Session) Received(ids ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, id := range ids {
+		s.sent[id] = true
+	}
+}
+
 // Begin answers begin_session: it matches tags against the index within the project's budget,
 // records the prompts it sends, and ungates the session. Called again after ungating it never
 // re-sends a prompt: those are reported as already provided.
@@ -157,6 +169,29 @@ func (s *Session) InterceptContext(ctx context.Context, ix *Index, tool string, 
 	b := s.brief(ctx, ix, KindIntercept, ix.InterceptTags(tool, args))
 	b.Tool = tool
 	return b, true
+}
+
+// Without is b for an intercepted call whose own result carries the prompts in ids in full:
+// the briefing before that result names them as already provided instead of sending them a
+// second time. The selection was made before the call ran (a write could otherwise find the
+// prompt it creates), so the budget they free stays unused.
+func (b Briefing) Without(ids []string) Briefing {
+	if len(ids) == 0 {
+		return b
+	}
+	var carried []Entry
+	drop := func(es []Entry) []Entry {
+		return slices.DeleteFunc(slices.Clone(es), func(e Entry) bool {
+			if slices.Contains(ids, e.ID) {
+				carried = append(carried, e)
+				return true
+			}
+			return false
+		})
+	}
+	b.Critical, b.Full, b.TOC, b.Listed, b.Weak = drop(b.Critical), drop(b.Full), drop(b.TOC), drop(b.Listed), drop(b.Weak)
+	b.AlreadySent = append(carried, b.AlreadySent...)
+	return b
 }
 
 // brief runs one gate call; s.briefing is held, so s.sent changes only here. The selection is

@@ -3,6 +3,8 @@ package gate
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -178,4 +180,46 @@ func TestSessionReadPagesThroughMatches(t *testing.T) {
 	if last := s.Read(ix, []string{"sql"}); !reflect.DeepEqual(names(last.Listed), []string{"sql-huge"}) {
 		t.Errorf("the oversized prompt: listed %q, want [sql-huge]", names(last.Listed))
 	}
+}
+
+// What a call's result carries in full is not sent by the briefing before it (Without), and
+// what any result carried is not sent by a later briefing (Received).
+func TestSessionCarriedPrompts(t *testing.T) {
+	ix := buildIndex(t, 1000, spec{"Rules", 10, sized("rules", 20)}, spec{"Sql Style", 5, sized("sql style", 30)},
+		spec{"Sql Migrations", 5, sized("sql migrations", 30)})
+	style, _ := ix.ByName("sql-style")
+	rules, _ := ix.ByName("rules")
+	p := ix.Project()
+	p.Gated = true
+
+	s := NewSession(p)
+	b, ok := s.Intercept(ix, "search_prompts", json.RawMessage(`{"query":"sql"}`))
+	if !ok || !containsEntry(b.Full, style.ID) || !containsEntry(b.Critical, rules.ID) {
+		t.Fatalf("intercept sent critical %v, full %v; want rules and sql-style", b.Critical, b.Full)
+	}
+	b = b.Without([]string{style.ID, rules.ID})
+	if containsEntry(b.Full, style.ID) || len(b.Critical) != 0 || len(b.Full) != 1 {
+		t.Errorf("Without left critical %v, full %v; want only sql-migrations", b.Critical, b.Full)
+	}
+	if !containsEntry(b.AlreadySent, style.ID) || !containsEntry(b.AlreadySent, rules.ID) {
+		t.Errorf("Without: already sent %v, want the carried prompts named", b.AlreadySent)
+	}
+	text, _ := render(t, Renderer{}, ix, b)
+	if strings.Contains(text, "About sql style") || strings.Contains(text, "About rules") || !strings.Contains(text, "this call's result below carries them") {
+		t.Errorf("briefing sends a carried prompt or does not say where it is:\n%s", text)
+	}
+
+	s = NewSession(ix.Project())
+	s.Received(style.ID)
+	r := s.Read(ix, []string{"sql"})
+	if containsEntry(r.Full, style.ID) || !containsEntry(r.AlreadySent, style.ID) {
+		t.Errorf("after Received: full %v, already sent %v; want sql-style named as already sent", r.Full, r.AlreadySent)
+	}
+	if !s.WasSent(style.ID) {
+		t.Error("WasSent(received prompt) = false")
+	}
+}
+
+func containsEntry(es []Entry, id string) bool {
+	return slices.ContainsFunc(es, func(e Entry) bool { return e.ID == id })
 }

@@ -105,12 +105,18 @@ func (g *gateComponent) filterTools(ctx context.Context, tools []mcp.Tool) []mcp
 }
 
 // intercept runs a real tool called while the session is gated, and puts the briefing built
-// from the call's keywords before its result; then the session is ungated.
+// from the call's keywords before its result; then the session is ungated. Of every tool call it
+// records the prompts the result carries in full, so no briefing sends them again.
 func (g *gateComponent) intercept(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		name := req.Params.Name
-		if name == gate.ToolBeginSession || name == gate.ToolReadPrompts || !g.sess.Gated() {
+		if name == gate.ToolBeginSession || name == gate.ToolReadPrompts {
 			return next(ctx, req)
+		}
+		if !g.sess.Gated() {
+			res, err := next(ctx, req)
+			g.sess.Received(callFrom(ctx).carriedIDs()...)
+			return res, err
 		}
 		args, err := json.Marshal(req.GetRawArguments())
 		if err != nil {
@@ -119,9 +125,12 @@ func (g *gateComponent) intercept(next server.ToolHandlerFunc) server.ToolHandle
 		st := g.current()
 		b, ok := g.sess.InterceptContext(ctx, st.ix, name, args)
 		res, err := next(ctx, req)
+		carried := callFrom(ctx).carriedIDs()
+		g.sess.Received(carried...)
 		if !ok {
 			return res, err
 		}
+		b = b.Without(carried)
 		// The session is ungated and the briefing's prompts count as sent: the briefing must
 		// reach the model even when the tool failed.
 		if err != nil || res == nil {

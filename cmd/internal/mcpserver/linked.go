@@ -19,7 +19,7 @@ const (
 // resource's content (linkOK), or, when the link cannot be read, the stored body with linkDead
 // and the reason; for any other prompt its body and "".
 func (u *upstreams) delivered(ctx context.Context, log *slog.Logger, p promptlib.Prompt) (content, link, reason string) {
-	if p.URL == nil || !strings.HasPrefix(*p.URL, "mcp+") {
+	if !linked(p.URL) {
 		return p.Content, "", ""
 	}
 	text, _, err := u.readLinked(ctx, *p.URL)
@@ -29,3 +29,6 @@ func (u *upstreams) delivered(ctx context.Context, log *slog.Logger, p promptlib
 	}
 	return text, linkOK, ""
 }
+
+// linked says whether a prompt's url links its content to an upstream resource.
+func linked(url *string) bool { return url != nil && strings.HasPrefix(*url, "mcp+") }

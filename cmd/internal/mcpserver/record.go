@@ -29,6 +29,7 @@ type call struct {
 	pipeline    *traffic.Pipeline
 	upstream    string
 	cancelled   bool
+	carried     []string           // ids of the prompts the result carries in full, for the gate
 	prepared    *prepared          // a tool result's bytes, spliced into its response by the wire
 	stop        context.CancelFunc // cancels the handler's context; nil until it runs
 }
@@ -91,4 +92,18 @@ func (c *call) setGate(g traffic.Gate) {
 	c.mu.Lock()
 	c.gate = &g
 	c.mu.Unlock()
+}
+
+// carry notes prompts whose whole content the result carries: the model has them, so the gate
+// does not send them again (gate.Session.Received).
+func (c *call) carry(ids ...string) {
+	c.mu.Lock()
+	c.carried = append(c.carried, ids...)
+	c.mu.Unlock()
+}
+
+func (c *call) carriedIDs() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.carried
 }

@@ -82,6 +82,18 @@ func pageOf(prompts []dbread.Listed, total, offset, limit int, withContent bool)
 	return res
 }
 
+// carried lists the prompts whose content the page carries as the gate would send it: a linked
+// prompt's stored content is not its upstream resource's.
+func (r PromptsResult) carried() []string {
+	var ids []string
+	for _, it := range r.Prompts {
+		if it.Content != nil && !linked(it.URL) {
+			ids = append(ids, it.ID)
+		}
+	}
+	return ids
+}
+
 // itemSize is an item's JSON size: measured when it carries a body, else a safe bound (every
 // character of its strings escaped to two bytes, plus the keys and fixed fields), which saves a
 // second encoding of every item of every page.
