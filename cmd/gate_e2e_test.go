@@ -197,7 +197,7 @@ func TestInterceptDoesNotRepeatWhatTheResultCarries(t *testing.T) {
 	if strings.Contains(brief.Text, sqlBody) {
 		t.Errorf("the briefing sends the prompt the call's result carries:\n%s", brief.Text)
 	}
-	if !strings.Contains(brief.Text, "this call's result below carries them") || !strings.Contains(brief.Text, "- sql-conventions") {
+	if !strings.Contains(brief.Text, "## In this call's result") || !strings.Contains(brief.Text, "- sql-conventions") {
 		t.Errorf("the briefing does not name the carried prompt as already provided:\n%s", brief.Text)
 	}
 	if !strings.Contains(brief.Text, "Never log secrets") {
@@ -209,6 +209,34 @@ func TestInterceptDoesNotRepeatWhatTheResultCarries(t *testing.T) {
 	s.call(t, "read_prompts", map[string]any{"tags": []string{"sql"}}, &r)
 	if !contains(r.AlreadyProvided, "sql-conventions") || strings.Contains(r.Text, sqlBody) {
 		t.Errorf("read_prompts re-sent the prompt get_prompt delivered: provided %v\n%s", r.AlreadyProvided, r.Text)
+	}
+}
+
+// An intercepted list with content: the briefing does not list as unsent what the result
+// carries, and read_prompts afterwards does not send it.
+func TestInterceptedListCarriesItsPrompts(t *testing.T) {
+	lib := projectLibrary(t)
+	env := testHome(t)
+	writeProject(t, env, "web", webProject)
+	s := serve(t, env, "--library", lib.Dir, "--project", "web")
+
+	var all promptsOut
+	res := s.call(t, "list_prompts", map[string]any{"includeContent": true}, &all)
+	if all.Total != 4 || len(res.Content) != 2 {
+		t.Fatalf("intercepted list: %d prompts, %d content blocks; want 4 after a briefing", all.Total, len(res.Content))
+	}
+	brief, _ := mcp.AsTextContent(res.Content[0])
+	if !strings.Contains(brief.Text, "Never log secrets") {
+		t.Errorf("the briefing lacks the critical rule:\n%s", brief.Text)
+	}
+	if strings.Contains(brief.Text, "- error-handling:") {
+		t.Errorf("the briefing lists as not sent a prompt the result carries:\n%s", brief.Text)
+	}
+	s.waitNotification(t, mcp.MethodNotificationToolsListChanged, 10*time.Second)
+	var r gate.Result
+	s.call(t, "read_prompts", map[string]any{"tags": []string{"errors"}}, &r)
+	if !contains(r.AlreadyProvided, "error-handling") || strings.Contains(r.Text, "never swallow them") {
+		t.Errorf("read_prompts re-sent a prompt the intercepted list carried: provided %v\n%s", r.AlreadyProvided, r.Text)
 	}
 }
 

@@ -17,7 +17,9 @@
 //   - begin_session and read_prompts: Session.Begin and Session.Read, rendered with
 //     Renderer.Briefing and a Bodies loader, returned with Briefing.Result as structured content;
 //   - any other tool: Session.Intercept before running it; when it reports a briefing, its
-//     rendering goes before the tool's own result;
+//     rendering, less what the tool's result carries in full (Briefing.Without), goes before
+//     that result; what any result carries in full is Session.Received, so no later briefing
+//     sends it again;
 //   - whenever a briefing has Ungated set: notifications/tools/list_changed.
 //
 // LibraryIndex and LibraryBodies compose the same from a library in memory, for the CLI and

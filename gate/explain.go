@@ -14,7 +14,7 @@ const (
 	OutcomeTOC      = "sent as contents" // relevant, too big for what is left: its table of contents sent
 	OutcomeNamed    = "named"            // relevant but over the budget: named with its summary
 	OutcomeCounted  = "counted"          // relevant, over the budget and beyond the index cap
-	OutcomeAlready  = "already sent"     // relevant, sent earlier in the session
+	OutcomeAlready  = "already sent"     // relevant, sent earlier in the session (by a briefing or a tool result)
 	OutcomeWeak     = "weak match"       // below the floor, among the best of those: named with its summary
 	OutcomeBelow    = "below floor"      // matched, but below the relevance floor: left out
 )

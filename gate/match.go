@@ -34,8 +34,9 @@ import (
 //   - A tag that is a prompt's name of more than one word, whole (as briefings print names),
 //     puts that prompt first whatever its relevance: the way to fetch a weak match, or any
 //     prompt the index names.
-//   - Prompts already sent in the session are not sent again: they are reported as already
-//     provided when they are candidates (a priority-10 prompt only when it is relevant), and
+//   - Prompts already sent in the session (by a briefing, or in full by a tool result:
+//     Session.Received) are not sent again: they are reported as already provided when they
+//     are candidates (a priority-10 prompt only when it is relevant), and
 //     left out of the remaining index.
 //   - Weak matches: the best matches below the floor (at most weakCap, within the index cap) are
 //     named with their summaries, before the rest of the index. The floor is where a lexical match
@@ -63,7 +64,7 @@ type Selection struct {
 	TOC         []Entry  // relevant but over the budget in full, sent as a table of contents (Doc.TOCBytes)
 	Listed      []Entry  // relevant but over the budget: named with their summary, at most the cap
 	MoreListed  int      // relevant, over the budget and beyond the cap: counted, not listed
-	AlreadySent []Entry  // relevant, but sent earlier in the session: not repeated (at most the cap)
+	AlreadySent []Entry  // relevant, but the model has them from this session: not repeated (at most the cap)
 	Weak        []Entry  // matched below the floor, best first: named (at most weakCap, within the cap)
 	Remaining   []Entry  // the rest of the index, capped like Index.Lines less the weak matches
 	Omitted     int      // index entries neither selected, weak matches nor in Remaining (beyond the cap)

@@ -176,13 +176,13 @@ func (r Renderer) Briefing(ctx context.Context, b Briefing, load Bodies) (text s
 		for i, e := range b.AlreadySent {
 			names[i] = "- " + e.Name
 		}
-		// A gated session's first call has no earlier briefing: what it already provides is what
-		// the call's own result carries (Briefing.Without).
-		why := "they were sent to you earlier in this session and are not repeated"
+		section := "## Already provided in this session\n\nThese match too; they were sent to you earlier in this session and are not repeated:\n"
 		if b.Kind == KindIntercept {
-			why = "this call's result below carries them, so they are not repeated"
+			// A gated session's first call has no earlier briefing: what it already provides is
+			// what the call's own result carries (Briefing.Without).
+			section = "## In this call's result\n\nThese match your task too; the result below carries them in full, so they are not repeated here:\n"
 		}
-		out = append(out, "## Already provided in this session\n\nThese match too; "+why+":\n"+strings.Join(names, "\n"))
+		out = append(out, section+strings.Join(names, "\n"))
 	}
 	if b.Kind == KindRead {
 		out = append(out, "## Other prompts\n\n"+vars[VarRemainingPrompts])

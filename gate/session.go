@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -113,8 +114,8 @@ func (s *Session) WasSent(id string) bool {
 }
 
 // Received records prompts the model received in full by another way: a tool result that
-// carries their content (get_prompt, list_prompts with includeContent). Later briefings name
-// them as already provided instead of sending them again.
+// carries their content (get_prompt, or list_prompts and search_prompts with includeContent).
+// Later briefings name them as already provided instead of sending them again.
 func (s *Session) Received(ids ...string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -172,30 +173,38 @@ func (s *Session) InterceptContext(ctx context.Context, ix *Index, tool string, 
 }
 
 // Without is b for an intercepted call whose own result carries the prompts in ids in full:
-// the briefing before that result names them as already provided instead of sending them a
-// second time. The selection was made before the call ran (a write could otherwise find the
-// prompt it creates), so the budget they free stays unused.
+// the briefing before that result names them as already provided instead of sending or listing
+// them a second time. Priority-10 prompts stay, framed as the rules they are. The selection was
+// made before the call ran (a write could otherwise find the prompt it creates), so the budget
+// they free stays unused.
 func (b Briefing) Without(ids []string) Briefing {
 	if len(ids) == 0 {
 		return b
 	}
 	var carried []Entry
-	drop := func(es []Entry) []Entry {
+	in := func(e Entry) bool {
+		return slices.ContainsFunc(ids, func(id string) bool { return strings.EqualFold(id, e.ID) })
+	}
+	drop := func(es []Entry, name bool) []Entry {
 		return slices.DeleteFunc(slices.Clone(es), func(e Entry) bool {
-			if slices.Contains(ids, e.ID) {
-				carried = append(carried, e)
-				return true
+			if !in(e) {
+				return false
 			}
-			return false
+			if name {
+				carried = append(carried, e)
+			}
+			return true
 		})
 	}
-	b.Critical, b.Full, b.TOC, b.Listed, b.Weak = drop(b.Critical), drop(b.Full), drop(b.TOC), drop(b.Listed), drop(b.Weak)
+	b.Full, b.TOC, b.Listed, b.Weak = drop(b.Full, true), drop(b.TOC, true), drop(b.Listed, true), drop(b.Weak, true)
+	b.Remaining = drop(b.Remaining, false) // the index of what was not sent: these were
 	b.AlreadySent = append(carried, b.AlreadySent...)
 	return b
 }
 
-// brief runs one gate call; s.briefing is held, so s.sent changes only here. The selection is
-// made without s.mu: a re-ranking may wait on the model.
+// brief runs one gate call; s.briefing is held, so no other briefing changes s.sent meanwhile
+// (Received may: a prompt a result carries during the selection can be sent once more). The
+// selection is made without s.mu: a re-ranking may wait on the model.
 func (s *Session) brief(ctx context.Context, ix *Index, kind Kind, tags []string) Briefing {
 	p := ix.Project()
 	s.mu.Lock()

@@ -186,27 +186,32 @@ func TestSessionReadPagesThroughMatches(t *testing.T) {
 // what any result carried is not sent by a later briefing (Received).
 func TestSessionCarriedPrompts(t *testing.T) {
 	ix := buildIndex(t, 1000, spec{"Rules", 10, sized("rules", 20)}, spec{"Sql Style", 5, sized("sql style", 30)},
-		spec{"Sql Migrations", 5, sized("sql migrations", 30)})
+		spec{"Sql Migrations", 5, sized("sql migrations", 30)}, spec{"Deploy", 5, sized("deploy", 30)})
 	style, _ := ix.ByName("sql-style")
 	rules, _ := ix.ByName("rules")
+	deploy, _ := ix.ByName("deploy")
 	p := ix.Project()
 	p.Gated = true
 
 	s := NewSession(p)
 	b, ok := s.Intercept(ix, "search_prompts", json.RawMessage(`{"query":"sql"}`))
-	if !ok || !containsEntry(b.Full, style.ID) || !containsEntry(b.Critical, rules.ID) {
-		t.Fatalf("intercept sent critical %v, full %v; want rules and sql-style", b.Critical, b.Full)
+	if !ok || !containsEntry(b.Full, style.ID) || !containsEntry(b.Remaining, deploy.ID) {
+		t.Fatalf("intercept sent %v, left %v; want sql-style sent and deploy left", b.Full, b.Remaining)
 	}
-	b = b.Without([]string{style.ID, rules.ID})
-	if containsEntry(b.Full, style.ID) || len(b.Critical) != 0 || len(b.Full) != 1 {
-		t.Errorf("Without left critical %v, full %v; want only sql-migrations", b.Critical, b.Full)
+	b = b.Without([]string{strings.ToLower(style.ID), rules.ID, deploy.ID})
+	if containsEntry(b.Full, style.ID) || len(b.Full) != 1 || containsEntry(b.Remaining, deploy.ID) {
+		t.Errorf("Without left full %v, remaining %v; want only sql-migrations sent and deploy not listed", b.Full, b.Remaining)
 	}
-	if !containsEntry(b.AlreadySent, style.ID) || !containsEntry(b.AlreadySent, rules.ID) {
-		t.Errorf("Without: already sent %v, want the carried prompts named", b.AlreadySent)
+	if !containsEntry(b.Critical, rules.ID) {
+		t.Errorf("Without took the priority-10 prompt out of the critical rules: %v", b.Critical)
+	}
+	if len(b.AlreadySent) != 1 || !containsEntry(b.AlreadySent, style.ID) {
+		t.Errorf("Without: already sent %v, want the carried match sql-style alone", b.AlreadySent)
 	}
 	text, _ := render(t, Renderer{}, ix, b)
-	if strings.Contains(text, "About sql style") || strings.Contains(text, "About rules") || !strings.Contains(text, "this call's result below carries them") {
-		t.Errorf("briefing sends a carried prompt or does not say where it is:\n%s", text)
+	if strings.Contains(text, "About sql style") || !strings.Contains(text, "## In this call's result") ||
+		!strings.Contains(text, "the result below carries them in full") || strings.Contains(text, "- deploy:") {
+		t.Errorf("briefing sends or lists a carried prompt, or does not say where it is:\n%s", text)
 	}
 
 	s = NewSession(ix.Project())

@@ -113,9 +113,10 @@ func (g *gateComponent) intercept(next server.ToolHandlerFunc) server.ToolHandle
 		if name == gate.ToolBeginSession || name == gate.ToolReadPrompts {
 			return next(ctx, req)
 		}
+		ctx = recorded(ctx)
 		if !g.sess.Gated() {
 			res, err := next(ctx, req)
-			g.sess.Received(callFrom(ctx).carriedIDs()...)
+			g.received(ctx)
 			return res, err
 		}
 		args, err := json.Marshal(req.GetRawArguments())
@@ -125,12 +126,11 @@ func (g *gateComponent) intercept(next server.ToolHandlerFunc) server.ToolHandle
 		st := g.current()
 		b, ok := g.sess.InterceptContext(ctx, st.ix, name, args)
 		res, err := next(ctx, req)
-		carried := callFrom(ctx).carriedIDs()
-		g.sess.Received(carried...)
 		if !ok {
+			g.received(ctx)
 			return res, err
 		}
-		b = b.Without(carried)
+		b = b.Without(g.received(ctx))
 		// The session is ungated and the briefing's prompts count as sent: the briefing must
 		// reach the model even when the tool failed.
 		if err != nil || res == nil {
@@ -152,6 +152,17 @@ func (g *gateComponent) intercept(next server.ToolHandlerFunc) server.ToolHandle
 		}
 		return res, nil
 	}
+}
+
+// received tells the session which prompts the call's result carried in full, and returns
+// them. A call the client cancelled carried nothing: its response is never sent.
+func (g *gateComponent) received(ctx context.Context) []string {
+	if ctx.Err() != nil {
+		return nil
+	}
+	ids := callFrom(ctx).carriedIDs()
+	g.sess.Received(ids...)
+	return ids
 }
 
 // bodies reads the prompts a briefing sends in full: the gate keeps no bodies.

@@ -146,9 +146,7 @@ func (d readTools) listPrompts(ctx context.Context, args json.RawMessage) (any, 
 	if err != nil {
 		return nil, err
 	}
-	res := pageOf(prompts, total, opts.Offset, opts.Limit, in.IncludeContent)
-	callFrom(ctx).carry(res.carried()...)
-	return res, nil
+	return pageOf(prompts, total, opts.Offset, opts.Limit, in.IncludeContent), nil
 }
 
 func (d readTools) getPrompt(ctx context.Context, args json.RawMessage) (any, error) {
@@ -181,9 +179,6 @@ func (d readTools) getPrompt(ctx context.Context, args json.RawMessage) (any, er
 		res.LinkError = &reason
 	}
 	res.Content = pages[page-1]
-	if len(pages) == 1 {
-		callFrom(ctx).carry(p.ID)
-	}
 	return res, nil
 }
 
@@ -203,9 +198,7 @@ func (d readTools) searchPrompts(ctx context.Context, args json.RawMessage) (any
 	if err != nil {
 		return nil, err
 	}
-	res := pageOf(prompts, total, in.Offset, in.limit(searchPageSize), in.IncludeContent)
-	callFrom(ctx).carry(res.carried()...)
-	return res, nil
+	return pageOf(prompts, total, in.Offset, in.limit(searchPageSize), in.IncludeContent), nil
 }
 
 type HealthResult struct {

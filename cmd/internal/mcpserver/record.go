@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 
@@ -76,6 +77,16 @@ func callFrom(ctx context.Context) *call {
 	return &call{}
 }
 
+// recorded is ctx with a call record: its own, or a new one for a request that came in by
+// another way (a test calling the chain without the wire), so what a handler writes on the
+// record still reaches the middleware that reads it.
+func recorded(ctx context.Context) context.Context {
+	if _, ok := ctx.Value(callKey{}).(*call); ok {
+		return ctx
+	}
+	return withCall(ctx, &call{})
+}
+
 func (c *call) setCode(code string) {
 	c.mu.Lock()
 	c.code = code
@@ -105,5 +116,5 @@ func (c *call) carry(ids ...string) {
 func (c *call) carriedIDs() []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.carried
+	return slices.Clone(c.carried)
 }

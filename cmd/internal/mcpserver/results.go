@@ -123,6 +123,15 @@ type PromptResult struct {
 	LinkError  *string `json:"linkError,omitempty"`
 }
 
+// carried is the prompt when the result holds all of its content as the gate would send it:
+// one page, and for a linked prompt the upstream resource, not the stored body of a dead link.
+func (r PromptResult) carried() []string {
+	if r.Pages != 1 || r.LinkStatus == linkDead {
+		return nil
+	}
+	return []string{r.ID}
+}
+
 // bodyPages cuts a body into pages of at most bodyPageBytes, each ending at a line break where
 // one is near, and never inside a UTF-8 sequence. Joined, the pages are the body.
 func bodyPages(body string) []string {

@@ -81,6 +81,9 @@ func (c *core) serverTool(t tool) server.ServerTool {
 		if id := operationIDOf(out); id != "" {
 			rec.setOperation(id)
 		}
+		if c, ok := out.(interface{ carried() []string }); ok {
+			rec.carry(c.carried()...)
+		}
 		return prepareResult(rec, buf, structured, prose), nil
 	}}
 }
