@@ -60,6 +60,15 @@ func writeProject(tb testing.TB, env []string, name, yaml string) {
 	}
 }
 
+// serveWeb serves projectLibrary as the gated project "web" (webProject).
+func serveWeb(tb testing.TB) (*session, *librarytest.Library) {
+	tb.Helper()
+	lib := projectLibrary(tb)
+	env := testHome(tb)
+	writeProject(tb, env, "web", webProject)
+	return serve(tb, env, "--library", lib.Dir, "--project", "web"), lib
+}
+
 const webProject = `folder: Web App
 byteBudget: 200
 priorities:
@@ -82,10 +91,7 @@ func toolNames(tb testing.TB, s *session) []string {
 }
 
 func TestGatedSessionBeginThenRead(t *testing.T) {
-	lib := projectLibrary(t)
-	env := testHome(t)
-	writeProject(t, env, "web", webProject)
-	s := serve(t, env, "--library", lib.Dir, "--project", "web")
+	s, _ := serveWeb(t)
 
 	if !strings.Contains(s.init.Instructions, "begin_session") || !strings.Contains(s.init.Instructions, "- sql-conventions:") {
 		t.Errorf("instructions lack the gate message or the index:\n%s", s.init.Instructions)
@@ -147,10 +153,7 @@ func TestGatedSessionBeginThenRead(t *testing.T) {
 }
 
 func TestGatedSessionInterceptsFirstRealCall(t *testing.T) {
-	lib := projectLibrary(t)
-	env := testHome(t)
-	writeProject(t, env, "web", webProject)
-	s := serve(t, env, "--library", lib.Dir, "--project", "web")
+	s, _ := serveWeb(t)
 
 	var found promptsOut
 	res := s.call(t, "search_prompts", map[string]any{"query": "canary smoke"}, &found)
@@ -177,10 +180,7 @@ func TestGatedSessionInterceptsFirstRealCall(t *testing.T) {
 // A prompt the call's own result carries in full is not sent in the briefing before it, nor by
 // a later briefing: the model has it once.
 func TestInterceptDoesNotRepeatWhatTheResultCarries(t *testing.T) {
-	lib := projectLibrary(t)
-	env := testHome(t)
-	writeProject(t, env, "web", webProject)
-	s := serve(t, env, "--library", lib.Dir, "--project", "web")
+	s, _ := serveWeb(t)
 
 	const sqlBody = "Parameterise every query"
 	var p struct {
@@ -205,20 +205,25 @@ func TestInterceptDoesNotRepeatWhatTheResultCarries(t *testing.T) {
 	}
 	s.waitNotification(t, mcp.MethodNotificationToolsListChanged, 10*time.Second)
 
+	wantProvided(t, s, []string{"sql"}, "sql-conventions", sqlBody)
+}
+
+// wantProvided calls read_prompts with tags, and fails unless the prompt name is named as
+// already provided and its body (a phrase of it) is not sent again.
+func wantProvided(tb testing.TB, s *session, tags []string, name, body string) gate.Result {
+	tb.Helper()
 	var r gate.Result
-	s.call(t, "read_prompts", map[string]any{"tags": []string{"sql"}}, &r)
-	if !contains(r.AlreadyProvided, "sql-conventions") || strings.Contains(r.Text, sqlBody) {
-		t.Errorf("read_prompts re-sent the prompt get_prompt delivered: provided %v\n%s", r.AlreadyProvided, r.Text)
+	s.call(tb, "read_prompts", map[string]any{"tags": tags}, &r)
+	if !contains(r.AlreadyProvided, name) || strings.Contains(r.Text, body) {
+		tb.Errorf("read_prompts %v re-sent %s, which the session already has: provided %v\n%s", tags, name, r.AlreadyProvided, r.Text)
 	}
+	return r
 }
 
 // An intercepted list with content: the briefing does not list as unsent what the result
 // carries, and read_prompts afterwards does not send it.
 func TestInterceptedListCarriesItsPrompts(t *testing.T) {
-	lib := projectLibrary(t)
-	env := testHome(t)
-	writeProject(t, env, "web", webProject)
-	s := serve(t, env, "--library", lib.Dir, "--project", "web")
+	s, _ := serveWeb(t)
 
 	var all promptsOut
 	res := s.call(t, "list_prompts", map[string]any{"includeContent": true}, &all)
@@ -233,19 +238,12 @@ func TestInterceptedListCarriesItsPrompts(t *testing.T) {
 		t.Errorf("the briefing lists as not sent a prompt the result carries:\n%s", brief.Text)
 	}
 	s.waitNotification(t, mcp.MethodNotificationToolsListChanged, 10*time.Second)
-	var r gate.Result
-	s.call(t, "read_prompts", map[string]any{"tags": []string{"errors"}}, &r)
-	if !contains(r.AlreadyProvided, "error-handling") || strings.Contains(r.Text, "never swallow them") {
-		t.Errorf("read_prompts re-sent a prompt the intercepted list carried: provided %v\n%s", r.AlreadyProvided, r.Text)
-	}
+	wantProvided(t, s, []string{"errors"}, "error-handling", "never swallow them")
 }
 
 // In an open session, what list and search results carry in full (includeContent) counts as sent.
 func TestReadPromptsSkipsWhatASearchCarried(t *testing.T) {
-	lib := projectLibrary(t)
-	env := testHome(t)
-	writeProject(t, env, "web", webProject)
-	s := serve(t, env, "--library", lib.Dir, "--project", "web")
+	s, _ := serveWeb(t)
 
 	var b gate.Result
 	s.call(t, "begin_session", map[string]any{"tags": []string{"deploy"}}, &b)
@@ -258,21 +256,14 @@ func TestReadPromptsSkipsWhatASearchCarried(t *testing.T) {
 	if found.Total != 1 {
 		t.Fatalf("search found %d prompts, want sql-conventions", found.Total)
 	}
-	var r gate.Result
-	s.call(t, "read_prompts", map[string]any{"tags": []string{"errors", "sql"}}, &r)
-	if !contains(r.AlreadyProvided, "error-handling") || strings.Contains(r.Text, "never swallow them") {
-		t.Errorf("read_prompts re-sent the prompt the search carried: provided %v\n%s", r.AlreadyProvided, r.Text)
-	}
+	r := wantProvided(t, s, []string{"errors", "sql"}, "error-handling", "never swallow them")
 	if !contains(r.Matched, "sql-conventions") {
 		t.Errorf("read_prompts matched %v: a search that listed sql-conventions without its content counted it as sent", r.Matched)
 	}
 }
 
 func TestGateTextEditedInTheAppTakesEffect(t *testing.T) {
-	lib := projectLibrary(t)
-	env := testHome(t)
-	writeProject(t, env, "web", webProject)
-	s := serve(t, env, "--library", lib.Dir, "--project", "web")
+	s, lib := serveWeb(t)
 
 	var b gate.Result
 	s.call(t, "begin_session", map[string]any{"tags": []string{"deploy"}}, &b)
@@ -302,10 +293,7 @@ func TestServeUnknownProject(t *testing.T) {
 // A first call that fails still carries the briefing: the session is ungated by it, and the
 // critical rules would otherwise never reach the model.
 func TestGatedSessionBriefsAFailedFirstCall(t *testing.T) {
-	lib := projectLibrary(t)
-	env := testHome(t)
-	writeProject(t, env, "web", webProject)
-	s := serve(t, env, "--library", lib.Dir, "--project", "web")
+	s, _ := serveWeb(t)
 
 	var te toolError
 	res := s.call(t, "get_prompt", map[string]any{"id": "00000000-0000-4000-8000-000000000000"}, &te)
