@@ -81,8 +81,8 @@ func (c *core) serverTool(t tool) server.ServerTool {
 		if id := operationIDOf(out); id != "" {
 			rec.setOperation(id)
 		}
-		if c, ok := out.(interface{ carried() []string }); ok {
-			rec.carry(c.carried()...)
+		if cr, ok := out.(interface{ carried() []string }); ok {
+			rec.carry(cr.carried()...)
 		}
 		return prepareResult(rec, buf, structured, prose), nil
 	}}
