@@ -21,7 +21,7 @@ func TestImpliedTable(t *testing.T) {
 		}
 	}
 	// Keys are found by their stems: the inflections a task is phrased with.
-	for _, k := range []string{"deploying", "deployment", "Endpoints", "uploads", "refunds"} {
+	for _, k := range []string{"deploying", "deployment", "Endpoints", "uploads", "refunds", "renaming", "themes", "leaks"} {
 		if len(impliedTopics()[phraseKey(k)]) == 0 {
 			t.Errorf("%q finds no implied topics", k)
 		}

@@ -83,7 +83,7 @@ func TestInterceptTags(t *testing.T) {
 		want             []string
 	}{
 		{"a query's meaningful words; tool verbs kept in values", "search_prompts", `{"query": "delete slow query review"}`, []string{"delete", "slow", "query review"}},
-		{"a long request is summarised to words the index knows", "search_prompts", long, []string{"service", "calls", "http", "requests", "timeouts", "retries"}},
+		{"a long request is summarised to words the index knows", "search_prompts", long, []string{"service", "calls", "inventory", "http", "requests", "timeouts", "retries"}},
 		{"a folder name is a tag", "list_prompts", `{"folder": "Payments"}`, []string{"payments"}},
 		{"a prompt id gives its title", "get_prompt", `{"id": "` + strings.ToLower(mig) + `"}`, []string{"database migrations"}},
 		{"a prompt name gives its title, as an id does", "get_prompt", `{"name": "query-review"}`, []string{"query review", "query", "review"}},
