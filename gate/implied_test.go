@@ -143,3 +143,39 @@ func TestSynonymsMatchWhole(t *testing.T) {
 		}
 	}
 }
+
+func TestTablePhrasesKeepFunctionWords(t *testing.T) {
+	// "on call" is a table phrase (implied by "incident", a synonym of "oncall"); "calls" is a
+	// word of many tasks. Keyed without its "on", the phrase was "call", and a task that calls a
+	// service reached the incident and on-call topics.
+	ix := buildIndex(t, 10_000,
+		spec{"Incident Response", 5, "Declare, mitigate, then write the postmortem.\n"},
+		spec{"Runbooks", 5, "Every alert links its runbook.\n"},
+		spec{"Internal Calls", 5, "Calls between services carry a deadline.\n"},
+		spec{"Unrelated", 5, "Nothing here.\n"},
+	)
+	parts := func(tag string) map[string][]string {
+		got := map[string][]string{}
+		for _, x := range Explain(ix, []string{tag}, 10_000, 50, nil) {
+			for _, ts := range x.Tags {
+				if ts.Score > 0 {
+					got[x.Name] = append(got[x.Name], ts.Via)
+				}
+			}
+		}
+		return got
+	}
+	if got := parts("service calls"); len(got["incident-response"]) > 0 || len(got["runbooks"]) > 0 {
+		t.Errorf("service calls reached %v, want only internal-calls", got)
+	}
+	// The phrase itself, however written, still finds what the tables tie to it.
+	for _, tag := range []string{"on call", "On-Call"} {
+		if got := parts(tag); !slices.Contains(got["incident-response"], "incident") || !slices.Contains(got["runbooks"], "runbook") {
+			t.Errorf("%s reached %v, want incident-response via incident and runbooks via runbook", tag, got)
+		}
+	}
+	// A tag with a function word is looked up by its stems too.
+	if got := parts("the incident"); !slices.Contains(got["runbooks"], "runbook") {
+		t.Errorf("the incident reached %v, want runbooks via runbook", got)
+	}
+}

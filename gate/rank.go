@@ -75,7 +75,7 @@ func (ix *Index) query(tags []string) []concept {
 	// "rest" alone does not score twice (once at synonymWeight under "api").
 	asTag := map[string]bool{}
 	for _, tag := range tags {
-		asTag[phraseKey(tag)] = true
+		asTag[strings.Join(stemsOf(tag), " ")] = true
 	}
 	for _, tag := range tags {
 		c := concept{tag: tag}
@@ -93,7 +93,12 @@ func (ix *Index) query(tags []string) []concept {
 					}
 				}
 			}
-			keys := []string{strings.Join(own.stems, " ")}
+			// The tag as a table phrase first ("on call"), then its stems ("the deploy" →
+			// "deploy").
+			keys := []string{phraseKey(tag)}
+			if k := strings.Join(own.stems, " "); k != keys[0] {
+				keys = append(keys, k)
+			}
 			// A multi-word tag also reaches the synonyms of its words: "pii handling" → pii's;
 			// but not of a word that is a tag of its own, whose concept has them already (with
 			// ["service", "go service"] the evidence for "service" would count twice).

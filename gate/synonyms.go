@@ -76,8 +76,22 @@ var builtinSynonyms = map[string][]string{
 	"logging":        {"logs", "log level", "structured logging"},
 }
 
-// phraseKey is how a synonym phrase is looked up: its stems, stop words dropped.
-func phraseKey(s string) string { return strings.Join(stemsOf(s), " ") }
+// phraseKey is how a table phrase (a synonym's, an implied topic's) is keyed and looked up: its
+// words stemmed, function words kept. Without them "on call" would be "call" and "sign in"
+// "sign": a task that "calls" a service would reach the on-call topics, and one that signs
+// webhooks the login's synonyms. A tag is looked up by this key and by its stems alone
+// (Index.query), so "the deploy" still finds "deploy".
+func phraseKey(s string) string {
+	var out []string
+	words(s, func(w string) {
+		if indexStop[w] {
+			out = append(out, w)
+		} else {
+			out = append(out, stem(w))
+		}
+	})
+	return strings.Join(out, " ")
+}
 
 // newSynonyms merges the built-in table with a project's, both directions, keyed by phraseKey.
 // A project's entries come first, so they are tried before the built-in ones.
