@@ -11,8 +11,10 @@ import (
 // is kept, the unexported ranking data included; the form is private to this package's version
 // (DocFormat names it), so a kept Doc is read back only by the code that wrote it.
 
-// DocFormat names the binary form of a Doc; a caller that keeps Docs keys them with it.
-const DocFormat = "gate-doc-1"
+// DocFormat names the binary form of a Doc; a caller that keeps Docs keys them with it. It
+// changes with the form and with what the terms are (how words are split and stemmed): a Doc
+// kept by a server that stemmed otherwise would not match today's queries.
+const DocFormat = "gate-doc-2"
 
 // AppendBinary appends d's binary form to b.
 func (d *Doc) AppendBinary(b []byte) []byte {

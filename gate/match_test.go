@@ -466,3 +466,23 @@ func TestSelectByName(t *testing.T) {
 		}
 	}
 }
+
+func TestBritishAndAmericanSpellings(t *testing.T) {
+	// A library in British English, tags in American, and the reverse.
+	ix := buildIndex(t, 10_000,
+		spec{"Analytics Anonymisation", 5, "Drop the last octet of every IP address.\n"},
+		spec{"Query Optimization", 5, "Read the plan before adding an index.\n"},
+		spec{"Colour Contrast", 5, "Text meets 4.5:1 against its background.\n"},
+		spec{"Unrelated", 5, "Nothing here.\n"},
+	)
+	for tag, want := range map[string]string{
+		"anonymizing": "analytics-anonymisation",
+		"optimised":   "query-optimization",
+		"color":       "colour-contrast",
+	} {
+		got := names(Select(ix, []string{tag}, 10_000, 50, nil).Full)
+		if len(got) == 0 || got[0] != want {
+			t.Errorf("%q sent %q, want %s first", tag, got, want)
+		}
+	}
+}

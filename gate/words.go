@@ -70,6 +70,9 @@ func stem(w string) string {
 	s := w
 	if isASCIILetters(w) {
 		s = english.Stem(w, true)
+		if us, ok := americanStem[s]; ok {
+			s = us
+		}
 	}
 	stemCacheLen.Lock()
 	if stemCacheLen.n < stemCacheMax {
@@ -79,6 +82,35 @@ func stem(w string) string {
 	stemCacheLen.Unlock()
 	return s
 }
+
+// americanStem maps the stems of British spellings to those of the American ones, so a library
+// written in British English ("anonymisation", "behaviour") is found by an assistant that writes
+// American ("anonymization", "behavior"), and the reverse; the stemmer alone keeps them apart
+// ("optimis" and "optim"). The list is of words engineering guidance uses; each British stem
+// was checked against an American dictionary: no other word has it.
+var americanStem = func() map[string]string {
+	f := strings.Fields(`
+		optimise optimize anonymise anonymize pseudonymise pseudonymize sanitise sanitize
+		authorise authorize unauthorised unauthorized organise organize normalise normalize
+		serialise serialize deserialise deserialize initialise initialize customise customize
+		prioritise prioritize minimise minimize maximise maximize summarise summarize
+		categorise categorize standardise standardize synchronise synchronize tokenise tokenize
+		localise localize internationalise internationalize visualise visualize utilise utilize
+		recognise recognize finalise finalize containerise containerize virtualise virtualize
+		parallelise parallelize memoise memoize materialise materialize capitalise capitalize
+		centralise centralize generalise generalize specialise specialize stabilise stabilize
+		randomise randomize parameterise parameterize emphasise emphasize analyse analyze
+		catalogue catalog behaviour behavior colour color favour favor favourite favorite
+		honour honor defence defense artefact artifact judgement judgment grey gray
+		dialogue dialog licence license practise practice centre center`)
+	m := make(map[string]string, len(f)/2)
+	for i := 0; i+1 < len(f); i += 2 {
+		if b, a := english.Stem(f[i], true), english.Stem(f[i+1], true); b != a {
+			m[b] = a
+		}
+	}
+	return m
+}()
 
 func isASCIILetters(w string) bool {
 	for i := 0; i < len(w); i++ {
