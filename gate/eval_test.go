@@ -335,7 +335,7 @@ var reached = struct {
 	// Wanted prompts sent or named as matches (over the budget or weak): issue 12 sets no bar
 	// for them, but what an assistant is pointed at must not shrink either.
 	beginNamed, interceptNamed float64
-}{75, 40, 59, 11, 5, 5, 70, 38, 57, 86, 72}
+}{75, 40, 59, 11, 5, 5, 70, 38, 57, 87, 72}
 
 // The floor's scale (the mean of the two best relevances, match.go) raised precision on both
 // halves, tuning more (38.8 → 42.1) than held-out (35.9 → 38.8): the precision gap bound is 4

@@ -21,7 +21,7 @@ func TestImpliedTable(t *testing.T) {
 		}
 	}
 	// Keys are found by their stems: the inflections a task is phrased with.
-	for _, k := range []string{"deploying", "deployment", "Endpoints", "uploads", "refunds", "renaming", "themes", "leaks"} {
+	for _, k := range []string{"deploying", "deployment", "Endpoints", "uploads", "refunds", "renaming", "themes", "memory leaks"} {
 		if len(impliedTopics()[phraseKey(k)]) == 0 {
 			t.Errorf("%q finds no implied topics", k)
 		}
@@ -169,13 +169,17 @@ func TestTablePhrasesKeepFunctionWords(t *testing.T) {
 		t.Errorf("service calls reached %v, want only internal-calls", got)
 	}
 	// The phrase itself, however written, still finds what the tables tie to it.
-	for _, tag := range []string{"on call", "On-Call"} {
+	for _, tag := range []string{"on call", "On-Call", "on-call rotation"} {
 		if got := parts(tag); !slices.Contains(got["incident-response"], "incident") || !slices.Contains(got["runbooks"], "runbook") {
 			t.Errorf("%s reached %v, want incident-response via incident and runbooks via runbook", tag, got)
 		}
 	}
 	// A tag with a function word is looked up by its stems too.
-	if got := parts("the incident"); !slices.Contains(got["runbooks"], "runbook") {
-		t.Errorf("the incident reached %v, want runbooks via runbook", got)
+	if got := parts("in an incident"); !slices.Contains(got["runbooks"], "runbook") {
+		t.Errorf("in an incident reached %v, want runbooks via runbook", got)
+	}
+	// Articles say nothing: a project's key "the monolith" is found by "monolith".
+	if phraseKey("the monolith") != phraseKey("monolith") {
+		t.Errorf("phraseKey(the monolith) = %q, want %q", phraseKey("the monolith"), phraseKey("monolith"))
 	}
 }

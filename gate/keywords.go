@@ -9,8 +9,6 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/kljensen/snowball/english"
 )
 
 // MaxKeywordValue is the longest string argument keywords are taken from, in characters: longer
@@ -374,7 +372,7 @@ var fillerStems = func() map[string]bool {
 	for _, set := range []map[string]bool{fillerWords, indexStop} {
 		for w := range set {
 			if isASCIILetters(w) {
-				m[english.Stem(w, true)] = true
+				m[stem(w)] = true
 			}
 		}
 	}

@@ -93,12 +93,14 @@ func (ix *Index) query(tags []string) []concept {
 					}
 				}
 			}
-			// The tag as a table phrase first ("on call"), then its stems ("the deploy" →
-			// "deploy").
+			// The tag as a table phrase first ("on call"), then its stems ("in production" →
+			// "production"), then the runs of its words that hold a particle ("on-call
+			// rotation" → "on call"): phraseKey says why.
 			keys := []string{phraseKey(tag)}
 			if k := strings.Join(own.stems, " "); k != keys[0] {
 				keys = append(keys, k)
 			}
+			keys = append(keys, particleRuns(keys[0])...)
 			// A multi-word tag also reaches the synonyms of its words: "pii handling" → pii's;
 			// but not of a word that is a tag of its own, whose concept has them already (with
 			// ["service", "go service"] the evidence for "service" would count twice).
@@ -127,6 +129,22 @@ func (ix *Index) query(tags []string) []concept {
 			}
 		}
 		out = append(out, c)
+	}
+	return out
+}
+
+// particleRuns is the runs of two and three words of a phrase key that hold a particle or
+// preposition, shorter than the key: where a table phrase such as "on call" or "sign in" can
+// stand inside a longer tag.
+func particleRuns(key string) []string {
+	w := strings.Fields(key)
+	var out []string
+	for n := 2; n <= 3 && n < len(w); n++ {
+		for i := 0; i+n <= len(w); i++ {
+			if slices.ContainsFunc(w[i:i+n], func(s string) bool { return indexStop[s] }) {
+				out = append(out, strings.Join(w[i:i+n], " "))
+			}
+		}
 	}
 	return out
 }

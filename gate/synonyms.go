@@ -7,10 +7,10 @@ import (
 
 // Synonyms bridge the words an assistant picks and the words a library uses, without an LLM: a
 // tag (or a word of an intercepted call) also searches for its synonyms, at synonymWeight of a
-// direct hit. Keys and values are phrases; lookups are by the stems of the phrase, so
-// "observability" and "Observable" share an entry. The relation is used both ways: a library
-// that writes "observability" is found by the tag "tracing" too.
-type synonymTable map[string][]string // stems of a phrase, joined by " " → phrases
+// direct hit. Keys and values are phrases; lookups are by phraseKey (the stems of the phrase,
+// its particles kept), so "observability" and "Observable" share an entry. The relation is used
+// both ways: a library that writes "observability" is found by the tag "tracing" too.
+type synonymTable map[string][]string // phraseKey → phrases
 
 const synonymWeight = 0.6
 
@@ -77,21 +77,30 @@ var builtinSynonyms = map[string][]string{
 }
 
 // phraseKey is how a table phrase (a synonym's, an implied topic's) is keyed and looked up: its
-// words stemmed, function words kept. Without them "on call" would be "call" and "sign in"
-// "sign": a task that "calls" a service would reach the on-call topics, and one that signs
-// webhooks the login's synonyms. A tag is looked up by this key and by its stems alone
-// (Index.query), so "the deploy" still finds "deploy".
+// words stemmed, particles and prepositions kept, articles and other determiners dropped.
+// Without the particles "on call" would be "call" and "sign in" "sign": a task that "calls" a
+// service would reach the on-call topics, and one that signs webhooks the login's synonyms;
+// "the monolith" is still "monolith". A tag is looked up by this key, by its stems alone
+// (Index.query: "in production" finds "production") and, when it is longer, by the runs of its
+// words that hold a particle ("on-call rotation" finds "on call"). A value is still searched in
+// the index by its stems alone (the index keeps no function words), so the value "on call"
+// also finds a prompt about internal "calls": weakly, at the table's weight.
 func phraseKey(s string) string {
 	var out []string
 	words(s, func(w string) {
-		if indexStop[w] {
+		switch {
+		case determiners[w]:
+		case indexStop[w]:
 			out = append(out, w)
-		} else {
+		default:
 			out = append(out, stem(w))
 		}
 	})
 	return strings.Join(out, " ")
 }
+
+// determiners say which thing, not what it is: a phrase's key leaves them out.
+var determiners = setOf(`a an the this that these those my our your their its his her some any each every all no`)
 
 // newSynonyms merges the built-in table with a project's, both directions, keyed by phraseKey.
 // A project's entries come first, so they are tried before the built-in ones.

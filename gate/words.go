@@ -86,8 +86,11 @@ func stem(w string) string {
 // americanStem maps the stems of British spellings to those of the American ones, so a library
 // written in British English ("anonymisation", "behaviour") is found by an assistant that writes
 // American ("anonymization", "behavior"), and the reverse; the stemmer alone keeps them apart
-// ("optimis" and "optim"). The list is of words engineering guidance uses; each British stem
-// was checked against an American dictionary: no other word has it.
+// ("optimis" and "optim"). The list is of common words engineering guidance uses, not every
+// British spelling. Each British stem was checked against an American dictionary: only the
+// British words and "analyses" have it. A British word now shares what the stemmer conflates
+// on the American side ("customise" with "customer", "authorise" with "author"), as the
+// American spelling always did.
 var americanStem = func() map[string]string {
 	f := strings.Fields(`
 		optimise optimize anonymise anonymize pseudonymise pseudonymize sanitise sanitize
