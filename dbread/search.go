@@ -41,24 +41,48 @@ func searchWords(query string) (words []string, prefix bool) {
 	return words, prefix
 }
 
-// matchExpr builds an FTS5 MATCH expression that requires every word: each word is an FTS5
-// string ("..." with inner quotes doubled), so no word is ever read as query syntax, and the
-// strings are joined with AND. With prefix the last string is a prefix query ("word"*). It
-// returns "" for no words; the caller must not run an empty expression.
+// matchExpr builds an FTS5 MATCH expression that requires every word, in either of its
+// spellings (spellings): each word is an FTS5 string ("..." with inner quotes doubled), so no
+// word is ever read as query syntax; a word with two spellings is ("a" OR "b"), and the words are
+// joined with AND. With prefix the last word's strings are prefix queries ("word"*). It returns
+// "" for no words; the caller must not run an empty expression.
 func matchExpr(words []string, prefix bool) string {
 	var b strings.Builder
 	for i, w := range words {
 		if i > 0 {
 			b.WriteString(" AND ")
 		}
-		b.WriteByte('"')
-		b.WriteString(strings.ReplaceAll(w, `"`, `""`))
-		b.WriteByte('"')
-	}
-	if prefix && len(words) > 0 {
-		b.WriteByte('*')
+		alts := spellings(w)
+		if len(alts) > 1 {
+			b.WriteByte('(')
+		}
+		for j, a := range alts {
+			if j > 0 {
+				b.WriteString(" OR ")
+			}
+			b.WriteByte('"')
+			b.WriteString(strings.ReplaceAll(a, `"`, `""`))
+			b.WriteByte('"')
+			if prefix && i == len(words)-1 {
+				b.WriteByte('*')
+			}
+		}
+		if len(alts) > 1 {
+			b.WriteByte(')')
+		}
 	}
 	return b.String()
+}
+
+// spellings is w and, when it has one, its spelling on the other side of the Atlantic
+// ("optimise" and "optimize", "behavior" and "behaviour"): a library written in British English
+// is found by a query in American, and the reverse. The gate's ranking treats them as one word
+// by the same rules (promptlib.AmericanSpelling).
+func spellings(w string) []string {
+	if o := promptlib.OtherSpelling(strings.ToLower(w)); o != "" {
+		return []string{w, o}
+	}
+	return []string{w}
 }
 
 // likePattern is a LIKE pattern (ESCAPE '\') matching w anywhere: %, _ and \ in w match
@@ -68,11 +92,11 @@ func likePattern(w string) string {
 	return "%" + r.Replace(w) + "%"
 }
 
-// Search returns prompts holding every word of query (plain text, never query syntax), ranked by
-// relevance then newest, and the total number of matches. Words are runs of letters and digits
-// (at most 16); the last one also matches as a prefix when the query ends in it and it has two
-// letters or more. A query with no words (only punctuation or emoji, say) matches nothing.
-// limit 0 or less means DefaultLimit.
+// Search returns prompts holding every word of query (plain text, never query syntax), each in
+// either of its British and American spellings, ranked by relevance then newest, and the total
+// number of matches. Words are runs of letters and digits (at most 16); the last one also
+// matches as a prefix when the query ends in it and it has two letters or more. A query with no
+// words (only punctuation or emoji, say) matches nothing. limit 0 or less means DefaultLimit.
 //
 // Relevance is bm25 over the sidecar's full-text index with the title weighted over the body,
 // ties broken by created_at DESC then id. If the library changed since the sidecar last caught
@@ -133,16 +157,22 @@ func (db *DB) SearchIn(ctx context.Context, query string, opts SearchOptions) ([
 	return listedOf(ps, opts.Brief), total, db.wrap(op, err)
 }
 
-// searchLike scans the app's database: every word must be a substring of the title or the body
-// (LIKE is case-insensitive for ASCII only). Order: more words in the title first, then newest.
+// searchLike scans the app's database: every word, in either of its spellings, must be a
+// substring of the title or the body (LIKE is case-insensitive for ASCII only). Order: more
+// words in the title first, then newest.
 func (db *DB) searchLike(ctx context.Context, words []string, inFolders []string, limit, offset int) ([]promptlib.Prompt, int, error) {
 	var where, score []string
 	var args []any
-	for i, w := range words {
-		args = append(args, likePattern(w))
-		n := "?" + strconv.Itoa(i+1)
-		where = append(where, "(title LIKE "+n+" ESCAPE '\\' OR body LIKE "+n+" ESCAPE '\\')")
-		score = append(score, "(title LIKE "+n+" ESCAPE '\\')")
+	for _, w := range words {
+		var in, inTitle []string
+		for _, a := range spellings(w) {
+			args = append(args, likePattern(a))
+			n := "?" + strconv.Itoa(len(args))
+			in = append(in, "title LIKE "+n+" ESCAPE '\\' OR body LIKE "+n+" ESCAPE '\\'")
+			inTitle = append(inTitle, "title LIKE "+n+" ESCAPE '\\'")
+		}
+		where = append(where, "("+strings.Join(in, " OR ")+")")
+		score = append(score, "("+strings.Join(inTitle, " OR ")+")")
 	}
 	if inFolders != nil {
 		args = append(args, jsonList(inFolders))

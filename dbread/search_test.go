@@ -58,6 +58,8 @@ func TestMatchExpr(t *testing.T) {
 		{[]string{"review"}, true, `"review"*`},
 		{[]string{"a", "OR", "b"}, false, `"a" AND "OR" AND "b"`},
 		{[]string{`say"hi"`}, true, `"say""hi"""*`},
+		{[]string{"optimise", "Behavior"}, false, `("optimise" OR "optimize") AND ("Behavior" OR "behaviour")`},
+		{[]string{"review", "colour"}, true, `"review" AND ("colour"* OR "color"*)`},
 	}
 	for _, tt := range tests {
 		if got := matchExpr(tt.words, tt.prefix); got != tt.want {
@@ -75,19 +77,21 @@ func TestLikePattern(t *testing.T) {
 	}
 }
 
-// wellFormed reports whether expr is what matchExpr promises: FTS5 strings joined by " AND ",
-// the last optionally followed by *.
+// wellFormed reports whether expr is what matchExpr promises: terms joined by " AND ", each an
+// FTS5 string or two in parentheses joined by " OR " (a word's two spellings), the last term's
+// strings optionally followed by *.
 func wellFormed(expr string) bool {
 	rest := expr
-	for rest != "" {
-		if rest[0] != '"' {
-			return false
+	// str consumes one non-empty FTS5 string and an optional *, reporting whether the * was there.
+	str := func() (ok, star bool) {
+		if rest == "" || rest[0] != '"' {
+			return false, false
 		}
 		i := 1
 		for {
 			j := strings.IndexByte(rest[i:], '"')
 			if j < 0 {
-				return false
+				return false, false
 			}
 			i += j
 			if i+1 < len(rest) && rest[i+1] == '"' {
@@ -97,13 +101,38 @@ func wellFormed(expr string) bool {
 			break
 		}
 		if i == 1 {
-			return false // an empty string
+			return false, false // an empty string
 		}
 		rest = rest[i+1:]
-		if rest == "" || rest == "*" {
+		star = strings.HasPrefix(rest, "*")
+		rest = strings.TrimPrefix(rest, "*")
+		return true, star
+	}
+	for rest != "" {
+		var star bool
+		if strings.HasPrefix(rest, "(") {
+			rest = rest[1:]
+			ok, s1 := str()
+			if !ok || !strings.HasPrefix(rest, " OR ") {
+				return false
+			}
+			rest = rest[len(" OR "):]
+			ok, s2 := str()
+			if !ok || s1 != s2 || !strings.HasPrefix(rest, ")") {
+				return false
+			}
+			rest, star = rest[1:], s1
+		} else {
+			ok, s := str()
+			if !ok {
+				return false
+			}
+			star = s
+		}
+		if rest == "" {
 			return true
 		}
-		if !strings.HasPrefix(rest, " AND ") {
+		if star || !strings.HasPrefix(rest, " AND ") {
 			return false
 		}
 		rest = rest[len(" AND "):]
@@ -115,7 +144,7 @@ func wellFormed(expr string) bool {
 // on a real FTS5 table (same tokenizer as the sidecar) without error.
 func FuzzSearchQuery(f *testing.F) {
 	for _, seed := range []string{"security review", "100%", `"unbalanced`, "NEAR(", "a OR b*", "'; DROP TABLE prompts;--",
-		"", "🚀", "日本語", "col:val", "^start", "-not", "a AND", "(((", `""`, "x*y", "NOT x", "{title body}: x", "\x00", "é́"} {
+		"", "🚀", "日本語", "col:val", "^start", "-not", "a AND", "(((", `""`, "x*y", "NOT x", "{title body}: x", "\x00", "é́", "optimise behaviour", "centred colo"} {
 		f.Add(seed)
 	}
 	db, err := sql.Open("sqlite3", "file::memory:")
@@ -181,6 +210,8 @@ func TestSearch(t *testing.T) {
 		{"emoji only", "🔒", nil, false},
 		{"empty", "", nil, false},
 		{"column filter syntax", "title:review", nil, false},
+		{"british finds american", "summarise the release", []string{id(4)}, false},
+		{"american finds british", "ANALYZE", []string{id(3)}, false},
 	}
 	modes := map[string]*DB{
 		"sidecar": openReady(t, lib.DB),

@@ -1,7 +1,12 @@
 package gate
 
 import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/mcpctl/mcpctl/promptlib"
@@ -26,5 +31,58 @@ func TestDocBinaryRoundTrip(t *testing.T) {
 		if _, _, err := DecodeDoc(whole[:i]); err == nil {
 			t.Fatalf("a Doc cut at %d of %d bytes decoded", i, len(whole))
 		}
+	}
+}
+
+var update = flag.Bool("update", false, "write the stems of a new DocFormat to testdata/gate/stems")
+
+// TestDocFormatNamesTheStems holds stem() to the stems written down under today's DocFormat. A
+// change to stemming (the stemmer, spelling, splitting) fails here until DocFormat is bumped:
+// kept Docs hold terms stemmed the old way and would no longer match what a session asks. With
+// -update it writes the stems of a new DocFormat, from the old file's words, and removes the old
+// file; it never rewrites the file of a DocFormat that already has one.
+func TestDocFormatNamesTheStems(t *testing.T) {
+	dir := filepath.Join("..", "testdata", "gate", "stems")
+	files, err := filepath.Glob(filepath.Join(dir, "*.golden"))
+	if err != nil || len(files) != 1 {
+		t.Fatalf("want one golden file of stems in %s, found %q (%v)", dir, files, err)
+	}
+	b, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ws []string
+	var out strings.Builder
+	changed := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		w, was, ok := strings.Cut(line, " ")
+		if !ok {
+			t.Fatalf("%s: line %q is not \"word stem\"", files[0], line)
+		}
+		ws = append(ws, w)
+		if now := stem(w); now != was {
+			changed++
+			if !*update {
+				t.Errorf("stem(%q) = %q, was %q", w, now, was)
+			}
+		}
+		fmt.Fprintf(&out, "%s %s\n", w, stem(w))
+	}
+	want := filepath.Join(dir, DocFormat+".golden")
+	switch {
+	case changed > 0 && files[0] == want && *update:
+		t.Fatalf("%d stems changed under DocFormat %s: bump DocFormat in docbinary.go first, then run with -update", changed, DocFormat)
+	case changed > 0 && files[0] == want:
+		t.Fatalf("%d stems changed, yet DocFormat is still %s: kept Docs hold terms stemmed the old way, so bump DocFormat, then run with -update", changed, DocFormat)
+	case files[0] != want && !*update:
+		t.Fatalf("the stems are those of %s, not of DocFormat %s: run with -update", filepath.Base(files[0]), DocFormat)
+	case files[0] != want:
+		if err := os.WriteFile(want, []byte(out.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Remove(files[0]); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("wrote %s (%d words, %d stems changed)", want, len(ws), changed)
 	}
 }

@@ -473,12 +473,16 @@ func TestBritishAndAmericanSpellings(t *testing.T) {
 		spec{"Analytics Anonymisation", 5, "Drop the last octet of every IP address.\n"},
 		spec{"Query Optimization", 5, "Read the plan before adding an index.\n"},
 		spec{"Colour Contrast", 5, "Text meets 4.5:1 against its background.\n"},
+		spec{"Data Centre Failover", 5, "Promote the standby region.\n"},
+		spec{"Cancelled Orders", 5, "Refund before you release the stock.\n"},
 		spec{"Unrelated", 5, "Nothing here.\n"},
 	)
 	for tag, want := range map[string]string{
 		"anonymizing": "analytics-anonymisation",
 		"optimised":   "query-optimization",
 		"color":       "colour-contrast",
+		"centers":     "data-centre-failover",
+		"canceled":    "cancelled-orders",
 	} {
 		got := names(Select(ix, []string{tag}, 10_000, 50, nil).Full)
 		if len(got) == 0 || got[0] != want {

@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/kljensen/snowball/english"
+
+	"github.com/mcpctl/mcpctl/promptlib"
 )
 
 // Words are what ranking compares: whole words, lower case, stemmed (Snowball English), so
@@ -61,18 +63,19 @@ var stemCacheLen struct {
 	n int
 }
 
-// stem is the Snowball English stem of a lower-case word. Words with digits ("s3", "oauth2")
-// are kept as they are.
+// stem is the Snowball English stem of a lower-case word in its American spelling, so a library
+// written in British English ("anonymisation", "behaviour") is found by an assistant that writes
+// American ("anonymization", "behavior"), and the reverse: the stemmer alone keeps them apart
+// ("optimis" and "optim"). A British word then shares what the stemmer conflates on the American
+// side ("customise" with "customer"), as the American spelling always did. Words with digits
+// ("s3", "oauth2") are kept as they are.
 func stem(w string) string {
 	if v, ok := stemCache.Load(w); ok {
 		return v.(string)
 	}
 	s := w
 	if isASCIILetters(w) {
-		s = english.Stem(w, true)
-		if us, ok := americanStem[s]; ok {
-			s = us
-		}
+		s = english.Stem(promptlib.AmericanSpelling(w), true)
 	}
 	stemCacheLen.Lock()
 	if stemCacheLen.n < stemCacheMax {
@@ -82,38 +85,6 @@ func stem(w string) string {
 	stemCacheLen.Unlock()
 	return s
 }
-
-// americanStem maps the stems of British spellings to those of the American ones, so a library
-// written in British English ("anonymisation", "behaviour") is found by an assistant that writes
-// American ("anonymization", "behavior"), and the reverse; the stemmer alone keeps them apart
-// ("optimis" and "optim"). The list is of common words engineering guidance uses, not every
-// British spelling. Each British stem was checked against an American dictionary: only the
-// British words and "analyses" have it. A British word now shares what the stemmer conflates
-// on the American side ("customise" with "customer", "authorise" with "author"), as the
-// American spelling always did.
-var americanStem = func() map[string]string {
-	f := strings.Fields(`
-		optimise optimize anonymise anonymize pseudonymise pseudonymize sanitise sanitize
-		authorise authorize unauthorised unauthorized organise organize normalise normalize
-		serialise serialize deserialise deserialize initialise initialize customise customize
-		prioritise prioritize minimise minimize maximise maximize summarise summarize
-		categorise categorize standardise standardize synchronise synchronize tokenise tokenize
-		localise localize internationalise internationalize visualise visualize utilise utilize
-		recognise recognize finalise finalize containerise containerize virtualise virtualize
-		parallelise parallelize memoise memoize materialise materialize capitalise capitalize
-		centralise centralize generalise generalize specialise specialize stabilise stabilize
-		randomise randomize parameterise parameterize emphasise emphasize analyse analyze
-		catalogue catalog behaviour behavior colour color favour favor favourite favorite
-		honour honor defence defense artefact artifact judgement judgment grey gray
-		dialogue dialog licence license practise practice centre center`)
-	m := make(map[string]string, len(f)/2)
-	for i := 0; i+1 < len(f); i += 2 {
-		if b, a := english.Stem(f[i], true), english.Stem(f[i+1], true); b != a {
-			m[b] = a
-		}
-	}
-	return m
-}()
 
 func isASCIILetters(w string) bool {
 	for i := 0; i < len(w); i++ {
