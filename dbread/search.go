@@ -85,6 +85,17 @@ func spellings(w string) []string {
 	return []string{w}
 }
 
+// wholeTerms reports whether every one of ws is a whole term of the index (sidecar.wholeTerm):
+// a last word is matched as a prefix unless none of its spellings starts a longer term.
+func (db *DB) wholeTerms(ctx context.Context, ws []string) bool {
+	for _, w := range ws {
+		if !db.side.wholeTerm(ctx, w) {
+			return false
+		}
+	}
+	return true
+}
+
 // likePattern is a LIKE pattern (ESCAPE '\') matching w anywhere: %, _ and \ in w match
 // themselves.
 func likePattern(w string) string {
@@ -137,7 +148,7 @@ func (db *DB) SearchIn(ctx context.Context, query string, opts SearchOptions) ([
 		return nil, 0, db.wrap(op, err)
 	}
 	if current {
-		if last := strings.ToLower(words[len(words)-1]); prefix && db.side.wholeTerm(ctx, last) {
+		if prefix && db.wholeTerms(ctx, spellings(strings.ToLower(words[len(words)-1]))) {
 			prefix = false
 		}
 		refs, total, err := db.side.search(ctx, matchExpr(words, prefix), opts.InFolders, opts.Limit, opts.Offset)

@@ -180,6 +180,13 @@ func FuzzSearchQuery(f *testing.F) {
 		if _, err := db.Exec("SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY "+rankExpr, expr); err != nil {
 			t.Fatalf("query %q: ranked MATCH %q: %v", query, expr, err)
 		}
+		// searchBroad's forms: the expression in the title, and outside it.
+		inTitle := "{title} : (" + expr + ")"
+		for _, e := range []string{inTitle, "(" + expr + ") NOT " + inTitle} {
+			if err := db.QueryRow("SELECT count(*) FROM fts WHERE fts MATCH ?", e).Scan(&n); err != nil {
+				t.Fatalf("query %q: MATCH %q: %v", query, e, err)
+			}
+		}
 	})
 }
 
@@ -507,7 +514,7 @@ func TestSearchScopePlan(t *testing.T) {
 // which matches what its prefix query matches; one that starts other terms stays a prefix.
 func TestSearchWholeTerm(t *testing.T) {
 	lib := smallLibrary()
-	for i, title := range []string{"Refactor caching", "Cache invalidation", "Caches and queues", "Caching layer"} {
+	for i, title := range []string{"Refactor caching", "Cache invalidation", "Caches and queues", "Caching layer", "Colors summarized"} {
 		p := lib.Prompts[0]
 		p.ID = fmt.Sprintf("B0000000-0000-4000-8000-%012d", i+1)
 		p.Title, p.Content = title, "Notes."
@@ -537,7 +544,10 @@ func TestSearchWholeTerm(t *testing.T) {
 	}
 	// Whatever the rewrite, a search finds what the prefix query finds.
 	rd := db.side.reader()
-	for _, q := range []string{"caching", "cache", "cach", "refactor caching", "Caching", "error", "donnees", "absentword", "refactor absentword"} {
+	// A spelling that starts no term keeps its prefix while the other spelling starts one
+	// ("summarise" whole would miss "summarized").
+	for _, q := range []string{"caching", "cache", "cach", "refactor caching", "Caching", "error", "donnees", "absentword", "refactor absentword",
+		"summarise", "colour", "Colour summarize"} {
 		var want int
 		if err := rd.QueryRow("SELECT count(*) FROM fts WHERE fts MATCH ?", matchExpr(searchWords(q))).Scan(&want); err != nil {
 			t.Fatal(err)

@@ -43,8 +43,9 @@ func AmericanSpelling(w string) string {
 
 // OtherSpelling returns w's spelling on the other side of the Atlantic, or "" when the rules
 // know none: AmericanSpelling for a British word, the reverse for an American one. It is for
-// search, which looks for both: a guess that is no word ("size" → "sise") finds nothing and
-// costs nothing, so the reverse rules need no exceptions. The gate never uses it.
+// search, which looks for both, so the reverse rules take no exceptions: a wrong guess costs
+// little there ("resize" → "resise" finds nothing; "meter" → "metre" also finds the unit). The
+// gate never uses it. One word, one guess: "vaporize" gives "vapourise", not "vaporise".
 func OtherSpelling(w string) string {
 	if a := AmericanSpelling(w); a != w {
 		return a
@@ -84,26 +85,34 @@ func stemBefore(w string, endings []string) (string, bool) {
 }
 
 var (
-	iseEndings = []string{"isations", "isation", "isable", "ising", "isers", "iser", "ises", "ised", "ise"}
-	izeEndings = []string{"izations", "ization", "izable", "izing", "izers", "izer", "izes", "ized", "ize"}
+	iseEndings = []string{"isationally", "isational", "isability", "isations", "isation", "isable",
+		"isably", "ising", "isers", "iser", "ises", "ised", "ise"}
+	izeEndings = []string{"izationally", "izational", "izability", "izations", "ization", "izable",
+		"izably", "izing", "izers", "izer", "izes", "ized", "ize"}
 )
 
 // americanIse: the -ise words American English spells with an s too, by ending (likewise,
-// advise, bruise, raise, franchise, surprise) and the listed words with what comes before them
-// (uncompromising, unpromising). "arise" and "anise" must match whole, or "summarise" and
-// "organise" would; "-rise", "-cise" and "-oise" are no endings of their own for the same reason
-// (authorise, criticise, memoise).
+// raise, franchise, surprise) and the listed words with what comes before them (unadvised,
+// uncompromising). Some must match whole, or a British word would end in them: "arise"
+// (summarise), "anise" (organise), "mortise" (amortise), "cerise" (mercerise); and "-rise",
+// "-cise", "-oise", "-vise" and "-uise" are no endings of their own (authorise, criticise,
+// memoise, collectivise, soliloquise).
 func americanIse(w string) bool {
-	for _, e := range []string{"wise", "vise", "uise", "aise", "chise", "prise", "sunrise",
-		"uprise", "cerise", "exercise", "concise", "precise", "excise", "incise", "circumcise",
-		"noise", "poise", "tortoise", "porpoise", "turquoise", "advertise", "chastise", "expertise", "treatise", "mortise",
+	for _, e := range []string{"wise", "aise", "chise", "prise", "sunrise", "uprise", "exercise",
+		"concise", "precise", "excise", "incise", "circumcise", "noise", "poise", "tortoise",
+		"porpoise", "turquoise", "advise", "devise", "revise", "supervise", "improvise",
+		"televise", "bruise", "cruise", "guise", "advertise", "chastise", "expertise", "treatise",
 		"promise", "premise", "demise", "surmise", "merchandise", "paradise", "despise", "valise",
 		"chemise"} {
 		if strings.HasSuffix(w, e) {
 			return true
 		}
 	}
-	return w == "arise" || w == "anise"
+	switch w {
+	case "arise", "anise", "mortise", "cerise":
+		return true
+	}
+	return false
 }
 
 // ourStems are the words British spells -our and American -or, by what comes before "our"
@@ -112,10 +121,11 @@ func americanIse(w string) bool {
 var ourStems = strings.Fields(`behavi col flav fav hon lab neighb harb hum rum vap arm endeav
 	sav savi od val rig vig clam parl tum cand ard ferv splend`)
 
-// britishEndings are word endings rewritten as they stand: -lyse (not -lyses, the plural of
-// analysis), the listed -tre words and their forms (centred, centring, kilometres), and a
-// doubled l after the listed verbs (cancelled, modelling, traveller). Verbs that double the l in
-// American too (compel, control, patrol, enrol) are not listed. americanEndings is the reverse.
+// britishEndings are word endings rewritten as they stand: -lyse (the irregular list has
+// "analyses", which is also the plural of analysis in both), the listed -tre words and their
+// forms (centred, centring, kilometres), and a doubled l after the listed verbs (cancelled,
+// modelling, traveller). Verbs that double the l in American too (compel, control, patrol,
+// enrol) are not listed. americanEndings is the reverse.
 var britishEndings, americanEndings = func() (endings, endings) {
 	var pairs []string
 	for _, p := range []string{"aly", "oly"} { // analyse, paralyse, catalyse; hydrolyse
@@ -190,7 +200,12 @@ var britishWords, americanWords = func() (map[string]string, map[string]string) 
 		scepticism skepticism paediatric pediatric anaesthetic anesthetic anaesthesia anesthesia
 		encyclopaedia encyclopedia cosy cozy jewellery jewelry plough plow ploughs plows
 		orientated oriented orientate orient focussed focused focussing focusing
-		benefitted benefited benefitting benefiting whilst while amongst among learnt learned`)
+		benefitted benefited benefitting benefiting whilst while amongst among learnt learned
+		analyses analyzes judgemental judgmental greyness grayness defenceless defenseless
+		licenced licensed licencing licensing cataloguer cataloger cataloguers catalogers
+		centrepiece centerpiece centrepieces centerpieces fibreglass fiberglass trialled trialed
+		trialling trialing counsellor counselor counsellors counselors marvellous marvelous
+		manoeuvrable maneuverable`)
 	b2a := make(map[string]string, len(f)/2)
 	a2b := make(map[string]string, len(f)/2)
 	for i := 0; i+1 < len(f); i += 2 {

@@ -10,7 +10,8 @@ func TestAmericanSpelling(t *testing.T) {
 		"recognisable": "recognizable", "prioritises": "prioritizes", "unauthorised": "unauthorized",
 		"summarising": "summarizing", "categorise": "categorize", "containerised": "containerized",
 		"memorise": "memorize", "parameterise": "parameterize", "memoise": "memoize",
-		"criticised": "criticized", "publicise": "publicize",
+		"criticised": "criticized", "publicise": "publicize", "amortised": "amortized",
+		"organisational": "organizational", "recognisably": "recognizably", "collectivise": "collectivize",
 		// -lyse, -our, -tre, a doubled l, and two rules in one word
 		"analyse": "analyze", "paralysed": "paralyzed", "analysers": "analyzers",
 		"behaviour": "behavior", "behavioural": "behavioral", "unfavourable": "unfavorable",
@@ -21,6 +22,7 @@ func TestAmericanSpelling(t *testing.T) {
 		// irregular
 		"judgement": "judgment", "catalogue": "catalog", "programmes": "programs", "grey": "gray",
 		"defence": "defense", "licence": "license", "practising": "practicing", "artefacts": "artifacts",
+		"judgemental": "judgmental", "licenced": "licensed", "analyses": "analyzes",
 	} {
 		if got := AmericanSpelling(british); got != american {
 			t.Errorf("AmericanSpelling(%q) = %q, want %q", british, got, american)
@@ -33,10 +35,10 @@ func TestAmericanSpellingLeavesWordsSpelledOneWay(t *testing.T) {
 	for _, w := range []string{
 		"advise", "revised", "supervisor", "exercise", "precise", "promise", "uncompromising",
 		"premises", "enterprise", "surprising", "arises", "comprise", "sunrise", "exercising",
-		"poised", "tortoise", "likewise", "noise", "raised", "franchises",
+		"poised", "tortoise", "unadvised", "mortise", "bruised", "disguise", "televised", "likewise", "noise", "raised", "franchises",
 		"expertise", "merchandising", "advertisers", "cruise", "anise", "rise", "crises",
 		"four", "hour", "your", "tour", "pour", "glamour", "string", "metric", "genre", "acre",
-		"called", "controlled", "compelled", "installed", "analyses", "check", "tire", "story",
+		"called", "controlled", "compelled", "installed", "check", "tire", "story",
 		"optimize", "behavior", "center", "canceled",
 	} {
 		if got := AmericanSpelling(w); got != w {
