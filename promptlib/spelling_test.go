@@ -60,3 +60,32 @@ func TestOtherSpelling(t *testing.T) {
 		}
 	}
 }
+
+// FuzzSpelling: any word gives a word back, never a panic; a rewrite of lower-case letters stays
+// lower-case letters, and the American spelling of an American spelling is itself.
+func FuzzSpelling(f *testing.F) {
+	for _, w := range []string{"colourised", "our", "centring", "cancelled", "ise", "lyse", "organisational", "", "é", "OUR"} {
+		f.Add(w)
+	}
+	f.Fuzz(func(t *testing.T, w string) {
+		a, o := AmericanSpelling(w), OtherSpelling(w)
+		if w != "" && a == "" {
+			t.Fatalf("AmericanSpelling(%q) is empty", w)
+		}
+		if lowerLetters(w) && (!lowerLetters(a) || o != "" && !lowerLetters(o)) {
+			t.Fatalf("%q: American %q, other %q", w, a, o)
+		}
+		if again := AmericanSpelling(a); again != a {
+			t.Fatalf("AmericanSpelling(%q) = %q, but AmericanSpelling(%q) = %q", w, a, a, again)
+		}
+	})
+}
+
+func lowerLetters(w string) bool {
+	for i := range len(w) {
+		if w[i] < 'a' || w[i] > 'z' {
+			return false
+		}
+	}
+	return true
+}
