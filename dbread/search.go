@@ -41,48 +41,61 @@ func searchWords(query string) (words []string, prefix bool) {
 	return words, prefix
 }
 
-// matchExpr builds an FTS5 MATCH expression that requires every word, in either of its
-// spellings (spellings): each word is an FTS5 string ("..." with inner quotes doubled), so no
-// word is ever read as query syntax; a word with two spellings is ("a" OR "b"), and the words are
-// joined with AND. With prefix the last word's strings are prefix queries ("word"*). It returns
-// "" for no words; the caller must not run an empty expression.
+// matchExpr builds an FTS5 MATCH expression that requires every word, in any of its forms
+// (forms): each form is an FTS5 string ("..." with inner quotes doubled), so no word is ever read
+// as query syntax; a word with several forms is ("a" OR "b" …), and the words are joined with
+// AND. With prefix the last word's spellings are prefix queries ("word"*), its other
+// inflections whole. It returns "" for no words; the caller must not run an empty expression.
 func matchExpr(words []string, prefix bool) string {
 	var b strings.Builder
+	str := func(s string, star bool) {
+		b.WriteByte('"')
+		b.WriteString(strings.ReplaceAll(s, `"`, `""`))
+		b.WriteByte('"')
+		if star {
+			b.WriteByte('*')
+		}
+	}
 	for i, w := range words {
 		if i > 0 {
 			b.WriteString(" AND ")
 		}
-		alts := spellings(w)
-		if len(alts) > 1 {
+		spell, others := forms(w)
+		if len(spell)+len(others) > 1 {
 			b.WriteByte('(')
 		}
-		for j, a := range alts {
+		for j, f := range spell {
 			if j > 0 {
 				b.WriteString(" OR ")
 			}
-			b.WriteByte('"')
-			b.WriteString(strings.ReplaceAll(a, `"`, `""`))
-			b.WriteByte('"')
-			if prefix && i == len(words)-1 {
-				b.WriteByte('*')
-			}
+			str(f, prefix && i == len(words)-1)
 		}
-		if len(alts) > 1 {
+		for _, f := range others {
+			b.WriteString(" OR ")
+			str(f, false)
+		}
+		if len(spell)+len(others) > 1 {
 			b.WriteByte(')')
 		}
 	}
 	return b.String()
 }
 
-// spellings is w and, when it has one, its spelling on the other side of the Atlantic
-// ("optimise" and "optimize", "behavior" and "behaviour"): a library written in British English
-// is found by a query in American, and the reverse. The gate's ranking treats them as one word
-// by the same rules (promptlib.AmericanSpelling).
-func spellings(w string) []string {
-	if o := promptlib.OtherSpelling(strings.ToLower(w)); o != "" {
-		return []string{w, o}
+// forms is what a query word is looked for as, so that a search finds what its words say
+// however the library inflects or spells them: spell is w and its spelling on the other side of
+// the Atlantic ("optimise", "optimize"), others the other inflections of the same word
+// ("migrations": "migration"; "caching": "cache", "caches", "cached"), as
+// promptlib.Inflections gives them (the gate's ranking counts the same words as one). Only a
+// last word's spellings are matched as prefixes, as typed.
+func forms(w string) (spell, others []string) {
+	lw := strings.ToLower(w)
+	all := promptlib.Inflections(lw) // lw, its other spelling if any, the other inflections
+	all[0] = w
+	n := 1
+	if promptlib.OtherSpelling(lw) != "" {
+		n = 2
 	}
-	return []string{w}
+	return all[:n], all[n:]
 }
 
 // wholeTerms reports whether every one of ws is a whole term of the index (sidecar.wholeTerm):
@@ -104,10 +117,11 @@ func likePattern(w string) string {
 }
 
 // Search returns prompts holding every word of query (plain text, never query syntax), each in
-// either of its British and American spellings, ranked by relevance then newest, and the total
-// number of matches. Words are runs of letters and digits (at most 16); the last one also
-// matches as a prefix when the query ends in it and it has two letters or more. A query with no
-// words (only punctuation or emoji, say) matches nothing. limit 0 or less means DefaultLimit.
+// any of its inflections and British and American spellings (forms), ranked by relevance then
+// newest, and the total number of matches. Words are runs of letters and digits (at most 16);
+// the last one also matches as a prefix when the query ends in it and it has two letters or
+// more. A query with no words (only punctuation or emoji, say) matches nothing. limit 0 or less
+// means DefaultLimit.
 //
 // Relevance is bm25 over the sidecar's full-text index with the title weighted over the body,
 // ties broken by created_at DESC then id. If the library changed since the sidecar last caught
@@ -148,7 +162,7 @@ func (db *DB) SearchIn(ctx context.Context, query string, opts SearchOptions) ([
 		return nil, 0, db.wrap(op, err)
 	}
 	if current {
-		if prefix && db.wholeTerms(ctx, spellings(strings.ToLower(words[len(words)-1]))) {
+		if spell, _ := forms(strings.ToLower(words[len(words)-1])); prefix && db.wholeTerms(ctx, spell) {
 			prefix = false
 		}
 		refs, total, err := db.side.search(ctx, matchExpr(words, prefix), opts.InFolders, opts.Limit, opts.Offset)
@@ -168,15 +182,16 @@ func (db *DB) SearchIn(ctx context.Context, query string, opts SearchOptions) ([
 	return listedOf(ps, opts.Brief), total, db.wrap(op, err)
 }
 
-// searchLike scans the app's database: every word, in either of its spellings, must be a
-// substring of the title or the body (LIKE is case-insensitive for ASCII only). Order: more
+// searchLike scans the app's database: every word, in any of its forms, must be a substring
+// of the title or the body (LIKE is case-insensitive for ASCII only). Order: more
 // words in the title first, then newest.
 func (db *DB) searchLike(ctx context.Context, words []string, inFolders []string, limit, offset int) ([]promptlib.Prompt, int, error) {
 	var where, score []string
 	var args []any
 	for _, w := range words {
 		var in, inTitle []string
-		for _, a := range spellings(w) {
+		spell, others := forms(w)
+		for _, a := range append(spell, others...) {
 			args = append(args, likePattern(a))
 			n := "?" + strconv.Itoa(len(args))
 			in = append(in, "title LIKE "+n+" ESCAPE '\\' OR body LIKE "+n+" ESCAPE '\\'")

@@ -54,12 +54,13 @@ func TestMatchExpr(t *testing.T) {
 		want   string
 	}{
 		{nil, true, ""},
-		{[]string{"review"}, false, `"review"`},
-		{[]string{"review"}, true, `"review"*`},
+		{[]string{"go"}, false, `"go"`},
+		{[]string{"go"}, true, `"go"*`},
 		{[]string{"a", "OR", "b"}, false, `"a" AND "OR" AND "b"`},
 		{[]string{`say"hi"`}, true, `"say""hi"""*`},
-		{[]string{"optimise", "Behavior"}, false, `("optimise" OR "optimize") AND ("Behavior" OR "behaviour")`},
-		{[]string{"review", "colour"}, true, `"review" AND ("colour"* OR "color"*)`},
+		{[]string{"Queries"}, false, `("Queries" OR "query" OR "queried" OR "querying")`},
+		{[]string{"optimise", "tests"}, true, `("optimise" OR "optimize" OR "optimises" OR "optimizes" OR "optimised" OR "optimized" OR "optimising" OR "optimizing") AND ("tests"* OR "test" OR "tested" OR "testing")`},
+		{[]string{"behavior"}, true, `("behavior"* OR "behaviour"* OR "behaviors" OR "behaviours" OR "behaviored" OR "behavioured" OR "behavioring" OR "behaviouring")`},
 	}
 	for _, tt := range tests {
 		if got := matchExpr(tt.words, tt.prefix); got != tt.want {
@@ -78,8 +79,8 @@ func TestLikePattern(t *testing.T) {
 }
 
 // wellFormed reports whether expr is what matchExpr promises: terms joined by " AND ", each an
-// FTS5 string or two in parentheses joined by " OR " (a word's two spellings), the last term's
-// strings optionally followed by *.
+// FTS5 string or several in parentheses joined by " OR " (a word's forms); only the last term's
+// strings may be followed by *, and in a group only a leading run of them.
 func wellFormed(expr string) bool {
 	rest := expr
 	// str consumes one non-empty FTS5 string and an optional *, reporting whether the * was there.
@@ -112,16 +113,25 @@ func wellFormed(expr string) bool {
 		var star bool
 		if strings.HasPrefix(rest, "(") {
 			rest = rest[1:]
-			ok, s1 := str()
-			if !ok || !strings.HasPrefix(rest, " OR ") {
+			n, stars := 0, 0
+			for {
+				ok, s := str()
+				if !ok || s && stars < n {
+					return false // a * after a string without one
+				}
+				n++
+				if s {
+					stars++
+				}
+				if !strings.HasPrefix(rest, " OR ") {
+					break
+				}
+				rest = rest[len(" OR "):]
+			}
+			if n < 2 || !strings.HasPrefix(rest, ")") {
 				return false
 			}
-			rest = rest[len(" OR "):]
-			ok, s2 := str()
-			if !ok || s1 != s2 || !strings.HasPrefix(rest, ")") {
-				return false
-			}
-			rest, star = rest[1:], s1
+			rest, star = rest[1:], stars > 0
 		} else {
 			ok, s := str()
 			if !ok {
@@ -558,6 +568,44 @@ func TestSearchWholeTerm(t *testing.T) {
 		}
 		if total != want || len(got) != want {
 			t.Errorf("Search(%q) = %d prompts (total %d), want %d as the prefix query", q, len(got), total, want)
+		}
+	}
+}
+
+// TestSearchInflections: a word finds its other inflections ("migrations" the migration
+// checklist), not another word the stemmer would join ("customers" is not "Custom fields"), in
+// the index and in the scan.
+func TestSearchInflections(t *testing.T) {
+	lib := smallLibrary()
+	for i, p := range [][2]string{
+		{"Database migration checklist", "Run the migration in a transaction."},
+		{"Custom fields", "Add a custom field to the form."},
+		{"Cache invalidation", "Invalidate caches on every write."},
+	} {
+		q := lib.Prompts[0]
+		q.ID = fmt.Sprintf("C0000000-0000-4000-8000-%012d", i+1)
+		q.Title, q.Content = p[0], p[1]
+		lib.Prompts = append(lib.Prompts, q)
+	}
+	db := librarytest.FromLibrary(t, lib).DB
+	for mode, d := range map[string]*DB{"sidecar": openReady(t, db), "like": open(t, db, Options{})} {
+		for q, want := range map[string]string{
+			"migrations":           "Database migration checklist",
+			"caching invalidated ": "Cache invalidation",
+			"wrapped errors":       "Go error handling",
+			"customers":            "",
+		} {
+			got, total, err := d.Search(context.Background(), q, 10, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var titles []string
+			for _, l := range got {
+				titles = append(titles, l.Title)
+			}
+			if want == "" && total != 0 || want != "" && (total != 1 || titles[0] != want) {
+				t.Errorf("%s: Search(%q) = %q (total %d), want %q", mode, q, titles, total, want)
+			}
 		}
 	}
 }

@@ -6,8 +6,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/kljensen/snowball/english"
-
 	"github.com/mcpctl/mcpctl/promptlib"
 )
 
@@ -63,20 +61,17 @@ var stemCacheLen struct {
 	n int
 }
 
-// stem is the Snowball English stem of a lower-case word in its American spelling, so a library
-// written in British English ("anonymisation", "behaviour") is found by an assistant that writes
-// American ("anonymization", "behavior"), and the reverse: the stemmer alone keeps them apart
-// ("optimis" and "optim"). A British word then shares what the stemmer conflates on the American
-// side ("customise" with "customer"), as the American spelling always did. Words with digits
-// ("s3", "oauth2") are kept as they are.
+// stem is promptlib.Stem, remembered: the Snowball English stem of a lower-case word in its
+// American spelling, so a library written in British English ("anonymisation", "behaviour") is
+// found by an assistant that writes American ("anonymization", "behavior"), and the reverse. A
+// British word then shares what the stemmer conflates on the American side ("customise" with
+// "customer"), as the American spelling always did. Words with digits ("s3", "oauth2") are kept
+// as they are. search_prompts finds a word's inflections by the same stems.
 func stem(w string) string {
 	if v, ok := stemCache.Load(w); ok {
 		return v.(string)
 	}
-	s := w
-	if isASCIILetters(w) {
-		s = english.Stem(promptlib.AmericanSpelling(w), true)
-	}
+	s := promptlib.Stem(w)
 	stemCacheLen.Lock()
 	if stemCacheLen.n < stemCacheMax {
 		stemCacheLen.n++

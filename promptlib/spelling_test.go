@@ -80,12 +80,3 @@ func FuzzSpelling(f *testing.F) {
 		}
 	})
 }
-
-func lowerLetters(w string) bool {
-	for i := range len(w) {
-		if w[i] < 'a' || w[i] > 'z' {
-			return false
-		}
-	}
-	return true
-}

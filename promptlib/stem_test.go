@@ -1,0 +1,62 @@
+package promptlib
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestStem(t *testing.T) {
+	for _, pair := range [][2]string{
+		{"permissions", "permission"}, {"alerting", "alert"}, {"migrate", "migration"},
+		{"anonymisation", "anonymization"}, {"behaviour", "behavior"},
+	} {
+		if a, b := Stem(pair[0]), Stem(pair[1]); a != b {
+			t.Errorf("Stem(%q) = %q, Stem(%q) = %q; want one stem", pair[0], a, pair[1], b)
+		}
+	}
+	for _, w := range []string{"s3", "oauth2", "données", "Review"} {
+		if got := Stem(w); got != w {
+			t.Errorf("Stem(%q) = %q, want it kept", w, got)
+		}
+	}
+}
+
+func TestInflections(t *testing.T) {
+	for w, want := range map[string][]string{
+		"migrations": {"migration"},
+		"caching":    {"cache", "caches", "cached"},
+		"cached":     {"cache", "caching"},
+		"queries":    {"query", "queried"},
+		"running":    {"run", "runs"},
+		"planned":    {"plan", "plans", "planning"},
+		"optimise":   {"optimize", "optimised", "optimized", "optimizing"},
+		"colors":     {"colours", "color", "colour"},
+	} {
+		got := Inflections(w)
+		if got[0] != w {
+			t.Errorf("Inflections(%q) = %q, want %q first", w, got, w)
+		}
+		for _, f := range want {
+			if !slices.Contains(got, f) {
+				t.Errorf("Inflections(%q) = %q, want %q among them", w, got, f)
+			}
+		}
+		for _, f := range got {
+			if Stem(f) != Stem(w) {
+				t.Errorf("Inflections(%q) gives %q, of another stem (%q, not %q)", w, f, Stem(f), Stem(w))
+			}
+		}
+	}
+	// Derivations the stemmer joins are other words to a search, and so are look-alikes.
+	for w, not := range map[string]string{
+		"customer": "custom", "engineer": "engine", "news": "new", "organisation": "organ",
+		"string": "str", "optimise": "optimal",
+	} {
+		if got := Inflections(w); slices.Contains(got, not) {
+			t.Errorf("Inflections(%q) = %q, want no %q", w, got, not)
+		}
+	}
+	if got := Inflections("s3"); !slices.Equal(got, []string{"s3"}) {
+		t.Errorf("Inflections(s3) = %q, want [s3]", got)
+	}
+}
