@@ -23,15 +23,7 @@ func AmericanSpelling(w string) string {
 	if a, ok := britishWords[w]; ok {
 		return a
 	}
-	a := w
-	if i := strings.Index(a, "our"); i > 0 {
-		for _, s := range ourStems {
-			if j := strings.Index(a, s+"our"); j >= 0 {
-				a = a[:j+len(s)] + "or" + a[j+len(s)+3:]
-				break
-			}
-		}
-	}
+	a := swapOur(w, "our", "or")
 	if s, ok := stemBefore(a, iseEndings); ok && !americanIse(s+"ise") {
 		return s + "iz" + a[len(s)+2:]
 	}
@@ -53,15 +45,7 @@ func OtherSpelling(w string) string {
 	if b, ok := americanWords[w]; ok {
 		return b
 	}
-	b := w
-	if i := strings.Index(b, "or"); i > 0 {
-		for _, s := range ourStems {
-			if j := strings.Index(b, s+"or"); j >= 0 {
-				b = b[:j+len(s)] + "our" + b[j+len(s)+2:]
-				break
-			}
-		}
-	}
+	b := swapOur(w, "or", "our")
 	if s, ok := stemBefore(b, izeEndings); ok {
 		b = s + "is" + b[len(s)+2:]
 	} else if e, ok := americanEndings.find(b); ok {
@@ -71,6 +55,20 @@ func OtherSpelling(w string) string {
 		return ""
 	}
 	return b
+}
+
+// swapOur replaces, in w, the first from that follows one of ourStems with to ("colour" →
+// "color" and back).
+func swapOur(w, from, to string) string {
+	if !strings.Contains(w, from) {
+		return w
+	}
+	for _, s := range ourStems {
+		if j := strings.Index(w, s+from); j >= 0 {
+			return w[:j+len(s)] + to + w[j+len(s)+len(from):]
+		}
+	}
+	return w
 }
 
 // stemBefore finds the first of endings (longest first) that w ends in, and returns what comes
