@@ -3,6 +3,7 @@ package dbread
 import (
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -44,8 +45,9 @@ func searchWords(query string) (words []string, prefix bool) {
 // matchExpr builds an FTS5 MATCH expression that requires every word, in any of its forms
 // (forms): each form is an FTS5 string ("..." with inner quotes doubled), so no word is ever read
 // as query syntax; a word with several forms is ("a" OR "b" …), and the words are joined with
-// AND. With prefix the last word's spellings are prefix queries ("word"*), its other
-// inflections whole. It returns "" for no words; the caller must not run an empty expression.
+// AND. With prefix the last word's spellings are prefix queries ("word"*) and its other forms
+// whole, less those a prefix already matches (a form counted twice would weigh twice in bm25).
+// It returns "" for no words; the caller must not run an empty expression.
 func matchExpr(words []string, prefix bool) string {
 	var b strings.Builder
 	str := func(s string, star bool) {
@@ -61,6 +63,12 @@ func matchExpr(words []string, prefix bool) string {
 			b.WriteString(" AND ")
 		}
 		spell, others := forms(w)
+		star := prefix && i == len(words)-1
+		if star {
+			others = slices.DeleteFunc(others, func(f string) bool {
+				return slices.ContainsFunc(spell, func(p string) bool { return strings.HasPrefix(f, strings.ToLower(p)) })
+			})
+		}
 		if len(spell)+len(others) > 1 {
 			b.WriteByte('(')
 		}
@@ -68,7 +76,7 @@ func matchExpr(words []string, prefix bool) string {
 			if j > 0 {
 				b.WriteString(" OR ")
 			}
-			str(f, prefix && i == len(words)-1)
+			str(f, star)
 		}
 		for _, f := range others {
 			b.WriteString(" OR ")
@@ -81,11 +89,10 @@ func matchExpr(words []string, prefix bool) string {
 	return b.String()
 }
 
-// forms is what a query word is looked for as, so that a search finds what its words say
-// however the library inflects or spells them: spell is w and its spelling on the other side of
-// the Atlantic ("optimise", "optimize"), others the other inflections of the same word
-// ("migrations": "migration"; "caching": "cache", "caches", "cached"), as
-// promptlib.Inflections gives them (the gate's ranking counts the same words as one). Only a
+// forms is what a query word is looked for as, so that a search finds what its words say in
+// either number and spelling: spell is w and its spelling on the other side of the Atlantic
+// ("optimise", "optimize"), others its singular or plural ("migrations": "migration"), as
+// promptlib.Inflections gives them (by the stems the gate's ranking counts words with). Only a
 // last word's spellings are matched as prefixes, as typed.
 func forms(w string) (spell, others []string) {
 	lw := strings.ToLower(w)
@@ -96,6 +103,27 @@ func forms(w string) (spell, others []string) {
 		n = 2
 	}
 	return all[:n], all[n:]
+}
+
+// likeForms are the forms of w (forms) a substring scan needs. A form under four letters would
+// match inside unrelated words ("doc" of "docs" in every "docker"), so only w itself may be that
+// short; and a form that holds another is matched by it already ("migration" finds
+// "migrations").
+func likeForms(w string) []string {
+	spell, others := forms(w)
+	var cands []string
+	for i, f := range slices.Concat(spell, others) {
+		if i == 0 || len(f) >= 4 {
+			cands = append(cands, strings.ToLower(f))
+		}
+	}
+	var keep []string
+	for _, f := range cands {
+		if !slices.ContainsFunc(cands, func(g string) bool { return g != f && strings.Contains(f, g) }) {
+			keep = append(keep, f)
+		}
+	}
+	return keep
 }
 
 // wholeTerms reports whether every one of ws is a whole term of the index (sidecar.wholeTerm):
@@ -117,7 +145,7 @@ func likePattern(w string) string {
 }
 
 // Search returns prompts holding every word of query (plain text, never query syntax), each in
-// any of its inflections and British and American spellings (forms), ranked by relevance then
+// its singular or plural and British or American spelling (forms), ranked by relevance then
 // newest, and the total number of matches. Words are runs of letters and digits (at most 16);
 // the last one also matches as a prefix when the query ends in it and it has two letters or
 // more. A query with no words (only punctuation or emoji, say) matches nothing. limit 0 or less
@@ -182,16 +210,15 @@ func (db *DB) SearchIn(ctx context.Context, query string, opts SearchOptions) ([
 	return listedOf(ps, opts.Brief), total, db.wrap(op, err)
 }
 
-// searchLike scans the app's database: every word, in any of its forms, must be a substring
-// of the title or the body (LIKE is case-insensitive for ASCII only). Order: more
+// searchLike scans the app's database: every word, in any of its forms (likeForms), must be a
+// substring of the title or the body (LIKE is case-insensitive for ASCII only). Order: more
 // words in the title first, then newest.
 func (db *DB) searchLike(ctx context.Context, words []string, inFolders []string, limit, offset int) ([]promptlib.Prompt, int, error) {
 	var where, score []string
 	var args []any
 	for _, w := range words {
 		var in, inTitle []string
-		spell, others := forms(w)
-		for _, a := range append(spell, others...) {
+		for _, a := range likeForms(w) {
 			args = append(args, likePattern(a))
 			n := "?" + strconv.Itoa(len(args))
 			in = append(in, "title LIKE "+n+" ESCAPE '\\' OR body LIKE "+n+" ESCAPE '\\'")

@@ -18,13 +18,18 @@ func Stem(w string) string {
 }
 
 // Inflections returns the forms of w, a lower-case word, that search looks for: w, its other
-// spelling (OtherSpelling), then the other inflections of the same word, plural, -ed and -ing,
-// in both spellings ("migrations": migration; "caching": cache, caches, cached; "queries":
-// query, queried; "running": run, runs). Each has w's Stem. Derivations are left out, though the
-// stemmer makes them one word: "customer" does not give "custom", nor "engineer" "engine", so a
-// search finds what its words say. A form that is no word ("cacheing") finds nothing.
+// spelling (OtherSpelling), then its singular or plural, in both spellings ("migrations":
+// migration; "query": queries; "cookies": cookie). Each has w's Stem, so a look-alike is left
+// out ("news" is not "new"), and so is a base of fewer than three letters ("ios" is not "io",
+// "its" not "it"). Verb forms are left out: guessed from the word alone, -ed and -ing join too
+// many other words ("setting" and "set", "heading" and "head", "timing" and "time"), and the
+// stemmer's derivations more ("customer" and "custom"). A word over maxInflected bytes is
+// looked for as it is.
 func Inflections(w string) []string {
 	forms := []string{w}
+	if len(w) > maxInflected {
+		return forms
+	}
 	if o := OtherSpelling(w); o != "" {
 		forms = append(forms, o)
 	}
@@ -36,96 +41,42 @@ func Inflections(w string) []string {
 	for _, f := range forms {
 		seen[f] = true
 	}
-	add := func(c string) {
-		if len(c) < 2 || seen[c] {
-			return
+	for _, c := range numberForms(w) {
+		if len(c) < 3 || seen[c] || Stem(c) != s {
+			continue
 		}
 		seen[c] = true
-		if Stem(c) != s {
-			return
-		}
 		forms = append(forms, c)
 		if o := OtherSpelling(c); o != "" && !seen[o] {
 			seen[o] = true
 			forms = append(forms, o)
 		}
 	}
-	for _, b := range bases(w) {
-		add(b)
-		for _, c := range inflect(b) {
-			add(c)
-		}
-	}
 	return forms
 }
 
-// bases are the words w may be an inflection of: w itself, and w without its ending, with the
-// spelling rules undone (queries → query, cached → cache, running → run).
-func bases(w string) []string {
-	bs := []string{w}
-	// cut adds w without end (and with add); undo also tries the doubled consonant and the
-	// dropped e an -ed or -ing took.
-	cut := func(end, add string, undo bool) {
-		b, ok := strings.CutSuffix(w, end)
-		if !ok || len(b) < 2 {
-			return
-		}
-		bs = append(bs, b+add)
-		if !undo {
-			return
-		}
-		if n := len(b); n >= 3 && b[n-1] == b[n-2] && !isVowel(b[n-1]) {
-			bs = append(bs, b[:n-1]) // running → run
-		} else {
-			bs = append(bs, b+"e") // caching → cache
-		}
-	}
-	switch {
-	case strings.HasSuffix(w, "ies"), strings.HasSuffix(w, "ied"):
-		cut(w[len(w)-3:], "y", false)
-	case strings.HasSuffix(w, "ing"):
-		cut("ing", "", true)
-	case strings.HasSuffix(w, "ed"):
-		cut("ed", "", true)
-	case strings.HasSuffix(w, "es"):
-		cut("es", "", false)
-		cut("s", "", false)
-	case strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss"):
-		cut("s", "", false)
-	}
-	return bs
-}
+// maxInflected bounds the words Inflections works on: a longer one is no word to inflect, and
+// its forms would only lengthen the query.
+const maxInflected = 32
 
-// inflect gives the plural (or third person), -ed and -ing of b by the regular rules, and with
-// the last consonant doubled (plan → planned).
-func inflect(b string) []string {
-	n := len(b)
-	last := b[n-1]
-	var out []string
+// numberForms guesses the singular of w if it looks plural (queries → query, cookies → cookie,
+// indexes → index, migrations → migration), else its plural by the regular rules.
+func numberForms(w string) []string {
+	n := len(w)
 	switch {
-	case strings.HasSuffix(b, "s") || strings.HasSuffix(b, "x") || strings.HasSuffix(b, "z") ||
-		strings.HasSuffix(b, "ch") || strings.HasSuffix(b, "sh"):
-		out = append(out, b+"es")
-	case last == 'y' && n >= 2 && !isVowel(b[n-2]):
-		out = append(out, b[:n-1]+"ies", b[:n-1]+"ied")
-	default:
-		out = append(out, b+"s")
+	case strings.HasSuffix(w, "ies"):
+		return []string{w[:n-3] + "y", w[:n-1]} // queries → query; cookies → cookie
+	case strings.HasSuffix(w, "es"):
+		return []string{w[:n-2], w[:n-1]} // indexes → index; databases → database
+	case strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us"):
+		return []string{w[:n-1]}
+	case strings.HasSuffix(w, "s") || strings.HasSuffix(w, "x") || strings.HasSuffix(w, "z") ||
+		strings.HasSuffix(w, "ch") || strings.HasSuffix(w, "sh"):
+		return []string{w + "es"}
+	case strings.HasSuffix(w, "y") && n >= 2 && !isVowel(w[n-2]):
+		return []string{w[:n-1] + "ies"}
 	}
-	switch {
-	case last == 'e' && n >= 2 && b[n-2] != 'e':
-		out = append(out, b+"d", b[:n-1]+"ing")
-	case last == 'y':
-		out = append(out, b+"ing")
-		if n >= 2 && isVowel(b[n-2]) {
-			out = append(out, b+"ed")
-		}
-	default:
-		out = append(out, b+"ed", b+"ing")
-		if n >= 3 && !isVowel(last) && isVowel(b[n-2]) && !isVowel(b[n-3]) && last != 'w' && last != 'x' {
-			out = append(out, b+string(last)+"ed", b+string(last)+"ing")
-		}
-	}
-	return out
+	return []string{w + "s"}
 }
 
 func isVowel(c byte) bool { return strings.IndexByte("aeiou", c) >= 0 }

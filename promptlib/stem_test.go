@@ -2,6 +2,7 @@ package promptlib
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -24,12 +25,13 @@ func TestStem(t *testing.T) {
 func TestInflections(t *testing.T) {
 	for w, want := range map[string][]string{
 		"migrations": {"migration"},
-		"caching":    {"cache", "caches", "cached"},
-		"cached":     {"cache", "caching"},
-		"queries":    {"query", "queried"},
-		"running":    {"run", "runs"},
-		"planned":    {"plan", "plans", "planning"},
-		"optimise":   {"optimize", "optimised", "optimized", "optimizing"},
+		"migration":  {"migrations"},
+		"queries":    {"query"},
+		"policy":     {"policies"},
+		"cookies":    {"cookie"},
+		"indexes":    {"index"},
+		"databases":  {"database"},
+		"optimises":  {"optimizes", "optimise", "optimize"},
 		"colors":     {"colours", "color", "colour"},
 	} {
 		got := Inflections(w)
@@ -47,16 +49,18 @@ func TestInflections(t *testing.T) {
 			}
 		}
 	}
-	// Derivations the stemmer joins are other words to a search, and so are look-alikes.
+	// Other words: look-alikes, short bases, verb forms and the stemmer's derivations.
 	for w, not := range map[string]string{
-		"customer": "custom", "engineer": "engine", "news": "new", "organisation": "organ",
-		"string": "str", "optimise": "optimal",
+		"news": "new", "ios": "io", "its": "it", "ops": "op", "setting": "set", "heading": "head",
+		"customer": "custom", "engineer": "engine", "status": "statu", "organisation": "organ",
 	} {
 		if got := Inflections(w); slices.Contains(got, not) {
 			t.Errorf("Inflections(%q) = %q, want no %q", w, got, not)
 		}
 	}
-	if got := Inflections("s3"); !slices.Equal(got, []string{"s3"}) {
-		t.Errorf("Inflections(s3) = %q, want [s3]", got)
+	for _, w := range []string{"s3", strings.Repeat("ab", maxInflected)} {
+		if got := Inflections(w); !slices.Equal(got, []string{w}) {
+			t.Errorf("Inflections(%q) = %q, want only itself", w, got)
+		}
 	}
 }

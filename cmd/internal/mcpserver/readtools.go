@@ -46,8 +46,8 @@ func (d readTools) tools() []server.ServerTool {
 		}),
 		d.serverTool(tool{
 			name: "search_prompts", title: "Search prompts", readOnly: true, idempotent: true, timeout: 5 * time.Second,
-			description: "Find prompts by words in their title or content: every word must occur (any inflection or spelling: " +
-				"migrations finds migration), in any order, and " +
+			description: "Find prompts by words in their title or content: every word must occur (singular or plural, " +
+				"British or American spelling), in any order, and " +
 				"results come most relevant first, each with its summary and size (includeContent for bodies). " +
 				"Plain words only; quotes and operators are matched as text.",
 			handle: d.searchPrompts,
