@@ -227,12 +227,12 @@ func (cs customStage) Run(ctx context.Context, c Content, env Env) (Result, erro
 	err := cmd.Run()
 	killProcessGroup(cmd)
 	switch {
+	case stdout.over: // the cause, even when the stage then also ran out of time
+		return Result{}, fmt.Errorf("%w: %s printed more than %d bytes", ErrStageFailed, cs.name, maxStageOutput)
 	case ctx.Err() != nil && errors.Is(context.Cause(ctx), context.DeadlineExceeded):
 		return Result{}, fmt.Errorf("%w: %s timed out after %v (timeoutMs in its config sets the limit)", ErrStageFailed, cs.name, timeout)
 	case ctx.Err() != nil:
 		return Result{}, fmt.Errorf("%w: %s: %v", ErrStageFailed, cs.name, ctx.Err())
-	case stdout.over:
-		return Result{}, fmt.Errorf("%w: %s printed more than %d bytes", ErrStageFailed, cs.name, maxStageOutput)
 	case err != nil:
 		return Result{}, fmt.Errorf("%w: %s: %v (stderr: %d bytes)", ErrStageFailed, cs.name, err, stderr.Len())
 	}
