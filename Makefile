@@ -5,7 +5,7 @@ PKGS    := ./...
 BENCH   ?= .
 FUZZTIME ?= 20s
 
-.PHONY: build run test bench bench-sdk eval lint fuzz clean
+.PHONY: build run test bench bench-sdk eval eval-llm lint fuzz clean
 
 build:
 	CGO_ENABLED=1 $(GO) build -tags $(TAGS) -o bin/mcpctl ./cmd/mcpctl
@@ -34,6 +34,13 @@ bench-sdk: build
 # (+named), priority-10 rate and bytes.
 eval:
 	CGO_ENABLED=1 $(GO) test -tags $(TAGS) -count=1 -run '^TestGateEval$$' -v ./gate/ | grep -v '^=== RUN'
+
+# The same, with rows for the LLM re-ranking by the model of config.yaml's llm (DESIGN §9):
+# MCPCTL_EVAL_LLM_CONFIG names another config file, MCPCTL_EVAL_RERANK_TIMEOUT (a Go duration)
+# another time box than serve's 2 s.
+eval-llm:
+	MCPCTL_EVAL_LLM_CONFIG="$${MCPCTL_EVAL_LLM_CONFIG:-$${XDG_CONFIG_HOME:-$$HOME/.config}/mcpctl/config.yaml}" \
+	  CGO_ENABLED=1 $(GO) test -tags $(TAGS) -count=1 -timeout 2h -run '^TestGateEval$$' -v ./gate/ | grep -v '^=== RUN'
 
 lint:
 	@test -z "$$(gofmt -l .)" || (gofmt -l .; exit 1)

@@ -24,7 +24,7 @@
 //
 // LibraryIndex and LibraryBodies compose the same from a library in memory, for the CLI and
 // tests. Explain says why each prompt was sent, named or left out; a Reranker (LLMReranker over
-// the configured chat model, set with Session.SetReranker) may reorder the candidates, and add a
-// few from just below the relevance floor, through SelectReranked, time-boxed and cached, the
-// deterministic order as its fallback.
+// the configured chat model, set with Session.SetReranker) may choose among the candidates and
+// the best matches below the relevance floor, through SelectReranked, time-boxed and cached, the
+// deterministic selection as its fallback; what it does not choose is named, not sent.
 package gate

@@ -1,18 +1,24 @@
 package gate
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/mcpctl/mcpctl/pipeline"
 	"github.com/mcpctl/mcpctl/promptlib"
 )
 
@@ -159,16 +165,86 @@ func (s *evalScore) add(ix *Index, task evalTask, want map[string]bool, critical
 
 type evalResult struct {
 	begin, intercept, bm25, bound map[string]*evalScore // by half, and "all"
+	// beginOracle and interceptOracle re-rank with oracleReranker: the most any re-ranker of
+	// the candidates it is offered (an LLM's, item 4) can reach.
+	beginOracle, interceptOracle map[string]*evalScore
+	// beginLLM and interceptLLM re-rank with a real model (make eval-llm); nil without one.
+	beginLLM, interceptLLM map[string]*evalScore
+	llm                    *countingReranker
 }
 
-func runEval(tb testing.TB, d evalData) evalResult {
+// countingReranker counts the questions a Reranker is asked and those it failed, which leave the
+// deterministic selection in place.
+type countingReranker struct {
+	rr            Reranker
+	asked, failed int
+	firstFailure  error
+}
+
+func (c *countingReranker) Rerank(ctx context.Context, tags []string, candidates []Entry) ([]string, error) {
+	c.asked++
+	ids, err := c.rr.Rerank(ctx, tags, candidates)
+	if err != nil {
+		c.failed++
+		if c.firstFailure == nil {
+			c.firstFailure = err
+		}
+	}
+	return ids, err
+}
+
+// evalLLMConfig names the config.yaml whose llm make eval-llm measures.
+const evalLLMConfig = "MCPCTL_EVAL_LLM_CONFIG"
+
+// evalReranker is the LLM re-ranker serve would use with the config.yaml at path (DESIGN §9),
+// time-boxed as serve does unless MCPCTL_EVAL_RERANK_TIMEOUT (a Go duration) says otherwise,
+// so the figures are what a user gets from that model on that machine.
+func evalReranker(tb testing.TB, path string) Reranker {
+	tb.Helper()
+	cfg, err := pipeline.LoadConfig(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if cfg.LLM == nil {
+		tb.Fatalf("%s names no llm: add llm: {url, model} to it (README, Content pipelines), or point %s at one that does", path, evalLLMConfig)
+	}
+	timeout := DefaultRerankTimeout
+	if v := os.Getenv("MCPCTL_EVAL_RERANK_TIMEOUT"); v != "" {
+		if timeout, err = time.ParseDuration(v); err != nil {
+			tb.Fatalf("MCPCTL_EVAL_RERANK_TIMEOUT=%q: %v (give a Go duration such as 30s)", v, err)
+		}
+	}
+	return NewLLMReranker(pipeline.NewLLMClient(*cfg.LLM, os.Getenv, nil), timeout, nil)
+}
+
+// oracleReranker knows the labels: it names the wanted prompts among those it is offered, in
+// the order offered.
+type oracleReranker map[string]bool
+
+func (o oracleReranker) Rerank(_ context.Context, _ []string, candidates []Entry) ([]string, error) {
+	var ids []string
+	for _, e := range candidates {
+		if o[e.ID] {
+			ids = append(ids, e.ID)
+		}
+	}
+	return ids, nil
+}
+
+// runEval measures every path; with llm not nil, also begin_session and intercept re-ranked by
+// it.
+func runEval(tb testing.TB, d evalData, llm Reranker) evalResult {
 	tb.Helper()
 	ix, _, err := LibraryIndex(d.lib, d.project)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	budget := d.project.ByteBudget
-	r := evalResult{map[string]*evalScore{}, map[string]*evalScore{}, map[string]*evalScore{}, map[string]*evalScore{}}
+	r := evalResult{map[string]*evalScore{}, map[string]*evalScore{}, map[string]*evalScore{}, map[string]*evalScore{},
+		map[string]*evalScore{}, map[string]*evalScore{}, nil, nil, nil}
+	if llm != nil {
+		r.beginLLM, r.interceptLLM, r.llm = map[string]*evalScore{}, map[string]*evalScore{}, &countingReranker{rr: llm}
+	}
 	get := func(m map[string]*evalScore, half string) []*evalScore {
 		for _, h := range []string{half, "all"} {
 			if m[h] == nil {
@@ -197,6 +273,24 @@ func runEval(tb testing.TB, d evalData) evalResult {
 		}
 		for _, s := range get(r.intercept, t.Half) {
 			s.add(ix, t, want, ib.Critical, ib.Full, append(slices.Clone(ib.Listed), ib.Weak...), budget)
+		}
+		reranked := func(rr Reranker, begin, intercept map[string]*evalScore) {
+			s := NewSession(d.project)
+			s.SetReranker(rr)
+			b := s.Begin(ix, t.Tags)
+			for _, s := range get(begin, t.Half) {
+				s.add(ix, t, want, b.Critical, b.Full, append(slices.Clone(b.Listed), b.Weak...), budget)
+			}
+			s = NewSession(d.project)
+			s.SetReranker(rr)
+			ib, _ := s.Intercept(ix, fmt.Sprint(t.Call["tool"]), args)
+			for _, s := range get(intercept, t.Half) {
+				s.add(ix, t, want, ib.Critical, ib.Full, append(slices.Clone(ib.Listed), ib.Weak...), budget)
+			}
+		}
+		reranked(oracleReranker(want), r.beginOracle, r.interceptOracle)
+		if r.llm != nil {
+			reranked(r.llm, r.beginLLM, r.interceptLLM)
 		}
 		bfull := base.pack(t.Tags, budget-bytesOf(b.Critical))
 		for _, s := range get(r.bm25, t.Half) {
@@ -310,6 +404,19 @@ func evalTable(r evalResult) string {
 	row("intercept (first call)", r.intercept)
 	row("baseline: plain BM25 title+body", r.bm25)
 	row("bound: wanted prompts packed", r.bound)
+	if r.llm != nil {
+		row("begin_session, LLM re-rank", r.beginLLM)
+		row("intercept, LLM re-rank", r.interceptLLM)
+	}
+	row("bound: begin_session, ideal re-rank", r.beginOracle)
+	row("bound: intercept, ideal re-rank", r.interceptOracle)
+	if r.llm != nil {
+		fmt.Fprintf(&sb, "LLM re-rank: %d questions, %d failed (timeout, error or no usable answer) and kept the deterministic selection", r.llm.asked, r.llm.failed)
+		if r.llm.firstFailure != nil {
+			fmt.Fprintf(&sb, "; the first: %v", r.llm.firstFailure)
+		}
+		sb.WriteByte('\n')
+	}
 	return sb.String()
 }
 
@@ -356,7 +463,11 @@ var reached = struct {
 // what the ranking reached (reached); it logs the distance to issue 12's bar (issueBar).
 func TestGateEval(t *testing.T) {
 	d := loadEval(t)
-	r := runEval(t, d)
+	var llm Reranker
+	if path := os.Getenv(evalLLMConfig); path != "" {
+		llm = evalReranker(t, path)
+	}
+	r := runEval(t, d, llm)
 	t.Logf("library: %d prompts, %d tasks, budget %d bytes\n%s", len(d.lib.Prompts), len(d.tasks), d.project.ByteBudget, evalTable(r))
 	if testing.Verbose() {
 		// The tune half's misses only: the held-out half is there to be measured, not looked at.
@@ -400,6 +511,45 @@ func TestGateEval(t *testing.T) {
 		}
 		if n := m["all"].overBudget; n > 0 {
 			t.Errorf("%s exceeded the byte budget in %d tasks, want 0", name, n)
+		}
+	}
+}
+
+// TestEvalLLM runs make eval-llm's path against a chat-completions server on loopback: each
+// task's question reaches the model through config.yaml's llm, as serve's would, and a model
+// that fails leaves exactly the deterministic figures.
+func TestEvalLLM(t *testing.T) {
+	d := loadEval(t)
+	var fail atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if fail.Load() {
+			http.Error(w, "no model loaded", http.StatusBadRequest) // not retried
+			return
+		}
+		fmt.Fprint(w, `{"choices": [{"message": {"role": "assistant", "content": "2, 1"}}]}`)
+	}))
+	t.Cleanup(srv.Close)
+	config := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(config, []byte("llm:\n  url: "+srv.URL+"/v1\n  model: m\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := runEval(t, d, evalReranker(t, config))
+	table := evalTable(r)
+	if r.llm.asked < len(d.tasks) || r.llm.failed != 0 || !strings.Contains(table, "begin_session, LLM re-rank") {
+		t.Fatalf("asked %d, failed %d (%v), want every task asked and none failed; table:\n%s", r.llm.asked, r.llm.failed, r.llm.firstFailure, table)
+	}
+	if r.beginLLM["all"].full >= r.begin["all"].full {
+		t.Errorf("with a model that chooses two prompts, %d sent in full, want fewer than the deterministic %d", r.beginLLM["all"].full, r.begin["all"].full)
+	}
+
+	fail.Store(true)
+	r = runEval(t, d, evalReranker(t, config))
+	if r.llm.failed != r.llm.asked || !strings.Contains(evalTable(r), "400") {
+		t.Errorf("a failing model: %d of %d failed, first %v; want all, the reason in the table", r.llm.failed, r.llm.asked, r.llm.firstFailure)
+	}
+	for _, m := range []struct{ got, want map[string]*evalScore }{{r.beginLLM, r.begin}, {r.interceptLLM, r.intercept}} {
+		if g, w := m.got["all"], m.want["all"]; g.hit != w.hit || g.full != w.full || g.named != w.named || g.bytes != w.bytes {
+			t.Errorf("a failing model gave hit %d full %d named %d bytes %d, want the deterministic %d %d %d %d", g.hit, g.full, g.named, g.bytes, w.hit, w.full, w.named, w.bytes)
 		}
 	}
 }

@@ -351,8 +351,16 @@ func TestSelectRerankedBelowFloor(t *testing.T) {
 	if !slices.Equal(offered, []string{"sql-style", "release-notes"}) {
 		t.Errorf("offered %q, want the candidate then the match below the floor", offered)
 	}
+	if got := names(re.Full); !slices.Equal(got, []string{"release-notes"}) {
+		t.Errorf("sent %q: a match below the floor the reranker names is sent; the candidate it does not name is not", got)
+	}
+	if got := names(re.Weak); !slices.Equal(got, []string{"sql-style"}) {
+		t.Errorf("weak matches %q: the candidate the reranker does not name is named as one, one read_prompts away", got)
+	}
+	// A tag that is a prompt's name sends it, whatever the reranker chooses.
+	re = SelectReranked(context.Background(), ix, []string{"sql", "sql-style"}, 10_000, 50, nil, namingRanker{[]string{"release-notes"}, &offered})
 	if got := names(re.Full); !slices.Equal(got, []string{"release-notes", "sql-style"}) {
-		t.Errorf("sent %q: a match below the floor the reranker names is sent, first", got)
+		t.Errorf("sent %q with the tag sql-style: want the reranker's choice and the prompt asked for by name", got)
 	}
 	offered = nil
 	re = SelectReranked(context.Background(), ix, []string{"sql"}, 10_000, 50, nil, namingRanker{[]string{"sql-style"}, &offered})

@@ -168,7 +168,7 @@ func (r Renderer) Briefing(ctx context.Context, b Briefing, load Bodies) (text s
 		if b.Kind == KindRead {
 			what = "your tags"
 		}
-		out = append(out, "## Weaker matches, not sent\n\nThese matched "+what+" too weakly to be sent. If a summary touches what you are doing, read that prompt with read_prompts, its name as a tag:\n"+
+		out = append(out, "## Weaker matches, not sent\n\nThese matched "+what+", but not closely enough to be sent. If a summary touches what you are doing, read that prompt with read_prompts, its name as a tag:\n"+
 			linesText(linesOf(b.Weak), 0, ""))
 	}
 	if len(b.AlreadySent) > 0 {

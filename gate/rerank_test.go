@@ -59,7 +59,7 @@ func TestLLMReranker(t *testing.T) {
 		t.Fatalf("deterministic order %q; the test needs sql-style, sql, sql-notes", got)
 	}
 
-	t.Run("the model's order is used, priority 10 stays first and is never asked about", func(t *testing.T) {
+	t.Run("what the model chooses is sent in its order, the rest named; priority 10 stays first and is never asked about", func(t *testing.T) {
 		llm := &fakeLLM{answer: func(_ context.Context, q string) (string, error) {
 			if strings.Contains(q, "rules") {
 				return "", errors.New("priority 10 was offered to the model")
@@ -67,8 +67,11 @@ func TestLLMReranker(t *testing.T) {
 			return numberOf(q, "sql-notes", "sql"), nil
 		}}
 		sel := SelectReranked(context.Background(), ix, []string{"sql"}, 1000, 50, nil, NewLLMReranker(llm, 0, nil))
-		if got, want := names(sel.Sent()), []string{"rules", "sql-notes", "sql", "sql-style"}; !reflect.DeepEqual(got, want) {
-			t.Errorf("sent %q, want %q (named first, the rest after in their order)", got, want)
+		if got, want := names(sel.Sent()), []string{"rules", "sql-notes", "sql"}; !reflect.DeepEqual(got, want) {
+			t.Errorf("sent %q, want %q (priority 10, then the model's choice in its order)", got, want)
+		}
+		if got := names(sel.Weak); !reflect.DeepEqual(got, []string{"sql-style"}) {
+			t.Errorf("weak matches %q, want [sql-style]: a candidate the model did not choose is named with its summary, not lost", got)
 		}
 	})
 

@@ -127,8 +127,8 @@ func beginSession(tb testing.TB, lib Library, p gate.Project, rr gate.Reranker, 
 }
 
 // TestGateRerank runs begin_session on the assembled server with an LLM reranker over a fake
-// chat-completions server: the model's order is what is sent, priority 10 is sent whatever the
-// model says, a model that does not answer in time leaves the deterministic selection, and the
+// chat-completions server: the model's choice is what is sent, in its order, the rest named as
+// weak matches, priority 10 is sent whatever the model says, a model that does not answer in time leaves the deterministic selection, and the
 // same question is asked once.
 func TestGateRerank(t *testing.T) {
 	lib, p := rerankLibrary(t)
@@ -139,11 +139,14 @@ func TestGateRerank(t *testing.T) {
 	chat := newFakeChat(t, "sql-notes", "sql")
 	llm := pipeline.NewLLMClient(pipeline.LLMConfig{URL: chat.URL + "/v1", Model: "m"}, os.Getenv, nil)
 
-	t.Run("the model's order is sent, priority 10 first, and an identical request hits the cache", func(t *testing.T) {
+	t.Run("the model's choice is sent in its order, priority 10 first, and an identical request hits the cache", func(t *testing.T) {
 		rr := gate.NewLLMReranker(llm, time.Minute, nil)
 		got := beginSession(t, lib, p, rr, "sql")
-		if want := []string{"sql-notes", "sql", "sql-style"}; !reflect.DeepEqual(got.Matched, want) {
-			t.Errorf("matched %q, want the model's order %q", got.Matched, want)
+		if want := []string{"sql-notes", "sql"}; !reflect.DeepEqual(got.Matched, want) {
+			t.Errorf("matched %q, want the model's choice in its order %q", got.Matched, want)
+		}
+		if !reflect.DeepEqual(got.WeakMatches, []string{"sql-style"}) || !strings.Contains(got.Text, "- sql-style") {
+			t.Errorf("weak matches %q: want [sql-style], the candidate the model passed over, named in the briefing", got.WeakMatches)
 		}
 		if !reflect.DeepEqual(got.Critical, []string{"rules"}) || !strings.Contains(got.Text, "Never push to main.") {
 			t.Errorf("critical %q: want [rules], sent in full", got.Critical)
