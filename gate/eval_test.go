@@ -275,15 +275,15 @@ func runEval(tb testing.TB, d evalData, llm Reranker) evalResult {
 			s.add(ix, t, want, ib.Critical, ib.Full, append(slices.Clone(ib.Listed), ib.Weak...), budget)
 		}
 		reranked := func(rr Reranker, begin, intercept map[string]*evalScore) {
-			s := NewSession(d.project)
-			s.SetReranker(rr)
-			b := s.Begin(ix, t.Tags)
+			sess := NewSession(d.project)
+			sess.SetReranker(rr)
+			b := sess.Begin(ix, t.Tags)
 			for _, s := range get(begin, t.Half) {
 				s.add(ix, t, want, b.Critical, b.Full, append(slices.Clone(b.Listed), b.Weak...), budget)
 			}
-			s = NewSession(d.project)
-			s.SetReranker(rr)
-			ib, _ := s.Intercept(ix, fmt.Sprint(t.Call["tool"]), args)
+			sess = NewSession(d.project)
+			sess.SetReranker(rr)
+			ib, _ := sess.Intercept(ix, fmt.Sprint(t.Call["tool"]), args)
 			for _, s := range get(intercept, t.Half) {
 				s.add(ix, t, want, ib.Critical, ib.Full, append(slices.Clone(ib.Listed), ib.Weak...), budget)
 			}

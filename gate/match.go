@@ -120,7 +120,7 @@ func SelectReranked(ctx context.Context, ix *Index, tags []string, budget, limit
 	if rr != nil {
 		below := ix.belowFloor(r, rerankBelow)
 		if len(r.cands)+len(below) > 1 {
-			r.cands = rerank(ctx, ix, r.tags, r.cands, below, rr)
+			r.cands = rerank(ctx, ix, r.tags, r.cands, below, r.named, rr)
 		}
 	}
 	return ix.pack(r, budget, limit)
@@ -367,7 +367,9 @@ func (ix *Index) belowFloor(r ranking, n int) []candidate {
 	return out
 }
 
-func rerank(ctx context.Context, ix *Index, tags []string, cands, below []candidate, rr Reranker) []candidate {
+// rerank puts what rr chooses first, in its order, and marks every other candidate nameOnly but
+// those a tag names (named), which are sent whatever the model thinks of them.
+func rerank(ctx context.Context, ix *Index, tags []string, cands, below []candidate, named map[int]bool, rr Reranker) []candidate {
 	head := cands[:min(len(cands), rerankCandidates)]
 	offered := append(slices.Clone(head), below...)
 	entries := make([]Entry, len(offered))
@@ -393,18 +395,13 @@ func rerank(ctx context.Context, ix *Index, tags []string, cands, below []candid
 	if len(out) == 0 { // no known id: as if it had not answered
 		return cands
 	}
-	// The candidates it did not choose (and those it was not offered, which rank below them)
+	// The candidates it did not choose, and those it was not offered (they rank below them),
 	// are named, not sent; below the floor, what it left out stays a weak match.
-	// A prompt asked for by name is sent whatever the model thinks of it.
-	for k, c := range head {
-		if !used[k] {
-			c.nameOnly = !math.IsInf(c.order, 1)
+	for k, c := range cands {
+		if k >= len(head) || !used[k] {
+			c.nameOnly = !named[c.i]
 			out = append(out, c)
 		}
-	}
-	for _, c := range cands[len(head):] {
-		c.nameOnly = !math.IsInf(c.order, 1)
-		out = append(out, c)
 	}
 	return out
 }
