@@ -218,7 +218,7 @@ func evalReranker(tb testing.TB, path string) Reranker {
 }
 
 // oracleReranker knows the labels: it names the wanted prompts among those it is offered, in
-// the order offered.
+// the order offered, and none (no ids) when none of them is wanted.
 type oracleReranker map[string]bool
 
 func (o oracleReranker) Rerank(_ context.Context, _ []string, candidates []Entry) ([]string, error) {

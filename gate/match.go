@@ -85,7 +85,8 @@ func (s Selection) Sent() []Entry {
 // Checks" is needed for a deploy though its words are not the task's, and that "Build Caching"
 // is not needed for a cache of product prices though they share a word. Nothing it leaves out
 // is lost to the assistant, which can fetch it with read_prompts. Unknown ids are ignored.
-// Priority 10 is never its to decide. On an error, or an answer that names no candidate, the
+// Priority 10 is never its to decide. No ids and no error is an answer: the task needs none of
+// the candidates, and all are named. On an error, or ids of which none is a candidate, the
 // deterministic selection stands.
 //
 // make eval's "ideal re-rank" rows measure the design with a re-ranker that knows the labels.
@@ -377,7 +378,7 @@ func rerank(ctx context.Context, ix *Index, tags []string, cands, below []candid
 		entries[k] = ix.entries[c.i]
 	}
 	ids, err := rr.Rerank(ctx, tags, entries)
-	if err != nil || len(ids) == 0 {
+	if err != nil {
 		return cands
 	}
 	pos := map[string]int{}
@@ -392,7 +393,7 @@ func rerank(ctx context.Context, ix *Index, tags []string, cands, below []candid
 			out = append(out, offered[k])
 		}
 	}
-	if len(out) == 0 { // no known id: as if it had not answered
+	if len(out) == 0 && len(ids) > 0 { // no known id: as if it had not answered
 		return cands
 	}
 	// The candidates it did not choose, and those it was not offered (they rank below them),

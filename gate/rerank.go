@@ -31,17 +31,18 @@ const DefaultRerankTimeout = 2 * time.Second
 // questions; the bound only keeps a long-running process from growing.
 const rerankCacheSize = 512
 
-// ErrRerankAnswer means the model answered, but named none of the candidates.
+// ErrRerankAnswer means the model answered, but neither named a candidate nor said "none".
 var ErrRerankAnswer = errors.New("gate: the re-ranking answer names no candidate")
 
 // LLMReranker is a Reranker that asks a chat model which of the candidates the task needs, most
 // important first (DESIGN §9):
 //   - the question is the tags and, for each candidate, its number, name, summary and headings;
-//     the answer is candidate numbers, most important first;
+//     the answer is candidate numbers, most important first, or "none" when the task needs none
+//     of them (every candidate is then named, not sent);
 //   - answers are cached by the hash of the question (which holds everything the answer depends
 //     on), so the same task over the same prompts asks once; failures are not cached;
 //   - each request is time-boxed (the timeout given to NewLLMReranker), and any failure —
-//     timeout, transport error, an answer that names no candidate — returns an error, so
+//     timeout, transport error, an answer that is neither numbers nor "none" — returns an error, so
 //     SelectReranked keeps the deterministic order. Priority 10 is never a candidate.
 //
 // It is safe for concurrent use.
@@ -79,7 +80,7 @@ var _ Reranker = (*LLMReranker)(nil)
 const rerankSystem = `You pick the guidance an AI coding assistant must read before it starts a task in a team's codebase.
 You are given the task as tags and a numbered list of the team's prompts (name, summary, headings).
 Answer with the numbers of the prompts this task needs, most important first, separated by commas, and nothing else.
-Leave out prompts that only share a word with the task.`
+Leave out prompts that only share a word with the task. If the task needs none of them, answer: none`
 
 // Rerank asks the model, or answers from the cache.
 func (r *LLMReranker) Rerank(ctx context.Context, tags []string, candidates []Entry) ([]string, error) {
@@ -96,8 +97,8 @@ func (r *LLMReranker) Rerank(ctx context.Context, tags []string, candidates []En
 		r.log.Warn("gate: re-ranking failed; the deterministic order stands", "err", err)
 		return nil, err
 	}
-	ids := parseRerank(answer, candidates)
-	if len(ids) == 0 {
+	ids, ok := parseRerank(answer, candidates)
+	if !ok {
 		r.log.Warn("gate: re-ranking answer unusable; the deterministic order stands", "answerBytes", len(answer))
 		return nil, ErrRerankAnswer
 	}
@@ -128,9 +129,13 @@ func rerankQuestion(tags []string, candidates []Entry) string {
 }
 
 // parseRerank reads candidate numbers from an answer, in order, each once; numbers out of range
-// are ignored. It returns the candidates' ids.
-func parseRerank(answer string, candidates []Entry) []string {
-	var ids []string
+// are ignored. It returns the candidates' ids, and whether the answer is usable: it names a
+// candidate, or it is "none" (then ids is empty). Anything else is not guessed at: "none of
+// these but 3" names 3, and "I cannot tell" is refused, not taken for none.
+func parseRerank(answer string, candidates []Entry) (ids []string, ok bool) {
+	if a := strings.ToLower(strings.Trim(answer, " \t\r\n.\"'`*")); a == "none" {
+		return []string{}, true
+	}
 	seen := map[int]bool{}
 	for _, f := range strings.FieldsFunc(answer, func(r rune) bool { return !unicode.IsDigit(r) }) {
 		n, err := strconv.Atoi(f)
@@ -140,7 +145,7 @@ func parseRerank(answer string, candidates []Entry) []string {
 		seen[n] = true
 		ids = append(ids, candidates[n-1].ID)
 	}
-	return ids
+	return ids, len(ids) > 0
 }
 
 func (r *LLMReranker) cached(key string) ([]string, bool) {

@@ -111,6 +111,28 @@ func TestLLMReranker(t *testing.T) {
 		}
 	})
 
+	t.Run("none: every candidate is named, none sent, and the answer is cached", func(t *testing.T) {
+		llm := &fakeLLM{answer: func(context.Context, string) (string, error) { return "none", nil }}
+		rr := NewLLMReranker(llm, 0, nil)
+		for range 2 {
+			sel := SelectReranked(context.Background(), ix, []string{"sql"}, 1000, 50, nil, rr)
+			if got := names(sel.Sent()); !reflect.DeepEqual(got, []string{"rules"}) {
+				t.Errorf("sent %q, want only priority 10", got)
+			}
+			if got := names(sel.Weak); !reflect.DeepEqual(got[:min(len(got), 3)], names(base.Full)) {
+				t.Errorf("weak matches %q, want the deterministic candidates %q first", got, names(base.Full))
+			}
+		}
+		if n := llm.calls.Load(); n != 1 {
+			t.Errorf("the model was asked %d times, want 1 (none is an answer, cached)", n)
+		}
+		// A prompt a tag names is sent whatever the model says.
+		sel := SelectReranked(context.Background(), ix, []string{"sql", "sql-notes"}, 1000, 50, nil, rr)
+		if got := names(sel.Full); !reflect.DeepEqual(got, []string{"sql-notes"}) {
+			t.Errorf("with a tag naming sql-notes, sent %q; want [sql-notes]", got)
+		}
+	})
+
 	t.Run("an answer naming no candidate is refused", func(t *testing.T) {
 		llm := &fakeLLM{answer: func(context.Context, string) (string, error) { return "I would read them all. 0, 99", nil }}
 		ids, err := NewLLMReranker(llm, 0, nil).Rerank(context.Background(), []string{"sql"}, ix.Entries()[1:3])
@@ -125,14 +147,19 @@ func TestParseRerank(t *testing.T) {
 	for _, tc := range []struct {
 		answer string
 		want   []string
+		ok     bool
 	}{
-		{"3, 1", []string{"c", "a"}},
-		{"1,1,2", []string{"a", "b"}},
-		{"Prompts 2 and 7, then 0.", []string{"b"}},
-		{"none", nil},
+		{"3, 1", []string{"c", "a"}, true},
+		{"1,1,2", []string{"a", "b"}, true},
+		{"Prompts 2 and 7, then 0.", []string{"b"}, true},
+		{"None.", []string{}, true},
+		{" none\n", []string{}, true},
+		{"none of these but 3", []string{"c"}, true},
+		{"I cannot tell", nil, false},
+		{"0, 99", nil, false},
 	} {
-		if got := parseRerank(tc.answer, cands); !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("parseRerank(%q) = %q, want %q", tc.answer, got, tc.want)
+		if got, ok := parseRerank(tc.answer, cands); !reflect.DeepEqual(got, tc.want) || ok != tc.ok {
+			t.Errorf("parseRerank(%q) = %q, %v; want %q, %v", tc.answer, got, ok, tc.want, tc.ok)
 		}
 	}
 }
