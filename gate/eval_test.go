@@ -181,9 +181,9 @@ type countingReranker struct {
 	firstFailure  error
 }
 
-func (c *countingReranker) Rerank(ctx context.Context, tags []string, candidates []Entry) ([]string, error) {
+func (c *countingReranker) Rerank(ctx context.Context, task Task, candidates []Entry) ([]string, error) {
 	c.asked++
-	ids, err := c.rr.Rerank(ctx, tags, candidates)
+	ids, err := c.rr.Rerank(ctx, task, candidates)
 	if err != nil {
 		c.failed++
 		if c.firstFailure == nil {
@@ -221,7 +221,7 @@ func evalReranker(tb testing.TB, path string) Reranker {
 // the order offered, and none (no ids) when none of them is wanted.
 type oracleReranker map[string]bool
 
-func (o oracleReranker) Rerank(_ context.Context, _ []string, candidates []Entry) ([]string, error) {
+func (o oracleReranker) Rerank(_ context.Context, _ Task, candidates []Entry) ([]string, error) {
 	var ids []string
 	for _, e := range candidates {
 		if o[e.ID] {

@@ -378,3 +378,17 @@ var fillerStems = func() map[string]bool {
 	}
 	return m
 }()
+
+// maxCallText bounds, in characters, an intercepted call as a Reranker is told it (Task.Call): enough for a
+// query, a path or an issue's title and first lines, not a whole file being written.
+const maxCallText = 600
+
+// callText is an intercepted call as the assistant made it, "tool {arguments}", with the
+// arguments compacted and clipped to maxCallText.
+func callText(tool string, args json.RawMessage) string {
+	var b bytes.Buffer
+	if len(args) > 0 && json.Compact(&b, args) == nil && b.String() != "{}" && b.String() != "null" {
+		return clip(tool+" "+b.String(), maxCallText)
+	}
+	return tool
+}

@@ -94,7 +94,16 @@ func (s Selection) Sent() []Entry {
 // however good the model; naming it lets precision follow the model's judgement. Offering 5
 // matches below the floor capped recall at 85 % (68 % on intercept), offering 15 at 90 % (78 %).
 type Reranker interface {
-	Rerank(ctx context.Context, tags []string, candidates []Entry) (ids []string, err error)
+	Rerank(ctx context.Context, task Task, candidates []Entry) (ids []string, err error)
+}
+
+// Task is what a Reranker judges the candidates against.
+type Task struct {
+	Tags []string // the tags the candidates were matched by (normalised when a Reranker gets them)
+	// Call is an intercepted call as the assistant made it, its tool and JSON arguments (at most
+	// maxCallText characters): the sentence it was given says more to a model than the key terms
+	// taken from it. Empty for begin_session and read_prompts, whose tags are the assistant's own.
+	Call string
 }
 
 // candidate is one relevant entry with its order key.
@@ -112,16 +121,17 @@ type candidate struct {
 // prompts already sent in the session (nil: none). Select changes nothing: the Session records
 // what was sent.
 func Select(ix *Index, tags []string, budget, limit int, sent map[string]bool) Selection {
-	return SelectReranked(context.Background(), ix, tags, budget, limit, sent, nil)
+	return SelectReranked(context.Background(), ix, Task{Tags: tags}, budget, limit, sent, nil)
 }
 
-// SelectReranked is Select with the candidates reordered by rr before packing (nil: as Select).
-func SelectReranked(ctx context.Context, ix *Index, tags []string, budget, limit int, sent map[string]bool, rr Reranker) Selection {
-	r := ix.rankTags(tags, sent, false)
+// SelectReranked is Select with the candidates of task's tags reordered by rr before packing
+// (nil: as Select).
+func SelectReranked(ctx context.Context, ix *Index, task Task, budget, limit int, sent map[string]bool, rr Reranker) Selection {
+	r := ix.rankTags(task.Tags, sent, false)
 	if rr != nil {
 		below := ix.belowFloor(r, rerankBelow)
 		if len(r.cands)+len(below) > 1 {
-			r.cands = rerank(ctx, ix, r.tags, r.cands, below, r.named, rr)
+			r.cands = rerank(ctx, ix, Task{Tags: r.tags, Call: task.Call}, r.cands, below, r.named, rr)
 		}
 	}
 	return ix.pack(r, budget, limit)
@@ -338,8 +348,8 @@ const weakCap = 8
 // rerankCandidates is how many of the best candidates a Reranker sees; rerankBelow how many of
 // the best matches below the floor it sees after them. With 15 below the floor, a re-ranker
 // that knew the labels would reach 90 % recall on testdata/gate (85 % with 5). Each entry is
-// clipped (rerankQuestion), so a question stays under about 16 KB; on testdata/gate it is 3.2 KB
-// on average and 5.4 KB at most.
+// clipped (rerankQuestion), so a question stays under about 16 KB; on testdata/gate, with the
+// instructions and an intercepted call, it is 3.3 KB on average and 5.6 KB at most.
 const (
 	rerankCandidates = 20
 	rerankBelow      = 15
@@ -370,14 +380,14 @@ func (ix *Index) belowFloor(r ranking, n int) []candidate {
 
 // rerank puts what rr chooses first, in its order, and marks every other candidate nameOnly but
 // those a tag names (named), which are sent whatever the model thinks of them.
-func rerank(ctx context.Context, ix *Index, tags []string, cands, below []candidate, named map[int]bool, rr Reranker) []candidate {
+func rerank(ctx context.Context, ix *Index, task Task, cands, below []candidate, named map[int]bool, rr Reranker) []candidate {
 	head := cands[:min(len(cands), rerankCandidates)]
 	offered := append(slices.Clone(head), below...)
 	entries := make([]Entry, len(offered))
 	for k, c := range offered {
 		entries[k] = ix.entries[c.i]
 	}
-	ids, err := rr.Rerank(ctx, tags, entries)
+	ids, err := rr.Rerank(ctx, task, entries)
 	if err != nil {
 		return cands
 	}

@@ -228,7 +228,7 @@ func TestSelectDeterministic(t *testing.T) {
 // reverseRanker names the candidates in reverse; failRanker fails.
 type reverseRanker struct{}
 
-func (reverseRanker) Rerank(_ context.Context, _ []string, c []Entry) ([]string, error) {
+func (reverseRanker) Rerank(_ context.Context, _ Task, c []Entry) ([]string, error) {
 	var ids []string
 	for i := len(c) - 1; i >= 0; i-- {
 		ids = append(ids, c[i].ID)
@@ -238,7 +238,7 @@ func (reverseRanker) Rerank(_ context.Context, _ []string, c []Entry) ([]string,
 
 type failRanker struct{}
 
-func (failRanker) Rerank(context.Context, []string, []Entry) ([]string, error) {
+func (failRanker) Rerank(context.Context, Task, []Entry) ([]string, error) {
 	return nil, errors.New("model unavailable")
 }
 
@@ -251,7 +251,7 @@ func TestSelectReranked(t *testing.T) {
 		spec{"Sql", 5, "Sql.\n"},
 	)
 	base := Select(ix, []string{"sql"}, 1000, 50, nil)
-	re := SelectReranked(context.Background(), ix, []string{"sql"}, 1000, 50, nil, reverseRanker{})
+	re := SelectReranked(context.Background(), ix, Task{Tags: []string{"sql"}}, 1000, 50, nil, reverseRanker{})
 	want := slices.Clone(names(base.Full))
 	slices.Reverse(want)
 	if got := names(re.Full); len(got) < 2 || !slices.Equal(got, want) {
@@ -260,7 +260,7 @@ func TestSelectReranked(t *testing.T) {
 	if names(re.Critical)[0] != "rules" {
 		t.Errorf("priority 10 lost by the reranker: %q", names(re.Critical))
 	}
-	if fb := SelectReranked(context.Background(), ix, []string{"sql"}, 1000, 50, nil, failRanker{}); !reflect.DeepEqual(names(fb.Full), names(base.Full)) {
+	if fb := SelectReranked(context.Background(), ix, Task{Tags: []string{"sql"}}, 1000, 50, nil, failRanker{}); !reflect.DeepEqual(names(fb.Full), names(base.Full)) {
 		t.Errorf("a failing reranker changed the selection: %q, want %q", names(fb.Full), names(base.Full))
 	}
 }
@@ -321,7 +321,7 @@ type namingRanker struct {
 	offered *[]string
 }
 
-func (n namingRanker) Rerank(_ context.Context, _ []string, c []Entry) ([]string, error) {
+func (n namingRanker) Rerank(_ context.Context, _ Task, c []Entry) ([]string, error) {
 	var ids []string
 	for _, name := range n.names {
 		for _, e := range c {
@@ -347,7 +347,7 @@ func TestSelectRerankedBelowFloor(t *testing.T) {
 		t.Fatalf("deterministic selection %q; the test needs release-notes below the floor", got)
 	}
 	var offered []string
-	re := SelectReranked(context.Background(), ix, []string{"sql"}, 10_000, 50, nil, namingRanker{[]string{"release-notes"}, &offered})
+	re := SelectReranked(context.Background(), ix, Task{Tags: []string{"sql"}}, 10_000, 50, nil, namingRanker{[]string{"release-notes"}, &offered})
 	if !slices.Equal(offered, []string{"sql-style", "release-notes"}) {
 		t.Errorf("offered %q, want the candidate then the match below the floor", offered)
 	}
@@ -358,12 +358,12 @@ func TestSelectRerankedBelowFloor(t *testing.T) {
 		t.Errorf("weak matches %q: the candidate the reranker does not name is named as one, one read_prompts away", got)
 	}
 	// A tag that is a prompt's name sends it, whatever the reranker chooses.
-	re = SelectReranked(context.Background(), ix, []string{"sql", "sql-style"}, 10_000, 50, nil, namingRanker{[]string{"release-notes"}, &offered})
+	re = SelectReranked(context.Background(), ix, Task{Tags: []string{"sql", "sql-style"}}, 10_000, 50, nil, namingRanker{[]string{"release-notes"}, &offered})
 	if got := names(re.Full); !slices.Equal(got, []string{"release-notes", "sql-style"}) {
 		t.Errorf("sent %q with the tag sql-style: want the reranker's choice and the prompt asked for by name", got)
 	}
 	offered = nil
-	re = SelectReranked(context.Background(), ix, []string{"sql"}, 10_000, 50, nil, namingRanker{[]string{"sql-style"}, &offered})
+	re = SelectReranked(context.Background(), ix, Task{Tags: []string{"sql"}}, 10_000, 50, nil, namingRanker{[]string{"sql-style"}, &offered})
 	if got := names(re.Full); !slices.Equal(got, []string{"sql-style"}) {
 		t.Errorf("sent %q: a match below the floor the reranker leaves out stays out", got)
 	}

@@ -78,13 +78,13 @@ var _ Reranker = (*LLMReranker)(nil)
 // rerankSystem instructs the model. It asks for numbers only: they cannot be misspelt like
 // names, and an answer in any other shape is refused rather than guessed at.
 const rerankSystem = `You pick the guidance an AI coding assistant must read before it starts a task in a team's codebase.
-You are given the task as tags and a numbered list of the team's prompts (name, summary, headings).
+You are given the task as tags (or as the first tool call the assistant makes, with key terms taken from it) and a numbered list of the team's prompts (name, summary, headings).
 Answer with the numbers of the prompts this task needs, most important first, separated by commas, and nothing else.
 Leave out prompts that only share a word with the task. If the task needs none of them, answer: none`
 
 // Rerank asks the model, or answers from the cache.
-func (r *LLMReranker) Rerank(ctx context.Context, tags []string, candidates []Entry) ([]string, error) {
-	q := rerankQuestion(tags, candidates)
+func (r *LLMReranker) Rerank(ctx context.Context, task Task, candidates []Entry) ([]string, error) {
+	q := rerankQuestion(task, candidates)
 	sum := sha256.Sum256([]byte(rerankSystem + "\x00" + q))
 	key := hex.EncodeToString(sum[:])
 	if ids, ok := r.cached(key); ok {
@@ -106,12 +106,15 @@ func (r *LLMReranker) Rerank(ctx context.Context, tags []string, candidates []En
 	return ids, nil
 }
 
-// rerankQuestion is the user message: the tags, then one block per candidate. Summaries and
-// headings are what the index already shows; bodies are not sent (the gate does not hold them,
-// and the question stays small).
-func rerankQuestion(tags []string, candidates []Entry) string {
+// rerankQuestion is the user message: the task (an intercepted call as made, then the tags),
+// then one block per candidate. Summaries and headings are what the index already shows; bodies
+// are not sent (the gate does not hold them, and the question stays small).
+func rerankQuestion(task Task, candidates []Entry) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Task tags: %s\n\nPrompts:\n", strings.Join(tags, ", "))
+	if task.Call != "" {
+		fmt.Fprintf(&b, "The assistant's first call: %s\n", task.Call)
+	}
+	fmt.Fprintf(&b, "Task tags: %s\n\nPrompts:\n", strings.Join(task.Tags, ", "))
 	for i, e := range candidates {
 		fmt.Fprintf(&b, "%d. %s", i+1, e.Name)
 		if e.Title != "" && promptlib.Slug(e.Title) != e.Name { // the title says more than the name

@@ -2,11 +2,13 @@ package gate
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"unicode/utf8"
 )
 
 // fakeLLM is a Completer whose answers come from a function; it counts the questions it gets.
@@ -66,7 +68,7 @@ func TestLLMReranker(t *testing.T) {
 			}
 			return numberOf(q, "sql-notes", "sql"), nil
 		}}
-		sel := SelectReranked(context.Background(), ix, []string{"sql"}, 1000, 50, nil, NewLLMReranker(llm, 0, nil))
+		sel := SelectReranked(context.Background(), ix, Task{Tags: []string{"sql"}}, 1000, 50, nil, NewLLMReranker(llm, 0, nil))
 		if got, want := names(sel.Sent()), []string{"rules", "sql-notes", "sql"}; !reflect.DeepEqual(got, want) {
 			t.Errorf("sent %q, want %q (priority 10, then the model's choice in its order)", got, want)
 		}
@@ -78,8 +80,8 @@ func TestLLMReranker(t *testing.T) {
 	t.Run("a second identical request is answered from the cache", func(t *testing.T) {
 		llm := &fakeLLM{answer: func(_ context.Context, q string) (string, error) { return numberOf(q, "sql"), nil }}
 		rr := NewLLMReranker(llm, 0, nil)
-		first := SelectReranked(context.Background(), ix, []string{"sql"}, 1000, 50, nil, rr)
-		second := SelectReranked(context.Background(), ix, []string{"sql"}, 1000, 50, nil, rr)
+		first := SelectReranked(context.Background(), ix, Task{Tags: []string{"sql"}}, 1000, 50, nil, rr)
+		second := SelectReranked(context.Background(), ix, Task{Tags: []string{"sql"}}, 1000, 50, nil, rr)
 		if n := llm.calls.Load(); n != 1 {
 			t.Errorf("the model was asked %d times, want 1", n)
 		}
@@ -87,7 +89,7 @@ func TestLLMReranker(t *testing.T) {
 			t.Errorf("first %q, second %q: want the same, sql first", names(first.Full), names(second.Full))
 		}
 		// Another question (other tags) is asked.
-		SelectReranked(context.Background(), ix, []string{"sql", "naming"}, 1000, 50, nil, rr)
+		SelectReranked(context.Background(), ix, Task{Tags: []string{"sql", "naming"}}, 1000, 50, nil, rr)
 		if n := llm.calls.Load(); n != 2 {
 			t.Errorf("after a different request the model was asked %d times, want 2", n)
 		}
@@ -100,12 +102,12 @@ func TestLLMReranker(t *testing.T) {
 			return "", ctx.Err()
 		}}
 		rr := NewLLMReranker(llm, 1, nil) // 1 ns: already over when the request starts
-		sel := SelectReranked(context.Background(), ix, []string{"sql"}, 1000, 50, nil, rr)
+		sel := SelectReranked(context.Background(), ix, Task{Tags: []string{"sql"}}, 1000, 50, nil, rr)
 		if !reflect.DeepEqual(names(sel.Sent()), names(base.Sent())) {
 			t.Errorf("sent %q, want the deterministic %q", names(sel.Sent()), names(base.Sent()))
 		}
 		// A failure is not cached: the next request asks again.
-		SelectReranked(context.Background(), ix, []string{"sql"}, 1000, 50, nil, rr)
+		SelectReranked(context.Background(), ix, Task{Tags: []string{"sql"}}, 1000, 50, nil, rr)
 		if n := llm.calls.Load(); n != 2 {
 			t.Errorf("the model was asked %d times, want 2 (failures are not cached)", n)
 		}
@@ -115,7 +117,7 @@ func TestLLMReranker(t *testing.T) {
 		llm := &fakeLLM{answer: func(context.Context, string) (string, error) { return "none", nil }}
 		rr := NewLLMReranker(llm, 0, nil)
 		for range 2 {
-			sel := SelectReranked(context.Background(), ix, []string{"sql"}, 1000, 50, nil, rr)
+			sel := SelectReranked(context.Background(), ix, Task{Tags: []string{"sql"}}, 1000, 50, nil, rr)
 			if got := names(sel.Sent()); !reflect.DeepEqual(got, []string{"rules"}) {
 				t.Errorf("sent %q, want only priority 10", got)
 			}
@@ -127,7 +129,7 @@ func TestLLMReranker(t *testing.T) {
 			t.Errorf("the model was asked %d times, want 1 (none is an answer, cached)", n)
 		}
 		// A prompt a tag names is sent whatever the model says.
-		sel := SelectReranked(context.Background(), ix, []string{"sql", "sql-notes"}, 1000, 50, nil, rr)
+		sel := SelectReranked(context.Background(), ix, Task{Tags: []string{"sql", "sql-notes"}}, 1000, 50, nil, rr)
 		if got := names(sel.Full); !reflect.DeepEqual(got, []string{"sql-notes"}) {
 			t.Errorf("with a tag naming sql-notes, sent %q; want [sql-notes]", got)
 		}
@@ -135,7 +137,7 @@ func TestLLMReranker(t *testing.T) {
 
 	t.Run("an answer naming no candidate is refused", func(t *testing.T) {
 		llm := &fakeLLM{answer: func(context.Context, string) (string, error) { return "I would read them all. 0, 99", nil }}
-		ids, err := NewLLMReranker(llm, 0, nil).Rerank(context.Background(), []string{"sql"}, ix.Entries()[1:3])
+		ids, err := NewLLMReranker(llm, 0, nil).Rerank(context.Background(), Task{Tags: []string{"sql"}}, ix.Entries()[1:3])
 		if !errors.Is(err, ErrRerankAnswer) || ids != nil {
 			t.Errorf("Rerank = %q, %v; want ErrRerankAnswer", ids, err)
 		}
@@ -172,5 +174,48 @@ func TestSessionReranks(t *testing.T) {
 	b := s.BeginContext(context.Background(), ix, []string{"sql"})
 	if got := names(b.Sent()); len(got) < 2 || got[0] != "rules" || got[1] != "sql-notes" {
 		t.Errorf("begin sent %q, want rules then sql-notes", got)
+	}
+}
+
+// An intercepted call reaches the model as made, before the key terms taken from it: the
+// sentence says more than its words.
+func TestInterceptRerankQuestion(t *testing.T) {
+	ix := rerankIndex(t)
+	var questions []string
+	llm := &fakeLLM{answer: func(_ context.Context, q string) (string, error) {
+		questions = append(questions, q)
+		return numberOf(q, "sql-notes"), nil
+	}}
+	s := NewSession(ix.Project())
+	s.SetReranker(NewLLMReranker(llm, 0, nil))
+	b, ok := s.InterceptContext(context.Background(), ix, "search_prompts", json.RawMessage(`{ "query": "why is this sql slow" }`))
+	if !ok || len(questions) != 1 {
+		t.Fatalf("intercepted %v, %d questions; want one question", ok, len(questions))
+	}
+	if want := "The assistant's first call: search_prompts {\"query\":\"why is this sql slow\"}\nTask tags: sql"; !strings.HasPrefix(questions[0], want) {
+		t.Errorf("question begins %q, want %q", questions[0][:min(len(questions[0]), 120)], want)
+	}
+	if got := names(b.Full); !reflect.DeepEqual(got, []string{"sql-notes"}) {
+		t.Errorf("sent %q, want the model's choice [sql-notes]", got)
+	}
+}
+
+func TestCallText(t *testing.T) {
+	long := `{"path":"README.md","content":"` + strings.Repeat("word ", 1000) + `"}`
+	for _, tc := range []struct {
+		tool, args, want string
+	}{
+		{"list_prompts", ``, "list_prompts"},
+		{"list_prompts", `{}`, "list_prompts"},
+		{"get_prompt", "{\n  \"name\": \"sql-style\"\n}", `get_prompt {"name":"sql-style"}`},
+		{"broken", `{"a":`, "broken"},
+	} {
+		if got := callText(tc.tool, json.RawMessage(tc.args)); got != tc.want {
+			t.Errorf("callText(%q, %q) = %q, want %q", tc.tool, tc.args, got, tc.want)
+		}
+	}
+	got := callText("write_file", json.RawMessage(long))
+	if n := utf8.RuneCountInString(got); n > maxCallText || !strings.HasPrefix(got, `write_file {"path":"README.md","content":"word word`) || !strings.HasSuffix(got, "…") {
+		t.Errorf("a long call: %d characters, %q…; want at most %d, clipped with …", n, got[:min(len(got), 60)], maxCallText)
 	}
 }

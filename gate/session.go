@@ -136,7 +136,7 @@ func (s *Session) Begin(ix *Index, tags []string) Briefing {
 func (s *Session) BeginContext(ctx context.Context, ix *Index, tags []string) Briefing {
 	s.briefing.Lock()
 	defer s.briefing.Unlock()
-	return s.brief(ctx, ix, KindBegin, tags)
+	return s.brief(ctx, ix, KindBegin, Task{Tags: tags})
 }
 
 // Read answers read_prompts: new matches only, never a prompt already sent in this session. A
@@ -149,7 +149,7 @@ func (s *Session) Read(ix *Index, tags []string) Briefing {
 func (s *Session) ReadContext(ctx context.Context, ix *Index, tags []string) Briefing {
 	s.briefing.Lock()
 	defer s.briefing.Unlock()
-	return s.brief(ctx, ix, KindRead, tags)
+	return s.brief(ctx, ix, KindRead, Task{Tags: tags})
 }
 
 // Intercept is called before a real tool runs. On a gated session it takes tags from the tool
@@ -167,7 +167,7 @@ func (s *Session) InterceptContext(ctx context.Context, ix *Index, tool string, 
 	if !s.Gated() {
 		return Briefing{}, false
 	}
-	b := s.brief(ctx, ix, KindIntercept, ix.InterceptTags(tool, args))
+	b := s.brief(ctx, ix, KindIntercept, Task{Tags: ix.InterceptTags(tool, args), Call: callText(tool, args)})
 	b.Tool = tool
 	return b, true
 }
@@ -205,12 +205,12 @@ func (b Briefing) Without(ids []string) Briefing {
 // brief runs one gate call; s.briefing is held, so no other briefing changes s.sent meanwhile
 // (Received may: a prompt a result carries during the selection can be sent once more). The
 // selection is made without s.mu: a re-ranking may wait on the model.
-func (s *Session) brief(ctx context.Context, ix *Index, kind Kind, tags []string) Briefing {
+func (s *Session) brief(ctx context.Context, ix *Index, kind Kind, task Task) Briefing {
 	p := ix.Project()
 	s.mu.Lock()
 	sent := maps.Clone(s.sent)
 	s.mu.Unlock()
-	sel := SelectReranked(ctx, ix, tags, p.ByteBudget, p.IndexCap, sent, s.rr)
+	sel := SelectReranked(ctx, ix, task, p.ByteBudget, p.IndexCap, sent, s.rr)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, t := range sel.Tags {
