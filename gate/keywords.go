@@ -379,8 +379,8 @@ var fillerStems = func() map[string]bool {
 	return m
 }()
 
-// maxCallText bounds, in characters, an intercepted call as a Reranker is told it (Task.Call): enough for a
-// query, a path or an issue's title and first lines, not a whole file being written.
+// maxCallText bounds, in characters, an intercepted call as a Reranker is told it (Task.Call):
+// enough for a query, a path or an issue's title and first lines, not a whole file being written.
 const maxCallText = 600
 
 // callText is an intercepted call as the assistant made it, "tool {arguments}", with the

@@ -36,14 +36,15 @@ var ErrRerankAnswer = errors.New("gate: the re-ranking answer names no candidate
 
 // LLMReranker is a Reranker that asks a chat model which of the candidates the task needs, most
 // important first (DESIGN §9):
-//   - the question is the tags and, for each candidate, its number, name, summary and headings;
+//   - the question is the task (an intercepted call as made, then the tags) and, for each
+//     candidate, its number, name, summary and headings;
 //     the answer is candidate numbers, most important first, or "none" when the task needs none
 //     of them (every candidate is then named, not sent);
 //   - answers are cached by the hash of the question (which holds everything the answer depends
 //     on), so the same task over the same prompts asks once; failures are not cached;
 //   - each request is time-boxed (the timeout given to NewLLMReranker), and any failure —
-//     timeout, transport error, an answer that is neither numbers nor "none" — returns an error, so
-//     SelectReranked keeps the deterministic order. Priority 10 is never a candidate.
+//     timeout, transport error, an answer that is neither numbers nor "none" — returns an
+//     error, so SelectReranked keeps the deterministic order. Priority 10 is never a candidate.
 //
 // It is safe for concurrent use.
 type LLMReranker struct {
