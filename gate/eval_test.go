@@ -277,7 +277,9 @@ func runEval(tb testing.TB, d evalData, llm Reranker) evalResult {
 		reranked := func(rr Reranker, begin, intercept map[string]*evalScore) {
 			sess := NewSession(d.project)
 			sess.SetReranker(rr)
-			b := sess.Begin(ix, t.Tags)
+			// With a model configured, begin_session lists its task argument: the assistant
+			// gives the task's sentence beside its tags.
+			b := sess.BeginContext(context.Background(), ix, Task{Tags: t.Tags, Text: t.Task})
 			for _, s := range get(begin, t.Half) {
 				s.add(ix, t, want, b.Critical, b.Full, append(slices.Clone(b.Listed), b.Weak...), budget)
 			}

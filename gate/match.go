@@ -97,9 +97,15 @@ type Reranker interface {
 	Rerank(ctx context.Context, task Task, candidates []Entry) (ids []string, err error)
 }
 
-// Task is what a Reranker judges the candidates against.
+// Task is what a Reranker judges the candidates against. Only Tags enter the deterministic
+// ranking: the task sentence, weighed as key terms beside the tags, lowered begin_session's
+// recall and precision on testdata/gate, while a model reads it better than the tags.
 type Task struct {
 	Tags []string // the tags the candidates were matched by (normalised when a Reranker gets them)
+	// Text is the task in the assistant's words, begin_session's or read_prompts' task argument
+	// (on one line, at most maxTaskText characters, when a Reranker gets it); empty when it gave
+	// none.
+	Text string
 	// Call is an intercepted call as the assistant made it, its tool and JSON arguments (at most
 	// maxCallText characters): the sentence it was given says more to a model than the key terms
 	// taken from it. Empty for begin_session and read_prompts, whose tags are the assistant's own.
@@ -131,7 +137,7 @@ func SelectReranked(ctx context.Context, ix *Index, task Task, budget, limit int
 	if rr != nil {
 		below := ix.belowFloor(r, rerankBelow)
 		if len(r.cands)+len(below) > 1 {
-			r.cands = rerank(ctx, ix, Task{Tags: r.tags, Call: task.Call}, r.cands, below, r.named, rr)
+			r.cands = rerank(ctx, ix, Task{Tags: r.tags, Text: taskText(task.Text), Call: task.Call}, r.cands, below, r.named, rr)
 		}
 	}
 	return ix.pack(r, budget, limit)

@@ -36,8 +36,8 @@ var ErrRerankAnswer = errors.New("gate: the re-ranking answer names no candidate
 
 // LLMReranker is a Reranker that asks a chat model which of the candidates the task needs, most
 // important first (DESIGN §9):
-//   - the question is the task (an intercepted call as made, then the tags) and, for each
-//     candidate, its number, name, summary and headings;
+//   - the question is the task (the assistant's sentence, or an intercepted call as made; then
+//     the tags) and, for each candidate, its number, name, summary and headings;
 //     the answer is candidate numbers, most important first, or "none" when the task needs none
 //     of them (every candidate is then named, not sent);
 //   - answers are cached by the hash of the question (which holds everything the answer depends
@@ -79,7 +79,7 @@ var _ Reranker = (*LLMReranker)(nil)
 // rerankSystem instructs the model. It asks for numbers only: they cannot be misspelt like
 // names, and an answer in any other shape is refused rather than guessed at.
 const rerankSystem = `You pick the guidance an AI coding assistant must read before it starts a task in a team's codebase.
-You are given the task as tags (or as the first tool call the assistant makes, with key terms taken from it) and a numbered list of the team's prompts (name, summary, headings).
+You are given the task as tags, with the assistant's own sentence when it gave one (or as the first tool call the assistant makes, with key terms taken from it), and a numbered list of the team's prompts (name, summary, headings).
 Answer with the numbers of the prompts this task needs, most important first, separated by commas, and nothing else.
 Leave out prompts that only share a word with the task. If the task needs none of them, answer: none`
 
@@ -107,11 +107,15 @@ func (r *LLMReranker) Rerank(ctx context.Context, task Task, candidates []Entry)
 	return ids, nil
 }
 
-// rerankQuestion is the user message: the task (an intercepted call as made, then the tags),
-// then one block per candidate. Summaries and headings are what the index already shows; bodies
-// are not sent (the gate does not hold them, and the question stays small).
+// rerankQuestion is the user message: the task (the assistant's sentence or an intercepted call
+// as made, then the tags), then one block per candidate. Summaries and headings are what the
+// index already shows; bodies are not sent (the gate does not hold them, and the question stays
+// small).
 func rerankQuestion(task Task, candidates []Entry) string {
 	var b strings.Builder
+	if task.Text != "" {
+		fmt.Fprintf(&b, "The task: %s\n", task.Text)
+	}
 	if task.Call != "" {
 		fmt.Fprintf(&b, "The assistant's first call: %s\n", task.Call)
 	}
@@ -130,6 +134,16 @@ func rerankQuestion(task Task, candidates []Entry) string {
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// maxTaskText bounds, in characters, the task sentence a Reranker is told (Task.Text): a task
+// said in a sentence or two, not a pasted issue.
+const maxTaskText = 600
+
+// taskText is the assistant's task sentence as a Reranker is told it: on one line (a line break
+// cannot start a line of the question's own) and clipped to maxTaskText.
+func taskText(s string) string {
+	return clip(strings.Join(strings.Fields(s), " "), maxTaskText)
 }
 
 // parseRerank reads candidate numbers from an answer, in order, each once; numbers out of range

@@ -166,14 +166,40 @@ func TestParseRerank(t *testing.T) {
 	}
 }
 
+// begin_session and read_prompts are re-ranked with the assistant's task sentence before the
+// tags, on one line whatever line breaks it was given with.
 func TestSessionReranks(t *testing.T) {
 	ix := rerankIndex(t)
-	llm := &fakeLLM{answer: func(_ context.Context, q string) (string, error) { return numberOf(q, "sql-notes"), nil }}
+	var questions []string
+	llm := &fakeLLM{answer: func(_ context.Context, q string) (string, error) {
+		questions = append(questions, q)
+		return numberOf(q, "sql-notes"), nil
+	}}
 	s := NewSession(ix.Project())
 	s.SetReranker(NewLLMReranker(llm, 0, nil))
-	b := s.BeginContext(context.Background(), ix, []string{"sql"})
+	b := s.BeginContext(context.Background(), ix, Task{Tags: []string{"sql"}, Text: "Find out why\nthe orders report is slow"})
 	if got := names(b.Sent()); len(got) < 2 || got[0] != "rules" || got[1] != "sql-notes" {
 		t.Errorf("begin sent %q, want rules then sql-notes", got)
+	}
+	s.ReadContext(context.Background(), ix, Task{Tags: []string{"naming"}})
+	if len(questions) != 2 {
+		t.Fatalf("%d questions, want one per briefing", len(questions))
+	}
+	if want := "The task: Find out why the orders report is slow\nTask tags: sql\n"; !strings.HasPrefix(questions[0], want) {
+		t.Errorf("begin_session's question begins %q, want %q", questions[0][:min(len(questions[0]), 120)], want)
+	}
+	if want := "Task tags: naming\n"; !strings.HasPrefix(questions[1], want) {
+		t.Errorf("read_prompts' question without a task begins %q, want %q", questions[1][:min(len(questions[1]), 120)], want)
+	}
+}
+
+func TestTaskText(t *testing.T) {
+	if got := taskText(" Add a\n\tphone field  "); got != "Add a phone field" {
+		t.Errorf("taskText = %q, want the words on one line", got)
+	}
+	got := taskText(strings.Repeat("word ", 1000))
+	if n := utf8.RuneCountInString(got); n > maxTaskText || !strings.HasSuffix(got, "…") {
+		t.Errorf("a long task: %d characters; want at most %d, clipped with …", n, maxTaskText)
 	}
 }
 

@@ -128,28 +128,29 @@ func (s *Session) Received(ids ...string) {
 // records the prompts it sends, and ungates the session. Called again after ungating it never
 // re-sends a prompt: those are reported as already provided.
 func (s *Session) Begin(ix *Index, tags []string) Briefing {
-	return s.BeginContext(context.Background(), ix, tags)
+	return s.BeginContext(context.Background(), ix, Task{Tags: tags})
 }
 
-// BeginContext is Begin with a context for the re-ranking (SetReranker): its deadline and
-// cancellation end the wait for the model, and the deterministic order is sent.
-func (s *Session) BeginContext(ctx context.Context, ix *Index, tags []string) Briefing {
+// BeginContext is Begin with a context for the re-ranking (SetReranker), and the task's words
+// for it: the context's deadline and cancellation end the wait for the model, and the
+// deterministic order is sent. task.Call is not read: begin_session is not an intercept.
+func (s *Session) BeginContext(ctx context.Context, ix *Index, task Task) Briefing {
 	s.briefing.Lock()
 	defer s.briefing.Unlock()
-	return s.brief(ctx, ix, KindBegin, Task{Tags: tags})
+	return s.brief(ctx, ix, KindBegin, Task{Tags: task.Tags, Text: task.Text})
 }
 
 // Read answers read_prompts: new matches only, never a prompt already sent in this session. A
 // gated session (a soft-mode client may call it first) is ungated, as by begin_session.
 func (s *Session) Read(ix *Index, tags []string) Briefing {
-	return s.ReadContext(context.Background(), ix, tags)
+	return s.ReadContext(context.Background(), ix, Task{Tags: tags})
 }
 
-// ReadContext is Read with a context for the re-ranking, as BeginContext.
-func (s *Session) ReadContext(ctx context.Context, ix *Index, tags []string) Briefing {
+// ReadContext is Read with a context and the task's words for the re-ranking, as BeginContext.
+func (s *Session) ReadContext(ctx context.Context, ix *Index, task Task) Briefing {
 	s.briefing.Lock()
 	defer s.briefing.Unlock()
-	return s.brief(ctx, ix, KindRead, Task{Tags: tags})
+	return s.brief(ctx, ix, KindRead, Task{Tags: task.Tags, Text: task.Text})
 }
 
 // Intercept is called before a real tool runs. On a gated session it takes tags from the tool

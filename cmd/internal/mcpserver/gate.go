@@ -210,35 +210,58 @@ func (b briefingResult) ResultText() string           { return b.Text }
 
 type tagsInput struct {
 	Tags []string `json:"tags"`
+	Task string   `json:"task"`
 }
 
 func (g *gateComponent) beginSessionTool(ix *gate.Index) server.ServerTool {
-	return g.serverTool(tool{
+	return g.taskInput(g.serverTool(tool{
 		name: gate.ToolBeginSession, title: "Begin session", readOnly: true, timeout: 5 * time.Second,
 		description: gate.BeginSessionDescription(ix),
 		handle: func(ctx context.Context, args json.RawMessage) (any, error) {
 			return g.brief(ctx, args, g.sess.BeginContext)
 		},
-	})
+	}))
 }
 
 func (g *gateComponent) readPromptsTool() server.ServerTool {
-	return g.serverTool(tool{
+	return g.taskInput(g.serverTool(tool{
 		name: gate.ToolReadPrompts, title: "Read project prompts", readOnly: true, timeout: 5 * time.Second,
 		description: gate.ReadPromptsDescription,
 		handle: func(ctx context.Context, args json.RawMessage) (any, error) {
 			return g.brief(ctx, args, g.sess.ReadContext)
 		},
-	})
+	}))
 }
 
-func (g *gateComponent) brief(ctx context.Context, args json.RawMessage, call func(context.Context, *gate.Index, []string) gate.Briefing) (any, error) {
+// taskInput lists a gate tool's task argument only when a Reranker reads it: the deterministic
+// ranking does not (gate.Task), and every argument listed costs each session's context its
+// description. A task given anyway is accepted, as the schema that checks calls says.
+func (g *gateComponent) taskInput(st server.ServerTool) server.ServerTool {
+	if g.cfg.Reranker != nil {
+		return st
+	}
+	var schema map[string]any
+	if err := json.Unmarshal(st.Tool.RawInputSchema, &schema); err != nil {
+		panic("mcpserver: " + st.Tool.Name + "'s input schema: " + err.Error()) // embedded, checked by the schemas tests
+	}
+	if props, ok := schema["properties"].(map[string]any); ok {
+		delete(props, "task")
+	}
+	raw, err := json.Marshal(schema)
+	if err != nil {
+		panic("mcpserver: " + st.Tool.Name + "'s input schema: " + err.Error())
+	}
+	st.Tool.RawInputSchema = raw
+	return st
+}
+
+func (g *gateComponent) brief(ctx context.Context, args json.RawMessage, call func(context.Context, *gate.Index, gate.Task) gate.Briefing) (any, error) {
 	var in tagsInput
 	if err := json.Unmarshal(args, &in); err != nil {
 		return nil, badArgs(err)
 	}
 	st := g.current()
-	b := call(ctx, st.ix, in.Tags)
+	b := call(ctx, st.ix, gate.Task{Tags: in.Tags, Text: in.Task})
 	text, unknown, err := st.r.Briefing(ctx, b, g.bodies)
 	if err != nil {
 		return nil, err

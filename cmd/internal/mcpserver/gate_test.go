@@ -98,7 +98,8 @@ func newFakeChat(tb testing.TB, order ...string) *fakeChat {
 	return f
 }
 
-// beginSession starts a server for the project and calls begin_session with tags.
+// beginSession starts a server for the project and calls begin_session with tags and a task
+// sentence, which a server without a Reranker does not list but accepts.
 func beginSession(tb testing.TB, lib Library, p gate.Project, rr gate.Reranker, tags ...string) gate.Result {
 	tb.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -109,7 +110,7 @@ func beginSession(tb testing.TB, lib Library, p gate.Project, rr gate.Reranker, 
 	}
 	tb.Cleanup(s.Close)
 	msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-		"params": map[string]any{"name": gate.ToolBeginSession, "arguments": map[string]any{"tags": tags}}})
+		"params": map[string]any{"name": gate.ToolBeginSession, "arguments": map[string]any{"tags": tags, "task": "Speed up the sql of the orders page"}}})
 	raw, err := json.Marshal(s.srv.HandleMessage(ctx, msg))
 	if err != nil {
 		tb.Fatal(err)
