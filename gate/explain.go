@@ -44,6 +44,9 @@ type TagScore struct {
 	// "deploy" was sent.
 	Via     string
 	Implied bool
+	// Folder says the tag names one of the project's folders and weighs folderTagWeight
+	// (rank.go): where the task is, beside the tags that say what it is about.
+	Folder bool
 }
 
 // Explain ranks tags as Select does and explains every prompt that is critical or matched at
@@ -114,7 +117,7 @@ func Explain(ix *Index, tags []string, budget, limit int, sent map[string]bool) 
 		x.Feedback = x.Relevance
 		for ci, c := range r.concepts {
 			if parts := r.scores.parts[int32(i)]; parts != nil && parts[ci] > 0 {
-				ts := TagScore{Tag: c.tag, Score: parts[ci]}
+				ts := TagScore{Tag: c.tag, Score: parts[ci], Folder: c.weight != 1}
 				if best := r.scores.best[int32(i)]; best != nil && best[ci] > 0 {
 					a := c.alts[best[ci]]
 					ts.Via, ts.Implied = a.text, a.implied
@@ -145,6 +148,9 @@ func (x Explanation) String() string {
 			p += fmt.Sprintf(" (implies %s)", t.Via)
 		case t.Via != "":
 			p += fmt.Sprintf(" (as %s)", t.Via)
+		}
+		if t.Folder {
+			p += fmt.Sprintf(" (names a folder: ×%g)", folderTagWeight)
 		}
 		parts = append(parts, p)
 	}

@@ -37,6 +37,9 @@ type Index struct {
 
 	foldersOnce sync.Once
 	folders     map[string]bool // folderNames
+
+	folderKeysOnce sync.Once
+	folderKeys     map[string]bool // namesFolder
 }
 
 // posting is one document's counts of one term.

@@ -114,6 +114,34 @@ func TestSelectRanking(t *testing.T) {
 			t.Errorf("sent %q, want error-handling first", got)
 		}
 	})
+	t.Run("a tag that names a folder weighs less beside other tags", func(t *testing.T) {
+		f := newFixture(t)
+		f.prompt("Backend / Go", "Concurrency in Go", "A goroutine leaks when nothing reads its channel; close channels and cancel contexts.\n")
+		f.prompt("Backend / Go", "Generics in Go", "Use type parameters for containers only.\n")
+		f.prompt("Backend / Go", "Go Package Layout", "One package per concept.\n")
+		f.prompt("Operations", "Memory Profiling", "Take heap profiles to find a leak.\n")
+		ix := f.index(t, project(10_000, nil))
+		sel := Select(ix, []string{"go", "goroutine", "leak"}, 10_000, 50, nil)
+		if got := names(sel.Full); len(got) == 0 || got[0] != "concurrency-in-go" || slices.Contains(got, "generics-in-go") || slices.Contains(got, "go-package-layout") {
+			t.Errorf("sent %q, want concurrency-in-go first and no prompt that matches only the folder's name", got)
+		}
+		// Alone, the tag is the task: the folder's prompts are what it asks for.
+		if got := names(Select(ix, []string{"go"}, 10_000, 50, nil).Full); !slices.Contains(got, "generics-in-go") {
+			t.Errorf("for [go] sent %q, want generics-in-go among them", got)
+		}
+		explained := false
+		for _, x := range Explain(ix, []string{"go", "goroutine", "leak"}, 10_000, 50, nil) {
+			if x.Name == "generics-in-go" {
+				explained = true
+				if !strings.Contains(x.String(), "(names a folder: ×0.7)") {
+					t.Errorf("explain: %s; want the go part marked as naming a folder", x)
+				}
+			}
+		}
+		if !explained {
+			t.Error("explain does not name generics-in-go, which matches the tag go")
+		}
+	})
 	t.Run("project synonyms", func(t *testing.T) {
 		f := newFixture(t)
 		f.prompt("Docs", "Cart Rules", "Keep the cart for 30 days.\n")
