@@ -44,6 +44,12 @@ func beUpstream(name string) int {
 		func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 			return []mcp.ResourceContents{mcp.TextResourceContents{URI: req.Params.URI, MIMEType: "text/markdown", Text: "# Guide from " + name + "\n\nAlways use the staging database."}}, nil
 		})
+	for _, doc := range []string{"notes", "runbook"} {
+		s.AddResource(mcp.NewResource("test://"+name+"/"+doc, doc, mcp.WithMIMEType("text/plain")),
+			func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+				return []mcp.ResourceContents{mcp.TextResourceContents{URI: req.Params.URI, MIMEType: "text/plain", Text: doc + " of " + name}}, nil
+			})
+	}
 	if err := server.NewStdioServer(s).Listen(context.Background(), os.Stdin, os.Stdout); err != nil {
 		return 1
 	}
@@ -113,6 +119,44 @@ func TestUpstreamsBehindTheGate(t *testing.T) {
 	s.call(t, "health_check", map[string]any{}, &h)
 	if len(h.Upstreams) != 2 || h.Upstreams[0].State != "ready" || h.Upstreams[0].Tools != 3 {
 		t.Errorf("health upstreams: %+v", h.Upstreams)
+	}
+}
+
+// An upstream's resources arrive together, and the client hears of them once: one
+// resources/list_changed per server that came up, not one per resource.
+func TestUpstreamResourcesNotifyOnce(t *testing.T) {
+	lib := projectLibrary(t)
+	env := testHome(t)
+	upstreamProject(t, env, "soft")
+	s := serve(t, env, "--library", lib.Dir, "--project", "web")
+	eventually(t, 20*time.Second, "both servers' resources are listed", func() bool {
+		res, err := s.ListResources(context.Background(), mcp.ListResourcesRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, r := range res.Resources {
+			if strings.HasPrefix(r.URI, "test://") {
+				n++
+			}
+		}
+		return n == 6
+	})
+	// Notifications are written apart from responses: a round trip after the listing lets any
+	// sent with the resources arrive first.
+	if err := s.Ping(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	s.mu.Lock()
+	n := 0
+	for _, m := range s.notifications {
+		if m.Method == string(mcp.MethodNotificationResourcesListChanged) {
+			n++
+		}
+	}
+	s.mu.Unlock()
+	if n < 1 || n > 2 {
+		t.Errorf("%d resources/list_changed notifications for two servers of three resources each, want one per server at most (and at least one)", n)
 	}
 }
 

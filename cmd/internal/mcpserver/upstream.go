@@ -95,29 +95,43 @@ func (u *upstreams) sync() {
 		u.srv.SendNotificationToAllClients(mcp.MethodNotificationPromptsListChanged, nil)
 	}
 
+	// Resources and templates are added and deleted in one call each: mcp-go sends
+	// resources/list_changed per call, and a server's resources arrive together.
 	var listing []mcp.Resource
+	var addRes []server.ServerResource
 	uris := map[string]bool{}
 	for _, r := range u.sup.Resources() {
 		uris[r.Resource.URI] = true
 		listing = append(listing, r.Resource)
 		if !u.resources[r.Resource.URI] {
-			u.srv.AddResource(r.Resource, u.readResource)
+			addRes = append(addRes, server.ServerResource{Resource: r.Resource, Handler: u.readResource})
 		}
 	}
+	var delRes []string
 	for uri := range u.resources {
 		if !uris[uri] {
-			u.srv.DeleteResources(uri)
+			delRes = append(delRes, uri)
 		}
+	}
+	if len(delRes) > 0 {
+		u.srv.DeleteResources(delRes...)
+	}
+	if len(addRes) > 0 {
+		u.srv.AddResources(addRes...)
 	}
 	u.resources = uris
 	sort.Slice(listing, func(i, j int) bool { return listing[i].Name < listing[j].Name })
 	u.listing = listing
+	var addTmpl []server.ServerResourceTemplate
 	for _, t := range u.sup.ResourceTemplates() {
 		uri := t.Template.URITemplate.Raw()
 		if !u.templates[uri] {
 			u.templates[uri] = true
-			u.srv.AddResourceTemplate(t.Template, u.readResource)
+			addTmpl = append(addTmpl, server.ServerResourceTemplate{Template: t.Template, Handler: u.readResource})
 		}
+	}
+	if len(addTmpl) > 0 {
+		u.srv.AddResourceTemplates(addTmpl...)
 	}
 }
 
