@@ -28,6 +28,7 @@ func TestUsageErrorsExit2WithHint(t *testing.T) {
 		{"serve", "extra-arg"},
 		{"library", "init"},
 		{"library", "init", "--sample", "x", "dir"},
+		{"library", "init", "--sample", "-5", "dir"},
 		{"library", "explode"},
 		{"help", "frobnicate"},
 		{"serve", "--library", "a", "--db", "b"},

@@ -15,6 +15,13 @@ type flagSet struct {
 	synopsis, about string
 }
 
+// isSet reports whether the flag name was given on the command line (its default aside).
+func (fs *flagSet) isSet(name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
 func newFlagSet(name, synopsis, about string) *flagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)

@@ -33,7 +33,7 @@ func runLibraryInit(ctx context.Context, env Env, args []string) error {
 		"Creates a standalone library in DIR: prompts.db (Prompteka schema, WAL mode), import-queue/ with mode 0700,\n"+
 			"and the marker file that tells 'mcpctl serve' to process its queue itself. Without --sample it holds\n"+
 			"a few starter prompts; with --sample N, N generated prompts in nested folders (for trying things at scale).")
-	sample := fs.Int("sample", -1, "fill the library with `N` generated prompts instead of the starter prompts")
+	sample := fs.Int("sample", 0, "fill the library with `N` generated prompts instead of the starter prompts")
 	if err := fs.parse(env, args); err != nil {
 		return err
 	}
@@ -45,9 +45,9 @@ func runLibraryInit(ctx context.Context, env Env, args []string) error {
 		return err
 	}
 	lib := promptlib.Starter()
-	if *sample >= 0 {
-		if *sample > 1_000_000 {
-			return fs.usageError("--sample %d is more than 1000000", *sample)
+	if fs.isSet("sample") { // --sample 0 is an empty library
+		if *sample < 0 || *sample > 1_000_000 {
+			return fs.usageError("--sample %d: give a number of prompts from 0 to 1000000", *sample)
 		}
 		fmt.Fprintf(env.Stderr, "generating %d sample prompts…\n", *sample)
 		lib = promptlib.Sample(*sample, 1)
