@@ -34,6 +34,6 @@ func runCache(_ context.Context, env Env, args []string) error {
 		return nil
 	}
 	fmt.Fprintf(env.Stdout, "Directory: %s\nEntries:   %d\nSize:      %s of %s (%d bytes)\nRequests:  %d since the cache was cleared, %d answered from the cache\n",
-		st.Dir, st.Entries, pipeline.HumanBytes(int(st.Bytes)), pipeline.HumanBytes(int(st.Cap)), st.Bytes, st.Requests, st.RequestHits)
+		st.Dir, st.Entries, pipeline.HumanBytes(int(st.Bytes)), fmt.Sprintf("%.0f MiB", float64(st.Cap)/(1<<20)), st.Bytes, st.Requests, st.RequestHits)
 	return nil
 }

@@ -42,8 +42,9 @@ func runPipeline(ctx context.Context, env Env, args []string) error {
 	}
 	fs := newFlagSet("pipeline run", "mcpctl pipeline run --model NAME [--type toolResult|resource|prompt|briefing] [--section ID] [--json] [--verbose] FILE|-",
 		"Runs a proxymodel over a file (or stdin, '-') as the server would: prints the transformed content on\n"+
-			"stdout and the section table on stderr. --section prints one section exactly as it stands in the\n"+
-			"file; --json prints {content, ref, sections, metadata}.")
+			"stdout and the section table on stderr. --section prints one section exactly as the splitting stage\n"+
+			"received it (the file's text, unless an earlier stage such as a redaction rewrote it); --json prints\n"+
+			"{content, ref, sections, metadata}.")
 	model := fs.String("model", "", "the proxymodel `NAME` (see 'mcpctl get proxymodels')")
 	typ := fs.String("type", string(pipeline.TypeToolResult), "what the content is: toolResult, resource, prompt or briefing")
 	section := fs.String("section", "", "print only the section `ID`, exactly")

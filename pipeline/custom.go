@@ -237,7 +237,7 @@ func (cs customStage) Run(ctx context.Context, c Content, env Env) (Result, erro
 		return Result{}, fmt.Errorf("%w: %s: %v (stderr: %d bytes)", ErrStageFailed, cs.name, err, stderr.Len())
 	}
 	if stderr.Len() > 0 { // may quote content: debug only
-		env.Log.Debug("pipeline: custom stage wrote to stderr", "stage", cs.name, "bytes", stderr.Len(), "stderr", stderr.String()[:runeStart(stderr.String(), min(stderr.Len(), 2000))])
+		env.Log.Debug("pipeline: custom stage wrote to stderr", "bytes", stderr.Len(), "stderr", stderr.String()[:runeStart(stderr.String(), min(stderr.Len(), 2000))])
 	}
 	return parseStageOutput(cs.name, stdout.Bytes(), c, env)
 }
