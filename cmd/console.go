@@ -6,7 +6,9 @@ import (
 	"log/slog"
 	"path/filepath"
 
+	"github.com/mcpctl/mcpctl/cmd/internal/trust"
 	"github.com/mcpctl/mcpctl/dbread"
+	"github.com/mcpctl/mcpctl/gate"
 	"github.com/mcpctl/mcpctl/pipeline"
 	"github.com/mcpctl/mcpctl/tui"
 	"github.com/mcpctl/mcpctl/tui/traffic"
@@ -18,18 +20,28 @@ func runConsole(ctx context.Context, env Env, args []string) error {
 			"and content pipelines in one terminal. Keys 1-5 and tab switch screens, ? shows the keys, q quits.\n"+
 			"The console only reads, except retrying or discarding a failed operation on the Queue screen.")
 	lf := addLibraryFlags(fs)
-	project := fs.String("project", "", "the project the Gate screen starts on (default $MCPCTL_PROJECT)")
+	project := fs.String("project", "", "start the Gate screen on "+projectHelp)
 	if err := fs.parseFlagsOnly(env, args); err != nil {
 		return err
-	}
-	if *project == "" {
-		*project = env.Getenv(projectEnv)
 	}
 	cfg := tui.Config{
 		TrafficDir:  traffic.Dir(stateHome(env)),
 		ProjectsDir: projectsDir(env),
-		Project:     *project,
 		NoColor:     env.Getenv("NO_COLOR") != "",
+	}
+	c, err := chooseProject(env, *project)
+	switch {
+	case err != nil:
+		return err
+	case c.repo:
+		// Listed beside the user's projects; read again for each preview, as their files are.
+		dir := trust.RepoDir(c.File)
+		cfg.Repo = &tui.RepoProject{Name: c.Name, Load: func() (gate.Project, error) {
+			r, err := trustStore(env).LoadRepo(dir)
+			return r.Project, err
+		}}
+	case c.Project != nil:
+		cfg.Project = c.Name
 	}
 	// A library that cannot be found or opened is said on the screens that need it; the queue,
 	// traffic and gate texts stay useful.

@@ -122,3 +122,31 @@ func TestConsoleUsage(t *testing.T) {
 		t.Errorf("console extra: exit %d, stderr %q; want 2 with a hint", code, stderr)
 	}
 }
+
+// Run in a repository, the console's Gate screen lists the repository's project and starts on
+// it, as serve would serve it there.
+func TestConsoleStartsOnTheRepositoryProject(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and runs it in tmux")
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed (apt-get install -y tmux); the console's terminal test needs it")
+	}
+	bin := mcpctlBinary(t)
+	lib := projectLibrary(t)
+	home := t.TempDir()
+	_, sub := repoWithProject(t, "Shop Front", webProject)
+	p := &pane{tb: t, socket: fmt.Sprintf("mcpctl-test-%d-%d", os.Getpid(), time.Now().UnixNano())}
+	command := fmt.Sprintf("env HOME=%q XDG_STATE_HOME=%q XDG_CACHE_HOME=%q XDG_CONFIG_HOME=%q NO_COLOR=1 %q console --library %q",
+		home, filepath.Join(home, "state"), filepath.Join(home, "cache"), filepath.Join(home, "config"), bin, lib.Dir)
+	if out, err := p.tmux("new-session", "-d", "-s", "console", "-x", "80", "-y", "24", "-c", sub, command); err != nil {
+		t.Fatalf("tmux new-session: %v: %s", err, out)
+	}
+	t.Cleanup(func() { p.tmux("kill-server") })
+
+	p.waitFor("[1 Library]")
+	p.keys("4")
+	p.waitFor("▸ shop-front (repo)")
+	p.keys("t", "sql", "Enter")
+	p.waitFor("budget", "/200B") // the repository file's byte budget
+}

@@ -19,25 +19,28 @@ var describeSubjects = map[string]func(ctx context.Context, env Env, args []stri
 
 func runDescribe(ctx context.Context, env Env, args []string) error {
 	if len(args) == 0 || describeSubjects[args[0]] == nil {
-		return &usageError{msg: "describe: want one of " + subjectList(describeSubjects) + " and a NAME", hint: "mcpctl describe project NAME | server NAME [--project P] | proxymodel NAME"}
+		return &usageError{msg: "describe: want one of " + subjectList(describeSubjects) + " and a NAME", hint: "mcpctl describe project [NAME] | server NAME [--project P] | proxymodel NAME"}
 	}
 	return describeSubjects[args[0]](ctx, env, args[1:])
 }
 
 func describeProject(ctx context.Context, env Env, args []string) error {
-	fs := newFlagSet("describe project", "mcpctl describe project NAME [--library DIR]",
-		"Shows a project's settings, the greeting a client receives, and its prompts by priority.")
+	fs := newFlagSet("describe project", "mcpctl describe project [NAME] [--library DIR]",
+		"Shows a project's settings, the greeting a client receives, and its prompts by priority.\n"+
+			"Without NAME, $MCPCTL_PROJECT, else the repository's .mcpctl/project.yaml found from the\n"+
+			"working directory up: the project 'mcpctl serve' would serve there.")
 	lf := addLibraryFlags(fs)
 	if err := fs.parse(env, reorder(args)); err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
-		return fs.usageError("want one project NAME")
+	if fs.NArg() > 1 {
+		return fs.usageError("want at most one project NAME")
 	}
-	p, err := loadProject(env, fs.Arg(0))
+	c, err := needProject(env, fs.Arg(0))
 	if err != nil {
 		return err
 	}
+	p := c.Project
 	indexes, err := projectIndexes(ctx, env, lf, []gate.Project{*p})
 	if err != nil {
 		return err

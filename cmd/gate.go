@@ -10,24 +10,27 @@ import (
 
 func runGate(ctx context.Context, env Env, args []string) error {
 	if len(args) == 0 || args[0] != "preview" {
-		return &usageError{msg: "gate: want 'preview'", hint: "mcpctl gate preview --project P [--explain] TAG..."}
+		return &usageError{msg: "gate: want 'preview'", hint: "mcpctl gate preview [--project P] [--explain] TAG..."}
 	}
-	fs := newFlagSet("gate preview", "mcpctl gate preview --project P [--library DIR] [--explain] TAG...",
+	fs := newFlagSet("gate preview", "mcpctl gate preview [--project P] [--library DIR] [--explain] TAG...",
 		"Prints exactly what begin_session would return to a new session of project P for these tags.\n"+
+			"Without --project, $MCPCTL_PROJECT, else the repository's .mcpctl/project.yaml found from the\n"+
+			"working directory up: the project 'mcpctl serve' would serve there.\n"+
 			"With --explain, prints instead why each prompt is sent, named or left out, with its score parts.")
 	lf := addLibraryFlags(fs)
-	name := fs.String("project", "", "the project `NAME` (required)")
+	name := fs.String("project", "", projectHelp)
 	explain := fs.Bool("explain", false, "explain the ranking instead of printing the briefing")
 	if err := fs.parse(env, reorder(args[1:])); err != nil {
 		return err
 	}
-	if *name == "" || fs.NArg() == 0 {
-		return fs.usageError("want --project and at least one TAG")
+	if fs.NArg() == 0 {
+		return fs.usageError("want at least one TAG")
 	}
-	p, err := loadProject(env, *name)
+	c, err := needProject(env, *name)
 	if err != nil {
 		return err
 	}
+	p := c.Project
 	db, err := openForCLI(ctx, env, lf)
 	if err != nil {
 		return err

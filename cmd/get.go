@@ -67,10 +67,12 @@ func getProjects(_ context.Context, env Env, args []string) error {
 func getPrompts(ctx context.Context, env Env, args []string) error {
 	fs := newFlagSet("get prompts", "mcpctl get prompts [--project P | -A] [--library DIR]",
 		"Lists the prompts a project's sessions see, by priority: PROJECT, NAME, PRIORITY, FOLDER, SUMMARY.\n"+
-			"Without --project, the whole library; with -A, every project.")
+			"Without --project, $MCPCTL_PROJECT, else the repository's .mcpctl/project.yaml found from the\n"+
+			"working directory up (the project 'mcpctl serve' would serve there), else the whole library.\n"+
+			"With -A, every project in $XDG_CONFIG_HOME/mcpctl/projects.")
 	lf := addLibraryFlags(fs)
-	name := fs.String("project", "", "the project `NAME`")
-	all := fs.Bool("A", false, "every project")
+	name := fs.String("project", "", projectHelp)
+	all := fs.Bool("A", false, "every project in $XDG_CONFIG_HOME/mcpctl/projects")
 	if err := fs.parse(env, args); err != nil {
 		return err
 	}
@@ -91,14 +93,16 @@ func getPrompts(ctx context.Context, env Env, args []string) error {
 			}
 			projects = append(projects, p)
 		}
-	case *name != "":
-		p, err := loadProject(env, *name)
+	default:
+		c, err := chooseProject(env, *name)
 		if err != nil {
 			return err
 		}
-		projects = append(projects, *p)
-	default:
-		projects = append(projects, gate.NoProject())
+		if c.Project == nil {
+			projects = append(projects, gate.NoProject())
+		} else {
+			projects = append(projects, *c.Project)
+		}
 	}
 	indexes, err := projectIndexes(ctx, env, lf, projects)
 	if err != nil {

@@ -26,7 +26,7 @@ func runServe(ctx context.Context, env Env, args []string) error {
 			"With nothing configured it serves the standalone library in $XDG_DATA_HOME/mcpctl/library,\n"+
 			"creating it with a few sample prompts on first run.")
 	lf := addLibraryFlags(fs)
-	projectName := fs.String("project", "", "serve the project `NAME` ($XDG_CONFIG_HOME/mcpctl/projects/NAME.yaml; default $MCPCTL_PROJECT)")
+	projectName := fs.String("project", "", "serve "+projectHelp)
 	trace := fs.Bool("trace-content", false, "record payloads in the traffic events, not only their sizes (also MCPCTL_TRACE=content)")
 	if err := fs.parseFlagsOnly(env, args); err != nil {
 		return err
@@ -38,28 +38,26 @@ func runServe(ctx context.Context, env Env, args []string) error {
 		log.Error("no library", "err", err)
 		return err
 	}
-	project, err := loadProject(env, *projectName)
+	// Without a named project, a repository's own .mcpctl/project.yaml (Claude Code and Cursor
+	// start servers in the project's directory) serves; its servers start only once trusted.
+	choice, err := chooseProject(env, *projectName)
 	if err != nil {
 		log.Error("bad project", "err", err)
 		return err
 	}
-	// Without a named project, a repository's own .mcpctl/project.yaml (Claude Code and Cursor
-	// start servers in the project's directory) serves; its servers start only once trusted.
+	project := choice.Project
 	// A server started as a project's own (upstream.ParentEnv) runs in the project's directory:
 	// it serves no repository project whose servers started it, and never starts the servers
 	// of a project named that did, or they would start it again without end.
 	var untrusted string
 	chain := env.Getenv(upstream.ParentEnv)
-	if project == nil {
-		if project, untrusted, err = repoProject(env); err != nil {
-			log.Error("bad repository project", "err", err)
-			return err
-		}
-		if project != nil && upstream.InChain(chain, project.File) {
-			log.Info("started as a server of the repository's project: serving the library without it", "project", project.File)
-			project, untrusted = nil, ""
-		}
-	} else if upstream.InChain(chain, project.File) && len(project.Servers) > 0 {
+	switch {
+	case choice.repo && upstream.InChain(chain, project.File):
+		log.Info("started as a server of the repository's project: serving the library without it", "project", project.File)
+		project = nil
+	case choice.repo && !choice.trusted && len(project.Servers) > 0:
+		untrusted = choice.why
+	case project != nil && upstream.InChain(chain, project.File) && len(project.Servers) > 0:
 		untrusted = "this server is itself started by mcpctl for this project's servers: starting them here would loop"
 	}
 	var up upstream.Options
@@ -112,7 +110,7 @@ func newLogger(env Env) *slog.Logger {
 	return slog.New(slog.NewJSONHandler(env.Stderr, &slog.HandlerOptions{Level: level}))
 }
 
-// projectEnv names the project serve, console and get servers use without --project.
+// projectEnv names the project the commands that take --project use without it (chooseProject).
 const projectEnv = "MCPCTL_PROJECT"
 
 // childEnviron is the environment a project's servers inherit: environ without mcpctl's own
@@ -144,25 +142,49 @@ func loadProject(env Env, name string) (*gate.Project, error) {
 	return &p, nil
 }
 
-// repoProject is the repository project found from the working directory upwards, nil when there
-// is none; untrusted says why its servers must not start, and how to trust it.
-func repoProject(env Env) (p *gate.Project, untrusted string, err error) {
+// projectChoice is the project a command works on, and whether it may start its servers.
+type projectChoice struct {
+	*gate.Project        // nil: none named, and no repository project
+	repo          bool   // the repository's .mcpctl/project.yaml, not a file of the projects directory
+	trusted       bool   // a repository file must be trusted to start servers; the user's own files are
+	why           string // when not trusted, why, and the command that trusts it
+}
+
+// chooseProject is how every command that takes --project finds its project, serve's way:
+// --project NAME (name), else $MCPCTL_PROJECT, from the projects directory; else the repository
+// project found from the working directory upwards; else none (a nil Project). A command run in
+// a repository so works on the project that 'mcpctl serve' there would serve.
+func chooseProject(env Env, name string) (projectChoice, error) {
+	p, err := loadProject(env, name)
+	if err != nil || p != nil {
+		return projectChoice{Project: p, trusted: true}, err
+	}
 	wd, err := os.Getwd()
 	if err != nil {
-		return nil, "", nil
+		return projectChoice{}, nil // no working directory (removed under us): no repository either
 	}
 	r, err := trustStore(env).LoadRepo(wd)
 	switch {
 	case errors.Is(err, trust.ErrNotFound):
-		return nil, "", nil
+		return projectChoice{}, nil
 	case err != nil:
-		return nil, "", err
+		return projectChoice{}, err
 	}
-	if !r.Trusted && len(r.Project.Servers) > 0 {
-		untrusted = r.Reason
-	}
-	return &r.Project, untrusted, nil
+	return projectChoice{Project: &r.Project, repo: true, trusted: r.Trusted, why: r.Reason}, nil
 }
+
+// needProject is chooseProject for the commands that want a project: none is a usage error.
+func needProject(env Env, name string) (projectChoice, error) {
+	c, err := chooseProject(env, name)
+	if err == nil && c.Project == nil {
+		err = &usageError{msg: "no project: give --project NAME (or set " + projectEnv + "), or run this inside a repository with .mcpctl/project.yaml",
+			hint: "mcpctl get projects lists the projects in " + projectsDir(env)}
+	}
+	return c, err
+}
+
+// projectHelp is the help of --project for the commands that use chooseProject, after a verb.
+const projectHelp = "the project `NAME` ($XDG_CONFIG_HOME/mcpctl/projects/NAME.yaml; default $MCPCTL_PROJECT, else the repository's .mcpctl/project.yaml)"
 
 // serveEngine is the content pipeline a server runs: the proxymodels and custom stages under
 // $XDG_CONFIG_HOME/mcpctl, the cache under $XDG_CACHE_HOME/mcpctl, and the LLM config.yaml

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -18,38 +17,6 @@ import (
 )
 
 // The server commands show a project's own MCP servers (DESIGN §10) by starting them.
-
-// serversProject is a project whose servers a command shows, and whether it may start them.
-type serversProject struct {
-	gate.Project
-	trusted bool   // a repository file must be trusted; a file in the projects directory is the user's own
-	why     string // when not trusted, why and which command trusts it
-}
-
-// resolveServersProject finds the project: --project NAME (or $MCPCTL_PROJECT) in the projects
-// directory, else the repository's .mcpctl/project.yaml from the working directory upwards.
-func resolveServersProject(env Env, name string) (serversProject, error) {
-	if name != "" || env.Getenv(projectEnv) != "" {
-		p, err := loadProject(env, name)
-		if err != nil {
-			return serversProject{}, err
-		}
-		return serversProject{Project: *p, trusted: true}, nil
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return serversProject{}, err
-	}
-	r, err := trustStore(env).LoadRepo(wd)
-	if errors.Is(err, trust.ErrNotFound) {
-		return serversProject{}, &usageError{msg: "no project: give --project NAME, or run this inside a repository with .mcpctl/project.yaml",
-			hint: "mcpctl get projects lists the projects in " + projectsDir(env)}
-	}
-	if err != nil {
-		return serversProject{}, err
-	}
-	return serversProject{Project: r.Project, trusted: r.Trusted, why: r.Reason}, nil
-}
 
 func trustStore(env Env) trust.Store {
 	return trust.Store{Dir: filepath.Join(stateHome(env), "mcpctl", "trust")}
@@ -74,13 +41,13 @@ func cliLogger(env Env) *slog.Logger {
 
 // startServers starts the project's servers (all, or only the one named) and waits until each
 // is ready or has failed, within its timeout. The caller closes the supervisor.
-func startServers(ctx context.Context, env Env, p serversProject, only string) *upstream.Supervisor {
+func startServers(ctx context.Context, env Env, p projectChoice, only string) *upstream.Supervisor {
 	specs := p.Servers
 	if only != "" {
 		specs = map[string]gate.ServerSpec{only: p.Servers[only]}
 	}
-	sup := upstream.New(specs, upstream.Options{Logger: cliLogger(env), Dir: upstream.BaseDir(p.Project),
-		Getenv: env.Getenv, Version: version(), Project: p.Project.File, Environ: childEnviron(os.Environ())})
+	sup := upstream.New(specs, upstream.Options{Logger: cliLogger(env), Dir: upstream.BaseDir(*p.Project),
+		Getenv: env.Getenv, Version: version(), Project: p.File, Environ: childEnviron(os.Environ())})
 	sup.Start(ctx)
 	for _, srv := range sup.Servers() {
 		wctx, cancel := context.WithTimeout(ctx, srv.Timeout()+time.Second)
@@ -93,13 +60,13 @@ func startServers(ctx context.Context, env Env, p serversProject, only string) *
 func getServers(ctx context.Context, env Env, args []string) error {
 	fs := newFlagSet("get servers", "mcpctl get servers [--project P]",
 		"Starts each of a project's MCP servers to ask it, and lists NAME, COMMAND, STATE, TOOLS, LAST ERROR.\n"+
-			"Without --project, the repository's .mcpctl/project.yaml found from the working directory up;\n"+
-			"its servers start only once the file is trusted (mcpctl trust).")
-	name := fs.String("project", "", "the project `NAME`")
+			"Without --project, $MCPCTL_PROJECT, else the repository's .mcpctl/project.yaml found from the\n"+
+			"working directory up, whose servers start only once the file is trusted (mcpctl trust).")
+	name := fs.String("project", "", projectHelp)
 	if err := fs.parseFlagsOnly(env, args); err != nil {
 		return err
 	}
-	p, err := resolveServersProject(env, *name)
+	p, err := needProject(env, *name)
 	if err != nil {
 		return err
 	}
@@ -156,15 +123,17 @@ func sortedKeys[V any](m map[string]V) []string {
 func describeServer(ctx context.Context, env Env, args []string) error {
 	fs := newFlagSet("describe server", "mcpctl describe server NAME [--project P]",
 		"Starts one of a project's MCP servers and shows its state and the tools, prompts and resources\n"+
-			"mcpctl serves from it (tools and prompts as NAME__tool, after the project's allow and deny lists).")
-	name := fs.String("project", "", "the project `NAME`")
+			"mcpctl serves from it (tools and prompts as NAME__tool, after the project's allow and deny lists).\n"+
+			"Without --project, $MCPCTL_PROJECT, else the repository's .mcpctl/project.yaml found from the\n"+
+			"working directory up, whose servers start only once the file is trusted (mcpctl trust).")
+	name := fs.String("project", "", projectHelp)
 	if err := fs.parse(env, reorder(args)); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
 		return fs.usageError("want one server NAME")
 	}
-	p, err := resolveServersProject(env, *name)
+	p, err := needProject(env, *name)
 	if err != nil {
 		return err
 	}

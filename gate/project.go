@@ -9,6 +9,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
+
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/mcpctl/mcpctl/promptlib"
 	"github.com/mcpctl/mcpctl/schemas"
@@ -39,7 +42,7 @@ const ProjectExt = ".yaml"
 // Project is one project file, with every default filled in. The zero value is not useful: use
 // NoProject, LoadProject or ParseProject.
 type Project struct {
-	Name       string         // the file's base name without ".yaml"; "" for NoProject
+	Name       string         // the file's base name without ".yaml" (see RepoProjectName); "" for NoProject
 	File       string         // the file it was loaded from; "" for NoProject
 	Folder     string         // library folder name, "A / B" path or id; "" = whole library
 	Gated      bool           // whether sessions start gated
@@ -99,6 +102,39 @@ func (p Project) DisplayName() string {
 }
 
 var projectName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// RepoProjectName is the name of the project a repository holds in REPO/.mcpctl/project.yaml,
+// given REPO. That file is project.yaml in every repository, so its base name would call every
+// such project "project" (in the greeting, traffic, the console); the repository's directory
+// tells them apart. Its name is made a project name: lower case, accents folded, '.' and '_'
+// kept, every other run of characters one '-', at most 64, starting with a letter or digit.
+// A name with nothing of that left ("/", "日本語") gives "repository".
+func RepoProjectName(repoDir string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range norm.NFKD.String(filepath.Base(repoDir)) {
+		switch {
+		case unicode.Is(unicode.Mn, r): // combining marks left by the decomposition
+		case r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r)),
+			(r == '.' || r == '_') && b.Len() > 0:
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			dash = false
+			b.WriteRune(unicode.ToLower(r))
+		default:
+			dash = true
+		}
+	}
+	name := b.String()
+	if len(name) > 64 {
+		name = strings.TrimRight(name[:64], "-")
+	}
+	if !projectName.MatchString(name) {
+		return "repository"
+	}
+	return name
+}
 
 // LoadProject reads the project called name from dir (the caller resolves
 // $XDG_CONFIG_HOME/mcpctl/projects). A missing file gives an error matching ErrNoProject; a file
@@ -166,7 +202,7 @@ type projectFile struct {
 }
 
 // ParseProject parses a project file's text; file names it in errors and gives the project its
-// name. The text is checked against schemas/project.schema.json; every problem is reported with
+// name (a repository's project.yaml is renamed by its loader: RepoProjectName). The text is checked against schemas/project.schema.json; every problem is reported with
 // its field and line, not only the first.
 func ParseProject(file string, data []byte) (Project, error) {
 	p := NoProject()

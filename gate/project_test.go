@@ -249,6 +249,32 @@ func TestListProjects(t *testing.T) {
 	}
 }
 
+// A repository's project is named after the repository, as a name LoadProject would accept.
+func TestRepoProjectName(t *testing.T) {
+	long := strings.Repeat("a", 63) + " b" + strings.Repeat("c", 10)
+	for _, tt := range []struct{ dir, want string }{
+		{"/home/me/src/mcpctl", "mcpctl"},
+		{"/home/me/src/Shop Front", "shop-front"},
+		{"/src/Café Crème/", "cafe-creme"},
+		{"/src/api.example.com", "api.example.com"},
+		{"/src/my_app", "my_app"},
+		{"/src/.dotfiles", "dotfiles"},
+		{"/src/--weird  (copy)--", "weird-copy"},
+		{"/src/" + long, strings.Repeat("a", 63)}, // cut at 64, without the '-' it would end on
+		{"/src/日本語", "repository"},
+		{"/", "repository"},
+		{"", "repository"},
+	} {
+		got := RepoProjectName(tt.dir)
+		if got != tt.want {
+			t.Errorf("RepoProjectName(%q) = %q, want %q", tt.dir, got, tt.want)
+		}
+		if !projectName.MatchString(got) {
+			t.Errorf("RepoProjectName(%q) = %q, not a valid project name", tt.dir, got)
+		}
+	}
+}
+
 func TestProjectPriority(t *testing.T) {
 	p := project(100, map[string]int{"a": 9})
 	for _, tt := range []struct {

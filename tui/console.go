@@ -25,7 +25,10 @@ type Config struct {
 	QueueDir    string // the library's import queue
 	TrafficDir  string // traffic.Dir($XDG_STATE_HOME)
 	ProjectsDir string // $XDG_CONFIG_HOME/mcpctl/projects
-	Project     string // the project the Gate screen starts on ("" = none)
+	Project     string // the project the Gate screen starts on ("" = none, or Repo's)
+	// Repo is the repository's own project, listed on the Gate screen after "none", and the one it
+	// starts on when Project is ""; nil when there is none.
+	Repo *RepoProject
 
 	// Pipeline transforms content for the Pipeline screen; nil shows "no pipeline configured".
 	Pipeline Transformer

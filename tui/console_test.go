@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 
 	"github.com/mcpctl/mcpctl/dbread"
+	"github.com/mcpctl/mcpctl/gate"
 )
 
 // console runs the console in a test program of 80×24 until the test ends.
@@ -142,6 +143,18 @@ func TestScreensGolden(t *testing.T) {
 			press(tm, "4")
 			waitText(t, tm, "web")
 			press(tm, "j", "t", "sql review", "enter")
+			waitText(t, tm, "budget ")
+		}},
+		{"gate_repo", func(t *testing.T, f *fixture) {
+			// The repository's project, which the console starts on, is read through Load.
+			f.withProject(t, "web", "byteBudget: 2000\nindexCap: 10\n")
+			f.cfg.Repo = &RepoProject{Name: "shop-front", Load: func() (gate.Project, error) {
+				return gate.ParseProject("/src/shop-front/.mcpctl/project.yaml", []byte("byteBudget: 3000\nindexCap: 10\n"))
+			}}
+		}, func(t *testing.T, f *fixture, tm *teatest.TestModel) {
+			press(tm, "4")
+			waitText(t, tm, "shop-front (repo)", "web")
+			press(tm, "t", "sql review", "enter")
 			waitText(t, tm, "budget ")
 		}},
 		{"pipeline_none", nil, func(t *testing.T, f *fixture, tm *teatest.TestModel) {

@@ -35,21 +35,41 @@ type gateRow struct {
 	Why      string
 }
 
-// gateProjects lists the project names, "" (no project: the whole library) first.
-func gateProjects(dir string) ([]string, error) {
-	names, err := gate.ListProjects(dir)
-	return append([]string{""}, names...), err
+// RepoProject is a repository's own project (REPO/.mcpctl/project.yaml): it is not in the
+// projects directory, so the console cannot find it by name; cmd finds and reads it as serve does.
+type RepoProject struct {
+	Name string                       // the project's name, as the Gate screen lists it
+	Load func() (gate.Project, error) // reads the file again: a preview sees the file as it is now
 }
 
-// previewGate loads the project and runs a new session's begin_session with tags against a
-// snapshot of the library.
-func previewGate(lib promptlib.Library, projectsDir, project string, tags []string) (gateView, error) {
+// repoEntry stands for the repository project in the Gate screen's list of project names; no
+// project file's name holds a '/', so it is never one of theirs.
+const repoEntry = "/repository"
+
+// gateProjects lists the project names, "" (no project: the whole library) first, then the
+// repository's project (repoEntry) when there is one.
+func gateProjects(dir string, repo *RepoProject) ([]string, error) {
+	names, err := gate.ListProjects(dir)
+	first := []string{""}
+	if repo != nil {
+		first = append(first, repoEntry)
+	}
+	return append(first, names...), err
+}
+
+// previewGate loads the project (repoEntry: the repository's) and runs a new session's
+// begin_session with tags against a snapshot of the library.
+func previewGate(lib promptlib.Library, projectsDir, project string, repo *RepoProject, tags []string) (gateView, error) {
 	p := gate.NoProject()
-	if project != "" {
-		var err error
-		if p, err = gate.LoadProject(projectsDir, project); err != nil {
-			return gateView{}, err
-		}
+	var err error
+	switch {
+	case project == repoEntry && repo != nil:
+		p, err = repo.Load()
+	case project != "":
+		p, err = gate.LoadProject(projectsDir, project)
+	}
+	if err != nil {
+		return gateView{}, err
 	}
 	ix, scope, err := gate.LibraryIndex(lib, p)
 	if err != nil {

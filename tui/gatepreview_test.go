@@ -1,11 +1,13 @@
 package tui
 
 import (
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mcpctl/mcpctl/gate"
 	"github.com/mcpctl/mcpctl/promptlib"
 )
 
@@ -28,7 +30,7 @@ func TestPreviewGate(t *testing.T) {
 		{"roomy", []string{"sql"}, map[string]bool{"matched": true}, "over budget"},
 		{"", []string{"sql"}, map[string]bool{"matched": true}, "critical"},
 	} {
-		v, err := previewGate(lib, dir, tc.project, tc.tags)
+		v, err := previewGate(lib, dir, tc.project, nil, tc.tags)
 		if err != nil {
 			t.Fatalf("%s %v: %v", tc.project, tc.tags, err)
 		}
@@ -54,7 +56,22 @@ func TestPreviewGate(t *testing.T) {
 			t.Errorf("%s %v: the briefing text carries no prompt in full:\n%s", tc.project, tc.tags, v.Text)
 		}
 	}
-	if _, err := previewGate(lib, dir, "missing", []string{"x"}); err == nil {
+	if _, err := previewGate(lib, dir, "missing", nil, []string{"x"}); err == nil {
 		t.Error("a missing project previewed without an error")
+	}
+
+	// The repository's project is not a file of dir: it is read through its Load.
+	repo := &RepoProject{Name: "shop-front", Load: func() (gate.Project, error) {
+		return gate.ParseProject("/src/shop-front/.mcpctl/project.yaml", []byte("byteBudget: 3000\n"))
+	}}
+	if v, err := previewGate(lib, dir, repoEntry, repo, []string{"sql"}); err != nil || v.Budget != 3000 {
+		t.Errorf("the repository's project: budget %d, %v; want its own 3000", v.Budget, err)
+	}
+	broken := &RepoProject{Name: "shop-front", Load: func() (gate.Project, error) { return gate.Project{}, errors.New("line 2: bad") }}
+	if _, err := previewGate(lib, dir, repoEntry, broken, []string{"sql"}); err == nil || !strings.Contains(err.Error(), "line 2") {
+		t.Errorf("a repository project that does not load: got %v, want its error", err)
+	}
+	if got, _ := gateProjects(dir, repo); strings.Join(got, ",") != ","+repoEntry+",crit,roomy" {
+		t.Errorf("gateProjects = %q, want none, the repository's, then the files'", got)
 	}
 }

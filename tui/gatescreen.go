@@ -64,9 +64,9 @@ func (s *gateScreen) keys() []key.Binding {
 }
 
 func (s *gateScreen) init() tea.Cmd {
-	dir := s.cfg.ProjectsDir
+	dir, repo := s.cfg.ProjectsDir, s.cfg.Repo
 	return func() tea.Msg {
-		names, err := gateProjects(dir)
+		names, err := gateProjects(dir, repo)
 		return projectsMsg{names: names, err: err}
 	}
 }
@@ -96,7 +96,7 @@ func (s *gateScreen) preview() tea.Cmd {
 	if db == nil || len(strings.Fields(s.tags.Value())) == 0 {
 		return nil
 	}
-	project, tags, dir := s.project(), s.tags.Value(), s.cfg.ProjectsDir
+	project, tags, dir, repo := s.project(), s.tags.Value(), s.cfg.ProjectsDir, s.cfg.Repo
 	lib, version := s.lib, s.version
 	return func() tea.Msg {
 		m := gateMsg{project: project, tags: tags}
@@ -109,7 +109,7 @@ func (s *gateScreen) preview() tea.Cmd {
 			lib, version = &l, v
 		}
 		m.lib, m.version = lib, version
-		m.view, m.err = previewGate(*lib, dir, project, strings.Fields(tags))
+		m.view, m.err = previewGate(*lib, dir, project, repo, strings.Fields(tags))
 		return m
 	}
 }
@@ -119,8 +119,12 @@ func (s *gateScreen) update(msg tea.Msg) tea.Cmd {
 	case projectsMsg:
 		s.projects, s.err = msg.names, msg.err
 		s.pl.setLen(len(s.projects))
+		start := s.cfg.Project
+		if start == "" && s.cfg.Repo != nil {
+			start = repoEntry
+		}
 		for i, n := range s.projects {
-			if n == s.cfg.Project {
+			if n == start {
 				s.pl.cursor = i
 				s.pl.scroll()
 			}
@@ -194,8 +198,11 @@ func (s *gateScreen) key(msg tea.KeyMsg) tea.Cmd {
 func (s *gateScreen) view() string {
 	lw, rw := s.leftWidth(), s.rightWidth()
 	left := s.st.title.Render("Projects") + "\n" + s.pl.render(s.st, lw, !s.tags.Focused() && !s.onRows, func(i int) string {
-		if s.projects[i] == "" {
+		switch s.projects[i] {
+		case "":
 			return "(none: all)"
+		case repoEntry:
+			return s.cfg.Repo.Name + " (repo)"
 		}
 		return s.projects[i]
 	})

@@ -5,7 +5,7 @@ import "github.com/mcpctl/mcpctl/gate"
 // Repo is a repository's project file, read once and checked against the trust records.
 type Repo struct {
 	File    string       // REPO/.mcpctl/project.yaml, absolute
-	Project gate.Project // parsed from the bytes that were checked; Name is "project"
+	Project gate.Project // parsed from the bytes that were checked; named after the repository
 	Trusted bool         // false: serve the library and the gate, start none of Project.Servers
 	Reason  string       // why it is or is not trusted; when not, names the command that trusts it
 }
@@ -26,6 +26,7 @@ func (s Store) LoadRepo(dir string) (Repo, error) {
 	if err != nil {
 		return Repo{}, err
 	}
+	p.Name = gate.RepoProjectName(RepoDir(file))
 	ok, why := s.TrustedData(file, data)
 	return Repo{File: file, Project: p, Trusted: ok, Reason: why}, nil
 }

@@ -174,7 +174,8 @@ func TestStoreRefusesUnsafeDir(t *testing.T) {
 }
 
 func TestLoadRepo(t *testing.T) {
-	repo := t.TempDir()
+	// Every repository's file is project.yaml: the project is named after the repository.
+	repo := filepath.Join(t.TempDir(), "Shop Front")
 	file := writeProject(t, repo, "gated: false\nservers:\n  db: {command: db-mcp}\n")
 	sub := filepath.Join(repo, "a", "b")
 	if err := os.MkdirAll(sub, 0o755); err != nil {
@@ -185,7 +186,7 @@ func TestLoadRepo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.File != file || r.Trusted || r.Project.Gated || r.Project.Servers["db"].Command != "db-mcp" || !strings.Contains(r.Reason, "mcpctl trust "+repo) {
+	if r.File != file || r.Project.Name != "shop-front" || r.Trusted || r.Project.Gated || r.Project.Servers["db"].Command != "db-mcp" || !strings.Contains(r.Reason, "mcpctl trust "+repo) {
 		t.Errorf("before trust: got %+v", r)
 	}
 	if _, err := store.Trust(file); err != nil {
