@@ -224,6 +224,21 @@ func groupRanges(items []Section, max int, kind string, title func(a, b int) str
 	return out
 }
 
+// groupTitled is groupRanges for sections titled by what they hold (headings, declarations):
+// a range is titled by its first and last sections' titles, and a range that would hold one
+// section is that section, which keeps its own title and summary.
+func groupTitled(items []Section, max int) []Section {
+	out := groupRanges(items, max, KindRange, func(a, b int) string {
+		return clip(items[a].Title, 36) + " … " + clip(items[b].Title, 36)
+	})
+	for i := range out {
+		if len(out[i].Children) == 1 {
+			out[i] = out[i].Children[0]
+		}
+	}
+	return out
+}
+
 // niceSize rounds n up to 1, 2 or 5 times a power of ten, so ranges read [0–199], [200–399].
 func niceSize(n int) int {
 	for p := 1; ; p *= 10 {

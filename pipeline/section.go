@@ -27,7 +27,7 @@ type Section struct {
 const (
 	KindJSONElement = "json-element" // one element of a JSON array, with its separator
 	KindJSONMember  = "json-member"  // one "key": value of a JSON object, with its separator
-	KindRange       = "range"        // a run of array elements, object members, items or declarations
+	KindRange       = "range"        // a run of array elements, object members, items, declarations or headings
 	KindYAML        = "yaml"         // a key or item of a YAML document
 	KindHeading     = "heading"      // a markdown heading and what follows it
 	KindCode        = "code"         // a declaration in source code

@@ -325,7 +325,22 @@ func (sp splitter) splitMarkdown(t string) []Section {
 	if len(hs) > 0 && strings.TrimSpace(t[:hs[0].start]) != "" {
 		sections = append([]Section{{Start: 0, Title: "(before the first heading)", Kind: KindIntro}}, sections...)
 	}
-	return sections
+	return sp.groupHeadings(sections)
+}
+
+// groupHeadings groups more than maxSections siblings, at every level of a heading tree, into
+// ranges, as JSON, YAML and code are grouped: a file of 40 "##" sections is otherwise a table
+// of 40 lines whatever the budget.
+func (sp splitter) groupHeadings(ss []Section) []Section {
+	for i := range ss {
+		if len(ss[i].Children) > 0 {
+			ss[i].Children = sp.groupHeadings(ss[i].Children)
+		}
+	}
+	if len(ss) > sp.maxSections {
+		ss = groupTitled(ss, sp.maxSections)
+	}
+	return ss
 }
 
 // splitCode makes one section per top-level declaration, with the comments, decorators and
@@ -368,9 +383,7 @@ func (sp splitter) splitCode(t string, f Format) []Section {
 		sections = append([]Section{{Start: 0, Title: "(preamble)", Kind: KindIntro}}, sections...)
 	}
 	if len(sections) > sp.maxSections*4 {
-		sections = groupRanges(sections, sp.maxSections, KindRange, func(a, b int) string {
-			return clip(sections[a].Title, 36) + " … " + clip(sections[b].Title, 36)
-		})
+		sections = groupTitled(sections, sp.maxSections)
 	}
 	return sections
 }

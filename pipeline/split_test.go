@@ -2,6 +2,8 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -140,4 +142,86 @@ func FuzzSectionSplitTiles(f *testing.F) {
 			checkTiling(t, text, sections)
 		}
 	})
+}
+
+// manyHeadings is a markdown handbook under one title: n "##" sections, the eighth with 20
+// "###" subsections.
+func manyHeadings(tb testing.TB, n int) string {
+	tb.Helper()
+	var b strings.Builder
+	b.WriteString("# Handbook\n\nHow the team works.\n\n")
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "## Topic %d\n\nTopic %d says what to do. %s\n\n", i, i, strings.Repeat("Keep it short — ça va. ", 4))
+		if i == 8 {
+			for j := 1; j <= 20; j++ {
+				fmt.Fprintf(&b, "### Detail %d.%d\n\nA detail.\n\n", i, j)
+			}
+		}
+	}
+	return b.String()
+}
+
+// TestMarkdownSiblingsGroupedIntoRanges: maxSections holds for markdown headings, at every
+// level, as it does for JSON and code: more siblings than that become ranges titled by their
+// first and last headings, and every heading is still a section of its own below them.
+func TestMarkdownSiblingsGroupedIntoRanges(t *testing.T) {
+	text := manyHeadings(t, 40)
+	f, sections := newSplitter(map[string]any{"maxSections": 12}).split(context.Background(), text)
+	if f != FormatMarkdown {
+		t.Fatalf("format %q, want markdown", f)
+	}
+	checkTiling(t, text, sections)
+	if len(sections) > 12 {
+		t.Fatalf("%d top-level sections, want the title's intro and 40 headings grouped into at most 12", len(sections))
+	}
+	// 41 siblings in ranges of a round size: 8 ranges of 5, and the last heading by itself.
+	if got, want := sections[0].Title, "# Handbook (intro) … ## Topic 4"; got != want || sections[0].Kind != KindRange || len(sections[0].Children) != 5 {
+		t.Errorf("first section %q (%s, %d children), want range %q of 5", got, sections[0].Kind, len(sections[0].Children), want)
+	}
+	if last := sections[len(sections)-1]; last.Title != "## Topic 40" || last.Kind != KindHeading {
+		t.Errorf("last section %q (%s), want the lone heading ## Topic 40 itself, not a range of one", last.Title, last.Kind)
+	}
+	var headings []string
+	var walk func(ss []Section, depth int)
+	walk = func(ss []Section, depth int) {
+		if len(ss) > 12 {
+			t.Errorf("%d siblings at depth %d (first %q), want at most 12", len(ss), depth, ss[0].Title)
+		}
+		for _, s := range ss {
+			if s.Kind == KindHeading {
+				headings = append(headings, s.Title)
+			}
+			walk(s.Children, depth+1)
+		}
+	}
+	walk(sections, 1)
+	var want []string
+	for i := 1; i <= 40; i++ {
+		want = append(want, "## Topic "+strconv.Itoa(i))
+		if i == 8 {
+			for j := 1; j <= 20; j++ {
+				want = append(want, "### Detail 8."+strconv.Itoa(j))
+			}
+		}
+	}
+	if strings.Join(headings, "|") != strings.Join(want, "|") {
+		t.Errorf("headings in the tree:\n%q\nwant every heading once, in order:\n%q", headings, want)
+	}
+}
+
+// TestMarkdownTableFitsTheStarterBudget is the proxymodel `mcpctl create proxymodel` writes
+// (maxSections 12, budgetBytes 1500) on a 40-section markdown file: the table fits the budget
+// and every section reads back exactly.
+func TestMarkdownTableFitsTheStarterBudget(t *testing.T) {
+	te := newTestEngine(t)
+	te.writeModel(t, "starter", ModelStarter("starter"))
+	text := manyHeadings(t, 40)
+	out := transform(t, te.Engine, "starter", text)
+	if !out.Applied {
+		t.Fatalf("the starter model did not apply to %d bytes", len(text))
+	}
+	if len(out.Text) > 1500 {
+		t.Errorf("table of %d bytes, want at most budgetBytes 1500:\n%s", len(out.Text), out.Text)
+	}
+	checkDrillDown(t, te.Engine, out, text)
 }

@@ -13,11 +13,13 @@ const MaxSummary = 160
 // SummaryVersion names what Summary makes. Summaries are kept (the search index's copy, the
 // server's kept view) and computed again only for prompts that change, so any change to what
 // Summary returns must bump it: kept copies of another version are rebuilt.
-const SummaryVersion = 1
+//
+// Version 2 removes '*', '_', '`' and '~' only where they delimit emphasis, strikethrough or
+// code; version 1 removed them all.
+const SummaryVersion = 2
 
 var (
 	mdLink   = regexp.MustCompile(`!?\[([^\]]*)\]\([^)]*\)`)
-	mdMarks  = regexp.MustCompile("[*_`~]+")
 	mdPrefix = regexp.MustCompile(`^\s*(#{1,6}\s+|>\s*|[-*+]\s+|\d+[.)]\s+)`)
 )
 
@@ -33,7 +35,9 @@ func Summary(body string) string {
 		var line string
 		line, rest, _ = strings.Cut(rest, "\n")
 		t := strings.TrimSpace(line)
-		if t == "" || strings.HasPrefix(t, "```") || strings.HasPrefix(t, "---") {
+		// A thematic break ("***", "___") or a "~~~" fence holds no text, and stripMarks keeps
+		// marks that delimit nothing, so they are skipped here.
+		if t == "" || strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") || strings.HasPrefix(t, "---") || thematicBreak(t) {
 			if len(lines) > 0 {
 				break
 			}
@@ -59,9 +63,9 @@ func Summary(body string) string {
 	return clip(strings.TrimSpace(firstSentence(text)), MaxSummary)
 }
 
-// plain strips a line's markdown; the regular expressions run only where markup can be. mdPrefix
-// is anchored, so only the first byte after any leading space can call for it; the other marks are
-// found in one pass (the two scans for either set were most of a summary's time).
+// plain strips a line's markdown; the regular expressions and stripMarks run only where markup
+// can be. mdPrefix is anchored, so only the first byte after any leading space can call for it;
+// the other marks are found in one pass (the scans for each set were most of a summary's time).
 func plain(line string) string {
 	if t := strings.TrimLeft(line, " \t\n\f\r"); t != "" && prefixStart[t[0]] {
 		line = mdPrefix.ReplaceAllString(line, "")
@@ -79,12 +83,13 @@ func plain(line string) string {
 		line = mdLink.ReplaceAllString(line, "$1")
 	}
 	if marks {
-		line = mdMarks.ReplaceAllString(line, "")
+		line = stripMarks(line)
 	}
 	return collapseSpace(line)
 }
 
-// prefixStart are the bytes mdPrefix's alternatives begin with; markByte are mdMarks' bytes.
+// prefixStart are the bytes mdPrefix's alternatives begin with; markByte are the bytes
+// stripMarks looks at.
 var prefixStart, markByte = byteSet("#>-*+0123456789"), byteSet("*_`~")
 
 func byteSet(chars string) (set [256]bool) {
@@ -154,4 +159,23 @@ func clip(s string, n int) string {
 		cut = cut[:i]
 	}
 	return strings.TrimRight(cut, " ,;:") + "…"
+}
+
+// thematicBreak reports whether a trimmed line is a thematic break: three or more '*', '-' or
+// '_', all the same, perhaps with spaces between.
+func thematicBreak(t string) bool {
+	if t == "" || t[0] != '*' && t[0] != '-' && t[0] != '_' {
+		return false
+	}
+	n := 0
+	for i := 0; i < len(t); i++ {
+		switch t[i] {
+		case t[0]:
+			n++
+		case ' ', '\t':
+		default:
+			return false
+		}
+	}
+	return n >= 3
 }
