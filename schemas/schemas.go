@@ -24,6 +24,12 @@ var files embed.FS
 
 const suffix = ".schema.json"
 
+// base is where the embedded schemas are said to live, so their relative $refs resolve among
+// them. It is absolute: a bare name would be resolved against the working directory, once when
+// the schemas are added and again at each first compile, and a process that changed directory in
+// between (tests do) could compile none.
+const base = "https://schemas.mcpctl.invalid/"
+
 // Names lists every schema, sorted: a file "list_prompts.input.schema.json" is named
 // "list_prompts.input".
 func Names() []string {
@@ -67,7 +73,7 @@ func compile(name string) (*jsonschema.Schema, error) {
 				compiled.err = fmt.Errorf("schemas: %s: %w", name, err)
 				return
 			}
-			if err := c.AddResource(name+suffix, doc); err != nil {
+			if err := c.AddResource(base+name+suffix, doc); err != nil {
 				compiled.err = fmt.Errorf("schemas: %s: %w", name, err)
 				return
 			}
@@ -85,7 +91,7 @@ func compile(name string) (*jsonschema.Schema, error) {
 	if s, ok := compiled.schemas[name]; ok {
 		return s, nil
 	}
-	s, err := compiled.c.Compile(name + suffix)
+	s, err := compiled.c.Compile(base + name + suffix)
 	if err != nil {
 		return nil, fmt.Errorf("schemas: compile %s: %w", name, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -58,5 +59,23 @@ func TestValidateAcceptsGoValuesAndText(t *testing.T) {
 	}
 	if err := Validate("no-such-schema", []byte(`{}`)); err == nil {
 		t.Error("unknown schema name: got nil error")
+	}
+}
+
+// The schemas are added once and each compiled on its first use: a process that changed its
+// working directory in between must still compile them, $refs among them included.
+func TestCompileAfterChdir(t *testing.T) {
+	// Start from nothing added, nothing compiled (the package's other tests may have been first).
+	compiled.once = sync.Once{}
+	compiled.schemas = nil
+	t.Cleanup(func() { compiled.once = sync.Once{}; compiled.schemas = nil })
+	if err := Validate("health_check.input", map[string]any{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	err := Validate("operation", map[string]any{})
+	var se *Error
+	if !errors.As(err, &se) {
+		t.Fatalf("validating an empty operation after a chdir: %v, want its problems", err)
 	}
 }
