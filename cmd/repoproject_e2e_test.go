@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/mcpctl/mcpctl/gate"
-	"github.com/mcpctl/mcpctl/tui/traffic"
 )
 
 // repoWithProject makes a repository directory called name holding .mcpctl/project.yaml with
@@ -50,16 +49,7 @@ func TestRepoProjectIsNamedAfterItsRepository(t *testing.T) {
 	if !strings.Contains(b.Text, "Session started for shop-front.") {
 		t.Errorf("the briefing does not name shop-front:\n%s", b.Text)
 	}
-	s.Close()
-	s.cmd.Wait()
-	files, _ := filepath.Glob(filepath.Join(traffic.Dir(state), "*.jsonl"))
-	if len(files) != 1 {
-		t.Fatalf("traffic files: %v, want one for the session", files)
-	}
-	events, err := traffic.ReadFile(files[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	events := endedSessionEvents(t, s, state)
 	for _, e := range events {
 		if e.Project != "shop-front" {
 			t.Errorf("traffic event %s %s has project %q, want shop-front", e.Kind, e.Method, e.Project)

@@ -28,17 +28,7 @@ func TestServeWritesTraffic(t *testing.T) {
 			s := serve(t, env, args...)
 			s.call(t, "search_prompts", map[string]any{"query": "review"}, nil)
 			s.callError(t, "get_prompt", map[string]any{"id": "00000000-0000-4000-8000-000000000000"}, "PROMPT_NOT_FOUND")
-			s.Close()
-			s.cmd.Wait()
-
-			files, _ := filepath.Glob(filepath.Join(traffic.Dir(state), "*.jsonl"))
-			if len(files) != 1 {
-				t.Fatalf("traffic files: %v, want one for the session", files)
-			}
-			events, err := traffic.ReadFile(files[0])
-			if err != nil {
-				t.Fatal(err)
-			}
+			events := endedSessionEvents(t, s, state)
 			count := map[string]int{}
 			for _, e := range events {
 				count[e.Kind+" "+e.Method]++
@@ -84,4 +74,21 @@ func TestServeWritesTraffic(t *testing.T) {
 			}
 		})
 	}
+}
+
+// endedSessionEvents ends s, a session served with $XDG_STATE_HOME state, and returns the traffic
+// events it recorded, which must be the only traffic file there.
+func endedSessionEvents(t *testing.T, s *session, state string) []traffic.Event {
+	t.Helper()
+	s.Close()
+	s.cmd.Wait()
+	files, _ := filepath.Glob(filepath.Join(traffic.Dir(state), "*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("traffic files: %v, want one for the session", files)
+	}
+	events, err := traffic.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return events
 }

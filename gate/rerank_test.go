@@ -170,6 +170,26 @@ func TestParseRerank(t *testing.T) {
 // tags, on one line whatever line breaks it was given with.
 func TestSessionReranks(t *testing.T) {
 	ix := rerankIndex(t)
+	s, questions := questionedSession(ix)
+	b := s.BeginContext(context.Background(), ix, Task{Tags: []string{"sql"}, Text: "Find out why\nthe orders report is slow"})
+	if got := names(b.Sent()); len(got) < 2 || got[0] != "rules" || got[1] != "sql-notes" {
+		t.Errorf("begin sent %q, want rules then sql-notes", got)
+	}
+	s.ReadContext(context.Background(), ix, Task{Tags: []string{"naming"}})
+	if len(*questions) != 2 {
+		t.Fatalf("%d questions, want one per briefing", len(*questions))
+	}
+	if want := "The task: Find out why the orders report is slow\nTask tags: sql\n"; !strings.HasPrefix((*questions)[0], want) {
+		t.Errorf("begin_session's question begins %q, want %q", (*questions)[0][:min(len((*questions)[0]), 120)], want)
+	}
+	if want := "Task tags: naming\n"; !strings.HasPrefix((*questions)[1], want) {
+		t.Errorf("read_prompts' question without a task begins %q, want %q", (*questions)[1][:min(len((*questions)[1]), 120)], want)
+	}
+}
+
+// questionedSession is a session of ix re-ranked by a model that always chooses sql-notes, and
+// the questions it is asked, in order.
+func questionedSession(ix *Index) (*Session, *[]string) {
 	var questions []string
 	llm := &fakeLLM{answer: func(_ context.Context, q string) (string, error) {
 		questions = append(questions, q)
@@ -177,20 +197,7 @@ func TestSessionReranks(t *testing.T) {
 	}}
 	s := NewSession(ix.Project())
 	s.SetReranker(NewLLMReranker(llm, 0, nil))
-	b := s.BeginContext(context.Background(), ix, Task{Tags: []string{"sql"}, Text: "Find out why\nthe orders report is slow"})
-	if got := names(b.Sent()); len(got) < 2 || got[0] != "rules" || got[1] != "sql-notes" {
-		t.Errorf("begin sent %q, want rules then sql-notes", got)
-	}
-	s.ReadContext(context.Background(), ix, Task{Tags: []string{"naming"}})
-	if len(questions) != 2 {
-		t.Fatalf("%d questions, want one per briefing", len(questions))
-	}
-	if want := "The task: Find out why the orders report is slow\nTask tags: sql\n"; !strings.HasPrefix(questions[0], want) {
-		t.Errorf("begin_session's question begins %q, want %q", questions[0][:min(len(questions[0]), 120)], want)
-	}
-	if want := "Task tags: naming\n"; !strings.HasPrefix(questions[1], want) {
-		t.Errorf("read_prompts' question without a task begins %q, want %q", questions[1][:min(len(questions[1]), 120)], want)
-	}
+	return s, &questions
 }
 
 func TestTaskText(t *testing.T) {
@@ -207,19 +214,13 @@ func TestTaskText(t *testing.T) {
 // sentence says more than its words.
 func TestInterceptRerankQuestion(t *testing.T) {
 	ix := rerankIndex(t)
-	var questions []string
-	llm := &fakeLLM{answer: func(_ context.Context, q string) (string, error) {
-		questions = append(questions, q)
-		return numberOf(q, "sql-notes"), nil
-	}}
-	s := NewSession(ix.Project())
-	s.SetReranker(NewLLMReranker(llm, 0, nil))
+	s, questions := questionedSession(ix)
 	b, ok := s.InterceptContext(context.Background(), ix, "search_prompts", json.RawMessage(`{ "query": "why is this sql slow" }`))
-	if !ok || len(questions) != 1 {
-		t.Fatalf("intercepted %v, %d questions; want one question", ok, len(questions))
+	if !ok || len(*questions) != 1 {
+		t.Fatalf("intercepted %v, %d questions; want one question", ok, len(*questions))
 	}
-	if want := "The assistant's first call: search_prompts {\"query\":\"why is this sql slow\"}\nTask tags: sql"; !strings.HasPrefix(questions[0], want) {
-		t.Errorf("question begins %q, want %q", questions[0][:min(len(questions[0]), 120)], want)
+	if want := "The assistant's first call: search_prompts {\"query\":\"why is this sql slow\"}\nTask tags: sql"; !strings.HasPrefix((*questions)[0], want) {
+		t.Errorf("question begins %q, want %q", (*questions)[0][:min(len((*questions)[0]), 120)], want)
 	}
 	if got := names(b.Full); !reflect.DeepEqual(got, []string{"sql-notes"}) {
 		t.Errorf("sent %q, want the model's choice [sql-notes]", got)
