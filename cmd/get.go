@@ -39,7 +39,9 @@ func subjectList[F any](m map[string]F) string {
 }
 
 func getProjects(_ context.Context, env Env, args []string) error {
-	fs := newFlagSet("get projects", "mcpctl get projects", "Lists the projects in $XDG_CONFIG_HOME/mcpctl/projects.")
+	fs := newFlagSet("get projects", "mcpctl get projects",
+		"Lists the projects in $XDG_CONFIG_HOME/mcpctl/projects and, run inside a repository, its\n"+
+			".mcpctl/project.yaml (FROM 'repository'), which serve uses when no project is named.")
 	if err := fs.parse(env, args); err != nil {
 		return err
 	}
@@ -47,21 +49,39 @@ func getProjects(_ context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if len(names) == 0 {
-		fmt.Fprintf(env.Stderr, "no projects in %s\n", projectsDir(env))
+	repo, repoErr := repoProject(env)
+	if len(names) == 0 && repo == nil && repoErr == nil {
+		fmt.Fprintf(env.Stderr, "no projects in %s, and no .mcpctl/project.yaml in the working directory or above\n", projectsDir(env))
 		return nil
 	}
 	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tFOLDER\tGATED\tMODE\tBUDGET\tINDEX CAP")
+	fmt.Fprintln(tw, "NAME\tFOLDER\tGATED\tMODE\tBUDGET\tINDEX CAP\tFROM")
+	row := func(p gate.Project, from string) {
+		fmt.Fprintf(tw, "%s\t%s\t%v\t%s\t%d\t%d\t%s\n", p.Name, orDash(p.Folder), p.Gated, p.GateMode, p.ByteBudget, p.IndexCap, from)
+	}
 	for _, n := range names {
 		p, err := gate.LoadProject(projectsDir(env), n)
 		if err != nil {
 			fmt.Fprintf(tw, "%s\t(invalid: %v)\n", n, err)
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%v\t%s\t%d\t%d\n", p.Name, orDash(p.Folder), p.Gated, p.GateMode, p.ByteBudget, p.IndexCap)
+		row(p, "projects")
 	}
-	return tw.Flush()
+	switch {
+	case repoErr != nil:
+		fmt.Fprintf(tw, "(repository)\t(invalid: %v)\n", repoErr)
+	case repo != nil && repo.Trusted:
+		row(repo.Project, "repository")
+	case repo != nil:
+		row(repo.Project, "repository, not trusted")
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if repo != nil && !repo.Trusted && len(repo.Project.Servers) > 0 {
+		fmt.Fprintln(env.Stderr, "hint:", repo.Reason)
+	}
+	return nil
 }
 
 func getPrompts(ctx context.Context, env Env, args []string) error {
@@ -69,10 +89,10 @@ func getPrompts(ctx context.Context, env Env, args []string) error {
 		"Lists the prompts a project's sessions see, by priority: PROJECT, NAME, PRIORITY, FOLDER, SUMMARY.\n"+
 			"Without --project, $MCPCTL_PROJECT, else the repository's .mcpctl/project.yaml found from the\n"+
 			"working directory up (the project 'mcpctl serve' would serve there), else the whole library.\n"+
-			"With -A, every project in $XDG_CONFIG_HOME/mcpctl/projects.")
+			"With -A, every project in $XDG_CONFIG_HOME/mcpctl/projects and the repository's.")
 	lf := addLibraryFlags(fs)
 	name := fs.String("project", "", projectHelp)
-	all := fs.Bool("A", false, "every project in $XDG_CONFIG_HOME/mcpctl/projects")
+	all := fs.Bool("A", false, "every project in $XDG_CONFIG_HOME/mcpctl/projects, and the repository's")
 	if err := fs.parse(env, args); err != nil {
 		return err
 	}
@@ -92,6 +112,13 @@ func getPrompts(ctx context.Context, env Env, args []string) error {
 				return err
 			}
 			projects = append(projects, p)
+		}
+		repo, err := repoProject(env)
+		if err != nil {
+			return err
+		}
+		if repo != nil {
+			projects = append(projects, repo.Project)
 		}
 	default:
 		c, err := chooseProject(env, *name)

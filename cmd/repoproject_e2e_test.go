@@ -115,6 +115,11 @@ func TestCommandsDefaultToTheRepositoryProject(t *testing.T) {
 
 	// A project named by --project or $MCPCTL_PROJECT comes first, as for serve.
 	writeProject(t, env, "web", "folder: Personal\n")
+	// -A is every project: the user's and the repository's.
+	code, out, stderr = runIn(t, sub, env, "get", "prompts", "-A", "--library", lib.Dir)
+	if code != 0 || !strings.Contains(out, "shop-front  security-policy") || !strings.Contains(out, "web         holiday") {
+		t.Errorf("get prompts -A in the repository: exit %d, want web's and shop-front's\n%s%s", code, out, stderr)
+	}
 	for _, tc := range []struct {
 		env  []string
 		args []string

@@ -159,18 +159,28 @@ func chooseProject(env Env, name string) (projectChoice, error) {
 	if err != nil || p != nil {
 		return projectChoice{Project: p, trusted: true}, err
 	}
+	r, err := repoProject(env)
+	if err != nil || r == nil {
+		return projectChoice{}, err
+	}
+	return projectChoice{Project: &r.Project, repo: true, trusted: r.Trusted, why: r.Reason}, nil
+}
+
+// repoProject is the repository project found from the working directory upwards; nil when
+// there is none.
+func repoProject(env Env) (*trust.Repo, error) {
 	wd, err := os.Getwd()
 	if err != nil {
-		return projectChoice{}, nil // no working directory (removed under us): no repository either
+		return nil, nil // no working directory (removed under us): no repository either
 	}
 	r, err := trustStore(env).LoadRepo(wd)
 	switch {
 	case errors.Is(err, trust.ErrNotFound):
-		return projectChoice{}, nil
+		return nil, nil
 	case err != nil:
-		return projectChoice{}, err
+		return nil, err
 	}
-	return projectChoice{Project: &r.Project, repo: true, trusted: r.Trusted, why: r.Reason}, nil
+	return &r, nil
 }
 
 // needProject is chooseProject for the commands that want a project: none is a usage error.

@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/mcpctl/mcpctl/gate"
 )
 
 // upstreamYAML is a project with two servers: this test binary serving a library as mcpctl
@@ -90,13 +93,26 @@ func TestTrustRepositoryProject(t *testing.T) {
 		t.Fatalf("get servers before trust: exit %d\n%s%s", code, out, stderr)
 	}
 
+	// get projects lists the repository's project under its name, and says it is not trusted.
+	name := gate.RepoProjectName(repo)
+	code, out, stderr = run(t, vars, "get", "projects")
+	if code != 0 || !regexp.MustCompile(`(?m)^`+regexp.QuoteMeta(name)+` .* repository, not trusted$`).MatchString(out) ||
+		!strings.Contains(stderr, "mcpctl trust "+repo) {
+		t.Errorf("get projects before trust: exit %d\n%s%s", code, out, stderr)
+	}
+
 	code, out, stderr = run(t, vars, "trust")
-	if code != 0 || !strings.Contains(out, "trusted "+file) || !strings.Contains(out, "lib: "+os.Args[0]+" serve") {
+	if code != 0 || !strings.Contains(out, "trusted "+file) || !strings.Contains(out, "the project "+name+"\n") ||
+		!strings.Contains(out, "lib: "+os.Args[0]+" serve") {
 		t.Fatalf("trust: exit %d\n%s%s", code, out, stderr)
 	}
 	code, out, _ = run(t, vars, "get", "servers")
 	if code != 0 || !strings.Contains(out, " ready ") {
 		t.Errorf("get servers after trust: exit %d\n%s", code, out)
+	}
+	code, out, stderr = run(t, vars, "get", "projects")
+	if code != 0 || !regexp.MustCompile(`(?m)^`+regexp.QuoteMeta(name)+` .* repository$`).MatchString(out) || stderr != "" {
+		t.Errorf("get projects after trust: exit %d\n%s%s", code, out, stderr)
 	}
 
 	// A changed file is untrusted again.

@@ -48,7 +48,7 @@ func runTrust(_ context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stdout, "trusted %s (sha256 %s)\n", rec.File, rec.SHA256[:16])
+	fmt.Fprintf(env.Stdout, "trusted %s (sha256 %s), the project %s\n", rec.File, rec.SHA256[:16], gate.RepoProjectName(trust.RepoDir(rec.File)))
 	if len(p.Servers) == 0 {
 		fmt.Fprintln(env.Stdout, "it lists no servers")
 		return nil

@@ -121,6 +121,22 @@ func TestTrustLifecycle(t *testing.T) {
 	}
 }
 
+// The command a reason names pastes into a shell as it is, whatever the repository is called.
+func TestReasonQuotesTheDirectory(t *testing.T) {
+	root := t.TempDir()
+	repo := filepath.Join(root, "Shop Front's")
+	file := writeProject(t, repo, "servers: {}\n")
+	_, reason := (Store{Dir: filepath.Join(t.TempDir(), "trust")}).Trusted(file)
+	if want := "mcpctl trust '" + root + "/Shop Front'\\''s'"; !strings.Contains(reason, want) {
+		t.Errorf("reason %q does not name %s", reason, want)
+	}
+	for in, want := range map[string]string{"/src/shop-front_2.0": "/src/shop-front_2.0", "/a b": "'/a b'", "/$HOME": "'/$HOME'"} {
+		if got := shellWord(in); got != want {
+			t.Errorf("shellWord(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
+
 func TestStoreRefusesUnsafeDir(t *testing.T) {
 	repo := t.TempDir()
 	file := writeProject(t, repo, "servers: {}\n")
@@ -186,7 +202,7 @@ func TestLoadRepo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.File != file || r.Project.Name != "shop-front" || r.Trusted || r.Project.Gated || r.Project.Servers["db"].Command != "db-mcp" || !strings.Contains(r.Reason, "mcpctl trust "+repo) {
+	if r.File != file || r.Project.Name != "shop-front" || r.Trusted || r.Project.Gated || r.Project.Servers["db"].Command != "db-mcp" || !strings.Contains(r.Reason, "mcpctl trust '"+repo+"'") {
 		t.Errorf("before trust: got %+v", r)
 	}
 	if _, err := store.Trust(file); err != nil {
