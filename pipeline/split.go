@@ -382,6 +382,9 @@ func (sp splitter) splitCode(t string, f Format) []Section {
 	if len(sections) > 0 && strings.TrimSpace(t[:sections[0].Start]) != "" {
 		sections = append([]Section{{Start: 0, Title: "(preamble)", Kind: KindIntro}}, sections...)
 	}
+	// A declaration's line names what it holds, where a heading or a JSON key often says less,
+	// and a model drills into a code file by name: so code keeps its declarations listed up to
+	// four times maxSections (48 lines of a table of contents by default) before grouping.
 	if len(sections) > sp.maxSections*4 {
 		sections = groupTitled(sections, sp.maxSections)
 	}

@@ -130,7 +130,7 @@ stages:                 # built-in: %[2]s; or an executable in stages/
   - type: section-split
     config:
       maxBytes: 4000    # a section over this is split further where its structure allows
-      maxSections: 12   # more siblings than this are grouped into ranges
+      maxSections: 12   # more siblings than this are grouped into ranges (code: 4x this)
   - type: summarize-tree
     config:
       budgetBytes: 1500 # how long the table may grow
