@@ -12,9 +12,12 @@ import (
 const (
 	// MaxResultBytes bounds the text of any tool result.
 	MaxResultBytes = 100_000
-	// bodyPageBytes is how much of a long prompt body one get_prompt page carries: with JSON
-	// escaping and the other fields, a page stays under MaxResultBytes.
+	// bodyPageBytes is how much of a long prompt body one get_prompt page carries, and
+	// bodyPageText how much text it may take once escaped in the result's JSON (jsonTextLen):
+	// a page of ordinary text ends at the first, one of control characters (six bytes each as
+	// \u0001) at the second, and either way a page stays under MaxResultBytes.
 	bodyPageBytes = 40_000
+	bodyPageText  = 90_000
 	// listPageSize is list_prompts' default limit: without bodies, a default page is about 20 KB
 	// of text.
 	listPageSize = 50
@@ -94,17 +97,52 @@ func (r PromptsResult) carried() []string {
 	return ids
 }
 
-// itemSize is an item's JSON size: measured when it carries a body, else a safe bound (every
-// character of its strings escaped to two bytes, plus the keys and fixed fields), which saves a
-// second encoding of every item of every page.
+// itemSize is an item's JSON size: measured when it carries a body, else a safe bound (its
+// strings as escaped, plus the keys and fixed fields), which saves a second encoding of every
+// item of every page.
 func itemSize(item PromptItem) int {
 	if item.Content != nil {
 		return len(item.appendJSON(nil))
 	}
-	n := 320 + 2*(len(item.ID)+len(item.Title)+len(item.Summary))
+	n := 320 + jsonTextLen(item.ID) + jsonTextLen(item.Title) + jsonTextLen(item.Summary)
 	for _, s := range []*string{item.FolderID, item.Emoji, item.Color, item.URL} {
 		if s != nil {
-			n += 2 * len(*s)
+			n += jsonTextLen(*s)
+		}
+	}
+	return n
+}
+
+// jsonTextLen is the length of s inside a JSON string of a result's text, as encoding/json
+// writes it (UTF-8 kept, <, > and & kept): a quote, a backslash or \n, \r, \t, \b, \f take two
+// bytes, another control character, U+2028, U+2029 or an invalid byte six (\u0001, \ufffd).
+// Counting bytes alone underestimates a title of control characters sixfold.
+func jsonTextLen(s string) int {
+	n := len(s)
+	for i := 0; i < len(s); {
+		if i+8 <= len(s) && jsonUnsafeBytes(load8(s, i)) == 0 {
+			i += 8
+			continue
+		}
+		c := s[i]
+		switch {
+		case jsonSafe[c]:
+			i++
+		case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t' || c == '\b' || c == '\f':
+			n++
+			i++
+		case c < utf8.RuneSelf:
+			n += 5
+			i++
+		default:
+			r, size := utf8.DecodeRuneInString(s[i:])
+			switch {
+			case r == utf8.RuneError && size == 1:
+				n += 5 // one byte becomes \ufffd
+			case r == '\u2028' || r == '\u2029':
+				n += 3 // three bytes become \u2028
+			}
+			i += size
 		}
 	}
 	return n
@@ -132,20 +170,18 @@ func (r PromptResult) carried() []string {
 	return []string{r.ID}
 }
 
-// bodyPages cuts a body into pages of at most bodyPageBytes, each ending at a line break where
-// one is near, and never inside a UTF-8 sequence. Joined, the pages are the body.
+// bodyPages cuts a body into pages of at most bodyPageBytes bytes and bodyPageText of escaped
+// text, each ending at a line break where one is near, and never inside a UTF-8 sequence.
+// Joined, the pages are the body.
 func bodyPages(body string) []string {
-	if len(body) <= bodyPageBytes {
-		return []string{body}
-	}
 	var pages []string
-	for len(body) > bodyPageBytes {
-		cut := bodyPageBytes
-		for cut > 0 && !utf8.RuneStart(body[cut]) {
-			cut--
+	for {
+		cut := pageCut(body)
+		if cut == len(body) {
+			return append(pages, body)
 		}
 		// Prefer the last line break in the page's final eighth.
-		for i := cut - 1; i > cut-bodyPageBytes/8 && i > 0; i-- {
+		for i := cut - 1; i > cut-cut/8 && i > 0; i-- {
 			if body[i] == '\n' {
 				cut = i + 1
 				break
@@ -154,5 +190,25 @@ func bodyPages(body string) []string {
 		pages = append(pages, body[:cut])
 		body = body[cut:]
 	}
-	return append(pages, body)
+}
+
+// pageCut is the length of body's longest prefix that ends on a character boundary and fits a
+// page: at most bodyPageBytes, and at most bodyPageText once escaped.
+func pageCut(body string) int {
+	if len(body) <= bodyPageBytes && jsonTextLen(body) <= bodyPageText {
+		return len(body)
+	}
+	text := 0
+	for i := 0; i < len(body); {
+		size := 1
+		if body[i] >= utf8.RuneSelf {
+			_, size = utf8.DecodeRuneInString(body[i:])
+		}
+		text += jsonTextLen(body[i : i+size])
+		if i+size > bodyPageBytes || text > bodyPageText {
+			return i
+		}
+		i += size
+	}
+	return len(body)
 }

@@ -1,8 +1,12 @@
 package mcpserver
 
 import (
+	"bytes"
+	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/mcpctl/mcpctl/promptlib"
 )
@@ -33,6 +37,61 @@ func TestResultsCarried(t *testing.T) {
 	} {
 		if got := tt.res.carried(); !slices.Equal(got, tt.want) {
 			t.Errorf("%s: carried %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// jsonText is s as it stands inside a result's JSON text: encoding/json without HTML escapes.
+func jsonText(tb testing.TB, s string) []byte {
+	tb.Helper()
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil {
+		tb.Fatal(err)
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
+func FuzzJSONTextLen(f *testing.F) {
+	for _, s := range []string{"", "plain", `a "quoted" \ line` + "\n\t", "\x01\x1f\x7f", "<&>", "é日本👨‍💻", "\u2028\u2029", "\xff\xfe a", "12345678\x019"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := jsonTextLen(s), len(jsonText(t, s))-2; got != want {
+			t.Fatalf("jsonTextLen(%q) = %d, want %d", s, got, want)
+		}
+	})
+}
+
+// Every page of a long body fits a result whatever the body is made of: control characters take
+// six bytes each in the result's JSON, so counting bytes alone made 240 KB pages of them.
+func TestBodyPagesFitTheResult(t *testing.T) {
+	for name, body := range map[string]string{
+		"prose":              strings.Repeat("A line of ordinary prose, with \"quotes\".\n", 5000),
+		"control characters": strings.Repeat("\x01", 99_999) + "x",
+		"quotes":             strings.Repeat(`"`, 150_000),
+		"emoji":              strings.Repeat("👨‍💻", 20_000),
+		"invalid bytes":      strings.Repeat("\xff", 60_000),
+		"line separators":    strings.Repeat("\u2028", 50_000),
+	} {
+		pages := bodyPages(body)
+		if strings.Join(pages, "") != body {
+			t.Errorf("%s: the pages do not join to the body", name)
+		}
+		for i, page := range pages {
+			res := PromptResult{Prompt: promptlib.Prompt{ID: "00000000-0000-4000-8000-000000000001", Title: "T", Content: page},
+				ContentBytes: len(body), Page: i + 1, Pages: len(pages)}
+			raw, err := json.Marshal(res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(raw) > MaxResultBytes {
+				t.Errorf("%s: page %d of %d is %d bytes of text, over %d", name, i+1, len(pages), len(raw), MaxResultBytes)
+			}
+			if i < len(pages)-1 && (len(page) == 0 || !utf8.ValidString(page) && name != "invalid bytes") {
+				t.Errorf("%s: page %d is empty or splits a character", name, i+1)
+			}
 		}
 	}
 }
