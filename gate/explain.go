@@ -56,7 +56,7 @@ func Explain(ix *Index, tags []string, budget, limit int, sent map[string]bool) 
 	r := ix.rankTags(tags, sent, true)
 	sel := ix.pack(r, budget, limit)
 	outcome := map[string]string{}
-	for _, e := range sel.Critical {
+	for _, e := range slices.Concat(sel.Critical, sel.CriticalTOC, sel.CriticalNamed) {
 		outcome[e.ID] = OutcomeCritical
 	}
 	for _, e := range sel.Full {

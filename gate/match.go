@@ -58,16 +58,18 @@ var (
 
 // Selection is the outcome of matching tags against an index within a byte budget.
 type Selection struct {
-	Tags        []string // the normalised tags that were matched
-	Critical    []Entry  // priority 10, sent in full
-	Full        []Entry  // relevant, sent in full within the budget
-	TOC         []Entry  // relevant but over the budget in full, sent as a table of contents (Doc.TOCBytes)
-	Listed      []Entry  // relevant but over the budget: named with their summary, at most the cap
-	MoreListed  int      // relevant, over the budget and beyond the cap: counted, not listed
-	AlreadySent []Entry  // relevant, but the model has them from this session: not repeated (at most the cap)
-	Weak        []Entry  // matched below the floor, best first: named (at most weakCap, within the cap)
-	Remaining   []Entry  // the rest of the index, capped like Index.Lines less the weak matches
-	Omitted     int      // index entries neither selected, weak matches nor in Remaining (beyond the cap)
+	Tags          []string // the normalised tags that were matched
+	Critical      []Entry  // priority 10, sent in full
+	CriticalTOC   []Entry  // priority 10 past what a briefing carries in full (maxBriefingBytes): as tables of contents
+	CriticalNamed []Entry  // priority 10 past that, without contents: named with id and size, for get_prompt
+	Full          []Entry  // relevant, sent in full within the budget
+	TOC           []Entry  // relevant but over the budget in full, sent as a table of contents (Doc.TOCBytes)
+	Listed        []Entry  // relevant but over the budget: named with their summary, at most the cap
+	MoreListed    int      // relevant, over the budget and beyond the cap: counted, not listed
+	AlreadySent   []Entry  // relevant, but the model has them from this session: not repeated (at most the cap)
+	Weak          []Entry  // matched below the floor, best first: named (at most weakCap, within the cap)
+	Remaining     []Entry  // the rest of the index, capped like Index.Lines less the weak matches
+	Omitted       int      // index entries neither selected, weak matches nor in Remaining (beyond the cap)
 }
 
 // Sent is every entry the selection carries in full: Critical then Full.
@@ -286,14 +288,59 @@ func (ix *Index) byTitle(a, b int) int {
 	return strings.Compare(ea.ID, eb.ID)
 }
 
+// maxBriefingBytes bounds the prompt content one briefing carries, whatever the project's
+// byteBudget and however long its priority-10 prompts are: a briefing is one tool result, which
+// Claude Code refuses over 25,000 tokens (about 100 KB), and its texts, headings and index lines
+// take a few KB more.
+const maxBriefingBytes = 80_000
+
+// packCritical splits the priority-10 prompts (in crit, in order) into those sent in full, the
+// shortest first while they fit maxBriefingBytes, those sent as their tables of contents, and
+// those only named: a 90 KB runbook made priority 10 must not crowd the rules out of the
+// briefing, nor the briefing out of the client.
+func (ix *Index) packCritical(crit []int) (full, toc, named []Entry) {
+	bySize := slices.Clone(crit)
+	slices.SortStableFunc(bySize, func(a, b int) int { return ix.entries[a].Bytes - ix.entries[b].Bytes })
+	how := map[int]int{} // 0 full, 1 toc, 2 named
+	room := maxBriefingBytes
+	for _, i := range bySize {
+		e := &ix.entries[i]
+		switch {
+		case e.Bytes <= room:
+			room -= e.Bytes
+		case e.TOCBytes > 0 && e.TOCBytes <= room:
+			room -= e.TOCBytes
+			how[i] = 1
+		default:
+			how[i] = 2
+		}
+	}
+	for _, i := range crit {
+		switch how[i] {
+		case 0:
+			full = append(full, ix.entries[i])
+		case 1:
+			toc = append(toc, ix.entries[i])
+		default:
+			named = append(named, ix.entries[i])
+		}
+	}
+	return full, toc, named
+}
+
 func (ix *Index) pack(r ranking, budget, limit int) Selection {
 	sel := Selection{Tags: r.tags}
-	left := budget
+	left := min(budget, maxBriefingBytes)
 	taken := make([]bool, len(ix.entries))
 	var passed []Entry // candidates a Reranker did not choose
+	sel.Critical, sel.CriticalTOC, sel.CriticalNamed = ix.packCritical(r.critical)
+	for _, e := range sel.Critical {
+		left -= e.Bytes
+	}
+	for _, e := range sel.CriticalTOC {
+		left -= e.TOCBytes
+	}
 	for _, i := range r.critical {
-		sel.Critical = append(sel.Critical, ix.entries[i])
-		left -= ix.entries[i].Bytes
 		taken[i] = true
 	}
 	for _, c := range r.cands {

@@ -3,6 +3,7 @@ package gate
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -80,7 +81,7 @@ const ReadPromptsDescription = "Fetch more of the project's prompts (rules, conv
 // unknown lists template variables the texts use but that do not exist; err is load's.
 func (r Renderer) Briefing(ctx context.Context, b Briefing, load Bodies) (text string, unknown []string, err error) {
 	var ids []string
-	for _, es := range [][]Entry{b.Critical, b.Full, b.TOC} {
+	for _, es := range [][]Entry{b.Critical, b.CriticalTOC, b.Full, b.TOC} {
 		for _, e := range es {
 			ids = append(ids, e.ID)
 		}
@@ -105,7 +106,7 @@ func (r Renderer) Briefing(ctx context.Context, b Briefing, load Bodies) (text s
 		return promptBlock(e.Name, body, toc)
 	}
 	var matched []string
-	for _, e := range b.Critical {
+	for _, e := range slices.Concat(b.Critical, b.CriticalTOC, b.CriticalNamed) {
 		matched = append(matched, e.Line())
 	}
 	for _, e := range b.Full {
@@ -132,10 +133,17 @@ func (r Renderer) Briefing(ctx context.Context, b Briefing, load Bodies) (text s
 	if b.Kind != KindRead {
 		out = append(out, r.expand(r.Texts.Get(TextGreeting), vars, &u))
 	}
-	if len(b.Critical) > 0 {
+	if len(b.Critical)+len(b.CriticalTOC)+len(b.CriticalNamed) > 0 {
 		out = append(out, "## Critical rules\n\nAlways included, whatever your task. Follow them.")
 		for _, e := range b.Critical {
 			out = append(out, full(e, false))
+		}
+		for _, e := range b.CriticalTOC {
+			out = append(out, full(e, true))
+		}
+		if len(b.CriticalNamed) > 0 {
+			out = append(out, "Too long to include here; read each with get_prompt (its id; a long one comes in pages) before you start:\n"+
+				criticalLines(b.CriticalNamed))
 		}
 	}
 	tags := "no tags"
@@ -253,4 +261,14 @@ func promptBlock(name, body string, toc bool) string {
 		attr = ` toc="true"`
 	}
 	return "<prompt name=\"" + name + "\"" + attr + ">\n" + strings.TrimRight(body, "\n") + "\n</prompt>"
+}
+
+// criticalLines names priority-10 prompts a briefing could not carry, with what get_prompt
+// needs to read them.
+func criticalLines(es []Entry) string {
+	lines := make([]string, len(es))
+	for i, e := range es {
+		lines[i] = fmt.Sprintf("%s (id %s, %d KB)", e.Line(), e.ID, (e.Bytes+1023)/1024)
+	}
+	return strings.Join(lines, "\n")
 }

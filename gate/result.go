@@ -1,5 +1,7 @@
 package gate
 
+import "slices"
+
 // Result is the structured content of a begin_session or read_prompts result, as
 // schemas/begin_session.output.schema.json and read_prompts.output.schema.json describe it:
 // prompt names by section, and the rendered text that carries the content.
@@ -23,7 +25,7 @@ func (b Briefing) Result(text string) Result {
 		Project:         b.Project,
 		Tags:            append([]string{}, b.Tags...),
 		Ungated:         b.Ungated,
-		Critical:        names(b.Critical),
+		Critical:        names(slices.Concat(b.Critical, b.CriticalTOC, b.CriticalNamed)),
 		Matched:         names(b.Full),
 		OverBudget:      names(b.Listed),
 		AlreadyProvided: names(b.AlreadySent),

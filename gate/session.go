@@ -220,8 +220,12 @@ func (s *Session) brief(ctx context.Context, ix *Index, kind Kind, task Task) Br
 			s.tags = append(s.tags, t)
 		}
 	}
-	for _, e := range sel.Critical {
-		s.sent[e.ID] = true
+	// A priority-10 prompt sent as its table of contents or named is not repeated either: the
+	// briefing said how to read it.
+	for _, es := range [][]Entry{sel.Critical, sel.CriticalTOC, sel.CriticalNamed} {
+		for _, e := range es {
+			s.sent[e.ID] = true
+		}
 	}
 	for _, e := range sel.Full {
 		s.sent[e.ID] = true

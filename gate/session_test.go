@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"context"
 	"encoding/json"
 	"reflect"
 	"slices"
@@ -227,4 +228,57 @@ func TestSessionCarriedPrompts(t *testing.T) {
 
 func containsEntry(es []Entry, id string) bool {
 	return slices.ContainsFunc(es, func(e Entry) bool { return e.ID == id })
+}
+
+// Priority-10 prompts are always in a briefing, but a briefing is one tool result: the ones that
+// do not fit maxBriefingBytes in full go as their tables of contents or by name, the shortest
+// sent in full first, and none is repeated by a later read_prompts.
+func TestSessionBoundsLongCriticalPrompts(t *testing.T) {
+	ix := buildIndex(t, 100_000,
+		spec{"Runbook One", 10, sized("deploys", 45_000)},
+		spec{"Runbook Two", 10, sized("deploys", 45_000)},
+		spec{"Runbook Three", 10, sized("deploys", 45_000)},
+		spec{"Golden Rules", 10, "Never push to main."},
+		spec{"Deploy Checklist", 5, "Check the deploy dashboards."},
+	)
+	for i := range ix.entries {
+		if ix.entries[i].Name == "runbook-three" {
+			ix.entries[i].TOCBytes = 300
+		}
+	}
+	s := NewSession(ix.Project())
+	b := s.Begin(ix, []string{"deploy"})
+	names := func(es []Entry) (out []string) {
+		for _, e := range es {
+			out = append(out, e.Name)
+		}
+		slices.Sort(out)
+		return out
+	}
+	if got := names(b.Critical); !slices.Equal(got, []string{"golden-rules", "runbook-one"}) {
+		t.Errorf("sent in full: %v, want the shortest that fit: golden-rules, runbook-one", got)
+	}
+	if got := names(b.CriticalTOC); !slices.Equal(got, []string{"runbook-three"}) {
+		t.Errorf("as contents: %v, want runbook-three (it has a table of contents)", got)
+	}
+	if got := names(b.CriticalNamed); !slices.Equal(got, []string{"runbook-two"}) {
+		t.Errorf("named: %v, want runbook-two", got)
+	}
+	toc := func(_ context.Context, e Entry, _ string) string { return "1. Section one (" + e.Name + ")" }
+	text, _ := render(t, Renderer{TOC: toc}, ix, b)
+	if len(text) > 100_000 {
+		t.Errorf("the briefing is %d bytes, over a tool result's 100 KB", len(text))
+	}
+	for _, want := range []string{"Never push to main.", `<prompt name="runbook-three" toc="true">`, "1. Section one (runbook-three)",
+		"read each with get_prompt", "- runbook-two: About deploys. (id " + b.CriticalNamed[0].ID + ", 44 KB)", "Check the deploy dashboards."} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the briefing lacks %q", want)
+		}
+	}
+	if r := b.Result(text); !slices.Equal(slices.Sorted(slices.Values(r.Critical)), []string{"golden-rules", "runbook-one", "runbook-three", "runbook-two"}) {
+		t.Errorf("result critical = %v, want every priority-10 prompt", r.Critical)
+	}
+	if again := s.Read(ix, []string{"deploy"}); len(again.Critical)+len(again.CriticalTOC)+len(again.CriticalNamed) != 0 {
+		t.Errorf("read_prompts repeats priority-10 prompts: %v %v %v", names(again.Critical), names(again.CriticalTOC), names(again.CriticalNamed))
+	}
 }
