@@ -203,6 +203,20 @@ func (b Briefing) Without(ids []string) Briefing {
 	return b
 }
 
+// Shrunk is b, an intercepted call's briefing, with the prompts it sends in full or as contents
+// only named (over the budget): the call's own result leaves them no room in one tool result.
+// They no longer count as sent, so a read_prompts sends them. Priority-10 prompts stay.
+func (s *Session) Shrunk(b Briefing) Briefing {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	moved := slices.Concat(b.Full, b.TOC)
+	for _, e := range moved {
+		delete(s.sent, e.ID)
+	}
+	b.Listed, b.Full, b.TOC = slices.Concat(moved, b.Listed), nil, nil
+	return b
+}
+
 // brief runs one gate call; s.briefing is held, so no other briefing changes s.sent meanwhile
 // (Received may: a prompt a result carries during the selection can be sent once more). The
 // selection is made without s.mu: a re-ranking may wait on the model.

@@ -37,6 +37,9 @@ const (
 	// For a project's own MCP servers (DESIGN §10).
 	CodeUpstreamUnavailable Code = "UPSTREAM_UNAVAILABLE"
 	CodeUpstreamError       Code = "UPSTREAM_ERROR"
+	// A gated session's first call ran, but its result and the briefing before it would pass
+	// one tool result's size.
+	CodeResultTooLarge Code = "RESULT_TOO_LARGE"
 )
 
 var hints = map[Code]string{
@@ -66,6 +69,7 @@ var hints = map[Code]string{
 	CodeInternal:             "This is a bug in mcpctl; try again, and report it if it repeats.",
 	CodeUpstreamUnavailable:  "The project's MCP server named in the message is not running; mcpctl restarts it with backoff, so try again in a few seconds. If it keeps failing, run 'mcpctl get servers' and fix what its last error says.",
 	CodeUpstreamError:        "The project's MCP server named in the message broke the protocol or did not answer in time; try again, or use another tool. Its own log is in mcpctl's stderr.",
+	CodeResultTooLarge:       "Call the tool again with the same arguments: the session is open now, so its result comes alone. For a list or a search, a smaller limit also helps.",
 }
 
 // OperationIDAdvice replaces INVALID_UUID's hint for an operationId: operation ids come from the

@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpctl/mcpctl/gate"
+	"github.com/mcpctl/mcpctl/promptlib"
 	"github.com/mcpctl/mcpctl/tui/traffic"
 )
 
@@ -141,6 +142,17 @@ func (g *gateComponent) intercept(next server.ToolHandlerFunc) server.ToolHandle
 			res = mcp.NewToolResultError(msg)
 		}
 		text, unknown, berr := st.r.Briefing(ctx, b, g.bodies)
+		// The briefing and the result are one tool result, bounded like any other: first the
+		// briefing names its matches instead of sending them, then, if the result alone is
+		// that large, it stays in structuredContent and its text is left for a second call.
+		if size := contentTextBytes(res.Content) + callFrom(ctx).preparedText(); len(text)+size > MaxResultBytes {
+			b = g.sess.Shrunk(b)
+			text, unknown, berr = st.r.Briefing(ctx, b, g.bodies)
+			if len(text)+size > MaxResultBytes {
+				res = g.errorResult(ctx, promptlib.Errorf(promptlib.CodeResultTooLarge,
+					"%s ran, but its result (%d KB of text) does not fit beside the project briefing above in one tool result", name, (size+1023)/1024))
+			}
+		}
 		if berr != nil {
 			g.log.Error("gate: briefing bodies could not be read", "err", berr)
 		}
@@ -152,6 +164,20 @@ func (g *gateComponent) intercept(next server.ToolHandlerFunc) server.ToolHandle
 		}
 		return res, nil
 	}
+}
+
+// contentTextBytes is the size of a result's content as a model reads it: its texts, and any
+// other content as JSON. A prepared result's text is a marker here; call.preparedText has it.
+func contentTextBytes(content []mcp.Content) int {
+	n := 0
+	for _, c := range content {
+		if t, ok := c.(mcp.TextContent); ok {
+			n += len(t.Text)
+		} else if raw, err := json.Marshal(c); err == nil {
+			n += len(raw)
+		}
+	}
+	return n
 }
 
 // received tells the session which prompts the call's result carried in full, and returns

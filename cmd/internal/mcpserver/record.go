@@ -35,6 +35,20 @@ type call struct {
 	stop        context.CancelFunc // cancels the handler's context; nil until it runs
 }
 
+// preparedText is the size of the text a prepared result splices in for its marker: the
+// prose, or the structured content's JSON.
+func (c *call) preparedText() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case c.prepared == nil:
+		return 0
+	case c.prepared.prose != "":
+		return len(c.prepared.prose)
+	}
+	return len(c.prepared.structured)
+}
+
 // bind gives the handler a context the client's notifications/cancelled ends. mcp-go cancels
 // its own context too, but only for a request it has started: a cancellation that overtakes a
 // tool call still queued for a worker would be lost.
