@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -15,6 +16,15 @@ func TestResultsSizedForAModel(t *testing.T) {
 	huge := strings.Repeat("Line of a very long runbook with <tags> & \"quotes\".\n", 5000) // ~260 KB
 	lib.Exec(t, `INSERT INTO prompts (id, title, body, folder_id, icon, color, url, created_at, updated_at)
 		VALUES ('B16B16B1-0000-4000-8000-000000000001', 'Huge Runbook Review', ?, NULL, NULL, NULL, NULL, 1900000000, 1900000000)`, huge)
+	// 400 folders with long names, nested, each holding nothing: listed with includeEmpty.
+	for i := range 400 {
+		parent := any(nil)
+		if i%2 == 1 {
+			parent = fmt.Sprintf("F01DE500-0000-4000-8000-%012d", i-1)
+		}
+		lib.Exec(t, `INSERT INTO folders (id, name, parent_id, position, created_at, updated_at) VALUES (?, ?, ?, ?, 1700000000, 1700000000)`,
+			fmt.Sprintf("F01DE500-0000-4000-8000-%012d", i), fmt.Sprintf("Team area %03d with a long descriptive folder name", i), parent, 1000+i)
+	}
 	s := serve(t, testHome(t), "--library", lib.Dir)
 
 	textBytes := func(tb testing.TB, name string, args map[string]any, out any) int {
@@ -41,6 +51,15 @@ func TestResultsSizedForAModel(t *testing.T) {
 			if page.NextOffset == nil || *page.NextOffset != len(page.Prompts) {
 				t.Errorf("%s: nextOffset %v after %d of %d", call.name, page.NextOffset, len(page.Prompts), page.Total)
 			}
+		}
+	})
+
+	t.Run("list_folders stops at the limit and says so", func(t *testing.T) {
+		var folders mcpserver.FoldersResult
+		n := textBytes(t, "list_folders", map[string]any{"includeEmpty": true}, &folders)
+		if n > mcpserver.MaxResultBytes || !folders.Truncated || folders.Total < 400 || len(folders.Folders) >= folders.Total {
+			t.Errorf("list_folders: %d bytes of text, %d of %d folders, truncated %v; want at most %d bytes and truncated",
+				n, len(folders.Folders), folders.Total, folders.Truncated, mcpserver.MaxResultBytes)
 		}
 	})
 

@@ -15,7 +15,8 @@ import (
 	"github.com/mcpctl/mcpctl/queue"
 )
 
-// maxFolders caps list_folders: beyond it the model should search, not scroll.
+// maxFolders caps list_folders, as MaxResultBytes does its text: beyond them the model should
+// search, not scroll. 400 folders of the sample library were already 135 KB.
 const maxFolders = 1000
 
 // readTools are the library's read-only tools, answered straight from the database within the
@@ -41,7 +42,7 @@ func (d readTools) tools() []server.ServerTool {
 		}),
 		d.serverTool(tool{
 			name: "get_prompt", title: "Get a prompt", readOnly: true, idempotent: true, timeout: time.Second,
-			description: "Get one prompt in full by its id. Content over 100 KB comes in pages: page (from 1) picks one, pages says how many.",
+			description: "Get one prompt in full by its id. Content over 40 KB comes in pages: page (from 1) picks one, pages says how many.",
 			handle:      d.getPrompt,
 		}),
 		d.serverTool(tool{
@@ -90,15 +91,19 @@ func (d readTools) listFolders(ctx context.Context, args json.RawMessage) (any, 
 		return nil, err
 	}
 	out := FoldersResult{Folders: []FolderResult{}}
+	size := 100 // the envelope: total, truncated
 	for _, f := range all {
 		if !d.inScope(&f.ID) || !in.IncludeEmpty && f.PromptCount == 0 && f.ChildCount == 0 {
 			continue
 		}
 		out.Total++
-		if len(out.Folders) == maxFolders {
+		// A bound on the folder's JSON: ids, counts, times and keys take under 280 bytes.
+		n := 280 + jsonTextLen(f.Name) + jsonTextLen(f.Path)
+		if out.Truncated || len(out.Folders) == maxFolders || size+n > MaxResultBytes {
 			out.Truncated = true
 			continue
 		}
+		size += n
 		out.Folders = append(out.Folders, FolderResult{ID: f.ID, Name: f.Name, ParentID: f.ParentID, Path: f.Path,
 			ChildCount: f.ChildCount, PromptCount: f.PromptCount, CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt})
 	}
