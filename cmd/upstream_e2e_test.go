@@ -33,6 +33,10 @@ func beUpstream(name string) int {
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return mcp.NewToolResultText(bigRecords()), nil
 		})
+	s.AddTool(mcp.NewTool("huge", mcp.WithDescription("A 20,000-element JSON array, about 1 MB.")),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText(hugeArray()), nil
+		})
 	s.AddTool(mcp.NewTool("slow", mcp.WithDescription("Waits until cancelled."), mcp.WithString("marker", mcp.Required())),
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			os.WriteFile(req.GetString("marker", "")+".started", nil, 0o600)
@@ -72,6 +76,21 @@ func bigRecords() string {
 	}
 	b, _ := json.Marshal(recs)
 	return string(b)
+}
+
+// hugeArray is a JSON array of 20,000 small objects: subindex makes it ten ranges of 2,000
+// elements, each range about 95 KB.
+func hugeArray() string {
+	var b strings.Builder
+	b.WriteString("[")
+	for i := 0; i < 20_000; i++ {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"id":%d,"name":"item-%d","ok":%v}`, i, i, i%2 == 0)
+	}
+	b.WriteString("]")
+	return b.String()
 }
 
 // upstreamProject is a project with two upstream servers, both this test binary.
@@ -117,7 +136,7 @@ func TestUpstreamsBehindTheGate(t *testing.T) {
 	}
 	var h mcpserver.HealthResult
 	s.call(t, "health_check", map[string]any{}, &h)
-	if len(h.Upstreams) != 2 || h.Upstreams[0].State != "ready" || h.Upstreams[0].Tools != 3 {
+	if len(h.Upstreams) != 2 || h.Upstreams[0].State != "ready" || h.Upstreams[0].Tools != 4 {
 		t.Errorf("health upstreams: %+v", h.Upstreams)
 	}
 }
@@ -497,6 +516,71 @@ func TestUpstreamResultThroughThePipeline(t *testing.T) {
 	if len(hits) != 2 || hits[0] || !hits[1] {
 		t.Errorf("db__big's pipeline cache hits: %v, want a miss then a hit", hits)
 	}
+}
+
+// A 1 MB upstream result stays within the result bound end to end: its _meta table is about the
+// index's size, a 95 KB range answers read_section with the table of its 2,000 elements over
+// pages, and an element comes back exactly.
+func TestUpstreamHugeResultStaysBounded(t *testing.T) {
+	lib := projectLibrary(t)
+	env := testHome(t)
+	writeProject(t, env, "web", fmt.Sprintf("folder: Web App\ngated: false\nproxyModel: subindex\nservers:\n  db:\n    command: %q\n    env: {MCPCTL_BE_UPSTREAM: db}\n", os.Args[0]))
+	s := serve(t, env, "--library", lib.Dir, "--project", "web")
+	var res *mcp.CallToolResult
+	eventually(t, 20*time.Second, "db__huge answers", func() bool {
+		var err error
+		res, err = callTool(context.Background(), s.Client, "db__huge", map[string]any{}, nil)
+		return err == nil && !res.IsError
+	})
+	original := hugeArray()
+	meta, _ := json.Marshal(res.Meta.AdditionalFields["mcpctl/sections"])
+	t.Logf("db__huge: %d bytes → index %d bytes, _meta %d bytes", len(original), len(resultText(res)), len(meta))
+	var table struct {
+		Ref      string `json:"ref"`
+		Omitted  int    `json:"omitted"`
+		Sections []struct {
+			ID    string `json:"id"`
+			Bytes int    `json:"bytes"`
+			Parts int    `json:"parts"`
+		} `json:"sections"`
+	}
+	if err := json.Unmarshal(meta, &table); err != nil || table.Ref == "" || len(table.Sections) == 0 {
+		t.Fatalf("_meta mcpctl/sections: %.500s (%v)", meta, err)
+	}
+	if len(meta) > 20_000 || table.Omitted == 0 || table.Sections[0].Parts == 0 {
+		t.Errorf("_meta mcpctl/sections is %d bytes, omitted %d, section 1 parts %d; want at most 20 KB, marked as cut", len(meta), table.Omitted, table.Sections[0].Parts)
+	}
+	first := table.Sections[0]
+	var listed []string
+	var page struct {
+		Content  string `json:"content"`
+		Bytes    int    `json:"bytes"`
+		Pages    int    `json:"pages"`
+		Sections []struct {
+			ID string `json:"id"`
+		} `json:"sections"`
+	}
+	for p := 1; p == 1 || p <= page.Pages; p++ {
+		page.Sections = nil
+		r := s.call(t, "read_section", map[string]any{"ref": table.Ref, "section": first.ID, "page": p}, &page)
+		if n := len(resultText(r)); n > mcpserver.MaxResultBytes/2 || page.Bytes != first.Bytes || len(page.Sections) == 0 {
+			t.Fatalf("read_section %s page %d: %d bytes of text, bytes %d, %d sub-sections; want a table of its %d-byte section", first.ID, p, n, page.Bytes, len(page.Sections), first.Bytes)
+		}
+		for _, c := range page.Sections {
+			listed = append(listed, c.ID)
+		}
+	}
+	if len(listed) != first.Parts || page.Pages < 2 {
+		t.Errorf("read_section %s: %d pages list %d sub-sections, want its %d parts over pages", first.ID, page.Pages, len(listed), first.Parts)
+	}
+	var leaf struct {
+		Content string `json:"content"`
+	}
+	s.call(t, "read_section", map[string]any{"ref": table.Ref, "section": listed[0]}, &leaf)
+	if !strings.HasPrefix(original, leaf.Content) || !strings.Contains(leaf.Content, `"name":"item-0"`) {
+		t.Errorf("read_section %s: %q, want the first element as it stands", listed[0], leaf.Content)
+	}
+	s.callError(t, "read_section", map[string]any{"ref": table.Ref, "section": first.ID, "page": page.Pages + 1}, "INVALID_INPUT")
 }
 
 func slicesContains(list []string, s string) bool {

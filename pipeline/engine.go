@@ -192,14 +192,26 @@ type StageMetric struct {
 type SectionsMeta struct {
 	Ref      string        `json:"ref"`
 	Sections []SectionInfo `json:"sections"`
+	// Omitted counts the sections the tree leaves out (see MaxMetaSections): those under a
+	// section with parts, and top-level ones past the last listed. read_section on a section
+	// with parts lists them.
+	Omitted int `json:"omitted,omitempty"`
 }
+
+// MaxMetaSections bounds the sections `_meta["mcpctl/sections"]` carries. The tree rides on
+// the result beside an index of about 1.5 KB, and clients keep it with the conversation: the
+// whole tree of a 20,000-element array was 880 KB. 256 sections of id, title and size are about
+// 15 KB, as deep as the index itself goes for what a summary can show, and every section left
+// out is one read_section away.
+const MaxMetaSections = 256
 
 // Meta returns the value for `_meta["mcpctl/sections"]`, or nil when there are no sections.
 func (o Output) Meta() *SectionsMeta {
 	if o.Ref == "" {
 		return nil
 	}
-	return &SectionsMeta{Ref: o.Ref, Sections: Infos(o.Sections)}
+	infos, omitted := InfosWithin(o.Sections, MaxMetaSections)
+	return &SectionsMeta{Ref: o.Ref, Sections: infos, Omitted: omitted}
 }
 
 // Applies reports whether the named model transforms content of type t and size bytes; an
@@ -496,11 +508,8 @@ func footer(text, ref string, sections []Section, listed bool) string {
 	if !listed {
 		fmt.Fprintf(&b, "Only part of the content is shown above; its %d sections:\n", len(sections))
 		for _, s := range sections {
-			fmt.Fprintf(&b, "- %s %s (%s", s.ID, s.Title, HumanBytes(s.Bytes()))
-			if len(s.Children) > 0 {
-				fmt.Fprintf(&b, ", %d parts", len(s.Children))
-			}
-			b.WriteString(")\n")
+			b.WriteString(TableLine(s))
+			b.WriteString("\n")
 		}
 	}
 	fmt.Fprintf(&b, "ref: %s — read_section {\"ref\": %q, \"section\": \"ID\"} returns a section exactly as it stands in the original.\n", ref, ref)
@@ -508,17 +517,26 @@ func footer(text, ref string, sections []Section, listed bool) string {
 }
 
 // ReadSection returns the section id of the content ref names, exactly as it stood in the
-// original. It works across restarts while the cache holds the ref.
+// original, whatever its size. It works across restarts while the cache holds the ref.
 func (e *Engine) ReadSection(ctx context.Context, ref, id string) (string, error) {
+	_, text, err := e.Section(ctx, ref, id)
+	return text, err
+}
+
+// Section returns the section id of the content ref names, with its sub-sections, and its text
+// exactly as it stood in the original; a caller that must bound what it sends (read_section)
+// decides between the text, a page of it and the table of the sub-sections. The Section is
+// shared with the cache: do not modify it.
+func (e *Engine) Section(ctx context.Context, ref, id string) (Section, string, error) {
 	if err := ctx.Err(); err != nil {
-		return "", err
+		return Section{}, "", err
 	}
 	en, ok := entry{}, false
 	if len(ref) == 32 && validKey(ref) {
 		en, ok = e.lookup("d-" + ref)
 	}
 	if !ok {
-		return "", &Error{Op: "read section", Path: ref, Err: fmt.Errorf("%w: this ref was not made here or has been evicted from the cache; run the original call again for a fresh ref", ErrUnknownRef)}
+		return Section{}, "", &Error{Op: "read section", Path: ref, Err: fmt.Errorf("%w: this ref was not made here or has been evicted from the cache; run the original call again for a fresh ref", ErrUnknownRef)}
 	}
 	s, found := Find(en.Sections, id)
 	if !found {
@@ -527,12 +545,12 @@ func (e *Engine) ReadSection(ctx context.Context, ref, id string) (string, error
 		if len(all) > 60 {
 			list += fmt.Sprintf(", … (%d in all)", len(all))
 		}
-		return "", &Error{Op: "read section", Path: ref, Err: fmt.Errorf("%w %q; the sections are %s", ErrUnknownSection, id, list)}
+		return Section{}, "", &Error{Op: "read section", Path: ref, Err: fmt.Errorf("%w %q; the sections are %s", ErrUnknownSection, id, list)}
 	}
 	if s.End > len(en.Text) {
-		return "", &Error{Op: "read section", Path: ref, Err: fmt.Errorf("%w: the cached entry is damaged; run the original call again", ErrUnknownRef)}
+		return Section{}, "", &Error{Op: "read section", Path: ref, Err: fmt.Errorf("%w: the cached entry is damaged; run the original call again", ErrUnknownRef)}
 	}
-	return en.Text[s.Start:s.End], nil
+	return s, en.Text[s.Start:s.End], nil
 }
 
 // Document returns the original and section tree ref names, for tools that show both.

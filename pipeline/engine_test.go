@@ -3,6 +3,7 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"os"
@@ -204,5 +205,73 @@ func TestModelAppliesByTypeAndSize(t *testing.T) {
 	out := transform(t, te.Engine, "subindex", "short")
 	if out.Applied || out.Text != "short" || out.Ref != "" {
 		t.Errorf("small content: applied %v, text %q, ref %q; want it untouched", out.Applied, out.Text, out.Ref)
+	}
+}
+
+// The sections in _meta stay about the size of the index: a 20,000-element array's tree is
+// 20,010 sections, and the meta carries its ten ranges with how many parts each has.
+func TestMetaOfA20000ElementArrayIsBounded(t *testing.T) {
+	te := newTestEngine(t)
+	text := jsonArray(t, 20_000)
+	out := transform(t, te.Engine, "subindex", text)
+	meta := out.Meta()
+	data, err := json.Marshal(meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("index %d bytes, _meta %d bytes, %d sections omitted", len(out.Text), len(data), meta.Omitted)
+	if len(data) > 20_000 {
+		t.Errorf("_meta mcpctl/sections is %d bytes for a %d-byte index, want at most 20 KB", len(data), len(out.Text))
+	}
+	if countInfos(meta.Sections) > MaxMetaSections {
+		t.Errorf("_meta carries %d sections, want at most %d", countInfos(meta.Sections), MaxMetaSections)
+	}
+	shown := 0
+	for i, s := range meta.Sections {
+		want := out.Sections[i]
+		if s.ID != want.ID || s.Bytes != want.Bytes() || len(s.Children) != 0 || s.Parts != len(want.Children) {
+			t.Errorf("meta section %s: %d bytes, %d children, parts %d; want %s, %d bytes, no children, parts %d",
+				s.ID, s.Bytes, len(s.Children), s.Parts, want.ID, want.Bytes(), len(want.Children))
+		}
+		shown++
+	}
+	if all := countAll(out.Sections); meta.Omitted != all-shown || meta.Omitted == 0 {
+		t.Errorf("omitted %d, want the %d sections left out of %d", meta.Omitted, all-shown, all)
+	}
+}
+
+// A tree that fits is carried whole, with nothing marked as omitted; a top level past the bound
+// is cut and says so.
+func TestInfosWithin(t *testing.T) {
+	leaf := func(id string) Section { return Section{ID: id, Title: "t" + id, End: 10} }
+	tree := []Section{
+		{ID: "1", End: 20, Children: []Section{leaf("1.1"), {ID: "1.2", End: 10, Children: []Section{leaf("1.2.1"), leaf("1.2.2")}}}},
+		leaf("2"),
+	}
+	for _, tc := range []struct {
+		n, top, omitted int
+		depth           int
+	}{
+		{n: 100, top: 2, omitted: 0, depth: 3},
+		{n: 4, top: 2, omitted: 2, depth: 2},
+		{n: 3, top: 2, omitted: 4, depth: 1},
+		{n: 1, top: 1, omitted: 5, depth: 1},
+	} {
+		infos, omitted := InfosWithin(tree, tc.n)
+		var depthOf func([]SectionInfo) int
+		depthOf = func(ss []SectionInfo) int {
+			d := 0
+			for _, s := range ss {
+				d = max(d, 1+depthOf(s.Children))
+			}
+			return d
+		}
+		depth := depthOf(infos)
+		if len(infos) != tc.top || omitted != tc.omitted || depth != tc.depth {
+			t.Errorf("InfosWithin(n=%d): %d top-level, %d omitted, depth %d; want %d, %d, %d", tc.n, len(infos), omitted, depth, tc.top, tc.omitted, tc.depth)
+		}
+		if tc.depth == 1 && infos[0].Parts != 2 {
+			t.Errorf("InfosWithin(n=%d): section 1 has parts %d, want 2", tc.n, infos[0].Parts)
+		}
 	}
 }

@@ -50,6 +50,9 @@ type SectionInfo struct {
 	Title    string        `json:"title"`
 	Bytes    int           `json:"bytes"`
 	Children []SectionInfo `json:"children,omitempty"`
+	// Parts is, for a section whose children were left out (InfosWithin), how many it has;
+	// read_section on the section lists them.
+	Parts int `json:"parts,omitempty"`
 }
 
 // Infos converts a section tree to its program form.
@@ -62,6 +65,61 @@ func Infos(sections []Section) []SectionInfo {
 		out[i] = SectionInfo{ID: s.ID, Title: s.Title, Bytes: s.Bytes(), Children: Infos(s.Children)}
 	}
 	return out
+}
+
+// InfosWithin converts a section tree to its program form level by level, as deep as the
+// sections down to that level number at most n (the top level alone is cut at n). A section
+// whose children are left out carries their number in Parts, and omitted counts every section
+// left out. A 20,000-element JSON array is ten ranges of 2,000 elements: its whole tree is
+// 20,010 sections (880 KB of JSON) where its index shows ten lines.
+func InfosWithin(sections []Section, n int) (infos []SectionInfo, omitted int) {
+	depth := 1
+	for shown := countTo(sections, 1); ; depth++ {
+		deeper := countTo(sections, depth+1)
+		if deeper == shown || deeper > n {
+			break
+		}
+		shown = deeper
+	}
+	top := sections
+	if len(top) > n {
+		top = top[:n]
+	}
+	infos = infosTo(top, depth)
+	return infos, countAll(sections) - countInfos(infos)
+}
+
+func infosTo(sections []Section, depth int) []SectionInfo {
+	out := make([]SectionInfo, len(sections))
+	for i, s := range sections {
+		out[i] = SectionInfo{ID: s.ID, Title: s.Title, Bytes: s.Bytes()}
+		if depth > 1 {
+			out[i].Children = infosTo(s.Children, depth-1)
+		} else {
+			out[i].Parts = len(s.Children)
+		}
+	}
+	return out
+}
+
+// countInfos counts the sections of a program-form tree, as countAll does a tree.
+func countInfos(ss []SectionInfo) int {
+	n := len(ss)
+	for _, s := range ss {
+		n += countInfos(s.Children)
+	}
+	return n
+}
+
+// TableLine is a section's line in a table of contents: its id, title, size and, when it has
+// sub-sections, how many. The footer of an index and read_section's table of a section's
+// sub-sections both use it, so a model sees one form.
+func TableLine(s Section) string {
+	line := fmt.Sprintf("- %s %s (%s", s.ID, s.Title, HumanBytes(s.Bytes()))
+	if len(s.Children) > 0 {
+		line += fmt.Sprintf(", %d parts", len(s.Children))
+	}
+	return line + ")"
 }
 
 // Leaves returns the leaves of a section tree, in order.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -225,39 +226,156 @@ func (p *contentPipeline) toc(ctx context.Context, e gate.Entry, body string) st
 	return p.transform(ctx, pipeline.TypeBriefing, "", "", body).Text
 }
 
-// readSectionTool returns one section of transformed content exactly as it stood.
+// readSectionTool returns one section of transformed content exactly as it stood, bounded as
+// every result is (readSection).
 func (p *contentPipeline) readSectionTool() server.ServerTool {
 	return p.serverTool(tool{
 		name: "read_section", title: "Read a section", readOnly: true, idempotent: true, timeout: 5 * time.Second,
 		description: "Read one section of content that mcpctl gave as an index (a tool result, resource, prompt or briefing " +
 			"ending with a table of sections and a ref): the section's text exactly as it stands in the original. " +
+			"A section over 40 KB that has sub-sections comes back as their table instead (ids, titles, sizes): read those. " +
+			"One without sub-sections comes in pages: page (from 1) picks one, pages says how many. " +
 			"Reading every leaf section in order gives the original back.",
 		handle: func(ctx context.Context, args json.RawMessage) (any, error) {
 			var in struct {
 				Ref     string `json:"ref"`
 				Section string `json:"section"`
+				Page    *int   `json:"page"`
 			}
 			if err := json.Unmarshal(args, &in); err != nil {
 				return nil, badArgs(err)
 			}
-			text, err := p.engine.ReadSection(ctx, in.Ref, in.Section)
+			s, text, err := p.engine.Section(ctx, in.Ref, in.Section)
 			if err != nil {
 				return nil, sectionError(err)
 			}
-			return sectionResult{Ref: in.Ref, Section: in.Section, Bytes: len(text), Content: text}, nil
+			page := 1
+			if in.Page != nil {
+				page = *in.Page
+			}
+			return readSection(in.Ref, s, text, page)
 		},
 	})
 }
 
-// sectionResult is read_section's answer; its text is the section itself, not JSON.
+// readSection answers read_section for section s, whose text is text. Every answer stays within
+// bodyPageBytes, the size of a get_prompt page, and for the same reason: the section rides twice
+// in the result (as its text and JSON-escaped in structuredContent), so 40 KB of it stays under
+// MaxResultBytes, and at 10,000 tokens or so under Claude Code's 25,000-token limit even for
+// dense JSON. The bound is not the splitter's maxBytes (4–8 KB): a section up to 40 KB is worth
+// one call rather than a table and several more. A larger section with sub-sections answers
+// with their table, as the index shows sections, paged when even that is too long (a range of
+// 2,000 array elements); one without is paged as get_prompt pages a body, each page exact, so
+// the pages joined are the section.
+func readSection(ref string, s pipeline.Section, text string, page int) (sectionResult, error) {
+	res := sectionResult{Ref: ref, Section: s.ID, Bytes: len(text), Page: page, Pages: 1, title: s.Title}
+	if len(text) > bodyPageBytes && len(s.Children) > 0 {
+		pages := tablePages(s.Children)
+		res.Pages = len(pages)
+		if page > len(pages) {
+			return res, pageError(page, len(pages), s.ID)
+		}
+		res.Content = tableText(ref, s, pages, page)
+		res.Sections = make([]pipeline.SectionInfo, len(pages[page-1]))
+		for i, c := range pages[page-1] {
+			res.Sections[i] = sectionInfo(c)
+		}
+		return res, nil
+	}
+	pages := bodyPages(text)
+	res.Pages = len(pages)
+	if page > len(pages) {
+		return res, pageError(page, len(pages), s.ID)
+	}
+	res.Content = pages[page-1]
+	return res, nil
+}
+
+// sectionInfo is a sub-section as read_section's sections list it: its children only counted.
+func sectionInfo(s pipeline.Section) pipeline.SectionInfo {
+	return pipeline.SectionInfo{ID: s.ID, Title: s.Title, Bytes: s.Bytes(), Parts: len(s.Children)}
+}
+
+func pageError(page, pages int, id string) error {
+	return promptlib.Errorf(promptlib.CodeInvalidInput, "page %d of section %s, which has %d %s; pages start at 1", page, id, pages, plural("page", pages))
+}
+
+// tableRoom is the room a page of a table of sub-sections leaves for its sub-sections: the rest
+// is its header and the line saying how to go on.
+const tableRoom = bodyPageBytes - 1000
+
+// tablePages cuts a list of sub-sections into pages that fit tableRoom. A sub-section costs its
+// line and its entry in the result's sections: the line rides twice (as the text and in
+// content), so a page of 40 KB is about 80 KB on the wire, as a page of a body is.
+func tablePages(children []pipeline.Section) [][]pipeline.Section {
+	var pages [][]pipeline.Section
+	size, from := 0, 0
+	for i, c := range children {
+		entry, _ := json.Marshal(sectionInfo(c))
+		n := len(pipeline.TableLine(c)) + 1 + len(entry) + 1
+		if i > from && size+n > tableRoom {
+			pages = append(pages, children[from:i])
+			size, from = 0, i
+		}
+		size += n
+	}
+	return append(pages, children[from:])
+}
+
+// tableText is one page of the table of a section's sub-sections, saying why the model gets a
+// table and what to read next.
+func tableText(ref string, s pipeline.Section, pages [][]pipeline.Section, page int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Section %s %s is %s, too large to return whole, so here are its %d sub-sections. "+
+		"Read one with read_section {\"ref\": %q, \"section\": \"ID\"}; read in order, they are the section exactly.\n",
+		s.ID, s.Title, pipeline.HumanBytes(s.Bytes()), len(s.Children), ref)
+	for _, c := range pages[page-1] {
+		b.WriteString(pipeline.TableLine(c))
+		b.WriteString("\n")
+	}
+	if len(pages) > 1 {
+		on := pages[page-1]
+		fmt.Fprintf(&b, "\n---\nSub-sections %s to %s of %d (page %d of %d)", on[0].ID, on[len(on)-1].ID, len(s.Children), page, len(pages))
+		if page < len(pages) {
+			fmt.Fprintf(&b, "; the next: read_section {\"ref\": %q, \"section\": %q, \"page\": %d}", ref, s.ID, page+1)
+		}
+		b.WriteString(".\n")
+	}
+	return b.String()
+}
+
+// sectionResult is read_section's answer; its text is the section itself (or the table of its
+// sub-sections), not JSON.
 type sectionResult struct {
 	Ref     string `json:"ref"`
 	Section string `json:"section"`
 	Bytes   int    `json:"bytes"`
 	Content string `json:"content"`
+	Page    int    `json:"page"`
+	Pages   int    `json:"pages"`
+	// Sections, when present, are the sub-sections Content lists: the section was too large to
+	// return whole.
+	Sections []pipeline.SectionInfo `json:"sections,omitempty"`
+	title    string
 }
 
-func (s sectionResult) ResultText() string { return s.Content }
+// ResultText is the section itself. A page of a longer section says so after it, for the model
+// reads the text, not page and pages; structuredContent's content stays exact.
+func (s sectionResult) ResultText() string {
+	if s.Pages == 1 || s.Sections != nil {
+		return s.Content
+	}
+	note := fmt.Sprintf("\n---\nPage %d of %d of section %s %s (%s in all)", s.Page, s.Pages, s.Section, s.title, pipeline.HumanBytes(s.Bytes))
+	if s.Page < s.Pages {
+		note += fmt.Sprintf("; the next: read_section {\"ref\": %q, \"section\": %q, \"page\": %d}.\n", s.Ref, s.Section, s.Page+1)
+	} else {
+		note += ": the section's end.\n"
+	}
+	if !strings.HasSuffix(s.Content, "\n") {
+		note = "\n" + note
+	}
+	return s.Content + note
+}
 
 // sectionError says what to do about a section that cannot be read.
 func sectionError(err error) error {
