@@ -74,6 +74,32 @@ func TestProjectCannotRenameItsFolder(t *testing.T) {
 	}
 }
 
+// A folder the session has just created is the project's on the very next call: the scope comes
+// from the library view, which used to follow the write about half a second later.
+func TestProjectUsesTheFolderItJustCreated(t *testing.T) {
+	dir := standaloneLib(t) // its own processor applies the writes
+	env := testHome(t)
+	writeProject(t, env, "eng", "folder: Engineering\ngated: false\n")
+	s := serve(t, env, "--library", dir, "--project", "eng")
+	for i := range 5 {
+		var folder struct {
+			ID string `json:"id"`
+		}
+		s.call(t, "create_folder", map[string]any{"name": fmt.Sprintf("Race %d", i)}, &folder)
+		var created struct {
+			ID string `json:"id"`
+		}
+		res := s.call(t, "create_prompt", map[string]any{"title": fmt.Sprintf("In race %d", i), "content": "c", "folderId": folder.ID}, &created)
+		if res.IsError {
+			t.Fatalf("create_prompt into the folder just created: %s", resultJSON(t, res))
+		}
+		var listed promptsOut
+		if res := s.call(t, "list_prompts", map[string]any{"folderId": folder.ID}, &listed); res.IsError || listed.Total != 1 {
+			t.Errorf("list_prompts of the folder just created: %s", resultJSON(t, res))
+		}
+	}
+}
+
 // A standalone library whose processor cannot run fails writes at once with the reason, never
 // "make sure the Prompteka app is running", and health_check says so.
 func TestDeadProcessorFailsFast(t *testing.T) {

@@ -53,6 +53,12 @@ func (c *core) serverTool(t tool) server.ServerTool {
 		if err := schemas.Validate(t.name+".input", args); err != nil {
 			return c.errorResult(ctx, inputError(err)), nil
 		}
+		// A project's scope is the library view's, which follows the library after a debounce:
+		// a folder this session has just created must be the project's on its next call. Without
+		// a change since the view's snapshot this is one look at the library's data version.
+		if c.view.current().scope.Folders() != nil {
+			c.view.awaitCurrent(ctx)
+		}
 		if t.timeout > 0 {
 			var cancel context.CancelFunc
 			ctx, cancel = context.WithTimeout(ctx, t.timeout)
