@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
+	"syscall"
 	"time"
 )
 
@@ -68,5 +69,15 @@ func writeReason(dst, reason string) {
 	if n := len(base); n > 5 && base[n-5:] == ".json" {
 		base = base[:n-5]
 	}
-	_ = os.WriteFile(base+".error", []byte(reason+"\n"+time.Now().UTC().Format(time.RFC3339)+"\n"), 0o600)
+	// Never through a symlink planted at the name (it would overwrite the link's target), nor
+	// into a FIFO.
+	f, err := os.OpenFile(base+".error", os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o600)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return
+	}
+	_, _ = f.WriteString(reason + "\n" + time.Now().UTC().Format(time.RFC3339) + "\n")
 }

@@ -3,6 +3,7 @@ package queue
 import (
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"os"
 	"syscall"
 
@@ -11,13 +12,19 @@ import (
 )
 
 // readResponse reads and checks a response file: at most 1 MB, valid JSON, valid against the
-// response schema. It does not follow symlinks.
+// response schema. It does not follow symlinks, nor block on a FIFO planted at the path (the
+// writer would wait past every deadline).
 func (w *Writer) readResponse(path string) (promptlib.Response, error) {
-	f, err := w.FS.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	f, err := w.FS.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return promptlib.Response{}, err
 	}
 	defer f.Close()
+	if st, ok := f.(interface{ Stat() (fs.FileInfo, error) }); ok {
+		if fi, err := st.Stat(); err != nil || !fi.Mode().IsRegular() {
+			return promptlib.Response{}, errors.New("not a regular file")
+		}
+	}
 	data, ok, err := readLimited(f, promptlib.MaxOperationSize)
 	if err != nil {
 		return promptlib.Response{}, err

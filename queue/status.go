@@ -5,6 +5,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/mcpctl/mcpctl/promptlib"
@@ -81,11 +82,21 @@ func (w *Writer) Status(id string) (OpStatus, error) {
 	return st, nil
 }
 
-// failureReason reads failed/{id}.error.
+// failureReason reads failed/{id}.error: at most 64 KB, never through a symlink nor from a
+// FIFO (queue status and get_operation_status would hang on one).
 func failureReason(failed, id string) string {
-	b, err := os.ReadFile(join(failed, id+".error"))
+	const none = "failed; no reason recorded"
+	f, err := os.OpenFile(join(failed, id+".error"), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return "failed; no reason recorded"
+		return none
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return none
+	}
+	b, _, err := readLimited(f, 64<<10)
+	if err != nil {
+		return none
 	}
 	return strings.TrimSpace(string(b))
 }
