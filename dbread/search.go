@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/mcpctl/mcpctl/promptlib"
 )
@@ -15,40 +14,43 @@ import (
 // maxSearchWords bounds the work one query can ask for; words past it are ignored.
 const maxSearchWords = 16
 
-// minPrefixRunes: a last word shorter than this is matched whole, not as a prefix. A one-letter
-// prefix expands to most of the index ("t"* took 0.4 s at 100k prompts, "te"* 60 ms).
-const minPrefixRunes = 2
-
 // searchWords splits a user's query into words: maximal runs of letters, digits and combining
 // marks, the characters SQLite's unicode61 tokenizer keeps. Everything else (punctuation,
 // quotes, operators, emoji) separates words and is never interpreted, so `a OR b*` is the three
-// words "a", "OR", "b". prefix reports whether the query ends inside a word of at least
-// minPrefixRunes: the last word is then matched as a prefix (the user may still be typing it).
-func searchWords(query string) (words []string, prefix bool) {
-	isWord := func(r rune) bool {
-		return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsNumber(r) || unicode.Is(unicode.M, r)
-	}
+// words "a", "OR", "b".
+func searchWords(query string) []string {
+	var words []string
 	query = strings.ToValidUTF8(query, " ")
-	for f := range strings.FieldsFuncSeq(query, func(r rune) bool { return !isWord(r) }) {
+	for f := range strings.FieldsFuncSeq(query, func(r rune) bool { return !isWordRune(r) }) {
 		if len(words) == maxSearchWords {
-			return words, false
+			break
 		}
 		words = append(words, f)
 	}
-	if len(words) > 0 {
-		last, _ := utf8.DecodeLastRuneInString(query)
-		prefix = isWord(last) && utf8.RuneCountInString(words[len(words)-1]) >= minPrefixRunes
-	}
-	return words, prefix
+	return words
+}
+
+func isWordRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsNumber(r) || unicode.Is(unicode.M, r)
+}
+
+// unspaced reports whether w holds a letter of a script written without spaces between words
+// (Chinese, Japanese, Thai, Lao, Khmer, Burmese). unicode61 cannot segment such text: a whole
+// run of it up to punctuation is one term ("日本語チーム"), so a word of it must match the start
+// of a term to find anything. Only such words are prefixes, wherever they stand in the query;
+// any other word matches whole, so the order of the words never changes what is found.
+func unspaced(w string) bool {
+	return strings.ContainsFunc(w, func(r rune) bool {
+		return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar)
+	})
 }
 
 // matchExpr builds an FTS5 MATCH expression that requires every word, in any of its forms
 // (forms): each form is an FTS5 string ("..." with inner quotes doubled), so no word is ever read
 // as query syntax; a word with several forms is ("a" OR "b" …), and the words are joined with
-// AND. With prefix the last word's spellings are prefix queries ("word"*) and its other forms
-// whole, less those a prefix already matches (a form counted twice would weigh twice in bm25).
-// It returns "" for no words; the caller must not run an empty expression.
-func matchExpr(words []string, prefix bool) string {
+// AND. A word of an unspaced script (unspaced) is a prefix query ("word"*). It returns "" for
+// no words; the caller must not run an empty expression.
+func matchExpr(words []string) string {
 	var b strings.Builder
 	str := func(s string, star bool) {
 		b.WriteByte('"')
@@ -63,8 +65,9 @@ func matchExpr(words []string, prefix bool) string {
 			b.WriteString(" AND ")
 		}
 		spell, others := forms(w)
-		star := prefix && i == len(words)-1
+		star := unspaced(w)
 		if star {
+			// A form a prefix already matches would be counted twice, and weigh twice in bm25.
 			others = slices.DeleteFunc(others, func(f string) bool {
 				return slices.ContainsFunc(spell, func(p string) bool { return strings.HasPrefix(f, strings.ToLower(p)) })
 			})
@@ -92,8 +95,7 @@ func matchExpr(words []string, prefix bool) string {
 // forms is what a query word is looked for as, so that a search finds what its words say in
 // either number and spelling: spell is w and its spelling on the other side of the Atlantic
 // ("optimise", "optimize"), others its singular or plural ("migrations": "migration"), as
-// promptlib.Inflections gives them (by the stems the gate's ranking counts words with). Only a
-// last word's spellings are matched as prefixes, as typed.
+// promptlib.Inflections gives them (by the stems the gate's ranking counts words with).
 func forms(w string) (spell, others []string) {
 	lw := strings.ToLower(w)
 	all := promptlib.Inflections(lw) // lw, its other spelling if any, the other inflections
@@ -126,17 +128,6 @@ func likeForms(w string) []string {
 	return keep
 }
 
-// wholeTerms reports whether every one of ws is a whole term of the index (sidecar.wholeTerm):
-// a last word is matched as a prefix unless none of its spellings starts a longer term.
-func (db *DB) wholeTerms(ctx context.Context, ws []string) bool {
-	for _, w := range ws {
-		if !db.side.wholeTerm(ctx, w) {
-			return false
-		}
-	}
-	return true
-}
-
 // likePattern is a LIKE pattern (ESCAPE '\') matching w anywhere: %, _ and \ in w match
 // themselves.
 func likePattern(w string) string {
@@ -146,9 +137,10 @@ func likePattern(w string) string {
 
 // Search returns prompts holding every word of query (plain text, never query syntax), each in
 // its singular or plural and British or American spelling (forms), ranked by relevance then
-// newest, and the total number of matches. Words are runs of letters and digits (at most 16);
-// the last one also matches as a prefix when the query ends in it and it has two letters or
-// more. A query with no words (only punctuation or emoji, say) matches nothing. limit 0 or less
+// newest, and the total number of matches. Words are runs of letters and digits (at most 16),
+// matched whole wherever they stand, so their order changes neither the matches nor the total;
+// only a word in a script written without spaces (unspaced) matches the start of longer text. A
+// query with no words (only punctuation or emoji, say) matches nothing. limit 0 or less
 // means DefaultLimit.
 //
 // Relevance is bm25 over the sidecar's full-text index with the title weighted over the body,
@@ -178,7 +170,7 @@ func (db *DB) SearchIn(ctx context.Context, query string, opts SearchOptions) ([
 		opts.Limit = DefaultLimit
 	}
 	opts.Offset = max(opts.Offset, 0)
-	words, prefix := searchWords(query)
+	words := searchWords(query)
 	if len(words) == 0 {
 		if db.isClosed() {
 			return nil, 0, db.wrap(op, ErrClosed)
@@ -190,10 +182,7 @@ func (db *DB) SearchIn(ctx context.Context, query string, opts SearchOptions) ([
 		return nil, 0, db.wrap(op, err)
 	}
 	if current {
-		if spell, _ := forms(strings.ToLower(words[len(words)-1])); prefix && db.wholeTerms(ctx, spell) {
-			prefix = false
-		}
-		refs, total, err := db.side.search(ctx, matchExpr(words, prefix), opts.InFolders, opts.Limit, opts.Offset)
+		refs, total, err := db.side.search(ctx, matchExpr(words), opts.InFolders, opts.Limit, opts.Offset)
 		if err == nil {
 			var ls []Listed
 			// A page read from the app's database fails as a scan of it would, and so does an

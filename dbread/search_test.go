@@ -14,59 +14,57 @@ import (
 
 func TestSearchWords(t *testing.T) {
 	tests := []struct {
-		query  string
-		words  []string
-		prefix bool
+		query string
+		words []string
 	}{
-		{"security review", []string{"security", "review"}, true},
-		{"security review ", []string{"security", "review"}, false},
-		{"100%", []string{"100"}, false},
-		{`"unbalanced`, []string{"unbalanced"}, true},
-		{"NEAR(", []string{"NEAR"}, false},
-		{"a OR b*", []string{"a", "OR", "b"}, false},
-		{"'; DROP TABLE prompts;--", []string{"DROP", "TABLE", "prompts"}, false},
-		{"title:review", []string{"title", "review"}, true},
-		{"", nil, false},
-		{"  \t ", nil, false},
-		{"🚀 👨‍💻 🇫🇷", nil, false},
-		{"日本語", []string{"日本語"}, true},
-		{"Données & analyse", []string{"Données", "analyse"}, true},
-		{"don't", []string{"don", "t"}, false}, // one letter: no prefix
-		{"go", []string{"go"}, true},
-		{"\xff\xfebad utf8", []string{"bad", "utf8"}, true},
+		{"security review", []string{"security", "review"}},
+		{"security review ", []string{"security", "review"}},
+		{"100%", []string{"100"}},
+		{`"unbalanced`, []string{"unbalanced"}},
+		{"NEAR(", []string{"NEAR"}},
+		{"a OR b*", []string{"a", "OR", "b"}},
+		{"'; DROP TABLE prompts;--", []string{"DROP", "TABLE", "prompts"}},
+		{"title:review", []string{"title", "review"}},
+		{"", nil},
+		{"  \t ", nil},
+		{"🚀 👨‍💻 🇫🇷", nil},
+		{"日本語", []string{"日本語"}},
+		{"Données & analyse", []string{"Données", "analyse"}},
+		{"don't", []string{"don", "t"}},
+		{"\xff\xfebad utf8", []string{"bad", "utf8"}},
 	}
 	for _, tt := range tests {
-		words, prefix := searchWords(tt.query)
-		if !slices.Equal(words, tt.words) || prefix != tt.prefix {
-			t.Errorf("searchWords(%q) = %q, %v; want %q, %v", tt.query, words, prefix, tt.words, tt.prefix)
+		if words := searchWords(tt.query); !slices.Equal(words, tt.words) {
+			t.Errorf("searchWords(%q) = %q; want %q", tt.query, words, tt.words)
 		}
 	}
 	many := strings.Repeat("word ", 3*maxSearchWords)
-	if words, _ := searchWords(many); len(words) != maxSearchWords {
+	if words := searchWords(many); len(words) != maxSearchWords {
 		t.Errorf("searchWords(%d words) kept %d, want %d", 3*maxSearchWords, len(words), maxSearchWords)
 	}
 }
 
 func TestMatchExpr(t *testing.T) {
 	tests := []struct {
-		words  []string
-		prefix bool
-		want   string
+		words []string
+		want  string
 	}{
-		{nil, true, ""},
-		{[]string{"go"}, false, `"go"`},
-		{[]string{"go"}, true, `"go"*`},
-		{[]string{"a", "OR", "b"}, false, `"a" AND "OR" AND "b"`},
-		{[]string{`say"hi"`}, true, `"say""hi"""*`},
-		{[]string{"Queries"}, false, `("Queries" OR "query" OR "querie")`}, // a guess that is no word finds nothing
-		{[]string{"optimise", "tests"}, true, `("optimise" OR "optimize" OR "optimises" OR "optimizes") AND ("tests"* OR "test")`},
-		{[]string{"migration"}, true, `"migration"*`}, // the prefix matches the plural already
-		{[]string{"behavior"}, true, `("behavior"* OR "behaviour"*)`},
-		{[]string{"ios", "news"}, false, `"ios" AND "news"`},
+		{nil, ""},
+		{[]string{"go"}, `"go"`},
+		{[]string{"a", "OR", "b"}, `"a" AND "OR" AND "b"`},
+		{[]string{`say"hi"`}, `"say""hi"""`},
+		{[]string{"Queries"}, `("Queries" OR "query" OR "querie")`}, // a guess that is no word finds nothing
+		{[]string{"optimise", "tests"}, `("optimise" OR "optimize" OR "optimises" OR "optimizes") AND ("tests" OR "test")`},
+		{[]string{"migration"}, `("migration" OR "migrations")`},
+		{[]string{"behavior"}, `("behavior" OR "behaviour" OR "behaviors" OR "behaviours")`},
+		{[]string{"ios", "news"}, `"ios" AND "news"`},
+		// Words of scripts without spaces are prefixes wherever they stand.
+		{[]string{"日本語", "team"}, `"日本語"* AND ("team" OR "teams")`},
+		{[]string{"team", "日本語"}, `("team" OR "teams") AND "日本語"*`},
 	}
 	for _, tt := range tests {
-		if got := matchExpr(tt.words, tt.prefix); got != tt.want {
-			t.Errorf("matchExpr(%q, %v) = %s, want %s", tt.words, tt.prefix, got, tt.want)
+		if got := matchExpr(tt.words); got != tt.want {
+			t.Errorf("matchExpr(%q) = %s, want %s", tt.words, got, tt.want)
 		}
 	}
 }
@@ -81,8 +79,8 @@ func TestLikePattern(t *testing.T) {
 }
 
 // wellFormed reports whether expr is what matchExpr promises: terms joined by " AND ", each an
-// FTS5 string or several in parentheses joined by " OR " (a word's forms); only the last term's
-// strings may be followed by *, and in a group only a leading run of them.
+// FTS5 string or several in parentheses joined by " OR " (a word's forms); a string may be
+// followed by *, and in a group only a leading run of them.
 func wellFormed(expr string) bool {
 	rest := expr
 	// str consumes one non-empty FTS5 string and an optional *, reporting whether the * was there.
@@ -112,7 +110,6 @@ func wellFormed(expr string) bool {
 		return true, star
 	}
 	for rest != "" {
-		var star bool
 		if strings.HasPrefix(rest, "(") {
 			rest = rest[1:]
 			n, stars := 0, 0
@@ -133,18 +130,14 @@ func wellFormed(expr string) bool {
 			if n < 2 || !strings.HasPrefix(rest, ")") {
 				return false
 			}
-			rest, star = rest[1:], stars > 0
-		} else {
-			ok, s := str()
-			if !ok {
-				return false
-			}
-			star = s
+			rest = rest[1:]
+		} else if ok, _ := str(); !ok {
+			return false
 		}
 		if rest == "" {
 			return true
 		}
-		if star || !strings.HasPrefix(rest, " AND ") {
+		if !strings.HasPrefix(rest, " AND ") {
 			return false
 		}
 		rest = rest[len(" AND "):]
@@ -174,8 +167,8 @@ func FuzzSearchQuery(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, query string) {
-		words, prefix := searchWords(query)
-		expr := matchExpr(words, prefix)
+		words := searchWords(query)
+		expr := matchExpr(words)
 		if !wellFormed(expr) {
 			t.Fatalf("matchExpr(searchWords(%q)) = %q, not well formed", query, expr)
 		}
@@ -522,54 +515,54 @@ func TestSearchScopePlan(t *testing.T) {
 	}
 }
 
-// TestSearchWholeTerm: a last word that starts no other term of the index is searched whole,
-// which matches what its prefix query matches; one that starts other terms stays a prefix.
-func TestSearchWholeTerm(t *testing.T) {
+// TestSearchWordOrder: the words of a query match whole wherever they stand, so the same words
+// in another order find the same prompts and the same total. A last word once matched as a
+// prefix: "caching go" found every "goroutine" and "good", "go caching" did not.
+func TestSearchWordOrder(t *testing.T) {
 	lib := smallLibrary()
-	for i, title := range []string{"Refactor caching", "Cache invalidation", "Caches and queues", "Caching layer", "Colors summarized"} {
-		p := lib.Prompts[0]
-		p.ID = fmt.Sprintf("B0000000-0000-4000-8000-%012d", i+1)
-		p.Title, p.Content = title, "Notes."
-		lib.Prompts = append(lib.Prompts, p)
-	}
-	db := openReady(t, librarytest.FromLibrary(t, lib).DB)
-	ctx := context.Background()
-	for _, tt := range []struct {
-		word string
-		want bool
-	}{
-		{"caching", true},    // the only term starting "caching"
-		{"caches", true},     // also a term by itself
-		{"cache", false},     // "caches" starts with it too
-		{"cach", false},      // not a term: "caching", "cache", "caches"
-		{"error", false},     // "errors"
-		{"errors", true},     //
-		{"donnees", true},    // "Données", as the tokenizer folds it
-		{"données", false},   // the tokenizer's folding is not ours to copy: left a prefix
-		{"Caching", false},   // the caller lower-cases
-		{"absentword", true}, // no term at all: both queries match nothing
-		{"", false},
+	for i, p := range [][2]string{
+		{"Go caching layer", "Cache reads in Go."},
+		{"Caching with goroutines", "A good cache, filled by goroutines."},
+		{"Review Python caching", "Review the python code."},
+		{"Reviewer guide for pythonic code", "Caching notes."},
 	} {
-		if got := db.side.wholeTerm(ctx, tt.word); got != tt.want {
-			t.Errorf("wholeTerm(%q) = %v, want %v", tt.word, got, tt.want)
-		}
+		q := lib.Prompts[0]
+		q.ID = fmt.Sprintf("D0000000-0000-4000-8000-%012d", i+1)
+		q.Title, q.Content = p[0], p[1]
+		lib.Prompts = append(lib.Prompts, q)
 	}
-	// Whatever the rewrite, a search finds what the prefix query finds.
-	rd := db.side.reader()
-	// A spelling that starts no term keeps its prefix while the other spelling starts one
-	// ("summarise" whole would miss "summarized").
-	for _, q := range []string{"caching", "cache", "cach", "refactor caching", "Caching", "error", "donnees", "absentword", "refactor absentword",
-		"summarise", "colour", "Colour summarize"} {
-		var want int
-		if err := rd.QueryRow("SELECT count(*) FROM fts WHERE fts MATCH ?", matchExpr(searchWords(q))).Scan(&want); err != nil {
-			t.Fatal(err)
+	db := librarytest.FromLibrary(t, lib).DB
+	ctx := context.Background()
+	for mode, d := range map[string]*DB{"sidecar": openReady(t, db), "like": open(t, db, Options{})} {
+		for _, tt := range []struct {
+			a, b string
+			want int // prompts with every word, whole
+		}{
+			{"go caching", "caching go", 1},
+			{"python review", "review python", 1},
+			{"python caching review", "review caching python", 1},
+		} {
+			first, n1, err := d.Search(ctx, tt.a, 50, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			second, n2, err := d.Search(ctx, tt.b, 50, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, b := ids(first), ids(second)
+			slices.Sort(a)
+			slices.Sort(b)
+			if !slices.Equal(a, b) || n1 != n2 {
+				t.Errorf("%s: Search(%q) = %v (total %d), Search(%q) = %v (total %d); want the same", mode, tt.a, a, n1, tt.b, b, n2)
+			}
+			// The scan matches substrings ("go" in "goroutines"): only the index is exact.
+			if mode == "sidecar" && (n1 != tt.want || n2 != tt.want) {
+				t.Errorf("%s: Search(%q) total %d, Search(%q) total %d; want %d", mode, tt.a, n1, tt.b, n2, tt.want)
+			}
 		}
-		got, total, err := db.Search(ctx, q, 10, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if total != want || len(got) != want {
-			t.Errorf("Search(%q) = %d prompts (total %d), want %d as the prefix query", q, len(got), total, want)
+		if n := d.fallbacks.Load(); mode == "sidecar" && n != 0 {
+			t.Errorf("sidecar mode: %d searches answered by LIKE scan, want 0", n)
 		}
 	}
 }

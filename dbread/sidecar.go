@@ -39,16 +39,13 @@ const _ = uint8(promptlib.SummaryVersion) // it must fit the low byte of the for
 // Disk is cheap and the cache is rebuildable; memory is not spent either way.
 const ftsTable = "CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(title, body, tokenize='unicode61 remove_diacritics 2')"
 
-// termsTable reads fts's term dictionary (wholeTerm). It holds no data of its own.
-const termsTable = "CREATE VIRTUAL TABLE IF NOT EXISTS fts_terms USING fts5vocab(fts, row)"
-
 // sidecarSchema: docs maps the app's rowid to what listing and change detection need, and
 // holds what a brief listing shows (everything but the body: its summary and size instead), so
 // that a page of list_prompts or search_prompts without bodies is read from the sidecar alone.
 // The sidecar is used only when it reflects the library's current version, so the copy is as
 // fresh as a read of the app's database would be (up to bucketWidth's note on edits that keep
 // updated_at). Bodies are always read from the app's database.
-const sidecarSchema = ftsTable + ";" + termsTable + ";" + sidecarDocs + docsIndexes + sidecarTables
+const sidecarSchema = ftsTable + ";" + sidecarDocs + docsIndexes + sidecarTables
 
 const sidecarDocs = `
 CREATE TABLE IF NOT EXISTS docs (
@@ -504,41 +501,6 @@ func (s *sidecar) reader() *sql.DB {
 // tieSlack is how many rows past the page search ranks, to see the end of a run of equal
 // scores at the page's edge.
 const tieSlack = 64
-
-// wholeTerm reports whether w, lower-case ASCII letters and digits, starts no term of the index
-// but itself: a prefix query "w"* then matches exactly what "w" matches (both nothing if w is
-// not a term either), with the same bm25, and "w" is the cheaper query. FTS5 builds a prefix's
-// doclist by merging every term it could be, once to count and twice to rank (bm25's IDF pass):
-// at 100k prompts a search for "refactor caching" went from 3.2 to 2.5 ms through the server,
-// "reviewer" from 15.5 to 7.3 ms. Any other word, or an error, answers false: the prefix query
-// is always right.
-//
-// The look-up asks for the first term after w's own, up to the last that could start with w:
-// fts5vocab counts each term it stops at by reading its doclist, so it must never stop at w
-// (2 ms for "reviewer", a word in every prompt, against 0.05 ms for the seek past it). Only a
-// word that does start other terms reads one of theirs, and stays a prefix.
-func (s *sidecar) wholeTerm(ctx context.Context, w string) bool {
-	rd := s.reader()
-	if rd == nil || !isLowerASCIIWord(w) {
-		return false
-	}
-	// Terms hold no control characters, so w+"\x01" is below every longer term starting with
-	// w, and "\xff" is above every byte of UTF-8.
-	var next string
-	err := rd.QueryRowContext(ctx, "SELECT term FROM fts_terms WHERE term >= ? AND term < ? LIMIT 1", w+"\x01", w+"\xff").Scan(&next)
-	return errors.Is(err, sql.ErrNoRows)
-}
-
-// isLowerASCIIWord: w is what the unicode61 tokenizer makes of itself, a term as the index
-// stores it. Other words (capitals, accents) would need the tokenizer's folding to compare.
-func isLowerASCIIWord(w string) bool {
-	for i := range len(w) {
-		if c := w[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9') {
-			return false
-		}
-	}
-	return w != ""
-}
 
 // search runs a MATCH expression (from matchExpr) and returns a page of rowids, ranked, and the
 // number of matches.

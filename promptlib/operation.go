@@ -1,8 +1,11 @@
 package promptlib
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -39,7 +42,9 @@ type Operation struct {
 }
 
 // NewOperation builds an operation with a fresh lower-case UUIDv4 and the current time. data is
-// the tool input, either raw JSON or a value that marshals to it.
+// the tool input, either raw JSON or a value that marshals to it. Data holds it re-encoded
+// (CanonicalJSON), so that the operation's size, which the queue bounds, depends on the content
+// and not on how the client escaped it.
 func NewOperation(kind OpKind, data any) (Operation, error) {
 	raw, ok := data.(json.RawMessage)
 	if !ok {
@@ -49,7 +54,88 @@ func NewOperation(kind OpKind, data any) (Operation, error) {
 		}
 		raw = b
 	}
+	raw, err := CanonicalJSON(raw)
+	if err != nil {
+		return Operation{}, fmt.Errorf("promptlib: operation data is not one JSON value: %w", err)
+	}
 	return Operation{ID: uuid.NewString(), Operation: kind, Timestamp: Time{time.Now().UTC().Truncate(time.Millisecond)}, Data: raw}, nil
+}
+
+// CanonicalJSON re-encodes one JSON value compactly, its strings as UTF-8 the way Go's encoder
+// writes them without HTML escaping: a client's "\ud83d\ude00" (12 bytes) becomes the 4 bytes of
+// 😀, "\u00e9" é, "\/" /. Only control characters, quotes, backslashes, U+2028 and U+2029 stay
+// escaped, so a string of n characters takes at most 6n bytes. Keys keep their order (and
+// duplicates stay), numbers their text, and absent fields stay absent, null null: the value
+// means what the client sent. Strings with invalid UTF-8 or lone surrogates get U+FFFD, as
+// the decoder reads them.
+func CanonicalJSON(raw []byte) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var out, str bytes.Buffer
+	out.Grow(len(raw))
+	enc := json.NewEncoder(&str)
+	enc.SetEscapeHTML(false)
+	writeString := func(s string) error {
+		str.Reset()
+		if err := enc.Encode(s); err != nil {
+			return err
+		}
+		out.Write(bytes.TrimSuffix(str.Bytes(), []byte("\n")))
+		return nil
+	}
+	type frame struct {
+		object bool
+		n      int // keys and values written so far
+	}
+	var stack []frame
+	for started := false; ; started = true {
+		if started && len(stack) == 0 {
+			// One value read: anything after it but space is not one value.
+			if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+				return nil, errors.New("more than one JSON value")
+			}
+			return out.Bytes(), nil
+		}
+		tok, err := dec.Token()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
+		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
+			stack = stack[:len(stack)-1]
+			out.WriteByte(byte(d))
+			continue
+		}
+		key := false
+		if len(stack) > 0 {
+			f := &stack[len(stack)-1]
+			key = f.object && f.n%2 == 0
+			if f.n > 0 && (key || !f.object) {
+				out.WriteByte(',')
+			}
+			f.n++
+		}
+		switch v := tok.(type) {
+		case json.Delim: // '{' or '['
+			stack = append(stack, frame{object: v == '{'})
+			out.WriteByte(byte(v))
+		case string:
+			if err := writeString(v); err != nil {
+				return nil, err
+			}
+			if key {
+				out.WriteByte(':')
+			}
+		case json.Number:
+			out.WriteString(string(v))
+		case bool:
+			out.WriteString(fmt.Sprint(v))
+		case nil:
+			out.WriteString("null")
+		}
+	}
 }
 
 // Response is a response file, import-queue/.response-{id}.json: what the app (or mcpctl's

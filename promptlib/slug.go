@@ -1,8 +1,10 @@
 package promptlib
 
 import (
+	"cmp"
 	"slices"
 	"strings"
+	"time"
 	"unicode"
 
 	"golang.org/x/text/unicode/norm"
@@ -37,10 +39,13 @@ func Slug(title string) string {
 }
 
 // Names gives every prompt a unique, stable name: its slug, or on a clash the slug plus "-" and
-// the first four characters of its lower-cased id. The prompt that sorts first by id keeps the
-// bare slug, so names do not depend on listing order.
+// the first four characters of its lower-cased id. The prompt created first keeps the bare slug
+// (NameEach), so a new prompt with an existing title never takes the name an existing one is
+// known by, and names do not depend on listing order.
 func Names(prompts []Prompt) map[string]string {
-	names := NameEach(len(prompts), func(i int) (string, string) { return prompts[i].ID, prompts[i].Title })
+	names := NameEach(len(prompts), func(i int) (string, string, time.Time) {
+		return prompts[i].ID, prompts[i].Title, prompts[i].CreatedAt.Time
+	})
 	byID := make(map[string]string, len(prompts))
 	for i, p := range prompts {
 		byID[p.ID] = names[i]
@@ -48,22 +53,32 @@ func Names(prompts []Prompt) map[string]string {
 	return byID
 }
 
-// NameEach is Names for n prompts given by their id and title, the names in the same order: a
-// server naming 100k prompts need not make a Prompt and a map entry of each.
-func NameEach(n int, prompt func(i int) (id, title string)) []string {
+// NameEach is Names for n prompts given by their id, title and creation time, the names in the
+// same order: a server naming 100k prompts need not make a Prompt and a map entry of each.
+//
+// Of prompts with equal slugs, the one created first keeps the bare slug, ties (and prompts
+// without a creation time, which count as oldest) broken by id. The name is what a user types
+// as a slash command and what a project's priorities refer to, so it must stay with the prompt
+// that had it: ordering by id alone gave it to a newcomer whose random id sorted first.
+// Creation times are compared to the microsecond, the precision a kept view stores them in.
+func NameEach(n int, prompt func(i int) (id, title string, created time.Time)) []string {
 	names := make([]string, n)
 	order := make([]int32, n)
+	created := make([]int64, n)
 	for i := range n {
-		_, title := prompt(i)
-		names[i], order[i] = Slug(title), int32(i)
+		_, title, c := prompt(i)
+		names[i], order[i], created[i] = Slug(title), int32(i), c.UnixMicro()
 	}
-	// Equal slugs fall together, the one whose id sorts first ahead of the others.
+	// Equal slugs fall together, the oldest ahead of the others.
 	slices.SortFunc(order, func(i, j int32) int {
 		if c := strings.Compare(names[i], names[j]); c != 0 {
 			return c
 		}
-		idi, _ := prompt(int(i))
-		idj, _ := prompt(int(j))
+		if c := cmp.Compare(created[i], created[j]); c != 0 {
+			return c
+		}
+		idi, _, _ := prompt(int(i))
+		idj, _, _ := prompt(int(j))
 		return strings.Compare(Key(idi), Key(idj))
 	})
 	suffix := make([]int, n) // how many characters of its id a name carries; 0 for a bare slug
@@ -86,7 +101,7 @@ func NameEach(n int, prompt func(i int) (id, title string)) []string {
 		seen := make(map[string]int, n)
 		for i := range names {
 			if suffix[i] > 0 {
-				id, _ := prompt(i)
+				id, _, _ := prompt(i)
 				names[i] = slugs[i] + "-" + strings.ToLower(id[:min(suffix[i], len(id))])
 			}
 			seen[names[i]]++
@@ -94,7 +109,7 @@ func NameEach(n int, prompt func(i int) (id, title string)) []string {
 		clash := false
 		for i := range names {
 			if seen[names[i]] > 1 && suffix[i] > 0 {
-				if id, _ := prompt(i); suffix[i] < len(id) {
+				if id, _, _ := prompt(i); suffix[i] < len(id) {
 					suffix[i] += 4
 					clash = true
 				}

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestSlug(t *testing.T) {
@@ -46,6 +47,33 @@ func TestNamesResolveClashesByID(t *testing.T) {
 	}
 }
 
+// TestNamesOldestKeepsBareSlug: a new prompt with an existing title never takes the existing
+// one's name (its slash command, and the key of a project's priorities), whatever its random id.
+// Ordered by id alone, a newcomer whose id sorted first took "security-review" and the original
+// became "security-review-<its id>".
+func TestNamesOldestKeepsBareSlug(t *testing.T) {
+	t0 := Time{time.Date(2025, 1, 1, 9, 0, 0, 0, time.UTC)}
+	old := Prompt{ID: "FFFF0000-0000-4000-8000-000000000000", Title: "Security Review", CreatedAt: t0}
+	for _, newID := range []string{"00000000-0000-4000-8000-000000000000", "ffff1111-0000-4000-8000-000000000000"} {
+		newer := Prompt{ID: newID, Title: "security review", CreatedAt: Time{t0.Add(time.Millisecond)}}
+		for _, ps := range [][]Prompt{{old, newer}, {newer, old}} {
+			got := Names(ps)
+			if got[old.ID] != "security-review" || got[newer.ID] != "security-review-"+strings.ToLower(newID[:4]) {
+				t.Errorf("old %s and new %s are named %q and %q, want security-review and security-review-%s",
+					old.ID, newID, got[old.ID], got[newer.ID], strings.ToLower(newID[:4]))
+			}
+		}
+	}
+	// Created in the same microsecond, or with no time at all: the id decides.
+	for _, at := range []Time{t0, {}} {
+		a := Prompt{ID: "aaaa0000-0000-4000-8000-000000000000", Title: "Review", CreatedAt: at}
+		b := Prompt{ID: "BBBB0000-0000-4000-8000-000000000000", Title: "Review", CreatedAt: Time{at.Add(time.Nanosecond)}}
+		if got := Names([]Prompt{b, a}); got[a.ID] != "review" || got[b.ID] != "review-bbbb" {
+			t.Errorf("created %v: named %v, want review for %s", at, got, a.ID)
+		}
+	}
+}
+
 // Names are unique even when the four characters of id a clash adds are not: same titles with
 // ids that start alike, and a title that reads like another's suffixed name.
 func TestNamesUniqueWhenSuffixesClash(t *testing.T) {
@@ -81,16 +109,21 @@ func TestNamesAfterAgreesWithNameEach(t *testing.T) {
 	oks := 0
 	const trials = 4000
 	for trial := range trials {
-		type prompt struct{ id, title string }
+		type prompt struct {
+			id, title string
+			created   time.Time
+		}
+		// Few distinct creation times, so that some clashes are decided by id.
+		at := func() time.Time { return time.Unix(int64(rng.IntN(3)), 0) }
 		var before []prompt
 		for range 1 + rng.IntN(12) {
-			before = append(before, prompt{newID(), titles[rng.IntN(len(titles))]})
+			before = append(before, prompt{newID(), titles[rng.IntN(len(titles))], at()})
 		}
 		if !uniqueKeys(before, func(p prompt) string { return p.id }) {
 			continue
 		}
 		name := func(ps []prompt) []string {
-			return NameEach(len(ps), func(i int) (string, string) { return ps[i].id, ps[i].title })
+			return NameEach(len(ps), func(i int) (string, string, time.Time) { return ps[i].id, ps[i].title, ps[i].created })
 		}
 		names := name(before)
 		// Each prompt is kept, retitled or deleted; a few arrive.
@@ -110,7 +143,7 @@ func TestNamesAfterAgreesWithNameEach(t *testing.T) {
 					departed = append(departed, Departure{names[i], p.title})
 					arrivals = append(arrivals, title)
 				}
-				after = append(after, prompt{p.id, title})
+				after = append(after, prompt{p.id, title, p.created})
 			default:
 				stays[len(after)] = names[i]
 				after = append(after, p)
@@ -119,7 +152,7 @@ func TestNamesAfterAgreesWithNameEach(t *testing.T) {
 		for range rng.IntN(3) {
 			title := titles[rng.IntN(len(titles))]
 			arrivals = append(arrivals, title)
-			after = append(after, prompt{newID(), title})
+			after = append(after, prompt{newID(), title, at()})
 		}
 		if !uniqueKeys(after, func(p prompt) string { return p.id }) {
 			continue

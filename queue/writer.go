@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -151,7 +152,7 @@ func (w *Writer) SubmitOperation(ctx context.Context, op promptlib.Operation) (r
 	if w.alive != nil {
 		defer func() { standaloneAdvice(err) }()
 	}
-	body, err := json.Marshal(op)
+	body, err := encodeOperation(op)
 	if err != nil {
 		return Result{}, fmt.Errorf("queue: encode operation %s: %w", op.ID, err)
 	}
@@ -182,6 +183,18 @@ func (w *Writer) SubmitOperation(ctx context.Context, op promptlib.Operation) (r
 	}
 	w.Log.Debug("queue: operation published", "operationId", op.ID, "operation", string(op.Operation), "bytes", len(body))
 	return w.await(ctx, op, watch)
+}
+
+// encodeOperation is the operation file's bytes: compact, and without HTML escaping, which
+// would write each "<", ">" or "&" of a content as six bytes and count them against the limit.
+func encodeOperation(op promptlib.Operation) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(op); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // await is steps 4–6: three attempts, then withdraw. A retry only waits again: once published,

@@ -2,6 +2,7 @@ package queue
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -450,5 +451,61 @@ func TestNoAppAdvice(t *testing.T) {
 	}
 	if got := noAppAdvice("linux"); !strings.Contains(got, "mcpctl queue process --force") {
 		t.Errorf("linux: %q, want the command that applies the queue", got)
+	}
+}
+
+// TestWriterSizeIsContent: the size limit holds the content, not the client's escaping. Python's
+// json.dumps writes each emoji as "\ud83d\ude00", 12 bytes: 100,000 of them, which the schema
+// allows, came to 1.2 MB and were refused as PAYLOAD_TOO_LARGE. The file holds them as UTF-8,
+// and still validates.
+func TestWriterSizeIsContent(t *testing.T) {
+	l := newLib(t, 1)
+	startProcessor(t, l, nil)
+	w := patientWriter(t, l.Queue)
+	seen := make(chan []byte, 1)
+	w.FS = &spyFS{FS: OSFS{}, onLink: func(tmp string) {
+		b, _ := os.ReadFile(tmp)
+		seen <- b
+	}}
+	raw := json.RawMessage(`{"title":"Big \u003cemoji\u003e","content":"` + strings.Repeat(`\ud83d\ude00`, 100_000) + `"}`)
+	res, err := w.Submit(context.Background(), promptlib.OpCreatePrompt, raw)
+	if err != nil {
+		t.Fatalf("100,000 emoji sent escaped: %v", err)
+	}
+	b := <-seen
+	if len(b) > promptlib.MaxOperationSize || !strings.Contains(string(b), `"title":"Big <emoji>"`) {
+		t.Errorf("published %d bytes (%.80s…), want at most %d, strings in UTF-8", len(b), b, promptlib.MaxOperationSize)
+	}
+	if err := schemas.Validate("operation", b); err != nil {
+		t.Errorf("published operation is invalid: %v", err)
+	}
+	var body string
+	if err := l.DB.QueryRow(`SELECT body FROM prompts WHERE id = ?`, *res.Response.ID).Scan(&body); err != nil {
+		t.Fatal(err)
+	}
+	if body != strings.Repeat("😀", 100_000) {
+		t.Errorf("stored %d bytes of content, want the 100,000 emoji", len(body))
+	}
+}
+
+// TestOperationSizeBound: whatever the characters, an input within the schema's lengths makes an
+// operation file within the limit. Go's encoder writes at most 6 bytes a character (\u2028, a
+// control character), and 4 for a character beyond the BMP.
+func TestOperationSizeBound(t *testing.T) {
+	for _, c := range []string{"\u2028", "\x01", "😀", "<", `"`} {
+		long := func(n int) *string { s := strings.Repeat(c, n); return &s }
+		op, err := promptlib.NewOperation(promptlib.OpCreatePrompt, promptlib.CreatePromptData{
+			Title: *long(255), Content: *long(100_000), FolderID: promptlib.Ptr(uuid.NewString()),
+			Emoji: long(32), Color: promptlib.Ptr("#FFFFFF"), URL: long(2048)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := encodeOperation(op)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b) > promptlib.MaxOperationSize {
+			t.Errorf("fields of %q at their longest: operation of %d bytes, over the %d limit", c, len(b), promptlib.MaxOperationSize)
+		}
 	}
 }

@@ -30,7 +30,7 @@ import (
 
 // persistVersion changes whenever the file's layout does, so an old file is ignored, not
 // misread; its low byte is the version of the summaries the file holds.
-const persistVersion = 9<<8 | promptlib.SummaryVersion
+const persistVersion = 10<<8 | promptlib.SummaryVersion
 
 // viewCRC checks a kept view whole: the file ends with the CRC-32C of what comes before it.
 // Without it a damaged summary block went unnoticed (the blocks are not decompressed at start,
@@ -42,7 +42,7 @@ var viewCRC = crc32.MakeTable(crc32.Castagnoli)
 const viewMagic = "mcpctl-view\n"
 
 // recSize is a promptRec's size in the file.
-const recSize = 36
+const recSize = 44
 
 // viewFile is where the view of the library at db is kept, under the cache directory.
 func viewFile(cacheDir, db string) string {
@@ -151,6 +151,7 @@ func writeView(out io.Writer, db string, snap *snapshot) error {
 		b = le.AppendUint32(b, r.args)
 		b = le.AppendUint32(b, r.bucket)
 		b = le.AppendUint64(b, r.hash)
+		b = le.AppendUint64(b, uint64(r.created))
 		if len(b) >= spillAt {
 			spill()
 		}
@@ -253,7 +254,7 @@ func decodeView(r *bufio.Reader, size int64, db string) *snapshot {
 		d.read(buf[:])
 		t.recs[i] = promptRec{off: le.Uint32(buf[0:]), title: le.Uint32(buf[4:]), id: le.Uint16(buf[8:]), name: le.Uint16(buf[10:]),
 			sumHash: le.Uint32(buf[12:]), folder: le.Uint32(buf[16:]), args: le.Uint32(buf[20:]),
-			bucket: le.Uint32(buf[24:]), hash: le.Uint64(buf[28:])}
+			bucket: le.Uint32(buf[24:]), hash: le.Uint64(buf[28:]), created: int64(le.Uint64(buf[36:]))}
 	}
 	t.byID = make([]int32, n)
 	for i := range t.byID {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/mcpctl/mcpctl/dbread"
 	"github.com/mcpctl/mcpctl/gate"
@@ -195,4 +196,56 @@ func TestKeptViewProject(t *testing.T) {
 	if !sameDocs(kept.current().docs, got.docs) {
 		t.Error("an unchanged reread made new documents: the gate would rebuild its index")
 	}
+}
+
+// TestViewOldestKeepsName: a slash command stays with the prompt that had it. A new prompt with
+// the same title is suffixed whatever its random id (by id alone, one sorting first took the
+// name), and the decision survives a restart from the kept view, which holds each prompt's
+// creation time: a prompt created earlier than a restored one but served only after the restart
+// still comes first.
+func TestViewOldestKeepsName(t *testing.T) {
+	at := func(minute int) promptlib.Time {
+		return promptlib.Time{Time: time.Date(2025, 1, 1, 9, minute, 0, 0, time.UTC)}
+	}
+	prompt := func(id, title string, created promptlib.Time) promptlib.Prompt {
+		return promptlib.Prompt{ID: id, Title: title, Content: title + ".", CreatedAt: created, UpdatedAt: created}
+	}
+	orig := prompt("FFFF0000-0000-4000-8000-000000000000", "Security Review", at(10))
+	newcomer := prompt("00000000-0000-4000-8000-000000000000", "security review", at(20))
+	older := prompt("00001111-0000-4000-8000-000000000000", "Security  review!", at(0))
+	lib := promptFixture()
+	lib.Prompts = append(lib.Prompts, orig)
+	mem := newMemLibrary(lib)
+	v := newView(mem, nil, nil)
+	if err := v.reload(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	mem.edit(func(lib *promptlib.Library) { lib.Prompts = append(lib.Prompts, newcomer) })
+	if err := v.reload(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	named := func(v *view, name, wantID string) {
+		t.Helper()
+		if sp, ok := v.current().prompt(name); !ok || sp.id != wantID {
+			t.Errorf("%s opens %q (found %v), want %s", name, sp.id, ok, wantID)
+		}
+	}
+	named(v, "security-review", orig.ID)
+	named(v, "security-review-0000", newcomer.ID)
+
+	data := encodeView("lib.db", v.current())
+	restored := decodeView(bufio.NewReader(bytes.NewReader(data)), int64(len(data)), "lib.db")
+	if restored == nil {
+		t.Fatal("the kept view did not decode")
+	}
+	restarted := newView(mem, nil, nil)
+	restarted.snap.Store(restored)
+	named(restarted, "security-review", orig.ID)
+	mem.edit(func(lib *promptlib.Library) { lib.Prompts = append(lib.Prompts, older) })
+	if err := restarted.reload(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	named(restarted, "security-review", older.ID)
+	named(restarted, "security-review-ffff", orig.ID)
+	named(restarted, "security-review-0000", newcomer.ID)
 }

@@ -52,6 +52,7 @@ type promptRec struct {
 	folder, args uint32 // 1+index into folders and argSets; 0 for none
 	bucket       uint32 // the library bucket its row is in (bucketOf)
 	hash         uint64 // what the prompt was built from (view.hash)
+	created      int64  // created_at in Unix microseconds: who keeps a name on a clash (NameEach)
 }
 
 // servedPrompt is one visible library prompt, as an MCP prompt and resource. Its strings point
@@ -65,6 +66,7 @@ type servedPrompt struct {
 	hash            uint64
 	bucket          uint32
 	argSet          string // encodeArgs of its arguments
+	created         int64  // created_at in Unix microseconds (promptRec.created)
 }
 
 func (t *promptTable) len() int { return len(t.recs) }
@@ -72,7 +74,7 @@ func (t *promptTable) len() int { return len(t.recs) }
 // at is the i-th prompt in name order.
 func (t *promptTable) at(i int) servedPrompt {
 	r := &t.recs[i]
-	p := servedPrompt{hash: r.hash, bucket: r.bucket, sumHash: r.sumHash}
+	p := servedPrompt{hash: r.hash, bucket: r.bucket, sumHash: r.sumHash, created: r.created}
 	at := r.off
 	next := func(n uint32) string {
 		s := t.text[at : at+n]
@@ -191,7 +193,7 @@ func (b *tableBuilder) add(p servedPrompt, from int32) error {
 		return fmt.Errorf("mcpserver: prompt %.40q is too large to serve", p.id)
 	}
 	r := promptRec{off: uint32(b.text.Len()), id: uint16(len(p.id)), name: uint16(len(p.name)), title: uint32(len(p.title)),
-		sumHash: p.sumHash, hash: p.hash, bucket: p.bucket}
+		sumHash: p.sumHash, hash: p.hash, bucket: p.bucket, created: p.created}
 	if from < 0 { // a new summary
 		r.sumHash = summaryHash(p.summary)
 	}

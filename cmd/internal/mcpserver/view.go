@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"hash/fnv"
 	"io"
@@ -562,7 +563,7 @@ func (r *reading) visit(rowid int64, p promptlib.Prompt) error {
 	if i, ok := r.prev.indexByID(p.ID); ok && r.prev.recs[i].hash == h && r.prev.recs[i].bucket == bucket {
 		r.seen = append(r.seen, int32(i))
 	} else {
-		sp := servedPrompt{id: p.ID, title: p.Title, hash: h, bucket: bucket,
+		sp := servedPrompt{id: p.ID, title: p.Title, hash: h, bucket: bucket, created: p.CreatedAt.UnixMicro(),
 			summary: strings.Clone(promptlib.Summary(p.Content)), argSet: encodeArgs(promptlib.Placeholders(p.Content))}
 		if p.FolderID != nil {
 			sp.folderID = *p.FolderID
@@ -734,14 +735,14 @@ func (v *view) build(ctx context.Context, seen []int32, fresh []servedPrompt, pr
 		}
 		return fresh[-seen[k]-1]
 	}
-	// Added in name order, the table needs no sort of its 40-byte records.
+	// Added in name order, the table needs no sort of its 48-byte records.
 	names, order, byID, ok := followNames(seen, fresh, prev)
 	if ok {
 		v.followed.Add(1)
 	} else {
-		names = promptlib.NameEach(len(seen), func(k int) (string, string) {
+		names = promptlib.NameEach(len(seen), func(k int) (string, string, time.Time) {
 			p := entry(k)
-			return p.id, p.title
+			return p.id, p.title, time.UnixMicro(p.created)
 		})
 		order = make([]int32, len(seen))
 		for k := range order {
@@ -770,7 +771,8 @@ func (v *view) build(ctx context.Context, seen []int32, fresh []servedPrompt, pr
 }
 
 // hash covers everything a servedPrompt is built from but its name (checked apart, as a title
-// clash elsewhere can change it). It is the same in every run, so a restart's first read
+// clash elsewhere can change it), its creation time included: an unchanged prompt keeps the one
+// the last table holds, and that decides who keeps a name on a clash. It is the same in every run, so a restart's first read
 // reuses what the kept view holds instead of parsing every body again.
 func (v *view) hash(p promptlib.Prompt) uint64 {
 	h := fnv.New64a()
@@ -781,5 +783,7 @@ func (v *view) hash(p promptlib.Prompt) uint64 {
 	if p.FolderID != nil {
 		io.WriteString(h, *p.FolderID)
 	}
+	h.Write([]byte{0})
+	h.Write(binary.LittleEndian.AppendUint64(nil, uint64(p.CreatedAt.UnixMicro())))
 	return h.Sum64()
 }

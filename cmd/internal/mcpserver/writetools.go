@@ -151,7 +151,8 @@ func (d *writeTools) submit(ctx context.Context, w *queue.Writer, kind promptlib
 			return nil, err
 		}
 	}
-	// The input as given, not re-encoded: absent and null must reach the app as they came.
+	// The input itself, not the decoded data: absent and null must reach the app as they came
+	// (NewOperation re-encodes it, keeping both).
 	res, err := w.Submit(ctx, kind, args)
 	if err != nil {
 		return nil, err
