@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"bytes"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -41,24 +40,12 @@ func TestResultsCarried(t *testing.T) {
 	}
 }
 
-// jsonText is s as it stands inside a result's JSON text: encoding/json without HTML escapes.
-func jsonText(tb testing.TB, s string) []byte {
-	tb.Helper()
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(s); err != nil {
-		tb.Fatal(err)
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
-}
-
 func FuzzJSONTextLen(f *testing.F) {
 	for _, s := range []string{"", "plain", `a "quoted" \ line` + "\n\t", "\x01\x1f\x7f", "<&>", "é日本👨‍💻", "\u2028\u2029", "\xff\xfe a", "12345678\x019"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := jsonTextLen(s), len(jsonText(t, s))-2; got != want {
+		if got, want := jsonTextLen(s), len(encodingJSON(t, s))-2; got != want {
 			t.Fatalf("jsonTextLen(%q) = %d, want %d", s, got, want)
 		}
 	})
