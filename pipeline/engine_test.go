@@ -275,3 +275,12 @@ func TestInfosWithin(t *testing.T) {
 		}
 	}
 }
+
+// countInfos counts the sections of a program-form tree.
+func countInfos(ss []SectionInfo) int {
+	n := len(ss)
+	for _, s := range ss {
+		n += countInfos(s.Children)
+	}
+	return n
+}

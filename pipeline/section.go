@@ -85,8 +85,7 @@ func InfosWithin(sections []Section, n int) (infos []SectionInfo, omitted int) {
 	if len(top) > n {
 		top = top[:n]
 	}
-	infos = infosTo(top, depth)
-	return infos, countAll(sections) - countInfos(infos)
+	return infosTo(top, depth), countAll(sections) - countTo(top, depth)
 }
 
 func infosTo(sections []Section, depth int) []SectionInfo {
@@ -100,15 +99,6 @@ func infosTo(sections []Section, depth int) []SectionInfo {
 		}
 	}
 	return out
-}
-
-// countInfos counts the sections of a program-form tree, as countAll does a tree.
-func countInfos(ss []SectionInfo) int {
-	n := len(ss)
-	for _, s := range ss {
-		n += countInfos(s.Children)
-	}
-	return n
 }
 
 // TableLine is a section's line in a table of contents: its id, title, size and, when it has
