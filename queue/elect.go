@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"time"
 )
 
@@ -68,20 +69,47 @@ func RunElectedConfig(ctx context.Context, cfg ElectConfig) {
 
 func runLocked(ctx context.Context, lock *Lock, cfg ElectConfig, log *slog.Logger) {
 	defer lock.Release()
+	for {
+		err := runStore(ctx, cfg, log)
+		if !errors.Is(err, errLibraryReplaced) || ctx.Err() != nil {
+			return
+		}
+		// Still holding the lock: reopen at once, so that the operation left in processing/ is
+		// applied to the file now at the path while its writer still waits.
+		log.Warn("queue: the library file was replaced; reopening it", "db", cfg.DB)
+	}
+}
+
+// runStore opens the library and runs a processor on it until ctx ends or the processor stops:
+// errLibraryReplaced when another file took the library's place.
+func runStore(ctx context.Context, cfg ElectConfig, log *slog.Logger) error {
+	// The identity is taken before the open: a file swapped in between is then caught at the
+	// first operation, never the other way round.
+	opened, err := os.Stat(cfg.DB)
+	if err != nil {
+		// Never opened when missing: SQLite would create an empty file in the library's place.
+		err = fmt.Errorf("queue: the processor cannot open the library: %w", err)
+		cfg.Status.failed(err)
+		log.Error("queue: cannot open the library for processing", "err", err)
+		return err
+	}
 	store, err := OpenStoreTimeout(cfg.DB, cfg.BusyTimeout)
 	if err != nil {
 		cfg.Status.failed(fmt.Errorf("queue: the processor cannot open the library: %w", err))
 		log.Error("queue: cannot open the library for processing", "err", err)
-		return
+		return err
 	}
 	defer store.Close()
 	p := NewProcessor(cfg.Dir, store, log)
 	p.Status = cfg.Status
+	p.dbPath, p.dbFile = cfg.DB, opened
 	if cfg.Tune != nil {
 		cfg.Tune(p)
 	}
 	log.Info("queue: processing this library's queue", "queue", cfg.Dir)
-	if err := p.Run(ctx); err != nil {
+	err = p.Run(ctx)
+	if err != nil && !errors.Is(err, errLibraryReplaced) {
 		log.Error("queue: processor stopped", "err", err)
 	}
+	return err
 }

@@ -3,6 +3,7 @@ package queue
 import (
 	"context"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -74,5 +75,60 @@ func TestRunElectedHandsOver(t *testing.T) {
 	})
 	if by == winner {
 		t.Errorf("second operation processed by %q, want the other elector after %q stopped", by, winner)
+	}
+}
+
+// A library file replaced while the processor runs (a backup restored with mv): the next
+// operation is applied to the file now at the path, not to the one the processor opened.
+func TestRunElectedFollowsAReplacedLibrary(t *testing.T) {
+	l := newLib(t, 1)
+	// Only the processor has the library open: another connection to the old file would share
+	// its -wal file with the new one, which no reopening can undo (sqlite.org/howtocorrupt.html).
+	l.DB.Close()
+	var status ProcessorStatus
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		RunElectedConfig(ctx, ElectConfig{Dir: l.Queue, DB: filepath.Join(l.Dir, DBName), Log: testLogger(t),
+			Retry: 20 * time.Millisecond, Status: &status,
+			Tune: func(p *Processor) { p.Rescan = 20 * time.Millisecond }})
+	}()
+	defer func() { stop(); <-done }()
+
+	w := patientWriter(t, l.Queue)
+	if _, err := w.Submit(context.Background(), promptlib.OpCreatePrompt, createPrompt("before")); err != nil {
+		t.Fatal(err)
+	}
+	// The replacement: another library, closed, renamed over this one.
+	other := filepath.Join(t.TempDir(), "other")
+	if err := CreateLibrary(context.Background(), other, promptlib.Sample(2, 1)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(other, DBName), filepath.Join(l.Dir, DBName)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Submit(context.Background(), promptlib.OpCreatePrompt, createPrompt("after")); err != nil {
+		t.Fatal(err)
+	}
+	stop()
+	<-done
+	now, err := OpenStore(filepath.Join(l.Dir, DBName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer now.Close()
+	var check string
+	if err := now.QueryRow(`PRAGMA integrity_check`).Scan(&check); err != nil || check != "ok" {
+		t.Fatalf("integrity_check of the library now at the path: %q, %v", check, err)
+	}
+	for title, want := range map[string]int{"before": 0, "after": 1} {
+		var n int
+		if err := now.QueryRow(`SELECT COUNT(*) FROM prompts WHERE title = ?`, title).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != want {
+			t.Errorf("%d prompts titled %q in the library now at the path, want %d", n, title, want)
+		}
 	}
 }

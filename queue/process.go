@@ -21,7 +21,14 @@ import (
 func (p *Processor) handle(ctx context.Context, id, path string) {
 	ctx = context.WithoutCancel(ctx)
 	start := time.Now()
-	op, resp, reused := p.decide(ctx, id, path)
+	op, resp, reused, err := p.decide(ctx, id, path)
+	if err != nil {
+		// Not applied and not answered: the processor that reopens the library takes it from
+		// processing/ while the writer still waits.
+		p.Log.Warn("queue: operation left in processing/", "operationId", id, "err", err)
+		p.replaced = err
+		return
+	}
 	p.hook(HookAfterCommit, id)
 	if err := p.respond(id, resp); err != nil {
 		// Without a response the writer cannot learn the outcome; the op stays in processing/
@@ -46,6 +53,7 @@ func (p *Processor) handle(ctx context.Context, id, path string) {
 		return
 	}
 	p.hook(HookDone, id)
+	p.checkpoint(ctx)
 	if p.Status != nil && !p.stuck {
 		if state, _ := p.Status.State(); state != ProcRunning {
 			p.Status.set(ProcRunning, nil)
@@ -60,6 +68,34 @@ func (p *Processor) handle(ctx context.Context, id, path string) {
 		attrs = append(attrs, "error", deref(resp.Error))
 	}
 	p.Log.Info("queue: operation", attrs...)
+}
+
+// checkpoint copies the -wal file into the library and empties it, so that between operations
+// the library is whole in its one file: a file renamed over it then inherits, by name, an empty
+// -wal file rather than the old library's pages (sqlite.org/howtocorrupt.html §2.4), and a
+// backup copied from it is complete. It never waits for a reader (the search index build reads
+// for seconds): when one is in the way, the next operation or rescan tries again.
+func (p *Processor) checkpoint(ctx context.Context) {
+	conn, err := p.DB.Conn(ctx)
+	if err != nil {
+		return
+	}
+	defer conn.Close()
+	var busyTimeout, busy, frames, copied int
+	if err := conn.QueryRowContext(ctx, `PRAGMA busy_timeout`).Scan(&busyTimeout); err != nil {
+		return
+	}
+	if _, err := conn.ExecContext(ctx, `PRAGMA busy_timeout = 0`); err != nil {
+		return
+	}
+	err = conn.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &frames, &copied)
+	if _, rerr := conn.ExecContext(ctx, fmt.Sprintf(`PRAGMA busy_timeout = %d`, busyTimeout)); rerr != nil {
+		p.Log.Warn("queue: cannot restore the busy timeout", "err", rerr)
+	}
+	p.unflushed = err != nil || busy != 0
+	if p.unflushed {
+		p.Log.Debug("queue: checkpoint deferred; a reader is in the way", "err", err, "frames", frames, "copied", copied)
+	}
 }
 
 // stalled records that operation id is left in processing/: the processor is failed (the
@@ -82,44 +118,49 @@ func deref(s *string) string {
 
 // decide reads and checks the claimed file and applies it once; the response says what
 // happened. reused is true when applied_ops already held the answer (a replay after a crash).
-func (p *Processor) decide(ctx context.Context, id, path string) (op promptlib.Operation, resp promptlib.Response, reused bool) {
+// An error (errLibraryReplaced) means there is no answer: nothing was applied, as the library
+// file is no longer the one the processor opened.
+func (p *Processor) decide(ctx context.Context, id, path string) (op promptlib.Operation, resp promptlib.Response, reused bool, leave error) {
 	// Never a blocking open: a FIFO swapped in would hang the processor (the claim checked the
 	// type, but the file is checked again once open).
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return op, invalid("cannot read the operation file: %v", err), false
+		return op, invalid("cannot read the operation file: %v", err), false, nil
 	}
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
 		f.Close()
-		return op, invalid("the operation file is not a regular file"), false
+		return op, invalid("the operation file is not a regular file"), false, nil
 	}
 	data, ok, err := readLimited(f, promptlib.MaxOperationSize)
 	f.Close()
 	switch {
 	case err != nil:
-		return op, invalid("cannot read the operation file: %v", err), false
+		return op, invalid("cannot read the operation file: %v", err), false, nil
 	case !ok:
-		return op, promptlib.Failure(promptlib.Errorf(promptlib.CodePayloadTooLarge, "the operation file is larger than 1 MB")), false
+		return op, promptlib.Failure(promptlib.Errorf(promptlib.CodePayloadTooLarge, "the operation file is larger than 1 MB")), false, nil
 	}
 	if err := schemas.Validate("operation", data); err != nil {
-		return op, invalid("the operation file is invalid: %v", err), false
+		return op, invalid("the operation file is invalid: %v", err), false, nil
 	}
 	if err := json.Unmarshal(data, &op); err != nil {
-		return op, invalid("the operation file is invalid: %v", err), false
+		return op, invalid("the operation file is invalid: %v", err), false, nil
 	}
 	if !strings.EqualFold(op.ID, id) {
-		return op, invalid("the operation's id %s does not match its file name", op.ID), false
+		return op, invalid("the operation's id %s does not match its file name", op.ID), false, nil
 	}
 	resp, reused, err = p.applyOnce(ctx, op)
+	if errors.Is(err, errLibraryReplaced) {
+		return op, resp, false, err
+	}
 	if err != nil {
 		p.Log.Error("queue: apply failed", "operationId", id, "err", err)
 		code, msg := promptlib.CodeDatabaseError, "the library could not be written; nothing was applied"
 		if isBusy(err) {
 			code, msg = promptlib.CodeDatabaseLocked, "the library is locked by another process; nothing was applied"
 		}
-		return op, promptlib.Failure(&promptlib.Error{Code: code, Message: msg, Err: err}), false
+		return op, promptlib.Failure(&promptlib.Error{Code: code, Message: msg, Err: err}), false, nil
 	}
-	return op, resp, reused
+	return op, resp, reused, nil
 }
 
 func invalid(format string, args ...any) promptlib.Response {
@@ -135,6 +176,12 @@ func (p *Processor) applyOnce(ctx context.Context, op promptlib.Operation) (prom
 		return promptlib.Response{}, false, fmt.Errorf("queue: begin: %w", err)
 	}
 	defer tx.Rollback() //nolint:errcheck // a no-op after Commit
+	// Checked under the write lock: a file renamed over the library keeps the old one open
+	// here, and a write to it would be lost, then leak into the new file through the shared
+	// -wal file.
+	if err := p.sameLibrary(); err != nil {
+		return promptlib.Response{}, false, err
+	}
 	// Ids are recorded in lower case, as the rest of the queue compares them without case: one
 	// operation dropped as {id}.json and {ID}.json is applied once. A record an older version
 	// made under another spelling is still found by the id as given.
@@ -161,6 +208,24 @@ func (p *Processor) applyOnce(ctx context.Context, op promptlib.Operation) (prom
 		return promptlib.Response{}, false, fmt.Errorf("queue: commit %s: %w", op.ID, err)
 	}
 	return resp, false, nil
+}
+
+// errLibraryReplaced stops a processor whose library file was replaced or removed.
+var errLibraryReplaced = errors.New("queue: the library file was replaced")
+
+// sameLibrary is nil while the file at the library's path is the one the processor opened.
+func (p *Processor) sameLibrary() error {
+	if p.dbFile == nil {
+		return nil
+	}
+	fi, err := os.Stat(p.dbPath)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errLibraryReplaced, err)
+	}
+	if !os.SameFile(fi, p.dbFile) {
+		return fmt.Errorf("%w: %s is another file now", errLibraryReplaced, p.dbPath)
+	}
+	return nil
 }
 
 func isBusy(err error) bool {

@@ -49,6 +49,17 @@ type Processor struct {
 	// because it could not be answered or filed: the next rescan retries it, so a disk that
 	// fills and frees again does not leave it "processing" until a restart.
 	stuck bool
+	// replaced is set (by the Run goroutine only) when the library file was replaced under
+	// DB: Run stops with it, leaving the operation in hand in processing/ for the processor
+	// that reopens the library.
+	replaced error
+	// unflushed is set (by the Run goroutine only) when the last checkpoint left frames in
+	// the -wal file: the next rescan tries again.
+	unflushed bool
+	// dbPath and dbFile, when set, are the library's path and the file DB opened there;
+	// each operation is applied only while that file is still the one at the path.
+	dbPath string
+	dbFile os.FileInfo
 
 	overflows atomic.Int64 // fsnotify overflows, each answered by a rescan
 	// watch opens the change feed of the queue directory; nil means fsnotify. Tests replace it
@@ -128,6 +139,9 @@ func (p *Processor) Run(ctx context.Context) error {
 	}
 	p.recover(ctx)
 	p.scan(ctx)
+	if p.replaced != nil {
+		return p.replaced
+	}
 	p.cleanProcessed()
 	p.hook(HookReady, "")
 
@@ -135,7 +149,7 @@ func (p *Processor) Run(ctx context.Context) error {
 	defer rescan.Stop()
 	cleanup := time.NewTicker(p.CleanupEvery)
 	defer cleanup.Stop()
-	for {
+	for p.replaced == nil {
 		select {
 		case <-ctx.Done():
 			return nil
@@ -165,10 +179,14 @@ func (p *Processor) Run(ctx context.Context) error {
 				p.recover(ctx)
 			}
 			p.scan(ctx)
+			if p.unflushed {
+				p.checkpoint(ctx)
+			}
 		case <-cleanup.C:
 			p.cleanProcessed()
 		}
 	}
+	return p.replaced
 }
 
 // prepare makes the subdirectories and the applied_ops table a processor needs.
@@ -220,7 +238,7 @@ func (p *Processor) scan(ctx context.Context) {
 	}
 	sort.Slice(list, func(i, j int) bool { return list[i].at.Before(list[j].at) })
 	for _, pe := range list {
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || p.replaced != nil {
 			return
 		}
 		p.processName(ctx, pe.name)
@@ -237,7 +255,7 @@ func (p *Processor) recover(ctx context.Context) {
 		return
 	}
 	for _, e := range entries {
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || p.replaced != nil {
 			return
 		}
 		id, ok := pendingID(e.Name())
