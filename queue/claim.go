@@ -3,6 +3,7 @@ package queue
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"strconv"
@@ -32,14 +33,41 @@ func (p *Processor) processName(ctx context.Context, name string) {
 		return
 	}
 	claimed := join(p.Dir, processingDir, name)
-	if err := renameNoReplace(src, claimed); err != nil {
-		if errors.Is(err, fs.ErrExist) {
+	if err := p.claim(src, claimed); err != nil {
+		switch {
+		case errors.Is(err, fs.ErrExist):
 			p.Log.Warn("queue: an operation with this id is already being processed; left pending", "operationId", id)
+		case !exists(src):
+			// gone: someone else has it
+		default:
+			// Still pending and cannot be claimed (processing/ is read-only, or not a
+			// directory): writers must learn it now rather than wait out every attempt.
+			p.stuck = true
+			p.Status.failed(fmt.Errorf("queue: the processor cannot claim operations (%s); %s is retried every rescan", rootCause(err), id))
+			p.Log.Error("queue: cannot claim the operation; left pending", "operationId", id, "err", err)
 		}
-		return // gone: someone else has it
+		return
 	}
 	p.hook(HookAfterClaim, id)
 	p.handle(ctx, id, claimed)
+}
+
+// claim moves the pending file src into processing/ (step 2). A processing/ removed while the
+// processor runs is made again, once, rather than failing every operation until a restart.
+func (p *Processor) claim(src, claimed string) error {
+	err := renameNoReplace(src, claimed)
+	if err == nil || errors.Is(err, fs.ErrExist) || !exists(src) {
+		return err
+	}
+	if derr := p.ensureDirs(); derr != nil {
+		return derr
+	}
+	return renameNoReplace(src, claimed)
+}
+
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
 }
 
 // reject moves path (a non-regular or misnamed entry) into failed/ with a reason, without

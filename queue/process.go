@@ -43,6 +43,12 @@ func (p *Processor) handle(ctx context.Context, id, path string) {
 	if !resp.OK() {
 		dir, reason = failedDir, fmt.Sprintf("%s: %s", deref(resp.Error), resp.Message)
 	}
+	// Checked before each filing: a processed/ or failed/ swapped for a symlink while running
+	// would carry the operation (the user's content) out of the queue.
+	if err := realDir(join(p.Dir, dir)); err != nil {
+		p.stalled(id, "cannot file the operation in "+dir+"/", err)
+		return
+	}
 	dst := p.freeName(join(p.Dir, dir), opName(id))
 	if reason != "" {
 		writeReason(dst, reason)
@@ -54,11 +60,7 @@ func (p *Processor) handle(ctx context.Context, id, path string) {
 	}
 	p.hook(HookDone, id)
 	p.checkpoint(ctx)
-	if p.Status != nil && !p.stuck {
-		if state, _ := p.Status.State(); state != ProcRunning {
-			p.Status.set(ProcRunning, nil)
-		}
-	}
+	p.running()
 	attrs := []any{"operationId", id, "operation", string(op.Operation), "status", resp.Status,
 		"durationMs", float64(time.Since(start).Microseconds()) / 1000}
 	if reused {
@@ -95,6 +97,16 @@ func (p *Processor) checkpoint(ctx context.Context) {
 	p.unflushed = err != nil || busy != 0
 	if p.unflushed {
 		p.Log.Debug("queue: checkpoint deferred; a reader is in the way", "err", err, "frames", frames, "copied", copied)
+	}
+}
+
+// running marks the processor running again after an operation went through, unless something
+// else still stalls it.
+func (p *Processor) running() {
+	if p.Status != nil && !p.stuck {
+		if state, _ := p.Status.State(); state != ProcRunning {
+			p.Status.set(ProcRunning, nil)
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -175,8 +176,7 @@ func (p *Processor) Run(ctx context.Context) error {
 			p.scan(ctx)
 		case <-rescan.C:
 			if p.stuck {
-				p.stuck = false
-				p.recover(ctx)
+				p.unstick(ctx)
 			}
 			p.scan(ctx)
 			if p.unflushed {
@@ -194,24 +194,57 @@ func (p *Processor) prepare(ctx context.Context) error {
 	if _, err := checkDir(OSFS{}, p.Dir); err != nil {
 		return &Error{Op: "start processor", Path: p.Dir, Err: err}
 	}
-	for _, d := range []string{processingDir, processedDir, failedDir} {
-		if err := os.Mkdir(join(p.Dir, d), 0o700); err != nil && !errors.Is(err, os.ErrExist) {
-			return &Error{Op: "start processor", Path: p.Dir, Err: err}
-		}
-		fi, err := os.Lstat(join(p.Dir, d))
-		switch {
-		case err != nil:
-			return &Error{Op: "start processor", Path: join(p.Dir, d), Err: err}
-		case fi.Mode()&os.ModeSymlink != 0:
-			return &Error{Op: "start processor", Path: join(p.Dir, d), Err: errors.New("is a symlink; remove it and the processor recreates the directory")}
-		case !fi.IsDir():
-			return &Error{Op: "start processor", Path: join(p.Dir, d), Err: errors.New("is not a directory; remove it and the processor recreates it")}
-		}
+	if err := p.ensureDirs(); err != nil {
+		return err
 	}
 	if _, err := p.DB.ExecContext(ctx, promptlib.StandaloneSQL); err != nil {
 		return &Error{Op: "start processor", Path: p.Dir, Err: err}
 	}
 	return nil
+}
+
+// ensureDirs makes processing/, processed/ and failed/ where they are missing and checks that
+// each is a real directory: at start, and again whenever one is found broken while running.
+func (p *Processor) ensureDirs() error {
+	for _, d := range []string{processingDir, processedDir, failedDir} {
+		if err := os.Mkdir(join(p.Dir, d), 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+			return &Error{Op: "check", Path: p.Dir, Err: err}
+		}
+		if err := realDir(join(p.Dir, d)); err != nil {
+			return &Error{Op: "check", Path: join(p.Dir, d), Err: err}
+		}
+	}
+	return nil
+}
+
+// realDir is nil when path is a directory and not a symlink to one: the processor never files
+// operations into, nor deletes from, a place outside the queue.
+func realDir(path string) error {
+	fi, err := os.Lstat(path)
+	switch {
+	case err != nil:
+		return err
+	case fi.Mode()&os.ModeSymlink != 0:
+		return errors.New("is a symlink; remove it and the processor recreates the directory")
+	case !fi.IsDir():
+		return errors.New("is not a directory; remove it and the processor recreates it")
+	}
+	return nil
+}
+
+// unstick retries, on a rescan, what made the processor stall: the directories are made again
+// where missing, what waits in processing/ is finished, and the processor is running again
+// once nothing stalls, even when no operation comes to prove it (writers fail fast meanwhile).
+func (p *Processor) unstick(ctx context.Context) {
+	if err := p.ensureDirs(); err != nil {
+		p.Status.failed(fmt.Errorf("queue: the processor cannot use its directories: %w", err))
+		return
+	}
+	p.stuck = false
+	p.recover(ctx)
+	if !p.stuck && p.replaced == nil {
+		p.Status.set(ProcRunning, nil)
+	}
 }
 
 // scan processes every pending operation, oldest first.
@@ -288,11 +321,30 @@ func (p *Processor) cleanProcessed() int {
 }
 
 // CleanProcessed deletes entries of dir/processed older than keep, judged by their modification
-// time; future-dated ones are kept.
+// time; future-dated ones are kept. It refuses a processed/ that is a symlink, and deletes only
+// inside the directory it checked, so that a link swapped in meanwhile cannot point it
+// elsewhere.
 func CleanProcessed(dir string, now time.Time, keep time.Duration) (int, error) {
-	entries, err := os.ReadDir(join(dir, processedDir))
+	path := join(dir, processedDir)
+	if err := realDir(path); err != nil {
+		return 0, &Error{Op: "clean", Path: path, Err: err}
+	}
+	root, err := os.OpenRoot(path)
 	if err != nil {
-		return 0, &Error{Op: "clean", Path: join(dir, processedDir), Err: err}
+		return 0, &Error{Op: "clean", Path: path, Err: err}
+	}
+	defer root.Close()
+	if err := sameDir(root, path); err != nil {
+		return 0, &Error{Op: "clean", Path: path, Err: err}
+	}
+	f, err := root.Open(".")
+	if err != nil {
+		return 0, &Error{Op: "clean", Path: path, Err: err}
+	}
+	entries, err := f.ReadDir(-1)
+	f.Close()
+	if err != nil {
+		return 0, &Error{Op: "clean", Path: path, Err: err}
 	}
 	n := 0
 	for _, e := range entries {
@@ -300,11 +352,28 @@ func CleanProcessed(dir string, now time.Time, keep time.Duration) (int, error) 
 		if err != nil || now.Sub(fi.ModTime()) <= keep {
 			continue
 		}
-		if err := os.Remove(join(dir, processedDir, e.Name())); err == nil {
+		if err := root.Remove(e.Name()); err == nil {
 			n++
 		}
 	}
 	return n, nil
+}
+
+// sameDir checks that root is the directory realDir found at path, not one a symlink put there
+// between the two looks.
+func sameDir(root *os.Root, path string) error {
+	opened, err := root.Stat(".")
+	if err != nil {
+		return err
+	}
+	now, err := os.Lstat(path)
+	if err != nil {
+		return err
+	}
+	if !os.SameFile(opened, now) {
+		return errors.New("was replaced while being opened")
+	}
+	return nil
 }
 
 // Overflows is how many times fsnotify lost events and a rescan made up for them.

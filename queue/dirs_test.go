@@ -1,0 +1,137 @@
+package queue
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpctl/mcpctl/promptlib"
+)
+
+// The processor's own directories broken while it runs: it heals what it can, says what it
+// cannot, and never files into nor deletes from a place outside the queue.
+
+// startWithStatus runs a processor on l reporting to a status, as serve runs it.
+func startWithStatus(t *testing.T, l *testLib) *ProcessorStatus {
+	t.Helper()
+	var status ProcessorStatus
+	p := NewProcessor(l.Queue, l.DB, testLogger(t))
+	p.Rescan, p.Status = 20*time.Millisecond, &status
+	ready := make(chan struct{})
+	p.Hook = func(point, _ string) {
+		if point == HookReady {
+			close(ready)
+		}
+	}
+	p.Start(context.Background())
+	t.Cleanup(func() { p.Close() })
+	<-ready
+	return &status
+}
+
+func TestProcessorRemakesARemovedProcessingDir(t *testing.T) {
+	l := newLib(t, 1)
+	status := startWithStatus(t, l)
+	if err := os.Remove(filepath.Join(l.Queue, processingDir)); err != nil {
+		t.Fatal(err)
+	}
+	w := patientWriter(t, l.Queue).WithProcessor(status.Alive)
+	if _, err := w.Submit(context.Background(), promptlib.OpCreatePrompt, createPrompt("claimed")); err != nil {
+		t.Fatal(err)
+	}
+	if n := l.titled(t, "claimed"); n != 1 {
+		t.Errorf("applied %d times, want once", n)
+	}
+}
+
+func TestProcessorSaysWhyItCannotClaim(t *testing.T) {
+	l := newLib(t, 1)
+	status := startWithStatus(t, l)
+	processing := filepath.Join(l.Queue, processingDir)
+	if err := os.Remove(processing); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(processing, nil, 0o600); err != nil { // in the way of the directory
+		t.Fatal(err)
+	}
+	w := patientWriter(t, l.Queue).WithProcessor(status.Alive)
+	_, err := w.Submit(context.Background(), promptlib.OpCreatePrompt, createPrompt("unclaimed"))
+	pe := asError(t, err)
+	if pe.Code != promptlib.CodeProcessorStopped || pe.Outcome != promptlib.NotApplied {
+		t.Fatalf("got %s (%s), want PROCESSOR_STOPPED, not applied: %v", pe.Code, pe.Outcome, pe)
+	}
+	if !strings.Contains(pe.Message, "processing") {
+		t.Errorf("the error does not name processing/: %s", pe.Message)
+	}
+	if n := l.titled(t, "unclaimed"); n != 0 {
+		t.Errorf("applied %d times, want never", n)
+	}
+	if got := queueLeftovers(t, l.Queue); len(got) != 0 {
+		t.Errorf("the withdrawn operation left %v in the queue", got)
+	}
+
+	os.Remove(processing)
+	waitFor(t, "the processor to run again", func() bool { state, _ := status.State(); return state == ProcRunning })
+	if _, err := w.Submit(context.Background(), promptlib.OpCreatePrompt, createPrompt("claimed")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestProcessorNeverFilesThroughASymlink(t *testing.T) {
+	l := newLib(t, 1)
+	status := startWithStatus(t, l)
+	elsewhere := t.TempDir()
+	processed := filepath.Join(l.Queue, processedDir)
+	if err := os.Remove(processed); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, processed); err != nil {
+		t.Fatal(err)
+	}
+	w := patientWriter(t, l.Queue).WithProcessor(status.Alive)
+	res, err := w.Submit(context.Background(), promptlib.OpCreatePrompt, createPrompt("applied"))
+	if err != nil { // answered before filing: the write itself went through
+		t.Fatal(err)
+	}
+	if got := files(t, elsewhere); len(got) != 0 {
+		t.Errorf("the operation was filed through the symlink: %v", got)
+	}
+	state, reason := status.State()
+	if state != ProcFailed || reason == nil || !strings.Contains(reason.Error(), "processed/ (is a symlink") {
+		t.Errorf("status %s (%v), want failed naming the symlinked processed/", state, reason)
+	}
+
+	os.Remove(processed)
+	waitFor(t, "the operation to be filed", func() bool {
+		_, err := os.Lstat(filepath.Join(processed, opName(res.OperationID)))
+		return err == nil
+	})
+	waitFor(t, "the processor to run again", func() bool { state, _ := status.State(); return state == ProcRunning })
+	if n := l.titled(t, "applied"); n != 1 {
+		t.Errorf("applied %d times, want once", n)
+	}
+}
+
+func TestCleanProcessedRefusesASymlink(t *testing.T) {
+	l := newLib(t, 1)
+	elsewhere := t.TempDir()
+	old := filepath.Join(elsewhere, "keep.json")
+	os.WriteFile(old, nil, 0o600)
+	long := time.Now().Add(-100 * 24 * time.Hour)
+	os.Chtimes(old, long, long)
+	processed := filepath.Join(l.Queue, processedDir)
+	os.Remove(processed)
+	if err := os.Symlink(elsewhere, processed); err != nil {
+		t.Fatal(err)
+	}
+	n, err := CleanProcessed(l.Queue, time.Now(), 7*24*time.Hour)
+	if err == nil || !strings.Contains(err.Error(), "symlink") {
+		t.Errorf("got %d removed, err %v; want an error naming the symlink", n, err)
+	}
+	if _, err := os.Lstat(old); err != nil {
+		t.Errorf("the file behind the symlink was deleted: %v", err)
+	}
+}
