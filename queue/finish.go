@@ -8,16 +8,21 @@ import (
 )
 
 // finish is step 5: the response arrived and parsed. It checks that the answer is about this
-// operation's target, deletes the response file and turns an error answer into a
-// *promptlib.Error that says the operation was not applied.
+// operation's target, remembers the verdict for Status, deletes the response file and turns an
+// error answer into a *promptlib.Error that says the operation was not applied.
 func (w *Writer) finish(op promptlib.Operation, r promptlib.Response) (Result, error) {
+	mismatch := matchResponse(op, r)
+	if mismatch != nil {
+		mismatch = fmt.Errorf("%s's response does not match the operation: %w", w.answerer(), mismatch)
+	}
+	w.remember(op.ID, answer{r, mismatch})
 	path := join(w.Dir, responseName(op.ID))
 	if err := w.FS.Remove(path); err != nil && !isNotExist(err) {
 		w.Log.Warn("queue: cannot delete the response file; startup cleanup will", "operationId", op.ID, "err", err)
 	}
-	if err := matchResponse(op, r); err != nil {
+	if mismatch != nil {
 		return Result{}, opError(op.ID, promptlib.Unknown, &promptlib.Error{Code: promptlib.CodeResponseTimeout,
-			Message: "the app's response does not match the operation: " + err.Error(), Err: err})
+			Message: mismatch.Error(), Err: mismatch})
 	}
 	if r.OK() {
 		return Result{OperationID: op.ID, Response: r}, nil

@@ -48,10 +48,18 @@ func (w *Writer) Status(id string) (OpStatus, error) {
 	// The writer names files with lower-case ids; a model may give the id back in upper case.
 	id = strings.ToLower(id)
 	exists := func(rel string) bool { _, err := w.FS.Lstat(join(w.Dir, rel)); return err == nil }
-	r, err := w.readResponse(join(w.Dir, responseName(id)))
-	answered := err == nil
+	// This writer's own verdict first: it collected the response (the operation's file maybe
+	// not yet moved), or refused it as another operation's answer.
+	a, answered := w.recalled(id)
+	if a.mismatch != nil {
+		st.Response, st.Reason = &a.r, promptlib.Ptr(a.mismatch.Error()+"; check the library before retrying")
+		return st, nil
+	}
+	r := a.r
 	if !answered {
-		r, answered = w.recalled(id) // collected by this writer, its file maybe not yet moved
+		var err error
+		r, err = w.readResponse(join(w.Dir, responseName(id)))
+		answered = err == nil
 	}
 	if answered {
 		st.Response = &r

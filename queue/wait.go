@@ -76,7 +76,6 @@ func (w *Writer) waitResponse(ctx context.Context, id string, timeout time.Durat
 			lastBad = err
 			return nil
 		}
-		w.remember(id, r)
 		return &r
 	}
 	if r := check(); r != nil {

@@ -41,25 +41,32 @@ type Writer struct {
 	// a response before it moves the operation's file, so for a moment after a write returns
 	// the files alone would call the operation "processing".
 	answeredMu sync.Mutex
-	answered   map[string]promptlib.Response
+	answered   map[string]answer
+}
+
+// answer is a response this writer collected, and why it did not take it as the operation's
+// answer (nil when it did).
+type answer struct {
+	r        promptlib.Response
+	mismatch error
 }
 
 const maxAnswered = 1024
 
-func (w *Writer) remember(id string, r promptlib.Response) {
+func (w *Writer) remember(id string, a answer) {
 	w.answeredMu.Lock()
 	defer w.answeredMu.Unlock()
 	if w.answered == nil || len(w.answered) >= maxAnswered {
-		w.answered = map[string]promptlib.Response{}
+		w.answered = map[string]answer{}
 	}
-	w.answered[strings.ToLower(id)] = r
+	w.answered[strings.ToLower(id)] = a
 }
 
-func (w *Writer) recalled(id string) (promptlib.Response, bool) {
+func (w *Writer) recalled(id string) (answer, bool) {
 	w.answeredMu.Lock()
 	defer w.answeredMu.Unlock()
-	r, ok := w.answered[id]
-	return r, ok
+	a, ok := w.answered[id]
+	return a, ok
 }
 
 // WithProcessor makes w a writer for a standalone library, whose queue mcpctl's own elected

@@ -156,12 +156,17 @@ func TestWriterCorruptResponse(t *testing.T) {
 			// the writer must still never take it as success.
 			op, _ := promptlib.NewOperation(promptlib.OpDeletePrompt, promptlib.DeletePromptData{ID: target})
 			os.WriteFile(filepath.Join(l.Queue, responseName(op.ID)), []byte(tt.body), 0o600)
-			_, err := fastWriter(t, l.Queue).SubmitOperation(context.Background(), op)
+			w := fastWriter(t, l.Queue)
+			_, err := w.SubmitOperation(context.Background(), op)
 			if err == nil {
 				t.Fatal("a corrupt response was reported as success")
 			}
 			if pe := asError(t, err); pe.Outcome != promptlib.Unknown {
 				t.Errorf("got outcome %s (%q), want unknown", pe.Outcome, pe.Message)
+			}
+			// Asked afterwards, the writer does not call applied what it refused.
+			if st, err := w.Status(op.ID); err != nil || st.Status == StateApplied || st.Status == StateFailed {
+				t.Errorf("Status: %+v, %v; want neither applied nor failed", st, err)
 			}
 		})
 	}
