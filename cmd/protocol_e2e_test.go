@@ -152,6 +152,12 @@ func TestProtocolManners(t *testing.T) {
 		{"an invalid cursor", `{"jsonrpc":"2.0","id":4,"method":"prompts/list","params":{"cursor":"not base64!"}}`, 4.0, -32602, "invalid cursor"},
 		{"a missing prompt argument", `{"jsonrpc":"2.0","id":5,"method":"prompts/get","params":{"name":"code-review"}}`, 5.0, -32602,
 			`prompt "code-review": missing required argument "language". It takes language (required), tone (optional, default "friendly")`},
+		{"a prompt argument that is not a string", `{"jsonrpc":"2.0","id":10,"method":"prompts/get","params":{"name":"code-review","arguments":{"language":5}}}`, 10.0, -32602,
+			"Invalid params: params.arguments: a number where a string belongs; a prompt's arguments are an object of strings"},
+		{"prompt arguments that are not an object", `{"jsonrpc":"2.0","id":11,"method":"prompts/get","params":{"name":"code-review","arguments":"go"}}`, 11.0, -32602,
+			"Invalid params: params.arguments: a string where an object of strings belongs; a prompt's arguments are an object of strings"},
+		{"a tool name that is not a string", `{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":7}}`, 12.0, -32602,
+			"Invalid params: params.name: a number where a string belongs"},
 		{"an unknown resource", `{"jsonrpc":"2.0","id":6,"method":"resources/read","params":{"uri":"prompteka://prompt/00000000-0000-4000-8000-000000000000"}}`, 6.0, 0,
 			"unknown resource 'prompteka://prompt/00000000-0000-4000-8000-000000000000': no prompt has this id"},
 	}
@@ -163,7 +169,7 @@ func TestProtocolManners(t *testing.T) {
 			if resp["id"] != tt.id || (tt.code != 0 && code != tt.code) || !strings.HasPrefix(msg, tt.wantIn) && !strings.Contains(msg, tt.wantIn) {
 				t.Errorf("got %v, want id %v, code %v, message with %q", resp, tt.id, tt.code, tt.wantIn)
 			}
-			for _, leak := range []string{"not found: prompt not found", "handler not found", "illegal base64", "⟦"} {
+			for _, leak := range []string{"not found: prompt not found", "handler not found", "illegal base64", "⟦", "Go struct"} {
 				if strings.Contains(msg, leak) {
 					t.Errorf("message %q says %q: only what is true, in our words", msg, leak)
 				}
@@ -181,6 +187,15 @@ func TestProtocolManners(t *testing.T) {
 		s.send(`{"jsonrpc":"2.0","id":8,"method":"ping"}`)
 		if resp, _ := s.until(8); resp["result"] == nil {
 			t.Errorf("ping after the oversized message: %v", resp)
+		}
+	})
+
+	t.Run("an offset too large for a number names the field", func(t *testing.T) {
+		s.send(`{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"name":"list_prompts","arguments":{"offset":1e300}}}`)
+		resp, _ := s.until(13)
+		text := fmt.Sprint(resp["result"])
+		if !strings.Contains(text, "INVALID_INPUT") || !strings.Contains(text, "offset: number 1e300 is out of range") {
+			t.Errorf("got %s", text)
 		}
 	})
 

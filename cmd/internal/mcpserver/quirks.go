@@ -3,6 +3,8 @@ package mcpserver
 import (
 	"context"
 	"encoding/base64"
+	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -24,7 +26,10 @@ import (
 //     (already in name order), and prompts/get reaches the library through one hidden router
 //     prompt. Cursors keep mcp-go's form (base64 of the last name) so its own cursor parsing
 //     accepts them; one that is not base64 gets mcp-go's error, which the wire rewrites.
-//  3. Tool visibility. mcp-go's tool filter also runs at call time; the gate's filter passes
+//  3. Params it cannot decode. mcp-go answers them (a prompt argument that is not a string, a
+//     tool name that is a number) as -32600 with Go type names; the wire makes them -32602 in
+//     JSON terms (paramsFault).
+//  4. Tool visibility. mcp-go's tool filter also runs at call time; the gate's filter passes
 //     every call through (it only narrows tools/list), because a real call while gated must run
 //     and be briefed, not be refused (gate.go).
 
@@ -34,19 +39,63 @@ const carrierOpen, carrierClose = "⟦mcpctl:", "⟧"
 // carry wraps msg so the wire can recognise it in mcp-go's error message.
 func carry(msg string) string { return carrierOpen + msg + carrierClose }
 
-// rewriteError turns an mcp-go error message into the one the client should read, and reports
-// whether it changed it.
-func rewriteError(msg string) (string, bool) {
+// rewriteError turns an mcp-go error into the one the client should read, and reports whether
+// it changed it.
+func rewriteError(code int, msg string) (int, string, bool) {
 	if i := strings.Index(msg, carrierOpen); i >= 0 {
 		rest := msg[i+len(carrierOpen):]
 		if j := strings.Index(rest, carrierClose); j >= 0 {
-			return rest[:j], true
+			return code, rest[:j], true
 		}
 	}
 	if strings.Contains(msg, "illegal base64 data") {
-		return "invalid cursor: pass the nextCursor of the previous page unchanged, or no cursor to start from the beginning", true
+		return code, "invalid cursor: pass the nextCursor of the previous page unchanged, or no cursor to start from the beginning", true
 	}
-	return msg, false
+	if code == mcp.INVALID_REQUEST && strings.HasPrefix(msg, "unparsable ") {
+		return mcp.INVALID_PARAMS, "Invalid params: " + paramsFault(msg), true
+	}
+	return code, msg, false
+}
+
+// unmarshalFault is encoding/json's type error as mcp-go passes it on.
+var unmarshalFault = regexp.MustCompile(`cannot unmarshal (\w+) into Go struct field \w+\.(params\.[\w.]+) of type (\S+)$`)
+
+// paramsFault says in protocol terms what mcp-go's "unparsable" error found wrong. The wire has
+// checked the envelope (JSON, method, id) before mcp-go saw it, so the fault is in the params:
+// mcp-go calls it an invalid request (-32600) and names Go types.
+func paramsFault(msg string) string {
+	m := unmarshalFault.FindStringSubmatch(msg)
+	if m == nil {
+		_, rest, _ := strings.Cut(msg, "request: ")
+		return strings.TrimPrefix(rest, "json: ")
+	}
+	got, field, want := m[1], m[2], m[3]
+	out := fmt.Sprintf("%s: %s where %s belongs", field, jsonKind(got), jsonKind(want))
+	if field == "params.arguments" && strings.HasPrefix(msg, "unparsable "+string(mcp.MethodPromptsGet)) {
+		out += "; a prompt's arguments are an object of strings"
+	}
+	return out
+}
+
+// jsonKind names, as JSON, a kind encoding/json reports or a Go type it wanted.
+func jsonKind(kind string) string {
+	switch {
+	case kind == "bool":
+		return "a boolean"
+	case kind == "object" || kind == "array":
+		return "an " + kind
+	case kind == "number" || strings.HasPrefix(kind, "int") || strings.HasPrefix(kind, "uint") || strings.HasPrefix(kind, "float"):
+		return "a number"
+	case kind == "string" || strings.HasSuffix(kind, "Cursor"):
+		return "a string"
+	case kind == "map[string]string":
+		return "an object of strings"
+	case strings.HasPrefix(kind, "map["):
+		return "an object"
+	case strings.HasPrefix(kind, "[]"):
+		return "an array"
+	}
+	return "a " + kind
 }
 
 // routerPrompt is the one prompt registered with mcp-go: prompts/get for any library prompt is

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -298,9 +299,18 @@ func (d readTools) healthCheck(ctx context.Context, _ json.RawMessage) (any, err
 	return h, nil
 }
 
-// badArgs should not happen: arguments passed the input schema before a handler sees them.
+// badArgs is arguments that passed the input schema but do not decode: a whole number too large
+// for the field (an offset of 1e300). The message names the field.
 func badArgs(err error) error {
-	return &promptlib.Error{Code: promptlib.CodeInvalidInput, Message: "arguments do not match the tool's input schema", Err: err}
+	msg := "arguments do not match the tool's input schema"
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		msg = fmt.Sprintf("%s: %s is not a value this field takes", te.Field, te.Value)
+		if strings.HasPrefix(te.Value, "number") {
+			msg = fmt.Sprintf("%s: %s is out of range", te.Field, te.Value)
+		}
+	}
+	return &promptlib.Error{Code: promptlib.CodeInvalidInput, Message: msg, Err: err}
 }
 
 // scope lists the folders the session reads, nil for the whole library.

@@ -446,9 +446,9 @@ func (o wireOut) Write(p []byte) (int, error) {
 	errCode, errMsg := 0, ""
 	if env.err != nil {
 		errCode, errMsg = env.err.Code, env.err.Message
-		if msg, changed := rewriteError(errMsg); changed {
-			errMsg = msg
-			p = rewriteMessage(p, msg)
+		if code, msg, changed := rewriteError(errCode, errMsg); changed {
+			errCode, errMsg = code, msg
+			p = rewriteMessage(p, code, msg)
 		}
 	}
 	isError := env.result && isErrorResult(p) // before a splice, while the line is short
@@ -508,8 +508,8 @@ func scanEnvelope(p []byte) (env outEnvelope, ok bool) {
 	return env, true
 }
 
-// rewriteMessage replaces the error message of a JSON-RPC error response.
-func rewriteMessage(line []byte, msg string) []byte {
+// rewriteMessage replaces the error code and message of a JSON-RPC error response.
+func rewriteMessage(line []byte, code int, msg string) []byte {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(line, &m) != nil {
 		return line
@@ -518,6 +518,7 @@ func rewriteMessage(line []byte, msg string) []byte {
 	if json.Unmarshal(m["error"], &e) != nil {
 		return line
 	}
+	e["code"], _ = json.Marshal(code)
 	e["message"], _ = json.Marshal(msg)
 	m["error"], _ = json.Marshal(e)
 	out, err := json.Marshal(m)
