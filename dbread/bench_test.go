@@ -261,3 +261,21 @@ func BenchmarkOpen(b *testing.B) {
 func BenchmarkSearchEverywhere(b *testing.B) {
 	benchSearch(b, func(int) string { return "reviewer " })
 }
+
+// BenchmarkPollUnchanged is what a project's tool call pays before it runs (the server's view
+// catching up, DESIGN §6) when the library did not change: the file's identity and one
+// PRAGMA data_version. The same look precedes prompts/list, Search and ListPrompts.
+func BenchmarkPollUnchanged(b *testing.B) {
+	db := open(b, benchFixture(b, 1_000), Options{})
+	ctx := context.Background()
+	want, err := db.Poll(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if v, err := db.Poll(ctx); err != nil || v != want {
+			b.Fatalf("Poll: version %d, %v; want %d unchanged", v, err, want)
+		}
+	}
+}
