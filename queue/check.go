@@ -65,9 +65,17 @@ func checkDir(fsys FS, dir string) (string, error) {
 	case err != nil:
 		return DirNotWritable, &promptlib.Error{Code: promptlib.CodePermissionDenied, Message: fmt.Sprintf("cannot inspect the import queue %s: %s", dir, rootCause(err)), Err: err}
 	case fi.Mode()&fs.ModeSymlink != 0:
-		return DirSymlink, promptlib.Errorf(promptlib.CodePermissionDenied, "the import queue %s is a symlink; mcpctl refuses symlinked queues", dir)
+		e := promptlib.Errorf(promptlib.CodePermissionDenied, "the import queue %s is a symlink; mcpctl refuses symlinked queues", dir)
+		// A link can be swapped under a write; the directory it names cannot.
+		e.Advice = "Give mcpctl the directory itself (serve --queue DIR, or the library's own import-queue), not a link to it."
+		if target, err := os.Readlink(dir); err == nil {
+			e.Advice = fmt.Sprintf("Give mcpctl the directory itself, not a link to it: serve --queue %s, or replace the link with that directory.", target)
+		}
+		return DirSymlink, e
 	case !fi.IsDir():
-		return DirNotDir, promptlib.Errorf(promptlib.CodePermissionDenied, "the import queue %s is not a directory", dir)
+		e := promptlib.Errorf(promptlib.CodePermissionDenied, "the import queue %s is not a directory", dir)
+		e.Advice = fmt.Sprintf("Move the file at %s away and make the directory in its place with 'mkdir -m 700 %s'.", dir, dir)
+		return DirNotDir, e
 	}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
 		return DirWrongOwner, promptlib.Errorf(promptlib.CodePermissionDenied, "the import queue %s belongs to uid %d, not to this user (uid %d)", dir, st.Uid, os.Getuid())

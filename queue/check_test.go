@@ -53,9 +53,11 @@ func TestCheckDirAgreesWithWriter(t *testing.T) {
 			if err != nil && promptlib.CodeOf(err) != promptlib.CodePermissionDenied {
 				t.Errorf("CheckDir error code %s, want PERMISSION_DENIED", promptlib.CodeOf(err))
 			}
-			// A missing queue has no owner or mode to fix: its advice says how it is made.
-			if pe, ok := err.(*promptlib.Error); state == DirMissing && (!ok || !strings.Contains(pe.Hint(), "mkdir -m 700 "+q)) {
-				t.Errorf("missing queue: %v, want a hint saying how to make it", err)
+			// Where owner and mode are not the fault, the advice says what is: how to make a
+			// missing or misplaced queue, which directory to give instead of a link.
+			want := map[string]string{DirMissing: "mkdir -m 700 " + q, DirNotDir: "mkdir -m 700 " + q, DirSymlink: "serve --queue " + l.Queue}[state]
+			if pe, ok := err.(*promptlib.Error); want != "" && (!ok || !strings.Contains(pe.Hint(), want)) {
+				t.Errorf("%s queue: %#v, want a hint with %q", state, err, want)
 			}
 			// The writer refuses exactly where CheckDir does, with the same reason. (A
 			// processor-less writer on an accepted queue withdraws: its error is another.)
