@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -114,6 +115,16 @@ func standaloneAdvice(err error) {
 	}
 }
 
+// appElsewhereAdvice replaces "make sure the Prompteka app is running" in a timeout's hint
+// where the app cannot run (it is a macOS app): there, only 'mcpctl queue process --force',
+// started by hand, answers a Prompteka library's queue.
+func appElsewhereAdvice(err error) {
+	var pe *promptlib.Error
+	if errors.As(err, &pe) && pe.Advice == "" && pe.Code == promptlib.CodeResponseTimeout {
+		pe.Advice = "Only 'mcpctl queue process --force', run by hand for this library, answers its queue on this system; call get_operation_status with the operation id before retrying."
+	}
+}
+
 // stoppedError is the PROCESSOR_STOPPED error for reason.
 func stoppedError(what string, reason error) *promptlib.Error {
 	return &promptlib.Error{Code: promptlib.CodeProcessorStopped,
@@ -158,6 +169,8 @@ func (w *Writer) Submit(ctx context.Context, kind promptlib.OpKind, data any) (R
 func (w *Writer) SubmitOperation(ctx context.Context, op promptlib.Operation) (res Result, err error) {
 	if w.alive != nil {
 		defer func() { standaloneAdvice(err) }()
+	} else if runtime.GOOS != "darwin" {
+		defer func() { appElsewhereAdvice(err) }()
 	}
 	body, err := encodeOperation(op)
 	if err != nil {

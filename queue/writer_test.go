@@ -122,6 +122,10 @@ func TestWriterSlowProcessorOutcomePending(t *testing.T) {
 	if id := <-claimed; id != pe.OperationID {
 		t.Fatalf("processor claimed %s, want %s", id, pe.OperationID)
 	}
+	// Where the Prompteka app cannot run, the hint does not say to start it.
+	if runtime.GOOS != "darwin" && strings.Contains(pe.Hint(), "Prompteka app") {
+		t.Errorf("hint %q on %s, where the app cannot run", pe.Hint(), runtime.GOOS)
+	}
 	if st, _ := w.Status(pe.OperationID); st.Status != StateProcessing {
 		t.Errorf("Status while stalled: got %s, want processing", st.Status)
 	}
