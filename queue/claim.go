@@ -52,15 +52,12 @@ func (p *Processor) processName(ctx context.Context, name string) {
 	p.handle(ctx, id, claimed)
 }
 
-// claim moves the pending file src into processing/ (step 2). A processing/ removed while the
-// processor runs is made again, once, rather than failing every operation until a restart.
+// claim moves the pending file src into processing/ (step 2), after checking the directories:
+// a processing/ removed while the processor runs is made again rather than failing every
+// operation until a restart, and one swapped for a symlink is never claimed into.
 func (p *Processor) claim(src, claimed string) error {
-	err := renameNoReplace(src, claimed)
-	if err == nil || errors.Is(err, fs.ErrExist) || !exists(src) {
+	if err := p.ensureDirs(); err != nil {
 		return err
-	}
-	if derr := p.ensureDirs(); derr != nil {
-		return derr
 	}
 	return renameNoReplace(src, claimed)
 }
@@ -73,6 +70,12 @@ func exists(path string) bool {
 // reject moves path (a non-regular or misnamed entry) into failed/ with a reason, without
 // reading or following it.
 func (p *Processor) reject(path, name, reason string) {
+	if err := realDir(join(p.Dir, failedDir)); err != nil {
+		p.stuck = true
+		p.Status.failed(fmt.Errorf("queue: the processor cannot set aside %s: failed/ %v", name, err))
+		p.Log.Error("queue: cannot move a rejected entry to failed/", "file", name, "err", err)
+		return
+	}
 	dst := p.freeName(join(p.Dir, failedDir), name)
 	if err := renameNoReplace(path, dst); err != nil {
 		p.Log.Warn("queue: cannot move a rejected entry to failed/", "file", name, "err", err)

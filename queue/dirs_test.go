@@ -14,16 +14,20 @@ import (
 // The processor's own directories broken while it runs: it heals what it can, says what it
 // cannot, and never files into nor deletes from a place outside the queue.
 
-// startWithStatus runs a processor on l reporting to a status, as serve runs it.
-func startWithStatus(t *testing.T, l *testLib) *ProcessorStatus {
+// startWithStatus runs a processor on l reporting to a status, as serve runs it; hook, when
+// set, is called at every hook point but HookReady.
+func startWithStatus(t *testing.T, l *testLib, hook func(point, id string)) *ProcessorStatus {
 	t.Helper()
 	var status ProcessorStatus
 	p := NewProcessor(l.Queue, l.DB, testLogger(t))
 	p.Rescan, p.Status = 20*time.Millisecond, &status
 	ready := make(chan struct{})
-	p.Hook = func(point, _ string) {
-		if point == HookReady {
+	p.Hook = func(point, id string) {
+		switch {
+		case point == HookReady:
 			close(ready)
+		case hook != nil:
+			hook(point, id)
 		}
 	}
 	p.Start(context.Background())
@@ -34,7 +38,7 @@ func startWithStatus(t *testing.T, l *testLib) *ProcessorStatus {
 
 func TestProcessorRemakesARemovedProcessingDir(t *testing.T) {
 	l := newLib(t, 1)
-	status := startWithStatus(t, l)
+	status := startWithStatus(t, l, nil)
 	if err := os.Remove(filepath.Join(l.Queue, processingDir)); err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +53,7 @@ func TestProcessorRemakesARemovedProcessingDir(t *testing.T) {
 
 func TestProcessorSaysWhyItCannotClaim(t *testing.T) {
 	l := newLib(t, 1)
-	status := startWithStatus(t, l)
+	status := startWithStatus(t, l, nil)
 	processing := filepath.Join(l.Queue, processingDir)
 	if err := os.Remove(processing); err != nil {
 		t.Fatal(err)
@@ -82,26 +86,35 @@ func TestProcessorSaysWhyItCannotClaim(t *testing.T) {
 
 func TestProcessorNeverFilesThroughASymlink(t *testing.T) {
 	l := newLib(t, 1)
-	status := startWithStatus(t, l)
 	elsewhere := t.TempDir()
 	processed := filepath.Join(l.Queue, processedDir)
-	if err := os.Remove(processed); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(elsewhere, processed); err != nil {
-		t.Fatal(err)
-	}
+	// Swapped once the operation is claimed (a symlink there before stops the claim).
+	status := startWithStatus(t, l, func(point, _ string) {
+		if point == HookAfterClaim {
+			if err := os.Remove(processed); err != nil {
+				t.Error(err)
+			}
+			if err := os.Symlink(elsewhere, processed); err != nil {
+				t.Error(err)
+			}
+		}
+	})
 	w := patientWriter(t, l.Queue).WithProcessor(status.Alive)
 	res, err := w.Submit(context.Background(), promptlib.OpCreatePrompt, createPrompt("applied"))
 	if err != nil { // answered before filing: the write itself went through
 		t.Fatal(err)
 	}
+	// Answered before it could be filed, the library is already whole in its one file.
+	if fi, err := os.Stat(filepath.Join(l.Dir, DBName+"-wal")); err == nil && fi.Size() != 0 {
+		t.Errorf("the -wal file holds %d bytes once the write returned, want it checkpointed", fi.Size())
+	}
+	// The processor answers before it finds processed/ unusable.
+	waitFor(t, "the processor to fail", func() bool { state, _ := status.State(); return state == ProcFailed })
+	if _, reason := status.State(); reason == nil || !strings.Contains(reason.Error(), "processed/ (is a symlink") {
+		t.Errorf("failed with %v, want the symlinked processed/ named", reason)
+	}
 	if got := files(t, elsewhere); len(got) != 0 {
 		t.Errorf("the operation was filed through the symlink: %v", got)
-	}
-	state, reason := status.State()
-	if state != ProcFailed || reason == nil || !strings.Contains(reason.Error(), "processed/ (is a symlink") {
-		t.Errorf("status %s (%v), want failed naming the symlinked processed/", state, reason)
 	}
 
 	os.Remove(processed)
@@ -133,5 +146,48 @@ func TestCleanProcessedRefusesASymlink(t *testing.T) {
 	}
 	if _, err := os.Lstat(old); err != nil {
 		t.Errorf("the file behind the symlink was deleted: %v", err)
+	}
+}
+
+func TestProcessorNeverClaimsThroughASymlink(t *testing.T) {
+	l := newLib(t, 1)
+	status := startWithStatus(t, l, nil)
+	elsewhere := t.TempDir()
+	processing := filepath.Join(l.Queue, processingDir)
+	os.Remove(processing)
+	if err := os.Symlink(elsewhere, processing); err != nil {
+		t.Fatal(err)
+	}
+	w := patientWriter(t, l.Queue).WithProcessor(status.Alive)
+	_, err := w.Submit(context.Background(), promptlib.OpCreatePrompt, createPrompt("unclaimed"))
+	if pe := asError(t, err); pe.Code != promptlib.CodeProcessorStopped || pe.Outcome != promptlib.NotApplied || !strings.Contains(pe.Message, "symlink") {
+		t.Errorf("got %s (%s) %q, want PROCESSOR_STOPPED, not applied, naming the symlink", pe.Code, pe.Outcome, pe.Message)
+	}
+	if got := files(t, elsewhere); len(got) != 0 {
+		t.Errorf("the operation was claimed through the symlink: %v", got)
+	}
+	if n := l.titled(t, "unclaimed"); n != 0 {
+		t.Errorf("applied %d times, want never", n)
+	}
+}
+
+func TestProcessorNeverRejectsThroughASymlink(t *testing.T) {
+	l := newLib(t, 1)
+	status := startWithStatus(t, l, nil)
+	elsewhere := t.TempDir()
+	failed := filepath.Join(l.Queue, failedDir)
+	os.Remove(failed)
+	if err := os.Symlink(elsewhere, failed); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(l.Queue, "not-a-uuid.json"), []byte("{}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the processor to fail", func() bool { state, _ := status.State(); return state == ProcFailed })
+	if _, reason := status.State(); !strings.Contains(reason.Error(), "failed/ is a symlink") {
+		t.Errorf("failed with %v, want the symlinked failed/ named", reason)
+	}
+	if got := files(t, elsewhere); len(got) != 0 {
+		t.Errorf("the misnamed file was set aside through the symlink: %v", got)
 	}
 }

@@ -2,6 +2,7 @@ package queue
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -108,8 +109,33 @@ func runStore(ctx context.Context, cfg ElectConfig, log *slog.Logger) error {
 	}
 	log.Info("queue: processing this library's queue", "queue", cfg.Dir)
 	err = p.Run(ctx)
-	if err != nil && !errors.Is(err, errLibraryReplaced) {
+	if errors.Is(err, errLibraryReplaced) {
+		if ferr := flushReplaced(ctx, store, cfg); ferr != nil {
+			return ferr
+		}
+		return err
+	}
+	if err != nil {
 		log.Error("queue: processor stopped", "err", err)
 	}
 	return err
+}
+
+// flushReplaced empties the -wal file into the replaced library before its connection closes:
+// SQLite does not checkpoint a file that was moved when its connection closes, and the file
+// now at the path would take the old pages from the -wal file it shares by name. It waits
+// while a reader of the old file is in the way (the processor failed meanwhile, with the
+// reason), as reopening before would corrupt the new file.
+func flushReplaced(ctx context.Context, store *sql.DB, cfg ElectConfig) error {
+	for {
+		var busy, frames, copied int
+		err := store.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &frames, &copied)
+		if err == nil && busy == 0 {
+			return nil
+		}
+		cfg.Status.failed(errors.New("queue: the library file was replaced while another connection still reads the old one; the processor reopens the new file once it lets go"))
+		if !pause(ctx, cfg.Retry) {
+			return ctx.Err()
+		}
+	}
 }

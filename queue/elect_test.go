@@ -2,6 +2,7 @@ package queue
 
 import (
 	"context"
+	"database/sql"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -79,11 +80,18 @@ func TestRunElectedHandsOver(t *testing.T) {
 }
 
 // A library file replaced while the processor runs (a backup restored with mv): the next
-// operation is applied to the file now at the path, not to the one the processor opened.
+// operation is applied to the file now at the path, not to the one the processor opened, and
+// none of the old file's pages reach the new one through the -wal file they share by name.
 func TestRunElectedFollowsAReplacedLibrary(t *testing.T) {
+	t.Run("idle", func(t *testing.T) { replaceUnderProcessor(t, false) })
+	// A reader in the middle of a read made every checkpoint give up: the old pages are still
+	// in the -wal file when the replacement is found.
+	t.Run("a reader held the old file", func(t *testing.T) { replaceUnderProcessor(t, true) })
+}
+
+func replaceUnderProcessor(t *testing.T, reading bool) {
 	l := newLib(t, 1)
-	// Only the processor has the library open: another connection to the old file would share
-	// its -wal file with the new one, which no reopening can undo (sqlite.org/howtocorrupt.html).
+	// The test's own connection would keep the old file's -wal open (sqlite.org/howtocorrupt.html).
 	l.DB.Close()
 	var status ProcessorStatus
 	ctx, stop := context.WithCancel(context.Background())
@@ -92,13 +100,29 @@ func TestRunElectedFollowsAReplacedLibrary(t *testing.T) {
 		defer close(done)
 		RunElectedConfig(ctx, ElectConfig{Dir: l.Queue, DB: filepath.Join(l.Dir, DBName), Log: testLogger(t),
 			Retry: 20 * time.Millisecond, Status: &status,
-			Tune: func(p *Processor) { p.Rescan = 20 * time.Millisecond }})
+			Tune: func(p *Processor) { p.Rescan = time.Hour }}) // no rescan retries the checkpoint
 	}()
 	defer func() { stop(); <-done }()
 
+	var reader *sql.Tx
+	if reading {
+		ro, err := sql.Open("sqlite3", "file:"+filepath.Join(l.Dir, DBName)+"?mode=ro")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ro.Close()
+		if reader, err = ro.Begin(); err != nil {
+			t.Fatal(err)
+		}
+		if err := reader.QueryRow(`SELECT COUNT(*) FROM prompts`).Scan(new(int)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	w := patientWriter(t, l.Queue)
-	if _, err := w.Submit(context.Background(), promptlib.OpCreatePrompt, createPrompt("before")); err != nil {
-		t.Fatal(err)
+	for range 3 {
+		if _, err := w.Submit(context.Background(), promptlib.OpCreatePrompt, createPrompt("before")); err != nil {
+			t.Fatal(err)
+		}
 	}
 	// The replacement: another library, closed, renamed over this one.
 	other := filepath.Join(t.TempDir(), "other")
@@ -107,6 +131,9 @@ func TestRunElectedFollowsAReplacedLibrary(t *testing.T) {
 	}
 	if err := os.Rename(filepath.Join(other, DBName), filepath.Join(l.Dir, DBName)); err != nil {
 		t.Fatal(err)
+	}
+	if reader != nil {
+		reader.Rollback()
 	}
 	if _, err := w.Submit(context.Background(), promptlib.OpCreatePrompt, createPrompt("after")); err != nil {
 		t.Fatal(err)

@@ -29,6 +29,8 @@ func (p *Processor) handle(ctx context.Context, id, path string) {
 		p.replaced = err
 		return
 	}
+	// Before the answer: when the writer returns, the library is whole in its one file.
+	p.checkpoint(ctx)
 	p.hook(HookAfterCommit, id)
 	if err := p.respond(id, resp); err != nil {
 		// Without a response the writer cannot learn the outcome; the op stays in processing/
@@ -59,7 +61,6 @@ func (p *Processor) handle(ctx context.Context, id, path string) {
 		return
 	}
 	p.hook(HookDone, id)
-	p.checkpoint(ctx)
 	p.running()
 	attrs := []any{"operationId", id, "operation", string(op.Operation), "status", resp.Status,
 		"durationMs", float64(time.Since(start).Microseconds()) / 1000}

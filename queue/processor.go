@@ -175,10 +175,16 @@ func (p *Processor) Run(ctx context.Context) error {
 			}
 			p.scan(ctx)
 		case <-rescan.C:
-			if p.stuck {
+			wasStuck := p.stuck
+			if wasStuck {
 				p.unstick(ctx)
 			}
 			p.scan(ctx)
+			if wasStuck && !p.stuck && p.replaced == nil {
+				// Running again even when no operation came to prove it (writers fail fast
+				// meanwhile, so none may come); set after the scan, which may stall again.
+				p.Status.set(ProcRunning, nil)
+			}
 			if p.unflushed {
 				p.checkpoint(ctx)
 			}
@@ -195,7 +201,7 @@ func (p *Processor) prepare(ctx context.Context) error {
 		return &Error{Op: "start processor", Path: p.Dir, Err: err}
 	}
 	if err := p.ensureDirs(); err != nil {
-		return err
+		return &Error{Op: "start processor", Path: p.Dir, Err: err}
 	}
 	if _, err := p.DB.ExecContext(ctx, promptlib.StandaloneSQL); err != nil {
 		return &Error{Op: "start processor", Path: p.Dir, Err: err}
@@ -207,11 +213,12 @@ func (p *Processor) prepare(ctx context.Context) error {
 // each is a real directory: at start, and again whenever one is found broken while running.
 func (p *Processor) ensureDirs() error {
 	for _, d := range []string{processingDir, processedDir, failedDir} {
-		if err := os.Mkdir(join(p.Dir, d), 0o700); err != nil && !errors.Is(err, os.ErrExist) {
-			return &Error{Op: "check", Path: p.Dir, Err: err}
+		path := join(p.Dir, d)
+		if err := os.Mkdir(path, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+			return fmt.Errorf("cannot make %s: %w", path, errors.Unwrap(err))
 		}
-		if err := realDir(join(p.Dir, d)); err != nil {
-			return &Error{Op: "check", Path: join(p.Dir, d), Err: err}
+		if err := realDir(path); err != nil {
+			return fmt.Errorf("%s %w", path, err)
 		}
 	}
 	return nil
@@ -233,8 +240,7 @@ func realDir(path string) error {
 }
 
 // unstick retries, on a rescan, what made the processor stall: the directories are made again
-// where missing, what waits in processing/ is finished, and the processor is running again
-// once nothing stalls, even when no operation comes to prove it (writers fail fast meanwhile).
+// where missing and what waits in processing/ is finished.
 func (p *Processor) unstick(ctx context.Context) {
 	if err := p.ensureDirs(); err != nil {
 		p.Status.failed(fmt.Errorf("queue: the processor cannot use its directories: %w", err))
@@ -242,9 +248,6 @@ func (p *Processor) unstick(ctx context.Context) {
 	}
 	p.stuck = false
 	p.recover(ctx)
-	if !p.stuck && p.replaced == nil {
-		p.Status.set(ProcRunning, nil)
-	}
 }
 
 // scan processes every pending operation, oldest first.
@@ -282,6 +285,11 @@ func (p *Processor) scan(ctx context.Context) {
 // replay of an already-applied operation answer from the record.
 func (p *Processor) recover(ctx context.Context) {
 	dir := join(p.Dir, processingDir)
+	if err := realDir(dir); err != nil {
+		p.stuck = true
+		p.Status.failed(fmt.Errorf("queue: the processor cannot use processing/: %v", err))
+		return
+	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		p.Log.Error("queue: cannot list processing/", "err", err)

@@ -3,6 +3,7 @@ package queue
 import (
 	"fmt"
 	"os"
+	"reflect"
 	"sort"
 	"strings"
 	"syscall"
@@ -35,9 +36,9 @@ type OpStatus struct {
 func (s OpStatus) OpID() string { return s.OperationID }
 
 // Status reports what became of operation id from the files in the queue. It reads, never
-// deletes: asking twice gives the same answer. An answer still on disk wins; otherwise the
-// places are checked in the order an operation moves through them, so one that moves while
-// Status looks is seen in its later place rather than missed.
+// deletes: asking twice gives the same answer. An answer wins (collected by this writer, else
+// still on disk); otherwise the places are checked in the order an operation moves through
+// them, so one that moves while Status looks is seen in its later place rather than missed.
 func (w *Writer) Status(id string) (OpStatus, error) {
 	st := OpStatus{OperationID: id, Status: StateUnknown}
 	if !promptlib.ValidID(id) {
@@ -48,18 +49,14 @@ func (w *Writer) Status(id string) (OpStatus, error) {
 	// The writer names files with lower-case ids; a model may give the id back in upper case.
 	id = strings.ToLower(id)
 	exists := func(rel string) bool { _, err := w.FS.Lstat(join(w.Dir, rel)); return err == nil }
-	// This writer's own verdict first: it collected the response (the operation's file maybe
-	// not yet moved), or refused it as another operation's answer.
-	a, answered := w.recalled(id)
-	if a.mismatch != nil {
-		st.Response, st.Reason = &a.r, promptlib.Ptr(a.mismatch.Error()+"; check the library before retrying")
-		return st, nil
-	}
-	r := a.r
+	// A response this writer collected first (the operation's file maybe not yet moved), then
+	// one on disk, unless it is the one this writer refused as another operation's answer.
+	a, recalled := w.recalled(id)
+	r, answered := a.r, recalled && a.mismatch == nil
 	if !answered {
-		var err error
-		r, err = w.readResponse(join(w.Dir, responseName(id)))
-		answered = err == nil
+		disk, err := w.readResponse(join(w.Dir, responseName(id)))
+		answered = err == nil && !(recalled && reflect.DeepEqual(disk, a.r))
+		r = disk
 	}
 	if answered {
 		st.Response = &r
@@ -82,6 +79,9 @@ func (w *Writer) Status(id string) (OpStatus, error) {
 		st.Status, st.Reason = StateApplied, promptlib.Ptr("applied; its response was already collected")
 	case exists(join(failedDir, opName(id))):
 		st.Status, st.Reason = StateFailed, promptlib.Ptr(failureReason(join(w.Dir, failedDir), id))
+	}
+	if st.Status == StateUnknown && a.mismatch != nil {
+		st.Reason = promptlib.Ptr(a.mismatch.Error() + "; check the library before retrying")
 	}
 	if reason := w.processorDown(); reason != nil && (st.Status == StateProcessing || st.Status == StatePending) {
 		// Not "processing" as if all were well: say why it is not moving.

@@ -168,9 +168,15 @@ func TestWriterCorruptResponse(t *testing.T) {
 			if pe := asError(t, err); pe.Outcome != promptlib.Unknown {
 				t.Errorf("got outcome %s (%q), want unknown", pe.Outcome, pe.Message)
 			}
-			// Asked afterwards, the writer does not call applied what it refused.
+			// Asked afterwards, the writer does not call applied what it refused...
 			if st, err := w.Status(op.ID); err != nil || st.Status == StateApplied || st.Status == StateFailed {
 				t.Errorf("Status: %+v, %v; want neither applied nor failed", st, err)
+			}
+			// ...but once a processor answers the operation for real, it says so.
+			startProcessor(t, l, nil)
+			filed(t, l.Queue, op.ID)
+			if st, err := w.Status(op.ID); err != nil || st.Status != StateApplied || st.Response == nil || !st.Response.OK() {
+				t.Errorf("Status once the processor answered: %+v, %v; want applied with its response", st, err)
 			}
 		})
 	}
