@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpctl/mcpctl/promptlib"
 	"github.com/mcpctl/mcpctl/promptlib/librarytest"
+	"github.com/mcpctl/mcpctl/schemas"
 )
 
 // rawSession speaks JSON-RPC to a child `mcpctl serve` line by line, as a client's transport
@@ -158,6 +159,12 @@ func TestProtocolManners(t *testing.T) {
 			"Invalid params: params.arguments: a string where an object of strings belongs; a prompt's arguments are an object of strings"},
 		{"a tool name that is not a string", `{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":7}}`, 12.0, -32602,
 			"Invalid params: params.name: a number where a string belongs"},
+		{"prompts/get params that are not an object", `{"jsonrpc":"2.0","id":14,"method":"prompts/get","params":"x"}`, 14.0, -32602,
+			"Invalid params: params: a string where an object belongs"},
+		{"a cursor that is not a string", `{"jsonrpc":"2.0","id":15,"method":"prompts/list","params":{"cursor":5}}`, 15.0, -32602,
+			"Invalid params: params.cursor: a number where a string belongs"},
+		{"a _meta that is not an object", `{"jsonrpc":"2.0","id":16,"method":"tools/call","params":{"name":"health_check","_meta":5}}`, 16.0, -32602,
+			"Invalid params: params._meta: a number where an object belongs"},
 		{"an unknown resource", `{"jsonrpc":"2.0","id":6,"method":"resources/read","params":{"uri":"prompteka://prompt/00000000-0000-4000-8000-000000000000"}}`, 6.0, 0,
 			"unknown resource 'prompteka://prompt/00000000-0000-4000-8000-000000000000': no prompt has this id"},
 	}
@@ -169,7 +176,7 @@ func TestProtocolManners(t *testing.T) {
 			if resp["id"] != tt.id || (tt.code != 0 && code != tt.code) || !strings.HasPrefix(msg, tt.wantIn) && !strings.Contains(msg, tt.wantIn) {
 				t.Errorf("got %v, want id %v, code %v, message with %q", resp, tt.id, tt.code, tt.wantIn)
 			}
-			for _, leak := range []string{"not found: prompt not found", "handler not found", "illegal base64", "⟦", "Go struct"} {
+			for _, leak := range []string{"not found: prompt not found", "handler not found", "illegal base64", "⟦", "Go struct", "interface {}"} {
 				if strings.Contains(msg, leak) {
 					t.Errorf("message %q says %q: only what is true, in our words", msg, leak)
 				}
@@ -190,12 +197,33 @@ func TestProtocolManners(t *testing.T) {
 		}
 	})
 
-	t.Run("an offset too large for a number names the field", func(t *testing.T) {
+	t.Run("an offset too large for a number names the argument", func(t *testing.T) {
 		s.send(`{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"name":"list_prompts","arguments":{"offset":1e300}}}`)
 		resp, _ := s.until(13)
 		text := fmt.Sprint(resp["result"])
-		if !strings.Contains(text, "INVALID_INPUT") || !strings.Contains(text, "offset: number 1e300 is out of range") {
+		if !strings.Contains(text, "INVALID_INPUT") || !strings.Contains(text, `"message":"offset: number 1e300 is out of range"`) {
 			t.Errorf("got %s", text)
+		}
+		content, _ := resp["result"].(map[string]any)["content"].([]any)
+		if len(content) != 1 {
+			t.Fatalf("got %v", resp)
+		}
+		if err := schemas.Validate("error", []byte(content[0].(map[string]any)["text"].(string))); err != nil {
+			t.Error(err)
+		}
+	})
+
+	// JSON Schema counts 1.0 and 1e0 as integers: a whole number is taken however it is written.
+	t.Run("a whole number written with a fraction or an exponent is taken", func(t *testing.T) {
+		s.send(`{"jsonrpc":"2.0","id":17,"method":"tools/call","params":{"name":"list_prompts","arguments":{"offset":1.0,"limit":1e0}}}`)
+		resp, _ := s.until(17)
+		res, _ := resp["result"].(map[string]any)
+		sc, _ := res["structuredContent"].(map[string]any)
+		if res["isError"] == true || sc["offset"] != 1.0 || sc["limit"] != 1.0 {
+			t.Errorf("got %v", resp)
+		}
+		if b, _ := json.Marshal(sc); schemas.Validate("list_prompts.output", b) != nil {
+			t.Errorf("the result breaks its output schema: %v", schemas.Validate("list_prompts.output", b))
 		}
 	})
 

@@ -283,8 +283,8 @@ func (g *gateComponent) taskInput(st server.ServerTool) server.ServerTool {
 
 func (g *gateComponent) brief(ctx context.Context, args json.RawMessage, call func(context.Context, *gate.Index, gate.Task) gate.Briefing) (any, error) {
 	var in tagsInput
-	if err := json.Unmarshal(args, &in); err != nil {
-		return nil, badArgs(err)
+	if err := decodeToolArgs(args, &in); err != nil {
+		return nil, err
 	}
 	st := g.current()
 	b := call(ctx, st.ix, gate.Task{Tags: in.Tags, Text: in.Task})

@@ -242,8 +242,8 @@ func (p *contentPipeline) readSectionTool() server.ServerTool {
 				Section string `json:"section"`
 				Page    *int   `json:"page"`
 			}
-			if err := json.Unmarshal(args, &in); err != nil {
-				return nil, badArgs(err)
+			if err := decodeToolArgs(args, &in); err != nil {
+				return nil, err
 			}
 			s, text, err := p.engine.Section(ctx, in.Ref, in.Section)
 			if err != nil {

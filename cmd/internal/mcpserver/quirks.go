@@ -57,8 +57,9 @@ func rewriteError(code int, msg string) (int, string, bool) {
 	return code, msg, false
 }
 
-// unmarshalFault is encoding/json's type error as mcp-go passes it on.
-var unmarshalFault = regexp.MustCompile(`cannot unmarshal (\w+) into Go struct field \w+\.(params\.[\w.]+) of type (\S+)$`)
+// unmarshalFault is encoding/json's type error as mcp-go passes it on: the field path starts
+// at params, after the Go struct names (embedded ones included) that lead to it.
+var unmarshalFault = regexp.MustCompile(`cannot unmarshal (\w+) into Go struct field (?:\w+\.)*?(params(?:\.\S+)?) of type (.+)$`)
 
 // paramsFault says in protocol terms what mcp-go's "unparsable" error found wrong. The wire has
 // checked the envelope (JSON, method, id) before mcp-go saw it, so the fault is in the params:
@@ -66,8 +67,9 @@ var unmarshalFault = regexp.MustCompile(`cannot unmarshal (\w+) into Go struct f
 func paramsFault(msg string) string {
 	m := unmarshalFault.FindStringSubmatch(msg)
 	if m == nil {
-		_, rest, _ := strings.Cut(msg, "request: ")
-		return strings.TrimPrefix(rest, "json: ")
+		// Never Go's own words (they name Go types): what is certain is where the fault is.
+		method, _, _ := strings.Cut(strings.TrimPrefix(msg, "unparsable "), " ")
+		return fmt.Sprintf("the params of %s do not have the types the method takes; see its definition in the MCP specification", method)
 	}
 	got, field, want := m[1], m[2], m[3]
 	out := fmt.Sprintf("%s: %s where %s belongs", field, jsonKind(got), jsonKind(want))
@@ -88,6 +90,8 @@ func jsonKind(kind string) string {
 		return "a number"
 	case kind == "string" || strings.HasSuffix(kind, "Cursor"):
 		return "a string"
+	case strings.HasPrefix(kind, "mcp.") || strings.HasPrefix(kind, "struct"):
+		return "an object"
 	case kind == "map[string]string":
 		return "an object of strings"
 	case strings.HasPrefix(kind, "map["):

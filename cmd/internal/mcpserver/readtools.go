@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -84,8 +83,8 @@ func (d readTools) listFolders(ctx context.Context, args json.RawMessage) (any, 
 	var in struct {
 		IncludeEmpty bool `json:"includeEmpty"`
 	}
-	if err := json.Unmarshal(args, &in); err != nil {
-		return nil, badArgs(err)
+	if err := decodeToolArgs(args, &in); err != nil {
+		return nil, err
 	}
 	all, err := d.db.Folders(ctx)
 	if err != nil {
@@ -131,8 +130,8 @@ func (d readTools) listPrompts(ctx context.Context, args json.RawMessage) (any, 
 		page
 		FolderID json.RawMessage `json:"folderId"` // absent: all prompts; null: top level
 	}
-	if err := json.Unmarshal(args, &in); err != nil {
-		return nil, badArgs(err)
+	if err := decodeToolArgs(args, &in); err != nil {
+		return nil, err
 	}
 	opts := dbread.ListOptions{Limit: in.limit(listPageSize), Offset: in.Offset, InFolders: d.scope(), Brief: !in.IncludeContent}
 	switch {
@@ -161,8 +160,8 @@ func (d readTools) getPrompt(ctx context.Context, args json.RawMessage) (any, er
 		ID   string `json:"id"`
 		Page *int   `json:"page"`
 	}
-	if err := json.Unmarshal(args, &in); err != nil {
-		return nil, badArgs(err)
+	if err := decodeToolArgs(args, &in); err != nil {
+		return nil, err
 	}
 	p, err := d.db.Prompt(ctx, in.ID)
 	if errors.Is(err, dbread.ErrNotFound) || err == nil && !d.inScope(p.FolderID) {
@@ -194,8 +193,8 @@ func (d readTools) searchPrompts(ctx context.Context, args json.RawMessage) (any
 		page
 		Query string `json:"query"`
 	}
-	if err := json.Unmarshal(args, &in); err != nil {
-		return nil, badArgs(err)
+	if err := decodeToolArgs(args, &in); err != nil {
+		return nil, err
 	}
 	if strings.TrimSpace(in.Query) == "" {
 		return nil, promptlib.Errorf(promptlib.CodeSearchInvalid, "query is blank")
@@ -297,20 +296,6 @@ func (d readTools) healthCheck(ctx context.Context, _ json.RawMessage) (any, err
 		h.Status = "healthy"
 	}
 	return h, nil
-}
-
-// badArgs is arguments that passed the input schema but do not decode: a whole number too large
-// for the field (an offset of 1e300). The message names the field.
-func badArgs(err error) error {
-	msg := "arguments do not match the tool's input schema"
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) && te.Field != "" {
-		msg = fmt.Sprintf("%s: %s is not a value this field takes", te.Field, te.Value)
-		if strings.HasPrefix(te.Value, "number") {
-			msg = fmt.Sprintf("%s: %s is out of range", te.Field, te.Value)
-		}
-	}
-	return &promptlib.Error{Code: promptlib.CodeInvalidInput, Message: msg, Err: err}
 }
 
 // scope lists the folders the session reads, nil for the whole library.

@@ -106,8 +106,8 @@ func (d *writeTools) tools() []server.ServerTool {
 				var in struct {
 					OperationID string `json:"operationId"`
 				}
-				if err := json.Unmarshal(args, &in); err != nil {
-					return nil, badArgs(err)
+				if err := decodeToolArgs(args, &in); err != nil {
+					return nil, err
 				}
 				st, err := w.Status(in.OperationID)
 				if err != nil {
