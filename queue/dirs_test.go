@@ -123,6 +123,10 @@ func TestProcessorNeverFilesThroughASymlink(t *testing.T) {
 		return err == nil
 	})
 	waitFor(t, "the processor to run again", func() bool { state, _ := status.State(); return state == ProcRunning })
+	// The writer collected the answer: filing it late does not answer again.
+	if got := queueLeftovers(t, l.Queue); len(got) != 0 {
+		t.Errorf("the queue holds %v once the operation is filed, want nothing", got)
+	}
 	if n := l.titled(t, "applied"); n != 1 {
 		t.Errorf("applied %d times, want once", n)
 	}

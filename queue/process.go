@@ -32,15 +32,21 @@ func (p *Processor) handle(ctx context.Context, id, path string) {
 	// Before the answer: when the writer returns, the library is whole in its one file.
 	p.checkpoint(ctx)
 	p.hook(HookAfterCommit, id)
-	if err := p.respond(id, resp); err != nil {
-		// Without a response the writer cannot learn the outcome; the op stays in processing/
-		// and the next rescan answers it from applied_ops. Until then the processor is failed,
-		// with the reason, so that writers fail fast instead of waiting.
-		p.Log.Error("queue: cannot write the response; left in processing/", "operationId", id, "err", err)
-		p.stalled(id, "cannot write its answer to the import queue", err)
-		return
+	// An operation this run answered, whose answer was taken since, stayed in processing/ for
+	// a stall after the answer: it is filed without being answered again for nobody to collect.
+	collected := reused && p.answered[id] && !exists(join(p.Dir, responseName(id)))
+	if !collected {
+		if err := p.respond(id, resp); err != nil {
+			// Without a response the writer cannot learn the outcome; the op stays in
+			// processing/ and the next rescan answers it from applied_ops. Until then the
+			// processor is failed, with the reason, so that writers fail fast instead of waiting.
+			p.Log.Error("queue: cannot write the response; left in processing/", "operationId", id, "err", err)
+			p.stalled(id, "cannot write its answer to the import queue", err)
+			return
+		}
 	}
 	p.hook(HookAfterResponse, id)
+	p.answered[id] = true
 	dir, reason := processedDir, ""
 	if !resp.OK() {
 		dir, reason = failedDir, fmt.Sprintf("%s: %s", deref(resp.Error), resp.Message)
@@ -61,6 +67,7 @@ func (p *Processor) handle(ctx context.Context, id, path string) {
 		return
 	}
 	p.hook(HookDone, id)
+	delete(p.answered, id)
 	p.running()
 	attrs := []any{"operationId", id, "operation", string(op.Operation), "status", resp.Status,
 		"durationMs", float64(time.Since(start).Microseconds()) / 1000}

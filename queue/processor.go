@@ -54,6 +54,9 @@ type Processor struct {
 	// DB: Run stops with it, leaving the operation in hand in processing/ for the processor
 	// that reopens the library.
 	replaced error
+	// answered holds, for this run, the operations answered but not yet filed (the Run
+	// goroutine only): a retry of the filing does not answer again once the answer was taken.
+	answered map[string]bool
 	// unflushed is set (by the Run goroutine only) when the last checkpoint left frames in
 	// the -wal file: the next rescan tries again.
 	unflushed bool
@@ -79,7 +82,7 @@ func NewProcessor(dir string, db *sql.DB, log *slog.Logger) *Processor {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Processor{Dir: dir, DB: db, Log: log, Rescan: 2 * time.Second, CleanupEvery: 24 * time.Hour,
-		KeepProcessed: 7 * 24 * time.Hour, Now: time.Now}
+		KeepProcessed: 7 * 24 * time.Hour, Now: time.Now, answered: map[string]bool{}}
 }
 
 // Start runs the processor in a goroutine owned by p until ctx ends or Close is called.
