@@ -128,14 +128,14 @@ func runQueueClean(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	processed, err := queue.CleanProcessed(lib.Queue, time.Now(), 7*24*time.Hour)
+	processed, future, err := queue.CleanProcessed(lib.Queue, time.Now(), 7*24*time.Hour)
 	if err != nil && !errors.Is(err, iofs.ErrNotExist) { // a queue nobody has processed yet
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "removed %d expired responses, %d temp files, %d withdrawn files, %d processed operations",
 		rep.Responses, rep.Temps, rep.Withdrawn, processed)
-	if rep.Future > 0 {
-		fmt.Fprintf(env.Stdout, "; kept %d files dated in the future", rep.Future)
+	if future += rep.Future; future > 0 {
+		fmt.Fprintf(env.Stdout, "; kept %d files dated in the future", future)
 	}
 	fmt.Fprintln(env.Stdout)
 	return nil

@@ -81,13 +81,14 @@ func TestQueueStatusAndClean(t *testing.T) {
 	write("failed/bbbbbbbb-0000-4000-8000-000000000001.error", "FOLDER_NOT_EMPTY: folder 'x' holds 2 prompts\n", time.Now())
 	write("processed/cccccccc-0000-4000-8000-000000000001.json", "{}", time.Now().Add(-8*24*time.Hour))
 	write("processed/cccccccc-0000-4000-8000-000000000002.json", "{}", time.Now())
+	write("processed/cccccccc-0000-4000-8000-000000000003.json", "{}", time.Now().Add(30*24*time.Hour)) // a wrong clock
 	write(".response-dddddddd-0000-4000-8000-000000000001.json", "{}", old)
 
 	code, out, errOut := run(t, nil, "queue", "status", "--library", dir)
 	if code != 0 {
 		t.Fatalf("status: exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{"pending:    2 (oldest 48h0m", "processing: 0", "processed:  2", "failed:     1", "processor:  mcpctl, not running",
+	for _, want := range []string{"pending:    2 (oldest 48h0m", "processing: 0", "processed:  3", "failed:     1", "processor:  mcpctl, not running",
 		"bbbbbbbb-0000-4000-8000-000000000001  FOLDER_NOT_EMPTY: folder 'x' holds 2 prompts"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("status output lacks %q:\n%s", want, out)
@@ -95,12 +96,13 @@ func TestQueueStatusAndClean(t *testing.T) {
 	}
 
 	code, out, errOut = run(t, nil, "queue", "clean", "--library", dir)
-	if code != 0 || !strings.Contains(out, "removed 1 expired responses") || !strings.Contains(out, "1 processed operations") {
+	if code != 0 || !strings.Contains(out, "removed 1 expired responses") || !strings.Contains(out, "1 processed operations") ||
+		!strings.Contains(out, "kept 1 files dated in the future") {
 		t.Errorf("clean: exit %d, output %q %q", code, out, errOut)
 	}
 	code, out, _ = run(t, nil, "queue", "status", "--library", dir)
-	if code != 0 || !strings.Contains(out, "pending:    2") || !strings.Contains(out, "processed:  1") {
-		t.Errorf("after clean, pending operations must stay and one processed remain:\n%s", out)
+	if code != 0 || !strings.Contains(out, "pending:    2") || !strings.Contains(out, "processed:  2") {
+		t.Errorf("after clean, pending operations must stay and two processed remain (one recent, one future-dated):\n%s", out)
 	}
 }
 

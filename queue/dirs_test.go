@@ -144,7 +144,7 @@ func TestCleanProcessedRefusesASymlink(t *testing.T) {
 	if err := os.Symlink(elsewhere, processed); err != nil {
 		t.Fatal(err)
 	}
-	n, err := CleanProcessed(l.Queue, time.Now(), 7*24*time.Hour)
+	n, _, err := CleanProcessed(l.Queue, time.Now(), 7*24*time.Hour)
 	if err == nil || !strings.Contains(err.Error(), "symlink") {
 		t.Errorf("got %d removed, err %v; want an error naming the symlink", n, err)
 	}

@@ -321,53 +321,56 @@ func (p *Processor) hook(point, id string) {
 // cleanProcessed is step 6: processed/ entries older than KeepProcessed go; failed/ stays for
 // the user to inspect.
 func (p *Processor) cleanProcessed() int {
-	n, err := CleanProcessed(p.Dir, p.Now(), p.KeepProcessed)
+	n, future, err := CleanProcessed(p.Dir, p.Now(), p.KeepProcessed)
 	if err != nil {
 		p.Log.Warn("queue: cleanup of processed/ failed", "err", err)
 	}
 	if n > 0 {
 		p.Log.Info("queue: cleaned processed/", "removed", n)
 	}
+	if future > 0 {
+		p.Log.Warn("queue: processed/ holds files dated in the future (was the clock wrong?); they are kept until then", "files", future)
+	}
 	return n
 }
 
 // CleanProcessed deletes entries of dir/processed older than keep, judged by their modification
-// time; future-dated ones are kept. It refuses a processed/ that is a symlink, and deletes only
+// time, and counts the future-dated ones it keeps. It refuses a processed/ that is a symlink, and deletes only
 // inside the directory it checked, so that a link swapped in meanwhile cannot point it
 // elsewhere.
-func CleanProcessed(dir string, now time.Time, keep time.Duration) (int, error) {
+func CleanProcessed(dir string, now time.Time, keep time.Duration) (removed, future int, err error) {
 	path := join(dir, processedDir)
 	if err := realDir(path); err != nil {
-		return 0, &Error{Op: "clean", Path: path, Err: err}
+		return 0, 0, &Error{Op: "clean", Path: path, Err: err}
 	}
 	root, err := os.OpenRoot(path)
 	if err != nil {
-		return 0, &Error{Op: "clean", Path: path, Err: err}
+		return 0, 0, &Error{Op: "clean", Path: path, Err: err}
 	}
 	defer root.Close()
 	if err := sameDir(root, path); err != nil {
-		return 0, &Error{Op: "clean", Path: path, Err: err}
+		return 0, 0, &Error{Op: "clean", Path: path, Err: err}
 	}
 	f, err := root.Open(".")
 	if err != nil {
-		return 0, &Error{Op: "clean", Path: path, Err: err}
+		return 0, 0, &Error{Op: "clean", Path: path, Err: err}
 	}
 	entries, err := f.ReadDir(-1)
 	f.Close()
 	if err != nil {
-		return 0, &Error{Op: "clean", Path: path, Err: err}
+		return 0, 0, &Error{Op: "clean", Path: path, Err: err}
 	}
-	n := 0
 	for _, e := range entries {
 		fi, err := e.Info()
-		if err != nil || now.Sub(fi.ModTime()) <= keep {
-			continue
-		}
-		if err := root.Remove(e.Name()); err == nil {
-			n++
+		switch {
+		case err != nil:
+		case fi.ModTime().After(now):
+			future++
+		case now.Sub(fi.ModTime()) > keep && root.Remove(e.Name()) == nil:
+			removed++
 		}
 	}
-	return n, nil
+	return removed, future, nil
 }
 
 // sameDir checks that root is the directory realDir found at path, not one a symlink put there

@@ -257,9 +257,9 @@ func TestCleanProcessed(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(l.Queue, failedDir, "old-failure.json"), nil, 0o600)
 	os.Chtimes(filepath.Join(l.Queue, failedDir, "old-failure.json"), now.Add(-100*24*time.Hour), now.Add(-100*24*time.Hour))
-	n, err := CleanProcessed(l.Queue, now, 7*24*time.Hour)
-	if err != nil || n != 1 {
-		t.Fatalf("got %d, %v; want 1 removed", n, err)
+	n, future, err := CleanProcessed(l.Queue, now, 7*24*time.Hour)
+	if err != nil || n != 1 || future != 1 {
+		t.Fatalf("got %d removed, %d future, %v; want 1 removed, 1 future kept", n, future, err)
 	}
 	if got := strings.Join(files(t, dir), ","); got != "future.json,new.json" {
 		t.Errorf("processed/ holds %s, want future.json,new.json", got)
