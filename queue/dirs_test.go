@@ -36,6 +36,20 @@ func startWithStatus(t *testing.T, l *testLib, hook func(point, id string)) *Pro
 	return &status
 }
 
+// linkAway replaces the queue's directory sub with a symlink to a new, empty directory, and
+// returns that directory.
+func linkAway(t *testing.T, l *testLib, sub string) string {
+	elsewhere := t.TempDir()
+	path := filepath.Join(l.Queue, sub)
+	if err := os.Remove(path); err != nil {
+		t.Error(err)
+	}
+	if err := os.Symlink(elsewhere, path); err != nil {
+		t.Error(err)
+	}
+	return elsewhere
+}
+
 func TestProcessorRemakesARemovedProcessingDir(t *testing.T) {
 	l := newLib(t, 1)
 	status := startWithStatus(t, l, nil)
@@ -86,17 +100,12 @@ func TestProcessorSaysWhyItCannotClaim(t *testing.T) {
 
 func TestProcessorNeverFilesThroughASymlink(t *testing.T) {
 	l := newLib(t, 1)
-	elsewhere := t.TempDir()
 	processed := filepath.Join(l.Queue, processedDir)
 	// Swapped once the operation is claimed (a symlink there before stops the claim).
+	elsewhere := make(chan string, 1)
 	status := startWithStatus(t, l, func(point, _ string) {
 		if point == HookAfterClaim {
-			if err := os.Remove(processed); err != nil {
-				t.Error(err)
-			}
-			if err := os.Symlink(elsewhere, processed); err != nil {
-				t.Error(err)
-			}
+			elsewhere <- linkAway(t, l, processedDir)
 		}
 	})
 	w := patientWriter(t, l.Queue).WithProcessor(status.Alive)
@@ -113,7 +122,7 @@ func TestProcessorNeverFilesThroughASymlink(t *testing.T) {
 	if _, reason := status.State(); reason == nil || !strings.Contains(reason.Error(), "processed/ (is a symlink") {
 		t.Errorf("failed with %v, want the symlinked processed/ named", reason)
 	}
-	if got := files(t, elsewhere); len(got) != 0 {
+	if got := files(t, <-elsewhere); len(got) != 0 {
 		t.Errorf("the operation was filed through the symlink: %v", got)
 	}
 
@@ -134,16 +143,10 @@ func TestProcessorNeverFilesThroughASymlink(t *testing.T) {
 
 func TestCleanProcessedRefusesASymlink(t *testing.T) {
 	l := newLib(t, 1)
-	elsewhere := t.TempDir()
-	old := filepath.Join(elsewhere, "keep.json")
+	old := filepath.Join(linkAway(t, l, processedDir), "keep.json")
 	os.WriteFile(old, nil, 0o600)
 	long := time.Now().Add(-100 * 24 * time.Hour)
 	os.Chtimes(old, long, long)
-	processed := filepath.Join(l.Queue, processedDir)
-	os.Remove(processed)
-	if err := os.Symlink(elsewhere, processed); err != nil {
-		t.Fatal(err)
-	}
 	n, _, err := CleanProcessed(l.Queue, time.Now(), 7*24*time.Hour)
 	if err == nil || !strings.Contains(err.Error(), "symlink") {
 		t.Errorf("got %d removed, err %v; want an error naming the symlink", n, err)
@@ -156,12 +159,7 @@ func TestCleanProcessedRefusesASymlink(t *testing.T) {
 func TestProcessorNeverClaimsThroughASymlink(t *testing.T) {
 	l := newLib(t, 1)
 	status := startWithStatus(t, l, nil)
-	elsewhere := t.TempDir()
-	processing := filepath.Join(l.Queue, processingDir)
-	os.Remove(processing)
-	if err := os.Symlink(elsewhere, processing); err != nil {
-		t.Fatal(err)
-	}
+	elsewhere := linkAway(t, l, processingDir)
 	w := patientWriter(t, l.Queue).WithProcessor(status.Alive)
 	_, err := w.Submit(context.Background(), promptlib.OpCreatePrompt, createPrompt("unclaimed"))
 	if pe := asError(t, err); pe.Code != promptlib.CodeProcessorStopped || pe.Outcome != promptlib.NotApplied || !strings.Contains(pe.Message, "symlink") {
@@ -178,12 +176,7 @@ func TestProcessorNeverClaimsThroughASymlink(t *testing.T) {
 func TestProcessorNeverRejectsThroughASymlink(t *testing.T) {
 	l := newLib(t, 1)
 	status := startWithStatus(t, l, nil)
-	elsewhere := t.TempDir()
-	failed := filepath.Join(l.Queue, failedDir)
-	os.Remove(failed)
-	if err := os.Symlink(elsewhere, failed); err != nil {
-		t.Fatal(err)
-	}
+	elsewhere := linkAway(t, l, failedDir)
 	if err := os.WriteFile(filepath.Join(l.Queue, "not-a-uuid.json"), []byte("{}"), 0o600); err != nil {
 		t.Fatal(err)
 	}
