@@ -335,9 +335,9 @@ func (p *Processor) cleanProcessed() int {
 }
 
 // CleanProcessed deletes entries of dir/processed older than keep, judged by their modification
-// time, and counts the future-dated ones it keeps. It refuses a processed/ that is a symlink, and deletes only
-// inside the directory it checked, so that a link swapped in meanwhile cannot point it
-// elsewhere.
+// time, and counts the future-dated ones it keeps. It refuses a processed/ that is a symlink,
+// and deletes only inside the directory it checked, so that a link swapped in meanwhile cannot
+// point it elsewhere.
 func CleanProcessed(dir string, now time.Time, keep time.Duration) (removed, future int, err error) {
 	path := join(dir, processedDir)
 	if err := realDir(path); err != nil {
