@@ -14,9 +14,10 @@ const MaxSummary = 160
 // server's kept view) and computed again only for prompts that change, so any change to what
 // Summary returns must bump it: kept copies of another version are rebuilt.
 //
-// Version 2 removes '*', '_', '`' and '~' only where they delimit emphasis, strikethrough or
+// Version 3 keeps link syntax inside a code span as written (`m[k](v)` is code, not a link);
+// version 2 removes '*', '_', '`' and '~' only where they delimit emphasis, strikethrough or
 // code; version 1 removed them all.
-const SummaryVersion = 2
+const SummaryVersion = 3
 
 var (
 	mdLink   = regexp.MustCompile(`!?\[([^\]]*)\]\([^)]*\)`)
@@ -80,12 +81,77 @@ func plain(line string) string {
 		}
 	}
 	if link {
-		line = mdLink.ReplaceAllString(line, "$1")
+		line = replaceLinks(line, marks)
 	}
 	if marks {
 		line = stripMarks(line)
 	}
 	return collapseSpace(line)
+}
+
+// replaceLinks keeps each link's text and drops its target, except where the link's opening or
+// closing bracket is inside a code span: CommonMark reads `m[k](v)` as code, not a link.
+func replaceLinks(line string, marks bool) string {
+	var spans [][2]int
+	if marks {
+		spans = codeSpans(line)
+	}
+	if len(spans) == 0 {
+		return mdLink.ReplaceAllString(line, "$1")
+	}
+	inCode := func(i int) bool {
+		for _, s := range spans {
+			if s[0] <= i && i < s[1] {
+				return true
+			}
+		}
+		return false
+	}
+	var b strings.Builder
+	last := 0
+	for from := 0; from < len(line); {
+		m := mdLink.FindStringSubmatchIndex(line[from:])
+		if m == nil {
+			break
+		}
+		start, text, textEnd, end := from+m[0], from+m[2], from+m[3], from+m[1]
+		if inCode(start) || inCode(textEnd) {
+			// Look again just past this bracket: a link may begin inside what it matched.
+			from = start + 1
+			continue
+		}
+		b.WriteString(line[last:start])
+		b.WriteString(line[text:textEnd])
+		last, from = end, end
+	}
+	if last == 0 {
+		return line
+	}
+	b.WriteString(line[last:])
+	return b.String()
+}
+
+// codeSpans are the byte ranges of a line's code spans, backticks included, found as
+// stripMarks finds them.
+func codeSpans(s string) (spans [][2]int) {
+	for i := 0; i < len(s); {
+		switch s[i] {
+		case '\\':
+			i += 2 // an escaped backtick opens nothing
+		case '`':
+			n := runLen(s, i)
+			end := closingTicks(s, i+n, n)
+			if end < 0 {
+				i += n
+				continue
+			}
+			spans = append(spans, [2]int{i, end + n})
+			i = end + n
+		default:
+			i++
+		}
+	}
+	return spans
 }
 
 // prefixStart are the bytes mdPrefix's alternatives begin with; markByte are the bytes
