@@ -150,7 +150,7 @@ func orList(names []string) string {
 // closestNames suggests up to n served names for a mistyped one: names that start with it
 // (or it with them) first, then names that contain it, then those within a small edit
 // distance, nearest first.
-func (snap *snapshot) closestNames(typed string, n int) []string {
+func (s *snapshot) closestNames(typed string, n int) []string {
 	typed = strings.ToLower(strings.TrimSpace(typed))
 	if typed == "" {
 		return nil
@@ -163,8 +163,8 @@ func (snap *snapshot) closestNames(typed string, n int) []string {
 		dist int
 	}
 	var cands []cand
-	for i := range snap.prompts.len() {
-		name := snap.prompts.nameAt(i)
+	for i := range s.prompts.len() {
+		name := s.prompts.nameAt(i)
 		switch {
 		case strings.HasPrefix(name, slug) || strings.HasPrefix(slug, name):
 			cands = append(cands, cand{name, 0, abs(len(name) - len(slug))})
