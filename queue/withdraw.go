@@ -12,9 +12,11 @@ import (
 
 // withdraw is step 6: no answer after every attempt. Renaming {id}.json away decides the race
 // with the app: if the rename wins, the app never had the operation and it is definitely not
-// applied; if the file is gone, the app took it and the outcome is pending.
-func (w *Writer) withdraw(ctx context.Context, op promptlib.Operation, watch *dirWatch) (Result, error) {
-	waited := time.Duration(w.Attempts)*w.AttemptTimeout + time.Duration(w.Attempts-1)*w.RetryDelay
+// applied; if the file is gone, the app took it and the outcome is pending. The call may also
+// have ended first (ctx: the client cancelled it, or the server is stopping), so what it says
+// of the wait is the time since published, not the attempts' sum.
+func (w *Writer) withdraw(ctx context.Context, op promptlib.Operation, watch *dirWatch, published time.Time) (Result, error) {
+	waited := time.Since(published)
 	src, dst := join(w.Dir, opName(op.ID)), join(w.Dir, withdrawnName(op.ID))
 	err := w.FS.Rename(src, dst)
 	switch {
@@ -63,9 +65,16 @@ func (w *Writer) withdraw(ctx context.Context, op promptlib.Operation, watch *di
 			return w.finish(op, *got)
 		}
 		w.Log.Warn("queue: operation accepted, outcome pending", "operationId", op.ID)
+		if ctx.Err() != nil {
+			e := promptlib.Errorf(promptlib.CodeTimeout,
+				"the call ended before %s answered, after it had taken the operation: outcome pending; call get_operation_status with operationId %s",
+				w.answerer(), op.ID)
+			e.Advice = "Call get_operation_status with the operation id before retrying: the operation may yet be applied."
+			return Result{}, opError(op.ID, promptlib.Unknown, e)
+		}
 		e := promptlib.Errorf(promptlib.CodeResponseTimeout,
 			"%s accepted the operation but has not answered within %s: outcome pending; call get_operation_status with operationId %s",
-			w.answerer(), (waited + grace).Round(100*time.Millisecond), op.ID)
+			w.answerer(), time.Since(published).Round(100*time.Millisecond), op.ID)
 		if w.alive != nil {
 			e.Advice = "Call get_operation_status with the operation id before retrying; health_check reports the queue processor's state."
 		}

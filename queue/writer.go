@@ -202,7 +202,7 @@ func (w *Writer) SubmitOperation(ctx context.Context, op promptlib.Operation) (r
 		return Result{}, opError(op.ID, promptlib.NotApplied, err)
 	}
 	w.Log.Debug("queue: operation published", "operationId", op.ID, "operation", string(op.Operation), "bytes", len(body))
-	return w.await(ctx, op, watch)
+	return w.await(ctx, op, watch, time.Now())
 }
 
 // encodeOperation is the operation file's bytes: compact, and without HTML escaping, which
@@ -218,8 +218,8 @@ func encodeOperation(op promptlib.Operation) ([]byte, error) {
 }
 
 // await is steps 4–6: three attempts, then withdraw. A retry only waits again: once published,
-// the operation is never dropped a second time.
-func (w *Writer) await(ctx context.Context, op promptlib.Operation, watch *dirWatch) (Result, error) {
+// the operation is never dropped a second time. published is when the operation was queued.
+func (w *Writer) await(ctx context.Context, op promptlib.Operation, watch *dirWatch, published time.Time) (Result, error) {
 	for attempt := 1; attempt <= w.Attempts; attempt++ {
 		if attempt > 1 && !pause(ctx, w.RetryDelay) {
 			break
@@ -240,7 +240,7 @@ func (w *Writer) await(ctx context.Context, op promptlib.Operation, watch *dirWa
 		}
 		w.Log.Debug("queue: no response yet", "operationId", op.ID, "attempt", attempt)
 	}
-	return w.withdraw(ctx, op, watch)
+	return w.withdraw(ctx, op, watch, published)
 }
 
 // pause waits d or until ctx ends; it reports whether the full pause elapsed.

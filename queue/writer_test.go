@@ -443,6 +443,30 @@ func TestWriterCancelledWithdraws(t *testing.T) {
 	}
 }
 
+// A call cancelled after the processor took its operation says the outcome is pending, not
+// that anyone waited the attempts' full time (the server stopping, or the client giving up).
+func TestWriterCancelledAfterClaim(t *testing.T) {
+	l := newLib(t, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	release := make(chan struct{})
+	startProcessor(t, l, func(point, id string) {
+		if point == HookAfterClaim {
+			cancel()
+			<-release
+		}
+	})
+	w := patientWriter(t, l.Queue)
+	_, err := w.Submit(ctx, promptlib.OpCreatePrompt, createPrompt("taken"))
+	close(release)
+	pe := asError(t, err)
+	if pe.Code != promptlib.CodeTimeout || pe.Outcome != promptlib.Unknown || !strings.Contains(pe.Message, "call ended before") ||
+		strings.Contains(pe.Message, "within") || !strings.Contains(pe.Hint(), "get_operation_status") {
+		t.Errorf("got %s/%s %q (hint %q), want TIMEOUT/unknown: the call ended, outcome pending", pe.Code, pe.Outcome, pe.Message, pe.Hint())
+	}
+	waitFor(t, "the late answer", func() bool { st, _ := w.Status(pe.OperationID); return st.Status == StateApplied })
+}
+
 // Fault: a symlinked queue is refused at start: the cleanup deletes nothing through it.
 func TestCleanupRefusesSymlinkedQueue(t *testing.T) {
 	l := newLib(t, 1)
