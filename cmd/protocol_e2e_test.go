@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -400,5 +401,46 @@ func TestLinesAreASCII(t *testing.T) {
 	}
 	if resp := s.line; !strings.Contains(resp, `"id":"\u00e9\ud83d\ude00"`) {
 		t.Errorf("the error's id is not the request's, escaped: %s", resp)
+	}
+}
+
+// A client that closes its stdin right after a request still gets the answer: the server reads
+// nothing more, answers what it was sent, then stops (the stdio shutdown of the MCP lifecycle).
+// It used to cancel the call, which answered INTERNAL_ERROR with a hint calling it a bug.
+func TestStdinEndsWithACallInFlight(t *testing.T) {
+	lib := librarytest.New(t, 3) // a Prompteka library: a write waits for the app's answer
+	env := testHome(t)
+	s := serveRaw(t, env, "--library", lib.Dir)
+	s.initialize()
+	s.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_prompt","arguments":{"title":"Sent last","content":"x"}}}`)
+	if err := s.stdin.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// The app answers only after the client has gone: the reference processor plays it.
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int)
+	go func() {
+		done <- Main(ctx, []string{"queue", "process", "--library", lib.Dir, "--force"}, strings.NewReader(""), &syncBuffer{}, &syncBuffer{},
+			func(string) string { return "" })
+	}()
+	defer func() { cancel(); <-done }()
+
+	resp, _ := s.until(1)
+	raw, _ := json.Marshal(resp["result"])
+	res, err := mcp.ParseCallToolResult((*json.RawMessage)(&raw))
+	if err != nil {
+		t.Fatalf("%v: %s", err, s.line)
+	}
+	checkResult(t, "create_prompt", res)
+	if sc, _ := res.StructuredContent.(map[string]any); res.IsError || sc["status"] != "success" {
+		t.Fatalf("the last call's answer: %s", s.line)
+	}
+	select {
+	case l, open := <-s.lines:
+		if open {
+			t.Errorf("after its last answer the server wrote %s", l.text)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the server did not stop within 20 s of answering its last request")
 	}
 }

@@ -139,7 +139,10 @@ type ToolError struct {
 // internal errors are logged in full and shown only by class, never with internals.
 func (c *core) errorResult(ctx context.Context, err error) *mcp.CallToolResult {
 	pe := classify(err)
-	if pe.Code == promptlib.CodeInternal || pe.Code == promptlib.CodeDatabaseError {
+	switch {
+	case pe.Advice == shutdownAdvice:
+		c.log.Info("tool call stopped: the server is shutting down", "err", err)
+	case pe.Code == promptlib.CodeInternal || pe.Code == promptlib.CodeDatabaseError:
 		c.log.Error("tool failed", "err", err)
 	}
 	te := ToolError{Error: string(pe.Code), Message: pe.Message, Hint: pe.Hint(), OperationID: pe.OperationID, Applied: string(pe.Outcome)}
@@ -165,7 +168,7 @@ func classify(err error) *promptlib.Error {
 	case errors.Is(err, context.DeadlineExceeded):
 		return &promptlib.Error{Code: promptlib.CodeTimeout, Message: "the library did not answer in time", Err: err}
 	case errors.Is(err, dbread.ErrClosed), errors.Is(err, context.Canceled):
-		return &promptlib.Error{Code: promptlib.CodeInternal, Message: "the server is shutting down", Err: err}
+		return &promptlib.Error{Code: promptlib.CodeInternal, Message: "the server is shutting down", Advice: shutdownAdvice, Err: err}
 	}
 	var de *dbread.Error
 	if errors.As(err, &de) {
@@ -173,6 +176,10 @@ func classify(err error) *promptlib.Error {
 	}
 	return &promptlib.Error{Code: promptlib.CodeInternal, Message: "mcpctl hit an unexpected error", Err: err}
 }
+
+// shutdownAdvice replaces INTERNAL_ERROR's hint for a call the server's shutdown stopped: that
+// is no bug, and the same call succeeds on the next server.
+const shutdownAdvice = "mcpctl stopped this call because it is shutting down (its client ended the session, or it was sent a signal); call the tool again once the server runs again."
 
 // operationIDOf finds the operationId of a write result, for the log line.
 func operationIDOf(out any) string {

@@ -44,11 +44,15 @@ type wire struct {
 	bySeq       map[int64]*call
 	seq         int64
 	initialized bool
+	// idle, while the reader drains (stdin ended with requests open), is closed when the last
+	// open request is answered.
+	idle chan struct{}
+	quit chan struct{} // closed when mcp-go has stopped listening (close)
 }
 
 func (o *observer) wire(in io.Reader, out io.Writer) *wire {
 	pr, pw := io.Pipe()
-	w := &wire{obs: o, clientIn: in, clientOut: out, pr: pr, pw: pw, calls: map[string]*call{}, bySeq: map[int64]*call{}}
+	w := &wire{obs: o, clientIn: in, clientOut: out, pr: pr, pw: pw, calls: map[string]*call{}, bySeq: map[int64]*call{}, quit: make(chan struct{})}
 	o.w = w
 	return w
 }
@@ -57,9 +61,45 @@ func (o *observer) wire(in io.Reader, out io.Writer) *wire {
 func (w *wire) in() io.Reader {
 	go func() {
 		err := w.read()
+		if err == nil {
+			w.drain()
+		}
 		w.pw.CloseWithError(err)
 	}()
 	return w.pr
+}
+
+// drainLimit bounds how long the server answers requests after the client's stdin has ended:
+// long enough for a write waiting on the Prompteka app's answer. A client in a hurry sends
+// SIGTERM, as the MCP lifecycle has it, and the server stops at once.
+const drainLimit = 30 * time.Second
+
+// drain waits, once the client's stdin has ended, until every request it sent is answered (at
+// most drainLimit): mcp-go cancels every request in flight when its input ends, so a client
+// that closes stdin right after its last request (a script piping requests in) would get
+// "the server is shutting down" instead of its answer.
+func (w *wire) drain() {
+	w.mu.Lock()
+	open := len(w.calls)
+	if open > 0 {
+		w.idle = make(chan struct{})
+	}
+	idle := w.idle
+	w.mu.Unlock()
+	if open == 0 {
+		return
+	}
+	timer := time.NewTimer(drainLimit)
+	defer timer.Stop()
+	select {
+	case <-idle:
+	case <-w.quit:
+	case <-timer.C:
+		w.mu.Lock()
+		open = len(w.calls)
+		w.mu.Unlock()
+		w.obs.log.Warn("the client's input ended; stopping without answering its last requests", "open", open, "waited", drainLimit.String())
+	}
 }
 
 // out is what mcp-go writes to: one Write per message.
@@ -70,6 +110,7 @@ func (w *wire) out() io.Writer { return wireOut{w} }
 // sit in a read of stdin, which only the process can end: it forwards nothing more (the pipe is
 // closed) and goes with the process, as mcp-go's own reader does.
 func (w *wire) close() {
+	close(w.quit)
 	w.pr.CloseWithError(io.ErrClosedPipe)
 }
 
@@ -421,6 +462,10 @@ func (o wireOut) Write(p []byte) (int, error) {
 			delete(w.calls, c.key)
 		}
 		delete(w.bySeq, c.seq)
+		if w.idle != nil && len(w.calls) == 0 {
+			close(w.idle)
+			w.idle = nil
+		}
 	}
 	w.mu.Unlock()
 	if c == nil {
