@@ -34,8 +34,9 @@ func (w *Writer) withdraw(ctx context.Context, op promptlib.Operation, watch *di
 		}
 		w.Log.Warn("queue: operation withdrawn", "operationId", op.ID, "waited", waited.String())
 		if ctx.Err() != nil {
-			return Result{}, opError(op.ID, promptlib.NotApplied, promptlib.Errorf(promptlib.CodeTimeout,
-				"the call ended before %s answered; the operation was withdrawn from the queue", w.answerer()))
+			e := promptlib.Errorf(promptlib.CodeTimeout, "the call ended before %s answered; the operation was withdrawn from the queue", w.answerer())
+			e.Advice = "Nothing was applied; call the tool again to make the change."
+			return Result{}, opError(op.ID, promptlib.NotApplied, e)
 		}
 		if w.alive != nil {
 			e := promptlib.Errorf(promptlib.CodeResponseTimeout,

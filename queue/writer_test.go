@@ -435,8 +435,8 @@ func TestWriterCancelledWithdraws(t *testing.T) {
 	w.FS = &spyFS{FS: OSFS{}, onLink: func(string) { cancel() }}
 	_, err := w.Submit(ctx, promptlib.OpCreatePrompt, createPrompt("cancelled"))
 	pe := asError(t, err)
-	if pe.Code != promptlib.CodeTimeout || pe.Outcome != promptlib.NotApplied {
-		t.Errorf("got %s/%s %q, want TIMEOUT/not_applied", pe.Code, pe.Outcome, pe.Message)
+	if pe.Code != promptlib.CodeTimeout || pe.Outcome != promptlib.NotApplied || !strings.Contains(pe.Hint(), "Nothing was applied") {
+		t.Errorf("got %s/%s %q (hint %q), want TIMEOUT/not_applied, saying so", pe.Code, pe.Outcome, pe.Message, pe.Hint())
 	}
 	if got := queueLeftovers(t, l.Queue); len(got) != 0 {
 		t.Errorf("queue holds %v", got)
