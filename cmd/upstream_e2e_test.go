@@ -54,6 +54,7 @@ func beUpstream(name string) int {
 				return []mcp.ResourceContents{mcp.TextResourceContents{URI: req.Params.URI, MIMEType: "text/plain", Text: doc + " of " + name}}, nil
 			})
 	}
+	addSizeTools(s)
 	if err := server.NewStdioServer(s).Listen(context.Background(), os.Stdin, os.Stdout); err != nil {
 		return 1
 	}

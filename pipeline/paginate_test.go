@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -71,4 +72,23 @@ func TestDefaultModelSendsTheFirstPageAndListsTheRest(t *testing.T) {
 		}
 	}
 	checkDrillDown(t, te.Engine, out, text)
+}
+
+// The footer of content with thousands of pages lists the first MaxFooterSections and names the
+// rest by their first and last id; it listed every page, 1,500 lines for 12 MB.
+func TestFooterOfThousandsOfPagesIsBounded(t *testing.T) {
+	te := newTestEngine(t)
+	text := strings.Repeat("one line of a long log, nothing to split it by but its words\n", 200_000)
+	out := transform(t, te.Engine, "default", text)
+	if len(out.Sections) < 1000 {
+		t.Fatalf("%d pages; the test wants thousands", len(out.Sections))
+	}
+	last := out.Sections[len(out.Sections)-1]
+	more := fmt.Sprintf("- … %d more, %s to %s (", len(out.Sections)-MaxFooterSections, out.Sections[MaxFooterSections].ID, last.ID)
+	if !strings.Contains(out.Text, more) || strings.Contains(out.Text, "- "+last.ID+" ") || len(out.Text) > 16_000 {
+		t.Errorf("the result is %d bytes; want the first page and %d listed pages, then %q…", len(out.Text), MaxFooterSections, more)
+	}
+	if got, err := te.ReadSection(t.Context(), out.Ref, last.ID); err != nil || got != text[last.Start:last.End] {
+		t.Errorf("the last page, unlisted, reads back %d bytes, %v", len(got), err)
+	}
 }

@@ -94,7 +94,11 @@ func (p *contentPipeline) transforms(source, server string) bool {
 
 // transform runs the model in force over one text; unchanged when the model does not apply.
 func (p *contentPipeline) transform(ctx context.Context, typ pipeline.ContentType, source, server, text string) pipeline.Output {
-	model := p.model(source, server)
+	return p.transformWith(ctx, p.model(source, server), typ, source, text)
+}
+
+// transformWith runs the named model over one text.
+func (p *contentPipeline) transformWith(ctx context.Context, model string, typ pipeline.ContentType, source, text string) pipeline.Output {
 	if !p.engine.Applies(model, typ, len(text)) {
 		return pipeline.Output{Text: text}
 	}
@@ -118,8 +122,9 @@ func (p *contentPipeline) transform(ctx context.Context, typ pipeline.ContentTyp
 	return out
 }
 
-// tools is the chain's pipeline stage for tool calls: an upstream tool's text result goes
-// through the model in force.
+// tools is the chain's pipeline stage for tool calls: an upstream tool's text goes through the
+// model in force, as one text however many blocks carry it (200 blocks of 2 KB are one
+// 400 KB result to the model, though each is under any model's minBytes).
 func (p *contentPipeline) tools(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		res, err := next(ctx, req)
@@ -131,33 +136,86 @@ func (p *contentPipeline) tools(next server.ToolHandlerFunc) server.ToolHandlerF
 			return res, err // one of ours
 		}
 		source := srv + "/" + own
-		var sections *pipeline.SectionsMeta
-		for i, c := range res.Content {
-			tc, isText := mcp.AsTextContent(c)
-			if !isText {
-				continue
-			}
-			out := p.transform(ctx, pipeline.TypeToolResult, source, srv, tc.Text)
-			if !out.Applied {
-				continue
-			}
-			res.Content[i] = mcp.NewTextContent(out.Text)
-			res.StructuredContent = nil
-			if m := out.Meta(); m != nil {
-				sections = m
+		text, blocks := resultText(res.Content)
+		if blocks == 0 {
+			return res, nil
+		}
+		out := p.transform(ctx, pipeline.TypeToolResult, source, srv, text)
+		if len(out.Text) > MaxResultBytes {
+			// The model in force leaves the text whole, or makes it no smaller than a result may
+			// be: the built-in default's pages bound it, every page one read_section away.
+			if paged := p.transformWith(ctx, defaultModel, pipeline.TypeToolResult, source, text); paged.Applied {
+				out = paged
 			}
 		}
-		if sections != nil {
-			if res.Meta == nil {
-				res.Meta = &mcp.Meta{}
+		if out.Applied {
+			res.Content = replaceText(res.Content, out.Text)
+			dropStructured(res)
+			if m := out.Meta(); m != nil {
+				if res.Meta == nil {
+					res.Meta = &mcp.Meta{}
+				}
+				if res.Meta.AdditionalFields == nil {
+					res.Meta.AdditionalFields = map[string]any{}
+				}
+				res.Meta.AdditionalFields["mcpctl/sections"] = m
 			}
-			if res.Meta.AdditionalFields == nil {
-				res.Meta.AdditionalFields = map[string]any{}
-			}
-			res.Meta.AdditionalFields["mcpctl/sections"] = sections
+		} else if contentTextBytes(res.Content) > MaxResultBytes {
+			// Images and audio are the model's to see; their copy as JSON is not.
+			dropStructured(res)
 		}
 		return res, nil
 	}
+}
+
+// dropStructured removes a result's structuredContent: the tool is listed without its output
+// schema when the model in force may transform it, and what is left would only repeat (whole)
+// what the content now says in part. mcp-go keeps an upstream's as it came, in
+// RawStructuredContent, which its encoding prefers.
+func dropStructured(res *mcp.CallToolResult) {
+	res.StructuredContent = nil
+	res.RawStructuredContent = nil
+}
+
+// resultText joins the text of a result's content, its text blocks and the text of the
+// resources it embeds, with a blank line between them, and counts the blocks it joined.
+func resultText(content []mcp.Content) (string, int) {
+	var texts []string
+	for _, c := range content {
+		if t, ok := blockText(c); ok {
+			texts = append(texts, t)
+		}
+	}
+	return strings.Join(texts, "\n\n"), len(texts)
+}
+
+// blockText is the text a content block holds, for a text block or an embedded text resource.
+func blockText(c mcp.Content) (string, bool) {
+	if tc, ok := mcp.AsTextContent(c); ok {
+		return tc.Text, true
+	}
+	if er, ok := mcp.AsEmbeddedResource(c); ok {
+		if tr, ok := mcp.AsTextResourceContents(er.Resource); ok {
+			return tr.Text, true
+		}
+	}
+	return "", false
+}
+
+// replaceText puts text where a result's first text block stood and drops the others: they are
+// all in it. Images, audio and blobs stay as they are, in order.
+func replaceText(content []mcp.Content, text string) []mcp.Content {
+	out := make([]mcp.Content, 0, len(content))
+	placed := false
+	for _, c := range content {
+		if _, ok := blockText(c); !ok {
+			out = append(out, c)
+		} else if !placed {
+			out = append(out, mcp.NewTextContent(text))
+			placed = true
+		}
+	}
+	return out
 }
 
 // prompts is the pipeline stage for prompts/get: each text message goes through the model.

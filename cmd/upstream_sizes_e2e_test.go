@@ -1,0 +1,123 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// addSizeTools gives the test upstream the results that used to pass the pipeline whole.
+func addSizeTools(s *server.MCPServer) {
+	// A 200 KB JSON text with the same JSON as structuredContent, as servers with an output
+	// schema answer.
+	s.AddTool(mcp.NewTool("structured", mcp.WithDescription("200 KB of records, also as structuredContent.")),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			text := bigRecords()
+			return mcp.NewToolResultStructured(json.RawMessage(`{"records":`+text+`}`), text), nil
+		})
+	// 200 text blocks of 1.9 KB: each under any model's minBytes, 380 KB together.
+	s.AddTool(mcp.NewTool("blocks", mcp.WithDescription("200 blocks of text.")),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: sizeBlocks()}, nil
+		})
+}
+
+func sizeBlocks() []mcp.Content {
+	var out []mcp.Content
+	for i := range 200 {
+		out = append(out, mcp.NewTextContent(fmt.Sprintf("## Block %d\n\n%s", i, strings.Repeat("a line of a block's text\n", 76))))
+	}
+	return out
+}
+
+// An upstream result is bounded as a whole: a transformed result carries no copy of itself as
+// structuredContent (it was 568 KB for a 470 KB file), and many small text blocks are one text
+// to the pipeline (200 blocks of 1.9 KB passed through as 383 KB).
+func TestUpstreamResultIsBoundedWhole(t *testing.T) {
+	lib := projectLibrary(t)
+	env := testHome(t)
+	writeProject(t, env, "web", fmt.Sprintf("folder: Web App\ngated: false\nservers:\n  db:\n    command: %q\n    env: {MCPCTL_BE_UPSTREAM: db}\n", os.Args[0]))
+	s := serve(t, env, "--library", lib.Dir, "--project", "web")
+	call := func(name string) *mcp.CallToolResult {
+		t.Helper()
+		var res *mcp.CallToolResult
+		eventually(t, 20*time.Second, name+" answers", func() bool {
+			var err error
+			res, err = callTool(context.Background(), s.Client, name, map[string]any{}, nil)
+			return err == nil && !res.IsError
+		})
+		return res
+	}
+
+	res := call("db__structured")
+	if wire, _ := json.Marshal(res); res.StructuredContent != nil || len(res.RawStructuredContent) > 0 || len(wire) > 16<<10 {
+		t.Errorf("db__structured: %d bytes on the wire, structuredContent %v; want an index alone", len(wire), res.StructuredContent != nil || len(res.RawStructuredContent) > 0)
+	}
+
+	res = call("db__blocks")
+	var texts []string
+	for _, b := range sizeBlocks() {
+		texts = append(texts, b.(mcp.TextContent).Text)
+	}
+	original := strings.Join(texts, "\n\n")
+	if wire, _ := json.Marshal(res); len(res.Content) != 1 || len(wire) > 16<<10 {
+		t.Fatalf("db__blocks: %d blocks, %d bytes on the wire; want one index", len(res.Content), len(wire))
+	}
+	meta, _ := json.Marshal(res.Meta.AdditionalFields["mcpctl/sections"])
+	var table struct {
+		Ref      string `json:"ref"`
+		Sections []struct {
+			ID string `json:"id"`
+		} `json:"sections"`
+	}
+	if err := json.Unmarshal(meta, &table); err != nil || table.Ref == "" {
+		t.Fatalf("_meta mcpctl/sections: %s (%v)", meta, err)
+	}
+	var joined strings.Builder
+	for _, sec := range table.Sections {
+		var out struct {
+			Content string `json:"content"`
+		}
+		s.call(t, "read_section", map[string]any{"ref": table.Ref, "section": sec.ID}, &out)
+		joined.WriteString(out.Content)
+	}
+	if joined.String() != original {
+		t.Errorf("the sections joined give %d bytes, want the blocks' %d, joined by blank lines", joined.Len(), len(original))
+	}
+}
+
+// A model that leaves a 200 KB result as it is (passthrough alone, or a minBytes over it) does
+// not send it whole: the built-in default's pages bound every result.
+func TestUpstreamResultOverTheBoundIsPaged(t *testing.T) {
+	for _, model := range []string{"stages:\n  - type: passthrough\n", "minBytes: 10000000\nstages:\n  - type: section-split\n"} {
+		lib := projectLibrary(t)
+		env := testHome(t)
+		config := envValue(env, "XDG_CONFIG_HOME")
+		if err := os.MkdirAll(filepath.Join(config, "mcpctl", "proxymodels"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(config, "mcpctl", "proxymodels", "raw.yaml"), []byte(model), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		writeProject(t, env, "web", fmt.Sprintf("folder: Web App\ngated: false\nproxyModel: raw\nservers:\n  db:\n    command: %q\n    env: {MCPCTL_BE_UPSTREAM: db}\n", os.Args[0]))
+		s := serve(t, env, "--library", lib.Dir, "--project", "web")
+		var res *mcp.CallToolResult
+		eventually(t, 20*time.Second, "db__big answers", func() bool {
+			var err error
+			res, err = callTool(context.Background(), s.Client, "db__big", map[string]any{}, nil)
+			return err == nil && !res.IsError
+		})
+		text := resultText(res)
+		if len(text) > 16<<10 || !strings.HasPrefix(bigRecords(), text[:8<<10/2]) || res.Meta == nil || res.Meta.AdditionalFields["mcpctl/sections"] == nil {
+			t.Errorf("model %q: %d bytes of text; want the first 8 KB page and the list of the others", model, len(text))
+		}
+	}
+}
