@@ -52,6 +52,14 @@ func (p *contentPipeline) model(source, server string) string {
 	return defaultModel
 }
 
+// project is the served project's name, for custom stages; "" without one.
+func (p *contentPipeline) project() string {
+	if p.cfg.Project == nil {
+		return ""
+	}
+	return p.cfg.Project.Name
+}
+
 // models lists every model a session may see in force.
 func (p *contentPipeline) models() []string {
 	seen := map[string]bool{defaultModel: true}
@@ -102,11 +110,7 @@ func (p *contentPipeline) transformWith(ctx context.Context, model string, typ p
 	if !p.engine.Applies(model, typ, len(text)) {
 		return pipeline.Output{Text: text}
 	}
-	project := ""
-	if p.cfg.Project != nil {
-		project = p.cfg.Project.Name
-	}
-	out, err := p.engine.Transform(ctx, pipeline.Request{Model: model, Project: project,
+	out, err := p.engine.Transform(ctx, pipeline.Request{Model: model, Project: p.project(),
 		Content: pipeline.Content{Text: text, Type: typ, Source: source}})
 	if err != nil {
 		p.log.Warn("pipeline: content passed through", "model", model, "source", source, "err", err)
@@ -221,13 +225,21 @@ func replaceText(content []mcp.Content, text string) []mcp.Content {
 // prompts is the pipeline stage for prompts/get: each text message goes through the model.
 func (p *contentPipeline) prompts(next server.PromptHandlerFunc) server.PromptHandlerFunc {
 	return func(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		// The pipeline sees the request routed (quirks.go): its source is the name asked for,
+		// taken before the router takes it out of the arguments.
+		name, srv := askedPrompt(req), ""
 		res, err := next(ctx, req)
 		if err != nil || res == nil {
 			return res, err
 		}
+		if p.up != nil && p.up.servesPrompt(name) {
+			if s, ok := p.up.sup.Owner(name); ok {
+				srv = s.Name()
+			}
+		}
 		for i, m := range res.Messages {
 			if tc, ok := m.Content.(mcp.TextContent); ok {
-				out := p.transform(ctx, pipeline.TypePrompt, req.Params.Name, "", tc.Text)
+				out := p.transform(ctx, pipeline.TypePrompt, name, srv, tc.Text)
 				if out.Applied {
 					res.Messages[i].Content = mcp.NewTextContent(out.Text)
 				}
@@ -271,7 +283,8 @@ func (p *contentPipeline) tocBytes(ctx context.Context, pr promptlib.Prompt) int
 	if !p.engine.Applies(model, pipeline.TypeBriefing, len(pr.Content)) {
 		return 0
 	}
-	out, err := p.engine.Transform(ctx, pipeline.Request{Model: model, Content: pipeline.Content{Text: pr.Content, Type: pipeline.TypeBriefing, Source: pr.Title}})
+	out, err := p.engine.Transform(ctx, pipeline.Request{Model: model, Project: p.project(),
+		Content: pipeline.Content{Text: pr.Content, Type: pipeline.TypeBriefing, Source: pr.Title}})
 	if err != nil || !out.Applied || out.Ref == "" || len(out.Text) >= len(pr.Content) {
 		return 0
 	}

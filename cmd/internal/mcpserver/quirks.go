@@ -126,6 +126,15 @@ func routed(req *mcp.GetPromptRequest) {
 	}
 }
 
+// askedPrompt is the name a prompts/get asked for, before or after route: the source a
+// project's proxyModelOverrides name.
+func askedPrompt(req mcp.GetPromptRequest) string {
+	if name, ok := req.Params.Arguments[routeArg]; ok && req.Params.Name == routerPrompt {
+		return name
+	}
+	return req.Params.Name
+}
+
 // cursorAfter decodes a list cursor into the last name the previous page held; "" starts at the
 // beginning. mcp-go has refused a cursor that is not base64 before the after-hook runs.
 func cursorAfter(c mcp.Cursor) string {
