@@ -3,12 +3,15 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"slices"
 	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/mcpctl/mcpctl/cmd/internal/upstream"
 	"github.com/mcpctl/mcpctl/gate"
 	"github.com/mcpctl/mcpctl/promptlib"
 	"github.com/mcpctl/mcpctl/tui/traffic"
@@ -26,7 +29,33 @@ type gateComponent struct {
 	project gate.Project
 	sess    *gate.Session
 	state   atomic.Pointer[gateState]
-	tools   []string // the tools listed once ungated, for the briefing's {{tools}}; fixed
+	tools   []string // mcpctl's own tools listed once ungated, for the briefing's {{tools}}
+}
+
+// renderer is st's renderer with the tools open now: mcpctl's own by name, read_section when
+// listed, and each project server's as its prefix and count. The servers start after the gate
+// is made and come and go, so this is asked at each briefing; by name, 36 tools of three
+// servers would cost a briefing half a kilobyte of its budget, and tools/list names them.
+func (g *gateComponent) renderer(st *gateState) gate.Renderer {
+	r := st.r
+	r.Tools = slices.Clone(g.tools)
+	if g.pipe != nil && g.pipe.makesSections() {
+		r.Tools = append(r.Tools, "read_section")
+	}
+	if g.up != nil {
+		count := map[string]int{}
+		var servers []string
+		for _, t := range g.up.sup.Tools() {
+			if count[t.Server] == 0 {
+				servers = append(servers, t.Server)
+			}
+			count[t.Server]++
+		}
+		for _, srv := range servers {
+			r.Tools = append(r.Tools, fmt.Sprintf("%s%s* (%d)", srv, upstream.Separator, count[srv]))
+		}
+	}
+	return r
 }
 
 // gateState is what the gate derives from one snapshot of the library view.
@@ -83,7 +112,7 @@ func (g *gateComponent) install() {
 	server.WithToolFilter(g.filterTools)(g.srv)
 	g.srv.GetHooks().AddAfterInitialize(func(ctx context.Context, id any, _ *mcp.InitializeRequest, res *mcp.InitializeResult) {
 		st := g.current()
-		text, unknown := st.r.Instructions(st.ix, g.sess.Gated())
+		text, unknown := g.renderer(st).Instructions(st.ix, g.sess.Gated())
 		g.logUnknown(unknown)
 		res.Instructions = text
 	})
@@ -141,13 +170,14 @@ func (g *gateComponent) intercept(next server.ToolHandlerFunc) server.ToolHandle
 			}
 			res = mcp.NewToolResultError(msg)
 		}
-		text, unknown, berr := st.r.Briefing(ctx, b, g.bodies)
+		r := g.renderer(st)
+		text, unknown, berr := r.Briefing(ctx, b, g.bodies)
 		// The briefing and the result are one tool result, bounded like any other: first the
 		// briefing names its matches instead of sending them, then, if the result alone is
 		// that large, it stays in structuredContent and its text is left for a second call.
 		if size := contentTextBytes(res.Content) + callFrom(ctx).preparedText(); len(text)+size > MaxResultBytes {
 			b = g.sess.Shrunk(b)
-			text, unknown, berr = st.r.Briefing(ctx, b, g.bodies)
+			text, unknown, berr = r.Briefing(ctx, b, g.bodies)
 			if len(text)+size > MaxResultBytes {
 				res = g.errorResult(ctx, promptlib.Errorf(promptlib.CodeResultTooLarge,
 					"%s ran, but its result (%d KB of text) does not fit beside the project briefing above in one tool result", name, (size+1023)/1024))
@@ -288,7 +318,7 @@ func (g *gateComponent) brief(ctx context.Context, args json.RawMessage, call fu
 	}
 	st := g.current()
 	b := call(ctx, st.ix, gate.Task{Tags: in.Tags, Text: in.Task})
-	text, unknown, err := st.r.Briefing(ctx, b, g.bodies)
+	text, unknown, err := g.renderer(st).Briefing(ctx, b, g.bodies)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcpctl/mcpctl/gate"
 )
 
 // addSizeTools gives the test upstream the results that used to pass the pipeline whole.
@@ -119,5 +121,23 @@ func TestUpstreamResultOverTheBoundIsPaged(t *testing.T) {
 		if len(text) > 16<<10 || !strings.HasPrefix(bigRecords(), text[:8<<10/2]) || res.Meta == nil || res.Meta.AdditionalFields["mcpctl/sections"] == nil {
 			t.Errorf("model %q: %d bytes of text; want the first 8 KB page and the list of the others", model, len(text))
 		}
+	}
+}
+
+// The briefing names the tools open now: mcpctl's own, and each project server's by its prefix
+// and count. It named the built-in tools only, fixed before the servers started.
+func TestBriefingNamesTheServersTools(t *testing.T) {
+	lib := projectLibrary(t)
+	env := testHome(t)
+	upstreamProject(t, env, "soft")
+	s := serve(t, env, "--library", lib.Dir, "--project", "web")
+	eventually(t, 20*time.Second, "both servers' tools are listed", func() bool {
+		got := toolNames(t, s)
+		return slicesContains(got, "db__echo") && slicesContains(got, "docs__echo")
+	})
+	var b gate.Result
+	s.call(t, "begin_session", map[string]any{"tags": []string{"sql"}}, &b)
+	if !strings.Contains(b.Text, "search_prompts, ") || !strings.Contains(b.Text, "db__* (6)") || !strings.Contains(b.Text, "docs__* (6)") {
+		t.Errorf("the briefing's open tools: %.600s", b.Text)
 	}
 }
