@@ -253,3 +253,33 @@ func TestServeRejectsBrokenLibrary(t *testing.T) {
 		t.Errorf("broken library: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// A library file with damaged pages: the read that meets them says the file is damaged and to
+// restore it (trying again cannot help), and health_check, which that hint points at, says
+// unhealthy. It said healthy: its checks read no rows.
+func TestDamagedLibraryFile(t *testing.T) {
+	dir := standaloneLib(t)
+	f, err := os.OpenFile(filepath.Join(dir, "prompts.db"), os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte(strings.Repeat("\xff", 8192)), 4096); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	s := serve(t, testHome(t), "--library", dir)
+	te := s.callError(t, "list_folders", map[string]any{}, "DATABASE_ERROR")
+	if !strings.Contains(te.Message, "damaged") || !strings.Contains(te.Hint, "backup") {
+		t.Errorf("list_folders on a damaged file: %+v", te)
+	}
+	var h struct {
+		Status   string `json:"status"`
+		Database struct {
+			Error *string `json:"error"`
+		} `json:"database"`
+	}
+	s.call(t, "health_check", map[string]any{}, &h)
+	if h.Status != "unhealthy" || h.Database.Error == nil || !strings.Contains(*h.Database.Error, "damaged") {
+		t.Errorf("health_check after a read found the file damaged: %+v", h)
+	}
+}

@@ -11,7 +11,8 @@ import (
 // Check reports whether the library is usable now, for health checks: the file at the path is
 // the one being read (a replacement that cannot be opened — random bytes, say — is an error,
 // not a quiet read of the deleted file), and its schema still has every table and column the
-// reader uses (ErrSchema names what is missing). It reads no rows.
+// reader uses (ErrSchema names what is missing). It reads no rows, unless a read has found the
+// file damaged: then SQLite's quick_check says whether it still is (ErrDamaged).
 func (db *DB) Check(ctx context.Context) error {
 	now, err := statIdent(db.path)
 	if err != nil {
@@ -43,7 +44,20 @@ func (db *DB) Check(ctx context.Context) error {
 		return db.wrap("check", err)
 	}
 	defer conn.Close()
-	return db.wrap("check", checkSchema(ctx, conn))
+	if err := checkSchema(ctx, conn); err != nil {
+		return db.wrap("check", err)
+	}
+	if db.damaged.Load() {
+		var verdict string
+		if err := conn.QueryRowContext(ctx, "PRAGMA quick_check(1)").Scan(&verdict); err != nil {
+			return db.wrap("check", err)
+		}
+		if verdict != "ok" {
+			return db.wrap("check", because(ErrDamaged, verdict))
+		}
+		db.damaged.Store(false)
+	}
+	return nil
 }
 
 // sqliteHeader opens every SQLite database file.

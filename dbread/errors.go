@@ -16,6 +16,8 @@ var (
 	ErrLocked   = errors.New("dbread: library is locked by the app")
 	ErrSchema   = errors.New("dbread: library schema is not compatible")
 	ErrClosed   = errors.New("dbread: closed")
+	// ErrDamaged means SQLite found the library file malformed, or not a database at all.
+	ErrDamaged = errors.New("dbread: the library file is damaged")
 	// ErrNoFTS5 means this binary's SQLite has no full-text search: it was built without the
 	// sqlite_fts5 tag. Search then scans the library.
 	ErrNoFTS5 = errors.New("dbread: this mcpctl was built without SQLite's full-text search (FTS5), so search scans the library; rebuild it with 'go build -tags sqlite_fts5' (make build does)")
@@ -39,6 +41,9 @@ type causeError struct {
 }
 
 func (e *causeError) Error() string { return e.kind.Error() + ": " + e.detail }
+
+// Detail is what SQLite said, without the package's words.
+func (e *causeError) Detail() string { return e.detail }
 func (e *causeError) Unwrap() error { return e.kind }
 
 // because returns kind explained by detail.
@@ -53,7 +58,11 @@ func (db *DB) wrap(op string, err error) error {
 	if e := (*Error)(nil); errors.As(err, &e) {
 		return err
 	}
-	return &Error{Op: op, Path: db.path, Err: translate(err)}
+	t := translate(err)
+	if errors.Is(t, ErrDamaged) {
+		db.damaged.Store(true) // Check looks closer from now on
+	}
+	return &Error{Op: op, Path: db.path, Err: t}
 }
 
 // translate maps database/sql and SQLite errors to the package's sentinels. A driver error that
@@ -65,7 +74,7 @@ func translate(err error) error {
 	case errors.Is(err, sql.ErrNoRows):
 		return ErrNotFound
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded),
-		errors.Is(err, ErrNotFound), errors.Is(err, ErrLocked), errors.Is(err, ErrSchema), errors.Is(err, ErrClosed):
+		errors.Is(err, ErrNotFound), errors.Is(err, ErrLocked), errors.Is(err, ErrSchema), errors.Is(err, ErrClosed), errors.Is(err, ErrDamaged):
 		return err
 	case errors.Is(err, sql.ErrConnDone), err.Error() == "sql: database is closed":
 		return ErrClosed
@@ -76,6 +85,8 @@ func translate(err error) error {
 		switch se.Code {
 		case sqlite3.ErrBusy, sqlite3.ErrLocked:
 			return because(ErrLocked, msg)
+		case sqlite3.ErrCorrupt, sqlite3.ErrNotADB:
+			return because(ErrDamaged, msg)
 		case sqlite3.ErrError:
 			if isSchemaMessage(msg) {
 				return because(ErrSchema, msg)

@@ -125,6 +125,10 @@ type DB struct {
 	// fallbacks counts answers not served by the sidecar (LIKE scans, direct lists): tests use it
 	// to tell which path answered.
 	fallbacks atomic.Int64
+	// damaged is set when a read found the library file damaged (ErrDamaged): Check then runs
+	// SQLite's quick_check, which is too slow to run on every health check (0.9 s at 100k
+	// prompts), and clears it when the file checks out (replaced or repaired).
+	damaged atomic.Bool
 	wg        sync.WaitGroup
 }
 

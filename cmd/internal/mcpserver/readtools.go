@@ -259,6 +259,9 @@ func (d readTools) healthCheck(ctx context.Context, _ json.RawMessage) (any, err
 	case errors.Is(err, dbread.ErrSchema):
 		h.Database.Reachable = true
 		h.Database.Error = promptlib.Ptr(err.Error())
+	case errors.Is(err, dbread.ErrDamaged):
+		h.Database.Reachable, h.Database.SchemaCompatible = true, true
+		h.Database.Error = promptlib.Ptr(err.Error())
 	default:
 		h.Database.Error = promptlib.Ptr(err.Error())
 	}
@@ -287,7 +290,7 @@ func (d readTools) healthCheck(ctx context.Context, _ json.RawMessage) (any, err
 		upstreamDown = upstreamDown || u.State == upstream.Failed
 	}
 	switch {
-	case !h.Database.Reachable || !h.Database.SchemaCompatible:
+	case !h.Database.Reachable || !h.Database.SchemaCompatible || h.Database.Error != nil:
 		h.Status = "unhealthy"
 	case h.Queue.State != queue.DirWritable || h.Queue.Processor.State == queue.ProcFailed || h.Search.Index == "unavailable" ||
 		upstreamDown || h.Untrusted != "":

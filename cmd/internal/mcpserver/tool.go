@@ -163,6 +163,13 @@ func classify(err error) *promptlib.Error {
 		return pe
 	case errors.Is(err, dbread.ErrLocked):
 		return &promptlib.Error{Code: promptlib.CodeDatabaseLocked, Message: "the library is locked by the app", Err: err}
+	case errors.Is(err, dbread.ErrDamaged):
+		msg := "the library file is damaged"
+		var d interface{ Detail() string }
+		if errors.As(err, &d) {
+			msg += " (SQLite: " + d.Detail() + ")"
+		}
+		return &promptlib.Error{Code: promptlib.CodeDatabaseError, Message: msg, Advice: damagedAdvice, Err: err}
 	case errors.Is(err, dbread.ErrSchema):
 		return &promptlib.Error{Code: promptlib.CodeSchemaIncompatible, Message: "the library's schema is not one mcpctl can read: " + err.Error(), Err: err}
 	case errors.Is(err, context.DeadlineExceeded):
@@ -176,6 +183,10 @@ func classify(err error) *promptlib.Error {
 	}
 	return &promptlib.Error{Code: promptlib.CodeInternal, Message: "mcpctl hit an unexpected error", Err: err}
 }
+
+// damagedAdvice replaces DATABASE_ERROR's hint when SQLite finds the file malformed: trying
+// again cannot help.
+const damagedAdvice = "Tell the user their library file (prompts.db) is damaged: restore it from a backup, or open it in the Prompteka app to repair it. health_check says when it reads cleanly again."
 
 // shutdownAdvice replaces INTERNAL_ERROR's hint for a call the server's shutdown stopped: that
 // is no bug, and the same call succeeds on the next server.
