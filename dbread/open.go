@@ -129,7 +129,7 @@ type DB struct {
 	// SQLite's quick_check, which is too slow to run on every health check (0.9 s at 100k
 	// prompts), and clears it when the file checks out (replaced or repaired).
 	damaged atomic.Bool
-	wg        sync.WaitGroup
+	wg      sync.WaitGroup
 }
 
 // library is one opened database file: a pool of read connections and one pinned connection
