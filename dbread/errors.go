@@ -41,10 +41,10 @@ type causeError struct {
 }
 
 func (e *causeError) Error() string { return e.kind.Error() + ": " + e.detail }
+func (e *causeError) Unwrap() error { return e.kind }
 
 // Detail is what SQLite said, without the package's words.
 func (e *causeError) Detail() string { return e.detail }
-func (e *causeError) Unwrap() error  { return e.kind }
 
 // because returns kind explained by detail.
 func because(kind error, detail string) error { return &causeError{kind: kind, detail: detail} }
