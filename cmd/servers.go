@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/mcpctl/mcpctl/cmd/internal/mcpserver"
 	"github.com/mcpctl/mcpctl/cmd/internal/trust"
 	"github.com/mcpctl/mcpctl/cmd/internal/upstream"
 	"github.com/mcpctl/mcpctl/gate"
@@ -185,14 +186,29 @@ func describeServer(ctx context.Context, env Env, args []string) error {
 	}
 	rs, ts := srv.Resources(), srv.ResourceTemplates()
 	if len(rs)+len(ts) > 0 {
-		fmt.Fprintf(tw, "\nRESOURCES (%d)\tNAME\tTYPE\n", len(rs)+len(ts))
+		// A resource under mcpctl's own URIs is never served (mcpctl's own always win); one
+		// another server of the project also offers is served from the first by name, which
+		// only serve, running them all, sees: it logs each one left out.
+		reserved := 0
+		served := func(own bool) string {
+			if own {
+				reserved++
+				return "no: mcpctl's own URI"
+			}
+			return "yes"
+		}
+		fmt.Fprintf(tw, "\nRESOURCES (%d)\tNAME\tTYPE\tSERVED\n", len(rs)+len(ts))
 		for _, r := range rs {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", r.Resource.URI, r.Resource.Name, orDash(r.Resource.MIMEType))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Resource.URI, r.Resource.Name, orDash(r.Resource.MIMEType), served(mcpserver.ReservedResource(r.Resource.URI)))
 		}
 		for _, t := range ts {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", t.Template.URITemplate.Raw(), t.Template.Name, orDash(t.Template.MIMEType))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.Template.URITemplate.Raw(), t.Template.Name, orDash(t.Template.MIMEType), served(mcpserver.ReservedTemplate(t.Template)))
 		}
 		tw.Flush()
+		if reserved > 0 {
+			fmt.Fprintf(w, "\n%d of its resources are not served: mcpctl serves their URIs itself (the prompteka: scheme), and\n"+
+				"its own always win. If you need them, read them through a tool of the server, if it has one.\n", reserved)
+		}
 	}
 	return nil
 }

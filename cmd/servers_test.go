@@ -51,7 +51,10 @@ func TestGetAndDescribeServers(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("describe server: exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"State:    ready", "TOOLS (11)", "lib__search_prompts", "read-only", "RESOURCES", "prompteka://",
+	// A server that is mcpctl offers the library's resources, under mcpctl's own URIs: they
+	// are marked, as serve leaves them out.
+	for _, want := range []string{"State:    ready", "TOOLS (11)", "lib__search_prompts", "read-only", "RESOURCES", "prompteka://", "no: mcpctl's own URI",
+		"are not served: mcpctl serves their URIs itself",
 		"Env:      HOME, LOG_LEVEL, MCPCTL_BE_MAIN, SECRET, XDG_CACHE_HOME (values not shown)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("describe server lacks %q:\n%s", want, out)

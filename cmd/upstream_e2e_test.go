@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -18,6 +19,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpctl/mcpctl/cmd/internal/mcpserver"
+	"github.com/mcpctl/mcpctl/cmd/internal/upstream"
 	"github.com/mcpctl/mcpctl/tui/traffic"
 )
 
@@ -55,10 +57,71 @@ func beUpstream(name string) int {
 			})
 	}
 	addSizeTools(s)
+	if os.Getenv("MCPCTL_UPSTREAM_EXTRAS") == "1" {
+		if code, stop := upstreamExtras(s, name); stop {
+			return code
+		}
+	}
 	if err := server.NewStdioServer(s).Listen(context.Background(), os.Stdin, os.Stdout); err != nil {
 		return 1
 	}
 	return 0
+}
+
+// upstreamExtras gives a fake upstream what the tests of collisions and of a server that is
+// down need: a prompt, resources and templates that collide with mcpctl's own and with every
+// other instance's, a resource naming its process (a new one after a restart), a tool that
+// writes to its stderr and one that makes it exit. With MCPCTL_UPSTREAM_DEAD naming a file,
+// die creates the file, and while it exists the server exits as it starts: it stays down
+// until the test removes it. stop is true when the server must exit with code at once.
+func upstreamExtras(s *server.MCPServer, name string) (code int, stop bool) {
+	dead := os.Getenv("MCPCTL_UPSTREAM_DEAD")
+	if _, err := os.Stat(dead); dead != "" && err == nil {
+		fmt.Fprintf(os.Stderr, "%s: cannot start while %s exists\n", name, dead)
+		return 3, true
+	}
+	text := func(uri, text string) []mcp.ResourceContents {
+		return []mcp.ResourceContents{mcp.TextResourceContents{URI: uri, MIMEType: "text/plain", Text: text}}
+	}
+	s.AddTool(mcp.NewTool("die", mcp.WithDescription("Exits at once.")),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if dead != "" {
+				os.WriteFile(dead, nil, 0o600)
+			}
+			fmt.Fprintf(os.Stderr, "%s: dying on request\n", name)
+			os.Exit(7)
+			return nil, nil
+		})
+	s.AddTool(mcp.NewTool("note", mcp.WithDescription("Writes the text to stderr."), mcp.WithString("text", mcp.Required())),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			fmt.Fprintln(os.Stderr, req.GetString("text", ""))
+			return mcp.NewToolResultText("noted"), nil
+		})
+	server.WithPromptCapabilities(true)(s)
+	s.AddPrompt(mcp.NewPrompt("checklist", mcp.WithPromptDescription("The checklist of this server.")),
+		func(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return mcp.NewGetPromptResult("checklist", []mcp.PromptMessage{mcp.NewPromptMessage(mcp.RoleUser, mcp.NewTextContent("checklist of "+name))}), nil
+		})
+	for uri, body := range map[string]string{
+		"prompteka://library":  "SHADOWED BY " + name,
+		"test://shared/readme": "readme of " + name,
+	} {
+		s.AddResource(mcp.NewResource(uri, "overlap "+uri),
+			func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+				return text(req.Params.URI, body), nil
+			})
+	}
+	s.AddResource(mcp.NewResource("test://"+name+"/instance", fmt.Sprintf("instance %d", os.Getpid())),
+		func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+			return text(req.Params.URI, fmt.Sprint(os.Getpid())), nil
+		})
+	for _, tpl := range []string{"test://shared/{doc}", "prompteka://prompt/{id}"} {
+		s.AddResourceTemplate(mcp.NewResourceTemplate(tpl, "overlap "+tpl),
+			func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+				return text(req.Params.URI, req.Params.URI+" of "+name), nil
+			})
+	}
+	return 0, false
 }
 
 // bigRecords is a 200 KB JSON array of objects, the kind of result that floods a context.
@@ -695,5 +758,264 @@ func TestBriefingTablesOfContents(t *testing.T) {
 	}
 	if len(found) != 3 {
 		t.Errorf("the leaves read back reproduce %d of the 3 prompts exactly", len(found))
+	}
+}
+
+// extrasProject is a project of servers that are this test binary with its extras
+// (upstreamExtras), each with env added.
+func extrasProject(tb testing.TB, env []string, servers map[string]string) {
+	tb.Helper()
+	var b strings.Builder
+	b.WriteString("folder: Web App\ngated: false\nservers:\n")
+	for _, name := range sortedKeys(servers) {
+		fmt.Fprintf(&b, "  %s:\n    command: %q\n    env: {MCPCTL_BE_UPSTREAM: %q, MCPCTL_UPSTREAM_EXTRAS: \"1\"%s}\n    timeoutMs: 20000\n", name, os.Args[0], name, servers[name])
+	}
+	writeProject(tb, env, "web", b.String())
+}
+
+// resourcesOf lists every resource and template s serves, following every page.
+func resourcesOf(t *testing.T, s *session) ([]mcp.Resource, []mcp.ResourceTemplate) {
+	t.Helper()
+	ctx := context.Background()
+	var rs []mcp.Resource
+	var req mcp.ListResourcesRequest
+	for {
+		res, err := s.ListResources(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs = append(rs, res.Resources...)
+		if res.NextCursor == "" {
+			break
+		}
+		req.Params.Cursor = res.NextCursor
+	}
+	ts, err := s.ListResourceTemplates(ctx, mcp.ListResourceTemplatesRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rs, ts.ResourceTemplates
+}
+
+// readText reads uri and returns its text, or the error's message.
+func readText(s *session, uri string) (string, error) {
+	var req mcp.ReadResourceRequest
+	req.Params.URI = uri
+	res, err := s.ReadResource(context.Background(), req)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for _, c := range res.Contents {
+		if tc, ok := c.(mcp.TextResourceContents); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String(), nil
+}
+
+// leftOut is what the server's log says was left out: server → URIs, each line counted.
+func leftOut(t *testing.T, s *session) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	for _, line := range strings.Split(s.stderr.String(), "\n") {
+		var m struct {
+			Msg    string   `json:"msg"`
+			Server string   `json:"server"`
+			URIs   []string `json:"uris"`
+		}
+		if json.Unmarshal([]byte(line), &m) == nil && strings.HasPrefix(m.Msg, "upstream resources left out") {
+			out[m.Server] = append(out[m.Server], m.URIs...)
+		}
+	}
+	return out
+}
+
+// logSync makes sure every line the server logged before now is in its stderr buffer: the
+// upstream writes a marker to its stderr, which mcpctl logs after them.
+func logSync(t *testing.T, s *session, server string) {
+	t.Helper()
+	marker := fmt.Sprintf("log-sync-%d", time.Now().UnixNano())
+	res, err := callTool(context.Background(), s.Client, server+"__note", map[string]any{"text": marker}, nil)
+	if err != nil || res.IsError {
+		t.Fatalf("%s__note: %v %q", server, err, resultText(res))
+	}
+	eventually(t, 20*time.Second, "mcpctl logs the marker", func() bool { return strings.Contains(s.stderr.String(), marker) })
+}
+
+// instanceOf waits until s lists server's instance resource (its process id), which the
+// server's last sync registered, and returns its name. Listing waits for a sync in progress, so
+// everything that sync logged is written by then.
+func instanceOf(t *testing.T, s *session, server, not string) string {
+	t.Helper()
+	var name string
+	eventually(t, 30*time.Second, server+"'s instance resource is listed", func() bool {
+		rs, _ := resourcesOf(t, s)
+		for _, r := range rs {
+			if r.URI == "test://"+server+"/instance" && r.Name != not {
+				name = r.Name
+				return true
+			}
+		}
+		return false
+	})
+	return name
+}
+
+// mcpctl's own resources always win: a project server's resource or template under mcpctl's
+// URIs is left out, as is one another server (earlier by name) serves; nothing is listed
+// twice, and each one left out is logged once, naming its server and URI. A reviewer saw
+// prompteka://library listed twice and read from the upstream.
+func TestUpstreamResourcesNeverShadow(t *testing.T) {
+	lib := projectLibrary(t)
+	env := testHome(t)
+	extrasProject(t, env, map[string]string{"db": "", "docs": ""})
+	s := serve(t, env, "--library", lib.Dir, "--project", "web")
+	instanceOf(t, s, "db", "")
+	docs := instanceOf(t, s, "docs", "")
+
+	rs, ts := resourcesOf(t, s)
+	seen := map[string]mcp.Resource{}
+	for _, r := range rs {
+		if _, dup := seen[r.URI]; dup {
+			t.Errorf("resources/list has %s twice", r.URI)
+		}
+		seen[r.URI] = r
+	}
+	if r := seen["prompteka://library"]; r.Name != "library:prompteka" {
+		t.Errorf("prompteka://library is listed as %+v, want mcpctl's own", r)
+	}
+	for _, uri := range []string{"test://shared/readme", "test://db/guide", "test://docs/guide"} {
+		if _, ok := seen[uri]; !ok {
+			t.Errorf("resources/list lacks %s", uri)
+		}
+	}
+	tmpl := map[string]mcp.ResourceTemplate{}
+	for _, tp := range ts {
+		tmpl[tp.URITemplate.Raw()] = tp
+	}
+	if tp := tmpl["prompteka://prompt/{id}"]; tp.Name != "prompt" {
+		t.Errorf("prompteka://prompt/{id} is listed as %q, want mcpctl's own", tp.Name)
+	}
+	if _, ok := tmpl["test://shared/{doc}"]; !ok || len(ts) != 3 {
+		t.Errorf("templates %q, want mcpctl's two and test://shared/{doc}", slices.Sorted(maps.Keys(tmpl)))
+	}
+
+	for uri, want := range map[string]string{
+		"prompteka://library": `"folders"`,
+		"prompteka://prompt/E0000000-0000-4000-8000-000000000004": "# Deploy Checklist",
+		"test://shared/readme": "readme of db",
+		"test://shared/notes":  "test://shared/notes of db",
+	} {
+		got, err := readText(s, uri)
+		if err != nil || !strings.Contains(got, want) || strings.Contains(got, "SHADOWED") {
+			t.Errorf("read %s: %v %.200q, want %q", uri, err, got, want)
+		}
+	}
+
+	// Each left out once, though every server that gets ready makes mcpctl look again; docs
+	// restarting is one more look.
+	res, err := callTool(context.Background(), s.Client, "docs__die", map[string]any{}, nil)
+	if err != nil {
+		t.Fatalf("docs__die: %v", err)
+	}
+	checkResult(t, "docs__die", res)
+	instanceOf(t, s, "docs", docs)
+	logSync(t, s, "docs")
+	got := leftOut(t, s)
+	want := map[string][]string{
+		"db":   {"prompteka://library", "prompteka://prompt/{id}"},
+		"docs": {"prompteka://library", "prompteka://prompt/{id}", "test://shared/readme", "test://shared/{doc}"},
+	}
+	for srv, uris := range want {
+		slices.Sort(got[srv])
+		if !slices.Equal(got[srv], uris) {
+			t.Errorf("left out of %s, as logged: %q, want each of %q once", srv, got[srv], uris)
+		}
+	}
+}
+
+// A server that is down keeps its prompts and resources listed, as its tools, and getting or
+// reading one answers UPSTREAM_UNAVAILABLE naming it, with its last stderr line: a reviewer saw
+// "resource not found" and "not a prompt of this library". A server that never got ready has
+// nothing listed; a name of it says why the server is down.
+func TestUpstreamDownKeepsItsPromptsAndResources(t *testing.T) {
+	lib := projectLibrary(t)
+	env := testHome(t)
+	dir := t.TempDir()
+	dead, broken := filepath.Join(dir, "db-dead"), filepath.Join(dir, "broken-dead")
+	if err := os.WriteFile(broken, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	extrasProject(t, env, map[string]string{
+		"db":     fmt.Sprintf(", MCPCTL_UPSTREAM_DEAD: %q", dead),
+		"broken": fmt.Sprintf(", MCPCTL_UPSTREAM_DEAD: %q", broken),
+	})
+	s := serve(t, env, "--library", lib.Dir, "--project", "web")
+	ctx := context.Background()
+	instanceOf(t, s, "db", "")
+	eventually(t, 20*time.Second, "broken failed to start", func() bool {
+		var h mcpserver.HealthResult
+		s.call(t, "health_check", map[string]any{}, &h)
+		return slices.ContainsFunc(h.Upstreams, func(u upstream.Status) bool { return u.Name == "broken" && u.LastError != "" })
+	})
+
+	// broken never got ready: nothing of it is known, but its prefix is.
+	_, err := callTool(ctx, s.Client, "broken__echo", map[string]any{"text": "x"}, nil)
+	if err == nil || !strings.Contains(err.Error(), "server broken") || !strings.Contains(err.Error(), "cannot start while") {
+		t.Errorf("broken__echo: %v, want why server broken is down", err)
+	}
+	_, err = s.GetPrompt(ctx, getPromptRequest("broken__checklist", nil))
+	if err == nil || !strings.Contains(err.Error(), "server broken") || strings.Contains(err.Error(), "of this library") {
+		t.Errorf("broken__checklist: %v, want why server broken is down", err)
+	}
+
+	res, err := callTool(ctx, s.Client, "db__die", map[string]any{}, nil)
+	if err != nil {
+		t.Fatalf("db__die: %v", err)
+	}
+	checkResult(t, "db__die", res)
+	// db stays down (it exits as it starts while the dead file exists), and answers for
+	// itself: whether failed or trying again, a use waits for its attempt and reports why.
+	down := func(what string, err error) {
+		t.Helper()
+		if err == nil || !strings.Contains(err.Error(), "UPSTREAM_UNAVAILABLE") || !strings.Contains(err.Error(), "server db") || !strings.Contains(err.Error(), "db: ") {
+			t.Errorf("%s while db is down: %v, want UPSTREAM_UNAVAILABLE naming db, with its last stderr line", what, err)
+		}
+	}
+	prompts, err := s.ListPrompts(ctx, mcp.ListPromptsRequest{})
+	if err != nil || !slices.ContainsFunc(prompts.Prompts, func(p mcp.Prompt) bool { return p.Name == "db__checklist" }) {
+		t.Errorf("prompts/list while db is down: %v, want db__checklist still listed", err)
+	}
+	rs, ts := resourcesOf(t, s)
+	if !slices.ContainsFunc(rs, func(r mcp.Resource) bool { return r.URI == "test://db/guide" }) ||
+		!slices.ContainsFunc(ts, func(tp mcp.ResourceTemplate) bool { return tp.URITemplate.Raw() == "test://shared/{doc}" }) {
+		t.Errorf("while db is down, resources/list or templates lack db's: %d resources, %d templates", len(rs), len(ts))
+	}
+	_, err = s.GetPrompt(ctx, getPromptRequest("db__checklist", nil))
+	down("prompts/get db__checklist", err)
+	_, err = readText(s, "test://db/guide")
+	down("resources/read test://db/guide", err)
+	_, err = readText(s, "test://shared/notes")
+	down("resources/read test://shared/notes (a template's)", err)
+	te := s.callError(t, "db__echo", map[string]any{"text": "x"}, "UPSTREAM_UNAVAILABLE")
+	if !strings.Contains(te.Message, "server db") {
+		t.Errorf("db__echo while db is down: %q", te.Message)
+	}
+
+	// Back up, the same names answer again.
+	if err := os.Remove(dead); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 60*time.Second, "db is back", func() bool {
+		got, err := readText(s, "test://db/guide")
+		return err == nil && strings.Contains(got, "Guide from db")
+	})
+	got, err := s.GetPrompt(ctx, getPromptRequest("db__checklist", nil))
+	if err != nil || len(got.Messages) != 1 {
+		t.Fatalf("db__checklist after the restart: %v %+v", err, got)
+	}
+	if tc, _ := got.Messages[0].Content.(mcp.TextContent); tc.Text != "checklist of db" {
+		t.Errorf("db__checklist after the restart: %+v", got.Messages[0].Content)
 	}
 }

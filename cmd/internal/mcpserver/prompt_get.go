@@ -118,6 +118,12 @@ func (s *promptSurface) checkGetPrompt(_ context.Context, _ any, req *mcp.GetPro
 		route(req)
 		return
 	}
+	if msg, ok := s.up.notServed("prompt", name); ok {
+		// A project server's prompt, of a server not ready yet or that offers no such prompt:
+		// library prompt names never hold its "__".
+		req.Params.Name = carry(msg)
+		return
+	}
 	snap := s.snap()
 	sp, ok := snap.prompt(name)
 	if !ok {

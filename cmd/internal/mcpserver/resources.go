@@ -19,6 +19,7 @@ import (
 // The library's resources. Prompts and folders are read by id; the listing names them by their
 // MCP prompt name or folder path so a person can pick one.
 const (
+	ownScheme         = "prompteka:" // every URI in it is mcpctl's; no project server's is served
 	libraryURI        = "prompteka://library"
 	promptURIPrefix   = "prompteka://prompt/"
 	folderURIPrefix   = "prompteka://folder/"
@@ -327,7 +328,7 @@ func (s *promptSurface) checkReadResource(ctx context.Context, _ any, req *mcp.R
 		default:
 			return
 		}
-	case strings.HasPrefix(uri, "prompteka:"):
+	case strings.HasPrefix(uri, ownScheme):
 		hint = "mcpctl serves " + libraryURI + ", " + promptURITemplate + " and " + folderURITemplate
 	default:
 		return

@@ -190,3 +190,23 @@ func TestResourcesOfAProject(t *testing.T) {
 		}
 	}
 }
+
+// A project server's template is left out when it could take reads of mcpctl's own resources:
+// mcp-go tries templates in no fixed order, so it would win some of them at random.
+func TestReservedTemplate(t *testing.T) {
+	for raw, reserved := range map[string]bool{
+		"prompteka://notes/{id}":  true, // mcpctl's scheme
+		"prompteka://prompt/{id}": true, // mcpctl's own template
+		"{scheme}://{+rest}":      true, // matches everything, mcpctl's URIs included
+		"{+uri}":                  true,
+		"test://item/{id}":        false,
+		"file:///{+path}":         false,
+	} {
+		if got := ReservedTemplate(mcp.NewResourceTemplate(raw, "t")); got != reserved {
+			t.Errorf("ReservedTemplate(%s) = %v, want %v", raw, got, reserved)
+		}
+	}
+	if !ReservedResource(libraryURI) || ReservedResource("test://prompteka://library") {
+		t.Error("ReservedResource: the prompteka: scheme is mcpctl's, and only it")
+	}
+}

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sort"
 	"strings"
 	"sync"
@@ -24,18 +25,22 @@ type upstreams struct {
 	sup *upstream.Supervisor
 
 	mu        sync.Mutex
-	tools     map[string]string // served tool name → its server
-	resources map[string]bool   // registered resource URIs
-	templates map[string]bool   // registered template URIs
-	prompts   []mcp.Prompt      // the upstreams' prompts, by name
-	listing   []mcp.Resource    // the upstreams' resources, by name
+	offers    map[string]upstream.Offer // what each server offers, kept while it is down
+	tools     map[string]string         // served tool name → its server
+	resources map[string]string         // registered resource URI → the server it is read from
+	templates map[string]string         // registered template → its server; never removed (sync)
+	prompts   []mcp.Prompt              // the upstreams' prompts, by name
+	listing   []mcp.Resource            // the upstreams' resources, by name
+	warned    map[string]bool           // server+" "+URI of every left-out resource logged
 }
 
 // newUpstreams starts the project's servers in the background: initialize never waits for them.
 func newUpstreams(ctx context.Context, c *core, opts upstream.Options) *upstreams {
-	u := &upstreams{core: c, tools: map[string]string{}, resources: map[string]bool{}, templates: map[string]bool{}}
+	u := &upstreams{core: c, offers: map[string]upstream.Offer{}, tools: map[string]string{},
+		resources: map[string]string{}, templates: map[string]string{}, warned: map[string]bool{}}
 	u.sup = upstream.New(c.cfg.Project.Servers, opts)
 	u.sup.OnChange(u.sync)
+	c.srv.GetHooks().AddBeforeCallTool(u.checkCallTool)
 	u.sup.Start(ctx)
 	return u
 }
@@ -53,29 +58,54 @@ func (u *upstreams) sync() {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 
+	// A server that died or is restarting keeps what it offered last: its tools, prompts and
+	// resources stay listed, and using one answers UPSTREAM_UNAVAILABLE naming the server,
+	// rather than "no such tool" or "not found" for a moment or for good. A stopped server (mcpctl
+	// is ending) offers nothing.
+	servers := u.sup.Servers()
+	offers := make(map[string]upstream.Offer, len(servers))
 	var add []server.ServerTool
-	seen := map[string]string{}
-	for _, t := range u.sup.Tools() {
-		seen[t.Tool.Name] = t.Server
-		tl := t.Tool
-		if u.pipe != nil && u.pipe.transforms(t.Server+"/"+t.Own, t.Server) {
-			// A transformed result carries no structuredContent, so promise none.
-			tl.OutputSchema, tl.RawOutputSchema = mcp.ToolOutputSchema{}, nil
+	for _, srv := range servers {
+		o := srv.Offer()
+		switch o.State {
+		case upstream.Ready:
+			// Its lists are new at every ready and every list_changed: register them again.
+			for _, t := range o.Tools {
+				tl := t.Tool
+				if u.pipe != nil && u.pipe.transforms(t.Server+"/"+t.Own, t.Server) {
+					// A transformed result carries no structuredContent, so promise none.
+					tl.OutputSchema, tl.RawOutputSchema = mcp.ToolOutputSchema{}, nil
+				}
+				add = append(add, server.ServerTool{Tool: tl, Handler: u.callTool})
+			}
+		case upstream.Failed, upstream.Starting:
+			prev, ok := u.offers[srv.Name()]
+			if !ok {
+				continue // it never was ready: nothing of it is known
+			}
+			o = prev // registered when it was ready
+		default:
+			continue
 		}
-		add = append(add, server.ServerTool{Tool: tl, Handler: u.callTool})
+		offers[srv.Name()] = o
+	}
+	u.offers = offers
+
+	tools := map[string]string{}
+	var prompts []mcp.Prompt
+	for _, srv := range servers {
+		for _, t := range offers[srv.Name()].Tools {
+			tools[t.Tool.Name] = srv.Name()
+		}
+		for _, p := range offers[srv.Name()].Prompts {
+			prompts = append(prompts, p.Prompt)
+		}
 	}
 	var del []string
-	for name, srv := range u.tools {
-		if _, ok := seen[name]; ok {
-			continue
+	for name := range u.tools {
+		if _, ok := tools[name]; !ok {
+			del = append(del, name)
 		}
-		// A server that died or is restarting keeps its tools listed: a call answers
-		// UPSTREAM_UNAVAILABLE naming it, rather than "no such tool".
-		if s := u.sup.Server(srv); s != nil && (s.State().State == upstream.Failed || s.State().State == upstream.Starting) {
-			seen[name] = srv
-			continue
-		}
-		del = append(del, name)
 	}
 	if len(del) > 0 {
 		u.srv.DeleteTools(del...)
@@ -83,33 +113,49 @@ func (u *upstreams) sync() {
 	if len(add) > 0 {
 		u.srv.AddTools(add...)
 	}
-	u.tools = seen
+	u.tools = tools
 
-	var prompts []mcp.Prompt
-	for _, p := range u.sup.Prompts() {
-		prompts = append(prompts, p.Prompt)
-	}
 	sort.Slice(prompts, func(i, j int) bool { return prompts[i].Name < prompts[j].Name })
 	if !sameUpstreamPrompts(u.prompts, prompts) {
 		u.prompts = prompts
 		u.srv.SendNotificationToAllClients(mcp.MethodNotificationPromptsListChanged, nil)
 	}
+	u.syncResources(servers, offers)
+}
 
-	// Resources and templates are added and deleted in one call each: mcp-go sends
-	// resources/list_changed per call, and a server's resources arrive together.
+// syncResources registers the servers' resources and templates. A URI is served once: mcpctl's
+// own resources always win (a server must not answer for the library), then the first server
+// by name that offers it; a resource left out is logged once, naming its server and URI.
+// Resources and templates are added and deleted in one call each: mcp-go sends
+// resources/list_changed per call, and a server's resources arrive together.
+func (u *upstreams) syncResources(servers []*upstream.Server, offers map[string]upstream.Offer) {
+	left := map[[2]string][]string{} // {server, who serves the URI} → the URIs left out
+	owner := map[string]string{}
 	var listing []mcp.Resource
 	var addRes []server.ServerResource
-	uris := map[string]bool{}
-	for _, r := range u.sup.Resources() {
-		uris[r.Resource.URI] = true
-		listing = append(listing, r.Resource)
-		if !u.resources[r.Resource.URI] {
-			addRes = append(addRes, server.ServerResource{Resource: r.Resource, Handler: u.readResource})
+	for _, srv := range servers {
+		name := srv.Name()
+		for _, r := range offers[name].Resources {
+			uri := r.Resource.URI
+			switch first, taken := owner[uri]; {
+			case ReservedResource(uri):
+				left[[2]string{name, ""}] = append(left[[2]string{name, ""}], uri)
+				continue
+			case taken:
+				left[[2]string{name, first}] = append(left[[2]string{name, first}], uri)
+				continue
+			}
+			owner[uri] = name
+			listing = append(listing, r.Resource)
+			if u.resources[uri] != name {
+				// New, or read from another server until now: its handler names its server.
+				addRes = append(addRes, server.ServerResource{Resource: r.Resource, Handler: u.reader(name)})
+			}
 		}
 	}
 	var delRes []string
 	for uri := range u.resources {
-		if !uris[uri] {
+		if _, ok := owner[uri]; !ok {
 			delRes = append(delRes, uri)
 		}
 	}
@@ -119,20 +165,95 @@ func (u *upstreams) sync() {
 	if len(addRes) > 0 {
 		u.srv.AddResources(addRes...)
 	}
-	u.resources = uris
-	sort.Slice(listing, func(i, j int) bool { return listing[i].Name < listing[j].Name })
+	u.resources = owner
+	sort.Slice(listing, func(i, j int) bool {
+		if listing[i].Name != listing[j].Name {
+			return listing[i].Name < listing[j].Name
+		}
+		return listing[i].URI < listing[j].URI
+	})
 	u.listing = listing
+
+	// mcp-go v1.2.1 cannot remove one template (only replace all of them, ours included), so a
+	// template stays registered once added: reading through it asks the server that offered it,
+	// which answers for itself. mcp-go tries templates in no fixed order, so one that could
+	// match mcpctl's own URIs would take their reads at random: it is left out.
+	tmplOwner := map[string]string{}
 	var addTmpl []server.ServerResourceTemplate
-	for _, t := range u.sup.ResourceTemplates() {
-		uri := t.Template.URITemplate.Raw()
-		if !u.templates[uri] {
-			u.templates[uri] = true
-			addTmpl = append(addTmpl, server.ServerResourceTemplate{Template: t.Template, Handler: u.readResource})
+	for _, srv := range servers {
+		name := srv.Name()
+		for _, t := range offers[name].Templates {
+			raw := t.Template.URITemplate.Raw()
+			switch first, taken := tmplOwner[raw]; {
+			case ReservedTemplate(t.Template):
+				left[[2]string{name, ""}] = append(left[[2]string{name, ""}], raw)
+				continue
+			case taken:
+				left[[2]string{name, first}] = append(left[[2]string{name, first}], raw)
+				continue
+			}
+			tmplOwner[raw] = name
+			if u.templates[raw] != name {
+				u.templates[raw] = name
+				addTmpl = append(addTmpl, server.ServerResourceTemplate{Template: t.Template, Handler: server.ResourceTemplateHandlerFunc(u.reader(name))})
+			}
 		}
 	}
 	if len(addTmpl) > 0 {
 		u.srv.AddResourceTemplates(addTmpl...)
 	}
+	u.warnLeftOut(left)
+}
+
+// warnLeftOut logs the resources left out that were not logged before: one line per server and
+// per who serves their URIs instead, as a server mcpctl itself is would collide thousands of
+// times.
+func (u *upstreams) warnLeftOut(left map[[2]string][]string) {
+	for key, uris := range left {
+		srv, first := key[0], key[1]
+		var fresh []string
+		for _, uri := range uris {
+			if !u.warned[srv+" "+uri] {
+				u.warned[srv+" "+uri] = true
+				fresh = append(fresh, uri)
+			}
+		}
+		if len(fresh) == 0 {
+			continue
+		}
+		shown := fresh[:min(len(fresh), 10)]
+		if first == "" {
+			u.log.Warn("upstream resources left out: mcpctl serves these URIs itself, and its own resources always win. "+
+				"Nothing to do unless you need the server's: read them through a tool of the server, if it has one",
+				"server", srv, "uris", shown, "count", len(fresh))
+			continue
+		}
+		u.log.Warn("upstream resources left out: an earlier server (by name) serves the same URIs, and a URI is read from one server. "+
+			"If you need this server's, have one of the two serve them under other URIs",
+			"server", srv, "servedBy", first, "uris", shown, "count", len(fresh))
+	}
+}
+
+// ReservedResource reports whether uri is mcpctl's own: the prompteka: scheme is the library's
+// (resources.go), so a project server's resource there is never served.
+func ReservedResource(uri string) bool { return strings.HasPrefix(uri, ownScheme) }
+
+// ReservedTemplate reports whether a project server's resource template would take reads of
+// mcpctl's own resources: it is in the prompteka: scheme, or it matches one of mcpctl's URIs.
+func ReservedTemplate(t mcp.ResourceTemplate) bool {
+	tpl := t.URITemplate
+	if tpl == nil || tpl.Template == nil {
+		return false
+	}
+	if ReservedResource(tpl.Raw()) {
+		return true
+	}
+	for _, uri := range []string{libraryURI, promptURIPrefix + "0", folderURIPrefix + "0"} {
+		if tpl.Match(uri) != nil {
+			return true
+		}
+	}
+	return false
 }
 
 func sameUpstreamPrompts(a, b []mcp.Prompt) bool {
@@ -232,34 +353,112 @@ func (u *upstreams) callTool(ctx context.Context, req mcp.CallToolRequest) (*mcp
 	return res, nil
 }
 
-func (u *upstreams) readResource(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
-	srv, ok := u.sup.ResourceOwner(req.Params.URI)
-	if ok {
+// reader reads a resource from the server sync chose for its URI (or its template), never from
+// another that lists it too. A server that is down answers as its tools do: UPSTREAM_UNAVAILABLE
+// with its last stderr line, through the same wait for a server still starting.
+func (u *upstreams) reader(name string) server.ResourceHandlerFunc {
+	return func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+		rec := callFrom(ctx)
+		rec.mu.Lock()
+		rec.upstream = name
+		rec.mu.Unlock()
+		res, err := u.sup.Server(name).ReadResource(ctx, req.Params.URI)
+		if err != nil {
+			return nil, fault(ctx, err)
+		}
+		return res.Contents, nil
+	}
+}
+
+// getPrompt serves an upstream's prompt.
+func (u *upstreams) getPrompt(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+	if srv, ok := u.sup.Owner(req.Params.Name); ok {
 		rec := callFrom(ctx)
 		rec.mu.Lock()
 		rec.upstream = srv.Name()
 		rec.mu.Unlock()
 	}
-	res, err := u.sup.ReadResource(ctx, req.Params.URI)
-	if err != nil {
-		if te := upstream.ToolError(err); te != nil {
-			return nil, errors.New(te.Message + " " + te.Hint())
-		}
-		return nil, err
-	}
-	return res.Contents, nil
-}
-
-// getPrompt serves an upstream's prompt.
-func (u *upstreams) getPrompt(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 	res, err := u.sup.GetPrompt(ctx, req.Params.Name, req.Params.Arguments)
 	if err != nil {
-		if te := upstream.ToolError(err); te != nil {
-			return nil, errors.New(te.Message + " " + te.Hint())
-		}
-		return nil, err
+		return nil, fault(ctx, err)
 	}
 	return res, nil
+}
+
+// fault is an upstream's failure as prompts/get and resources/read report it: they have no
+// error result, so the code, message and hint a tool's isError result carries (callTool) become
+// one JSON-RPC error message, and the traffic records the code.
+func fault(ctx context.Context, err error) error {
+	te := upstream.ToolError(err)
+	if te == nil {
+		return err
+	}
+	callFrom(ctx).setCode(string(te.Code))
+	return errors.New(string(te.Code) + ": " + sentence(te.Message) + " " + te.Hint())
+}
+
+// sentence ends s with a full stop unless it ends with one already.
+func sentence(s string) string {
+	if strings.HasSuffix(s, ".") {
+		return s
+	}
+	return s + "."
+}
+
+// checkCallTool runs before mcp-go looks a tool up. A {server}__ name that is not served now
+// (its server never got ready, so nothing of it is known, or it offers no such tool) would
+// get mcp-go's bare "tool not found"; it gets the server's state instead: why it is down and
+// what to do (quirks.go, 1).
+func (u *upstreams) checkCallTool(_ context.Context, _ any, req *mcp.CallToolRequest) {
+	if req == nil {
+		return
+	}
+	u.mu.Lock()
+	_, served := u.tools[req.Params.Name]
+	u.mu.Unlock()
+	if served {
+		return
+	}
+	if msg, ok := u.notServed("tool", req.Params.Name); ok {
+		req.Params.Name = carry(msg)
+	}
+}
+
+// notServed explains a {server}__ name of a project server that is not served: ok is false
+// for a name of no project server.
+func (u *upstreams) notServed(kind, name string) (msg string, ok bool) {
+	if u == nil {
+		return "", false
+	}
+	srv, ok := u.sup.Owner(name)
+	if !ok {
+		return "", false
+	}
+	st := srv.State()
+	switch st.State {
+	case upstream.Ready:
+		msg = fmt.Sprintf("unknown %s '%s': server %s is running and offers no %s of that name", kind, name, st.Name, kind)
+		if kind == "tool" {
+			msg += " (the project's tools.allow or tools.deny may hide it)"
+		}
+		return msg + fmt.Sprintf(". Call %ss/list for its %ss.", kind, kind), true
+	case upstream.Starting:
+		msg = fmt.Sprintf("%s '%s' is not known yet: server %s is starting, and its %ss are listed once it is ready", kind, name, st.Name, kind)
+		if st.LastError != "" {
+			msg += fmt.Sprintf(" (it failed before: %s)", lastFailure(st))
+		}
+		return msg + ". Try again in a few seconds; if it keeps failing, run 'mcpctl get servers' and fix what its last error says.", true
+	}
+	te := upstream.ToolError(srv.Unavailable())
+	return fmt.Sprintf("%s: %s '%s' is not known: %s %s", te.Code, kind, name, sentence(te.Message), te.Hint()), true
+}
+
+// lastFailure is a server's last error with its last stderr line.
+func lastFailure(st upstream.Status) string {
+	if st.LastStderr == "" {
+		return st.LastError
+	}
+	return fmt.Sprintf("%s; its last stderr line: %q", st.LastError, st.LastStderr)
 }
 
 // linkTimeout bounds how long delivering a linked prompt waits for its upstream resource.

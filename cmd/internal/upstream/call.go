@@ -38,6 +38,11 @@ func (s *Server) await(ctx, callCtx context.Context) (*conn, lists, error) {
 	}
 }
 
+// Unavailable is what a call to the server answers while it is not running (failed, or
+// stopped): its last failure, last stderr line and what to do. For a name mcpctl cannot route
+// to the server yet, which a call would not reach.
+func (s *Server) Unavailable() *UnavailableError { return s.unavailable("", "") }
+
 // unavailable builds the error for a server that is not running; reason and hint default to
 // the last failure's.
 func (s *Server) unavailable(reason, hint string) *UnavailableError {

@@ -195,6 +195,25 @@ func (s *Server) ResourceTemplates() []ResourceTemplate {
 	return append([]ResourceTemplate(nil), s.lists.templates...)
 }
 
+// Offer is what a server serves and its state, read at one moment: a caller that keeps what a
+// server offered while it is down (mcpserver does) must not pair a state with lists of another.
+type Offer struct {
+	State     State
+	Tools     []Tool
+	Prompts   []Prompt
+	Resources []Resource
+	Templates []ResourceTemplate
+}
+
+// Offer is the server's state and lists now; the lists are empty unless it is ready. The
+// definitions are shared, as Tools' are.
+func (s *Server) Offer() Offer {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return Offer{State: s.state, Tools: append([]Tool(nil), s.lists.tools...), Prompts: append([]Prompt(nil), s.lists.prompts...),
+		Resources: append([]Resource(nil), s.lists.resources...), Templates: append([]ResourceTemplate(nil), s.lists.templates...)}
+}
+
 // setState moves the server to st and wakes everyone waiting for a change.
 func (s *Server) setState(st State, edit func()) {
 	s.mu.Lock()

@@ -24,6 +24,9 @@ type Options struct {
 	// Project is the project file whose servers these are; each child finds it at the end of
 	// ParentEnv.
 	Project string
+	// Reserved reports the URIs the supervisor's user serves itself: no server owns one
+	// (ResourceOwner), whichever lists it. nil reserves none.
+	Reserved func(uri string) bool
 
 	MinBackoff time.Duration // the first restart delay; default 1 s
 	MaxBackoff time.Duration // the longest restart delay; default 30 s
@@ -60,8 +63,9 @@ func BaseDir(p gate.Project) string {
 
 // Supervisor runs a project's servers. Its methods are safe for concurrent use.
 type Supervisor struct {
-	servers map[string]*Server
-	names   []string // sorted
+	servers  map[string]*Server
+	names    []string // sorted
+	reserved func(uri string) bool
 
 	mu       sync.Mutex
 	onChange []func()
@@ -73,7 +77,7 @@ type Supervisor struct {
 // New prepares a supervisor for the project's servers; nothing runs before Start.
 func New(servers map[string]gate.ServerSpec, opts Options) *Supervisor {
 	opts.fill()
-	s := &Supervisor{servers: map[string]*Server{}}
+	s := &Supervisor{servers: map[string]*Server{}, reserved: opts.Reserved}
 	for name, spec := range servers {
 		s.servers[name] = newServer(name, spec, &opts, s.fireChange)
 		s.names = append(s.names, name)
@@ -205,8 +209,11 @@ func (s *Supervisor) ResourceTemplates() []ResourceTemplate {
 }
 
 // ResourceOwner is the ready server that serves uri: the first, by server name, that lists it,
-// else the first with a template matching it.
+// else the first with a template matching it; none for a reserved URI (Options.Reserved).
 func (s *Supervisor) ResourceOwner(uri string) (*Server, bool) {
+	if s.reserved != nil && s.reserved(uri) {
+		return nil, false
+	}
 	for _, srv := range s.Servers() {
 		for _, r := range srv.Resources() {
 			if r.Resource.URI == uri {

@@ -492,3 +492,17 @@ func TestChildChain(t *testing.T) {
 		t.Error("InChain finds exactly the files on the chain")
 	}
 }
+
+// A reserved URI has no owner, though a server lists it or a template matches it: mcpctl's
+// pipeline must not take one of its own resources for a server's.
+func TestReservedURIsHaveNoOwner(t *testing.T) {
+	spec, _ := testSpec(t, nil)
+	reserved := func(uri string) bool { return uri == "test://readme" || uri == "test://item/1" }
+	sup, _ := startSupervisor(t, map[string]gate.ServerSpec{"tu": spec}, Options{Reserved: reserved})
+	waitState(t, sup.Server("tu"), Ready)
+	for uri, owned := range map[string]bool{"test://readme": false, "test://item/1": false, "test://item/2": true} {
+		if srv, ok := sup.ResourceOwner(uri); ok != owned || (ok && srv.Name() != "tu") {
+			t.Errorf("ResourceOwner(%s): owned %v, want %v", uri, ok, owned)
+		}
+	}
+}
