@@ -47,19 +47,27 @@ func runConsole(ctx context.Context, env Env, args []string) error {
 	// traffic and gate texts stay useful.
 	lib, err := lf.resolve(ctx, env, false)
 	cfg.LibraryDir, cfg.QueueDir = lib.Dir, lib.Queue
-	if err == nil {
-		var db *dbread.DB
-		db, err = dbread.Open(ctx, lib.DB, dbread.Options{
+	open := func(ctx context.Context) (*dbread.DB, error) {
+		lib, err := lf.resolve(ctx, env, false)
+		if err != nil {
+			return nil, err
+		}
+		return dbread.Open(ctx, lib.DB, dbread.Options{
 			CacheDir: filepath.Join(cacheHome(env), "mcpctl"),
 			// The program owns the terminal: the reader's log lines would tear the screen.
 			Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		})
-		if err == nil {
+	}
+	if err == nil {
+		var db *dbread.DB
+		if db, err = open(ctx); err == nil {
 			defer db.Close()
 			cfg.DB = db
 		}
 	}
-	cfg.LibraryErr = err
+	// Without it, the console keeps trying: the Library screen advises 'mcpctl library init',
+	// and the library it makes is followed without a restart.
+	cfg.LibraryErr, cfg.OpenLibrary = err, open
 	// The program owns the terminal: the pipeline's diagnostics go nowhere.
 	if e, perr := pipeline.NewEngine(pipeline.Options{ConfigDir: filepath.Join(configHome(env), "mcpctl"),
 		CacheDir: filepath.Join(cacheHome(env), "mcpctl"), Logger: slog.New(slog.DiscardHandler), Getenv: env.Getenv}); perr == nil {

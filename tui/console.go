@@ -21,6 +21,11 @@ type Config struct {
 	DB         *dbread.DB // the library, opened read-only; nil when it could not be opened
 	LibraryErr error      // why DB is nil, said on the Library and Gate screens
 	LibraryDir string     // where the library is, for messages
+	// OpenLibrary opens the library when DB is nil: the console calls it every libraryRetry
+	// until it succeeds, so a library created after the console started (as the Library
+	// screen advises) is followed without a restart. The console closes what it returns. nil:
+	// no retry.
+	OpenLibrary func(context.Context) (*dbread.DB, error)
 
 	QueueDir    string // the library's import queue
 	TrafficDir  string // traffic.Dir($XDG_STATE_HOME)
@@ -73,10 +78,24 @@ var (
 	keyBack  = key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back"))
 )
 
+// libraryRetry is how often a console without its library tries to open it again.
+const libraryRetry = 2 * time.Second
+
+// Messages of the library's late opening.
+type (
+	libraryRetryMsg  struct{}
+	libraryOpenedMsg struct {
+		db  *dbread.DB
+		err error
+	}
+)
+
 // Model is the console's root model: a header with the screens, the active screen, and a
 // footer with its keys. Create it with New and Close it when the program ends.
 type Model struct {
-	cfg     Config
+	cfg     Config // shared with the screens (env.cfg), so that a library opened late reaches them all
+	ctx     context.Context
+	opened  *dbread.DB // the library OpenLibrary opened, closed by Close
 	src     *sources
 	st      styles
 	screens []screen
@@ -92,7 +111,7 @@ func New(ctx context.Context, cfg Config) *Model {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	m := &Model{cfg: cfg, st: newStyles(!cfg.NoColor), w: 80, h: 24, help: help.New()}
+	m := &Model{cfg: cfg, ctx: ctx, st: newStyles(!cfg.NoColor), w: 80, h: 24, help: help.New()}
 	m.src = startSources(ctx, cfg.DB, cfg.QueueDir, cfg.TrafficDir)
 	m.screens = []screen{
 		newLibraryScreen(m.env()),
@@ -107,15 +126,20 @@ func New(ctx context.Context, cfg Config) *Model {
 
 // env is what a screen gets of the console.
 type env struct {
-	cfg Config
+	cfg *Config // the Model's: DB changes when the library is opened late
 	src *sources
 	st  styles
 }
 
-func (m *Model) env() env { return env{cfg: m.cfg, src: m.src, st: m.st} }
+func (m *Model) env() env { return env{cfg: &m.cfg, src: m.src, st: m.st} }
 
-// Close stops the live sources and waits for them.
-func (m *Model) Close() { m.src.close() }
+// Close stops the live sources and waits for them, and closes a library opened late.
+func (m *Model) Close() {
+	m.src.close()
+	if m.opened != nil {
+		m.opened.Close()
+	}
+}
 
 // Run shows the console on the terminal until the user quits or ctx ends. NO_COLOR (cfg.NoColor)
 // turns colors off for the whole program.
@@ -138,11 +162,50 @@ func Run(ctx context.Context, cfg Config, opts ...tea.ProgramOption) error {
 
 // Init starts every screen's first load and the live sources' first reads.
 func (m *Model) Init() tea.Cmd {
-	cmds := make([]tea.Cmd, 0, len(m.screens))
+	cmds := make([]tea.Cmd, 0, len(m.screens)+1)
 	for _, s := range m.screens {
 		cmds = append(cmds, s.init())
 	}
-	return tea.Batch(cmds...)
+	return tea.Batch(append(cmds, m.retryLibrary())...)
+}
+
+// retryLibrary schedules the next attempt to open the library, while there is none.
+func (m *Model) retryLibrary() tea.Cmd {
+	if m.cfg.DB != nil || m.cfg.OpenLibrary == nil {
+		return nil
+	}
+	return tea.Tick(libraryRetry, func(time.Time) tea.Msg { return libraryRetryMsg{} })
+}
+
+// openLibrary tries OpenLibrary once.
+func (m *Model) openLibrary() tea.Cmd {
+	open, ctx := m.cfg.OpenLibrary, m.ctx
+	if m.cfg.DB != nil || open == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		db, err := open(ctx)
+		return libraryOpenedMsg{db: db, err: err}
+	}
+}
+
+// libraryOpened takes the outcome of an attempt: the library, which every screen sees through
+// env.cfg and the Library and Gate screens start reading (libraryOpenedMsg reaches them), or
+// the reason it still cannot be opened and the next attempt.
+func (m *Model) libraryOpened(msg libraryOpenedMsg) tea.Cmd {
+	if msg.err != nil || msg.db == nil {
+		if msg.err != nil {
+			m.cfg.LibraryErr = msg.err
+		}
+		return m.retryLibrary()
+	}
+	if m.cfg.DB != nil { // opened meanwhile: keep the first
+		msg.db.Close()
+		return nil
+	}
+	m.cfg.DB, m.cfg.LibraryErr, m.opened = msg.db, nil, msg.db
+	m.src.followLibrary(msg.db)
+	return nil
 }
 
 // Active is the index of the screen shown (0 Library … 4 Pipeline).
@@ -153,10 +216,15 @@ func (m *Model) Active() int { return m.active }
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
-		m.resize(msg.Width, msg.Height)
-		return m, nil
+		m.resize(msg.Width, msg.Height) // and on to the screens: the Library renders its preview again
 	case tea.KeyMsg:
 		return m, m.key(msg)
+	case libraryRetryMsg:
+		return m, m.openLibrary()
+	case libraryOpenedMsg:
+		if c := m.libraryOpened(msg); c != nil || m.cfg.DB != msg.db {
+			return m, c // not opened (yet), or another one was first
+		}
 	}
 	cmds := make([]tea.Cmd, 0, len(m.screens))
 	for _, s := range m.screens {
@@ -235,7 +303,7 @@ func (m *Model) View() string {
 	}
 	b.WriteByte('\n')
 	b.WriteString(padRight(m.help.ShortHelpView(append(m.screens[m.active].keys(), keyHelp, keyQuit)), m.w))
-	return b.String()
+	return guardTerminal(b.String())
 }
 
 func (m *Model) header() string {

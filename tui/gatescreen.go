@@ -110,6 +110,12 @@ func (s *gateScreen) preview() tea.Cmd {
 		}
 		m.lib, m.version = lib, version
 		m.view, m.err = previewGate(*lib, dir, project, repo, strings.Fields(tags))
+		// The briefing quotes the library's prompts: make it safe to lay out (display).
+		m.view.Text = display(m.view.Text)
+		for i := range m.view.Rows {
+			r := &m.view.Rows[i]
+			r.Name, r.Why = display(r.Name), display(r.Why)
+		}
 		return m
 	}
 }
@@ -147,7 +153,7 @@ func (s *gateScreen) update(msg tea.Msg) tea.Cmd {
 			s.vp.SetContent(wrap(v.Text, s.rightWidth()))
 		}
 		return nil
-	case libraryChangedMsg:
+	case libraryChangedMsg, libraryOpenedMsg: // changed, or opened after the console started
 		return s.preview()
 	case tea.KeyMsg:
 		return s.key(msg)
@@ -202,17 +208,17 @@ func (s *gateScreen) view() string {
 		case "":
 			return "(none: all)"
 		case repoEntry:
-			return s.cfg.Repo.Name + " (repo)"
+			return display(s.cfg.Repo.Name) + " (repo)"
 		}
-		return s.projects[i]
+		return display(s.projects[i]) // a file's name
 	})
 	var r strings.Builder
 	r.WriteString(s.tags.View() + "\n")
 	switch {
 	case s.cfg.DB == nil:
-		r.WriteString(wrap(libraryProblem(s.cfg), rw))
+		r.WriteString(wrap(libraryProblem(*s.cfg), rw))
 	case s.err != nil:
-		r.WriteString(wrap(s.err.Error(), rw))
+		r.WriteString(wrap(display(s.err.Error()), rw)) // it may quote a project file
 		if len(s.projects) <= 1 {
 			r.WriteString("\n\nProjects are YAML files in\n  " + s.cfg.ProjectsDir)
 		}

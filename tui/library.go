@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/bubbles/textinput"
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/mcpctl/mcpctl/dbread"
 	"github.com/mcpctl/mcpctl/promptlib"
@@ -89,7 +90,7 @@ func (s *libraryScreen) title() string   { return "Library" }
 func (s *libraryScreen) capturing() bool { return s.search.Focused() }
 
 func (s *libraryScreen) keys() []key.Binding {
-	return []key.Binding{keyUp, keyDown, keyLeft, keyRight, keyEnter, keySearch, keyBack}
+	return []key.Binding{keyUp, keyDown, keyLeft, keyRight, keyEnter, keySearch, keyBack, keyPgUp, keyPgDn, keyHome, keyEnd}
 }
 
 func (s *libraryScreen) init() tea.Cmd {
@@ -109,6 +110,9 @@ func (s *libraryScreen) loadFolders() tea.Cmd {
 			return foldersMsg{err: err}
 		}
 		n, _, err := db.Counts(ctx)
+		for i := range fs {
+			fs[i].Name, fs[i].Path = display(fs[i].Name), display(fs[i].Path)
+		}
 		return foldersMsg{folders: fs, total: n, err: err}
 	}
 }
@@ -129,6 +133,18 @@ func (s *libraryScreen) source() string {
 		return "all:"
 	}
 	return "folder:" + f.id
+}
+
+// displayPrompt makes what the screen shows of a prompt safe to lay out (display): a prompt is
+// anyone's text, and a title or body may hold escape sequences.
+func displayPrompt(p *dbread.Listed) {
+	p.Title, p.Summary, p.Content = display(p.Title), display(p.Summary), displayMarkdown(p.Content)
+	for _, f := range []**string{&p.Emoji, &p.Color} {
+		if *f != nil {
+			v := display(**f)
+			*f = &v
+		}
+	}
 }
 
 // loadPrompts reads the prompts of the selected folder, or the search results.
@@ -154,6 +170,9 @@ func (s *libraryScreen) loadPrompts() tea.Cmd {
 		} else {
 			ps, n, err = db.ListPrompts(ctx, opts)
 		}
+		for i := range ps {
+			displayPrompt(&ps[i])
+		}
 		return promptsMsg{source: src, prompts: ps, total: n, err: err}
 	}
 }
@@ -174,6 +193,14 @@ func (s *libraryScreen) listHeight() int { return max(3, (s.h-2)*2/5) }
 
 func (s *libraryScreen) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
+	case libraryOpenedMsg:
+		// The library was created (or became readable) after the console started.
+		return s.init()
+	case tea.WindowSizeMsg:
+		// The preview's rendering is for one width (renderKey): render it for the new one, or
+		// the raw text stays until the cursor moves. The first size arrives after the first
+		// rendering was asked for at the default width, so this is every start too.
+		return s.renderSelected()
 	case libraryChangedMsg:
 		// The app (or a write through the queue) changed the library: read it again, keeping
 		// the selection, and wait for the next change.
@@ -346,6 +373,12 @@ func (s *libraryScreen) renderKey(p promptlib.Prompt) string {
 // selectPrompt shows the selected prompt, rendering it in a command when it is not cached.
 func (s *libraryScreen) selectPrompt() tea.Cmd {
 	s.preview.GotoTop()
+	return s.renderSelected()
+}
+
+// renderSelected shows the selected prompt where the preview stands, rendering it in a command
+// when it is not cached at this width.
+func (s *libraryScreen) renderSelected() tea.Cmd {
 	s.setPreview()
 	if len(s.prompts) == 0 {
 		return nil
@@ -370,7 +403,7 @@ func (s *libraryScreen) setPreview() {
 		if len(body) > previewLimit {
 			body = body[:previewLimit]
 		}
-		text = wrap(body, s.rightWidth())
+		text = wrap(expandTabs(body), s.rightWidth())
 	}
 	s.preview.SetContent(text)
 }
@@ -405,7 +438,7 @@ func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
 
 func (s *libraryScreen) view() string {
 	if s.cfg.DB == nil {
-		return wrap(libraryProblem(s.cfg), s.w)
+		return wrap(libraryProblem(*s.cfg), s.w)
 	}
 	if !s.loaded {
 		return "Reading the library…"
@@ -445,7 +478,9 @@ func (s *libraryScreen) view() string {
 			p := s.prompts[i]
 			emoji := "  "
 			if p.Emoji != nil {
-				emoji = *p.Emoji
+				// Two columns, as most emoji take: ⚙ takes one, and the titles align. 👨‍💻 came
+				// as 👨💻 (plainEmoji), four: the column shows its first, 👨.
+				emoji = padRight(ansi.Truncate(*p.Emoji, 2, ""), 2)
 			}
 			date := p.UpdatedAt.UTC().Format("2006-01-02")
 			titleW := rw - 2 - 3 - 2 - 11

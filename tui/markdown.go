@@ -71,7 +71,8 @@ func (r *mdRenderer) block(n ast.Node, indent string, width int) {
 		lines := n.Lines()
 		for i := range lines.Len() {
 			seg := lines.At(i)
-			line := strings.TrimRight(string(seg.Value(r.src)), "\n")
+			// A tab is zero columns to the width rules but up to eight on a terminal.
+			line := expandTabs(strings.TrimRight(string(seg.Value(r.src)), "\n"))
 			r.out.WriteString(indent + "  " + r.st.dim.Render(line) + "\n")
 		}
 	case *ast.Blockquote:
@@ -82,7 +83,7 @@ func (r *mdRenderer) block(n ast.Node, indent string, width int) {
 		lines := n.Lines()
 		for i := range lines.Len() {
 			seg := lines.At(i)
-			r.out.WriteString(indent + strings.TrimRight(string(seg.Value(r.src)), "\n") + "\n")
+			r.out.WriteString(indent + expandTabs(strings.TrimRight(string(seg.Value(r.src)), "\n")) + "\n")
 		}
 	default:
 		r.blocks(n, indent, width, false)
@@ -102,7 +103,8 @@ func (r *mdRenderer) inline(n ast.Node) string {
 	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
 		switch c := c.(type) {
 		case *ast.Text:
-			b.Write(c.Segment.Value(r.src))
+			// Text is wrapped after, so a tab's column is not known here: it becomes a space.
+			b.WriteString(strings.ReplaceAll(string(c.Segment.Value(r.src)), "\t", " "))
 			switch {
 			case c.HardLineBreak():
 				b.WriteString("\n")

@@ -157,7 +157,7 @@ func TestQueueRetryAndDiscard(t *testing.T) {
 	f.withQueue(t)
 	q := f.cfg.QueueDir
 	screen := func(t *testing.T) *queueScreen {
-		s := newQueueScreen(env{cfg: f.cfg, st: newStyles(false)})
+		s := newQueueScreen(env{cfg: &f.cfg, st: newStyles(false)})
 		s.resize(80, 22)
 		s.update(s.scan()())
 		return s
@@ -339,7 +339,7 @@ func TestPipelineFile(t *testing.T) {
 	f.cfg.Pipeline = splitter{}
 	path := filepath.Join(t.TempDir(), "notes.md")
 	writeFile(t, path, "# Notes\n\nintro\n\n## One\n\nfirst\n\n## Two\n\nsecond\n", time.Time{})
-	s := newPipelineScreen(env{cfg: f.cfg, st: newStyles(false)})
+	s := newPipelineScreen(env{cfg: &f.cfg, st: newStyles(false)})
 	s.resize(80, 22)
 	run := func(keys ...string) {
 		for _, k := range keys {

@@ -102,14 +102,17 @@ func (s *pipelineScreen) update(msg tea.Msg) tea.Cmd {
 		if msg.source != s.source || s.models == nil || msg.model != s.models[s.model] {
 			return nil
 		}
-		s.input, s.err = msg.input, msg.err
+		// Any file or payload may come here: Go source with its tabs, a binary's control bytes.
+		// display makes them what the terminal draws as measured (expanded, in caret notation).
+		s.input, s.err = display(msg.input), msg.err
 		s.out = nil
 		if msg.err == nil {
 			out := msg.out
+			out.Text = display(out.Text)
 			s.out = &out
 			rows := make([]table.Row, len(out.Sections))
 			for i, sec := range out.Sections {
-				rows[i] = table.Row{sec.ID, strings.Repeat("  ", sec.Depth) + sec.Title, size(sec.Bytes)}
+				rows[i] = table.Row{display(sec.ID), strings.Repeat("  ", sec.Depth) + display(sec.Title), size(sec.Bytes)}
 			}
 			s.table.SetRows(rows)
 		}
@@ -279,12 +282,12 @@ func (s *pipelineScreen) view() string {
 		if src == "" {
 			src = "none: o opens a file, e takes a traced event"
 		}
-		b.WriteString(cell(fmt.Sprintf("model %s (m) · source %s", model, src), s.w))
+		b.WriteString(cell(display(fmt.Sprintf("model %s (m) · source %s", model, src)), s.w))
 	}
 	b.WriteByte('\n')
 	switch {
 	case s.err != nil:
-		b.WriteString(wrap(s.err.Error(), s.w))
+		b.WriteString(wrap(display(s.err.Error()), s.w)) // it may name the file
 		return b.String()
 	case s.pending:
 		b.WriteString("transforming…")
@@ -299,7 +302,7 @@ func (s *pipelineScreen) view() string {
 	if o.CacheHit {
 		cache = "hit"
 	}
-	fmt.Fprintf(&b, "%s → %s · cache %s · stages %s\n", size(o.BytesBefore), size(o.BytesAfter), cache, strings.Join(o.Stages, ", "))
+	fmt.Fprintf(&b, "%s → %s · cache %s · stages %s\n", size(o.BytesBefore), size(o.BytesAfter), cache, display(strings.Join(o.Stages, ", ")))
 	lw := (s.w - 1) / 2
 	rw := s.w - 1 - lw
 	ch := s.colHeight()

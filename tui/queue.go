@@ -56,6 +56,12 @@ func (s *queueScreen) scan() tea.Cmd {
 	dir := s.cfg.QueueDir
 	return func() tea.Msg {
 		st, err := scanQueue(dir)
+		// Operation files, their names and error files are anyone's text (see display). The id
+		// stays as named on disk, for r and d to act on; Shown is what the screen lays out.
+		for i := range st.Ops {
+			op := &st.Ops[i]
+			op.Kind, op.Reason, op.Shown = display(op.Kind), display(op.Reason), display(op.ID)
+		}
 		return queueMsg{state: st, err: err}
 	}
 }
@@ -170,18 +176,18 @@ func (s *queueScreen) view() string {
 			state = fmt.Sprintf("%-10s", state)
 		}
 		reason, _, _ := strings.Cut(op.Reason, "\n")
-		return fmt.Sprintf("%s %5s  %-14s %-8s  %s", state, age(now, op.At), op.Kind, cell(op.ID, 8), reason)
+		return fmt.Sprintf("%s %5s  %-14s %-8s  %s", state, age(now, op.At), op.Kind, cell(op.Shown, 8), reason)
 	}), s.w, s.l.height))
 	b.WriteString("\n")
 	switch op, _ := s.selected(); {
 	case s.confirm != "":
-		b.WriteString(s.st.warn.Render(cell(fmt.Sprintf("Discard failed operation %s for good? y/n", s.confirm), s.w)))
+		b.WriteString(s.st.warn.Render(cell(fmt.Sprintf("Discard failed operation %s for good? y/n", display(s.confirm)), s.w)))
 	case s.note != "":
-		b.WriteString(cell(s.note, s.w))
+		b.WriteString(cell(display(s.note), s.w)) // it names the operation's file
 	case op.State == "failed":
-		b.WriteString(cell(op.ID+": "+strings.ReplaceAll(op.Reason, "\n", " "), s.w))
+		b.WriteString(cell(op.Shown+": "+strings.ReplaceAll(op.Reason, "\n", " "), s.w))
 	default:
-		b.WriteString(s.st.dim.Render(cell(op.ID+" · select a failed one: r puts it back in the queue, d discards it", s.w)))
+		b.WriteString(s.st.dim.Render(cell(op.Shown+" · select a failed one: r puts it back in the queue, d discards it", s.w)))
 	}
 	return b.String()
 }

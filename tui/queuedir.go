@@ -28,7 +28,8 @@ const processedShown = 100
 // queueOp is one operation file as the Queue screen shows it.
 type queueOp struct {
 	State  string // one of queueStates
-	ID     string
+	ID     string // the file's name without .json
+	Shown  string // ID as the screen shows it (display)
 	Kind   string // the operation's kind, "?" when the file cannot be read
 	At     time.Time
 	Reason string // failed/{id}.error

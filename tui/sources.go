@@ -65,6 +65,7 @@ func startSources(ctx context.Context, db *dbread.DB, queueDir, trafficDir strin
 		go func() {
 			defer s.wg.Done()
 			err := traffic.Follow(ctx, trafficDir, time.Time{}, func(e traffic.Event) {
+				displayEvent(&e)
 				select {
 				case s.traffic <- trafficItem{ev: e}:
 				case <-ctx.Done():
@@ -132,14 +133,22 @@ func watchQueue(ctx context.Context, dir string, ch chan struct{}) {
 	}
 }
 
+// followLibrary subscribes to the changes of a library opened after the sources started. It
+// runs on the program's goroutine, as waitLibrary does, which reads s.library there.
+func (s *sources) followLibrary(db *dbread.DB) {
+	s.unsubscribe()
+	s.library, s.unsubscribe = db.Changes()
+}
+
 // waitLibrary reads one change notification.
 func (s *sources) waitLibrary() tea.Cmd {
-	if s.library == nil {
+	ch := s.library // read here, on the program's goroutine: followLibrary may set it
+	if ch == nil {
 		return nil
 	}
 	return func() tea.Msg {
 		select {
-		case <-s.library:
+		case <-ch:
 			return libraryChangedMsg{}
 		case <-s.ctx.Done():
 			return nil
@@ -186,5 +195,28 @@ func (s *sources) waitTraffic() tea.Cmd {
 			}
 		}
 		return m
+	}
+}
+
+// displayEvent makes an event's texts safe to lay out (display): a traffic file holds what
+// clients sent, a tool's or resource's name among it. The payload stays as recorded, for the
+// Pipeline screen to transform; the screens that show it clean it then.
+func displayEvent(e *traffic.Event) {
+	for _, f := range []*string{&e.Session, &e.Project, &e.Kind, &e.Method, &e.ID, &e.Name, &e.Status, &e.ErrorCode, &e.Upstream} {
+		*f = display(*f)
+	}
+	if g := e.Gate; g != nil {
+		gc := *g
+		gc.State = display(gc.State)
+		e.Gate = &gc
+	}
+	if p := e.Pipeline; p != nil {
+		pc := *p
+		pc.Model = display(pc.Model)
+		pc.Stages = make([]string, len(p.Stages))
+		for i, st := range p.Stages {
+			pc.Stages[i] = display(st)
+		}
+		e.Pipeline = &pc
 	}
 }

@@ -257,7 +257,7 @@ func eventDetail(e traffic.Event, loc *time.Location, w int) string {
 		b.WriteString("payload:\n")
 		b.Write(payload)
 	}
-	return wrap(b.String(), w)
+	return wrap(display(b.String()), w) // the payload is as the client sent it
 }
 
 func orNone(s string) string {

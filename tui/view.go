@@ -42,7 +42,10 @@ func (s styles) colorMark(name *string) string {
 		return " "
 	}
 	if !s.color {
-		return (*name)[:1]
+		for _, r := range *name { // the first character: a name is the library's text
+			return string(r)
+		}
+		return " "
 	}
 	hex := map[string]string{"red": "#EF4444", "orange": "#F97316", "yellow": "#EAB308", "green": "#22C55E", "blue": "#3B82F6", "purple": "#A855F7"}[*name]
 	return lipgloss.NewStyle().Foreground(lipgloss.Color(hex)).Render("●")
