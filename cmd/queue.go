@@ -82,9 +82,12 @@ func runQueueStatus(ctx context.Context, env Env, args []string) error {
 		"Prints how many operations are pending, processing, processed and failed, the age of the oldest\n"+
 			"pending one, and the most recent failures with their reasons.")
 	lf := addLibraryFlags(fs)
-	n := fs.Int("failures", 5, "show the last `N` failures")
+	n := fs.Int("failures", 5, "show the last `N` failures (0: none)")
 	if err := fs.parseFlagsOnly(env, args); err != nil {
 		return err
+	}
+	if *n < 0 {
+		return fs.usageError("--failures %d: give how many of the newest failures to show, 0 or more", *n)
 	}
 	lib, err := lf.resolve(ctx, env, false)
 	if err != nil {
