@@ -6,6 +6,7 @@ import (
 
 	"github.com/mcpctl/mcpctl/dbread"
 	"github.com/mcpctl/mcpctl/gate"
+	"github.com/mcpctl/mcpctl/tui"
 )
 
 // projectIndexes builds each project's prompt index from one read of the library.
@@ -53,6 +54,18 @@ func reorder(args []string) []string {
 	}
 	return append(flags, pos...)
 }
+
+// cell makes text that comes from a library, a project file, a queue, an upstream server or a
+// client safe for one cell of a table on a terminal: control characters are shown
+// (tui.Printable), so a prompt titled "\x1b[2J" cannot clear the screen of whoever lists it;
+// and the newlines and tabs Printable keeps become spaces, as they would end the row or shift
+// the columns of a tabwriter table.
+func cell(s string) string { return cellSpaces.Replace(tui.Printable(s)) }
+
+var cellSpaces = strings.NewReplacer("\n", " ", "\t", " ", "\r", " ")
+
+// printable is tui.Printable, for text of several lines (a greeting, an error message).
+func printable(s string) string { return tui.Printable(s) }
 
 func orDash(s string) string {
 	if s == "" {

@@ -57,19 +57,19 @@ func getProjects(_ context.Context, env Env, args []string) error {
 	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tFOLDER\tGATED\tMODE\tBUDGET\tINDEX CAP\tFROM")
 	row := func(p gate.Project, from string) {
-		fmt.Fprintf(tw, "%s\t%s\t%v\t%s\t%d\t%d\t%s\n", p.Name, orDash(p.Folder), p.Gated, p.GateMode, p.ByteBudget, p.IndexCap, from)
+		fmt.Fprintf(tw, "%s\t%s\t%v\t%s\t%d\t%d\t%s\n", cell(p.Name), orDash(cell(p.Folder)), p.Gated, cell(string(p.GateMode)), p.ByteBudget, p.IndexCap, from)
 	}
 	for _, n := range names {
 		p, err := gate.LoadProject(projectsDir(env), n)
 		if err != nil {
-			fmt.Fprintf(tw, "%s\t(invalid: %v)\n", n, err)
+			fmt.Fprintf(tw, "%s\t(invalid: %s)\n", cell(n), cell(err.Error()))
 			continue
 		}
 		row(p, "projects")
 	}
 	switch {
 	case repoErr != nil:
-		fmt.Fprintf(tw, "(repository)\t(invalid: %v)\n", repoErr)
+		fmt.Fprintf(tw, "(repository)\t(invalid: %s)\n", cell(repoErr.Error()))
 	case repo != nil && repo.Trusted:
 		row(repo.Project, "repository")
 	case repo != nil:
@@ -139,7 +139,7 @@ func getPrompts(ctx context.Context, env Env, args []string) error {
 	fmt.Fprintln(tw, "PROJECT\tNAME\tPRIORITY\tFOLDER\tSUMMARY")
 	for _, ix := range indexes {
 		for _, e := range ix.Entries() {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", ix.Project().DisplayName(), e.Name, e.Priority, orDash(e.FolderPath), e.Summary)
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", cell(ix.Project().DisplayName()), cell(e.Name), e.Priority, orDash(cell(e.FolderPath)), cell(e.Summary))
 		}
 	}
 	return tw.Flush()

@@ -109,7 +109,7 @@ func runQueueStatus(ctx context.Context, env Env, args []string) error {
 		fmt.Fprintf(out, "last failures:\n")
 		for _, f := range s.Failures {
 			reason, _, _ := strings.Cut(f.Reason, "\n")
-			fmt.Fprintf(out, "  %s  %s  %s\n", f.At.UTC().Format(time.RFC3339), f.ID, reason)
+			fmt.Fprintf(out, "  %s  %s  %s\n", f.At.UTC().Format(time.RFC3339), cell(f.ID), cell(reason))
 		}
 	}
 	return nil

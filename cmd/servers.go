@@ -88,7 +88,7 @@ func getServers(ctx context.Context, env Env, args []string) error {
 	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tCOMMAND\tSTATE\tTOOLS\tLAST ERROR")
 	for _, st := range states {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", st.Name, commandLine(p.Servers[st.Name]), st.State, st.Tools, orDash(lastError(st)))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", cell(st.Name), commandLine(p.Servers[st.Name]), cell(string(st.State)), st.Tools, orDash(cell(lastError(st))))
 	}
 	return tw.Flush()
 }
@@ -104,11 +104,7 @@ func lastError(st upstream.Status) string {
 
 // commandLine shows a server's command and arguments, shortened for a table.
 func commandLine(s gate.ServerSpec) string {
-	line := strings.Join(append([]string{s.Command}, s.Args...), " ")
-	if len(line) > 60 {
-		line = line[:59] + "…"
-	}
-	return line
+	return clip(cell(strings.Join(append([]string{s.Command}, s.Args...), " ")), 60)
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -146,12 +142,12 @@ func describeServer(ctx context.Context, env Env, args []string) error {
 		return fmt.Errorf("project %s has no server %q; it has: %s", p.DisplayName(), server, strings.Join(sortedKeys(p.Servers), ", "))
 	}
 	w := env.Stdout
-	fmt.Fprintf(w, "Server:   %s\nProject:  %s\nCommand:  %s\n", server, p.DisplayName(), strings.Join(append([]string{spec.Command}, spec.Args...), " "))
+	fmt.Fprintf(w, "Server:   %s\nProject:  %s\nCommand:  %s\n", cell(server), cell(p.DisplayName()), cell(strings.Join(append([]string{spec.Command}, spec.Args...), " ")))
 	if spec.Cwd != "" {
-		fmt.Fprintf(w, "Cwd:      %s\n", spec.Cwd)
+		fmt.Fprintf(w, "Cwd:      %s\n", cell(spec.Cwd))
 	}
 	if len(spec.Env) > 0 {
-		fmt.Fprintf(w, "Env:      %s (values not shown)\n", strings.Join(sortedKeys(spec.Env), ", "))
+		fmt.Fprintf(w, "Env:      %s (values not shown)\n", cell(strings.Join(sortedKeys(spec.Env), ", ")))
 	}
 	if !p.trusted {
 		fmt.Fprintf(w, "State:    untrusted\n\n%s\n", p.why)
@@ -161,15 +157,15 @@ func describeServer(ctx context.Context, env Env, args []string) error {
 	defer sup.Close()
 	srv := sup.Server(server)
 	st := srv.State()
-	fmt.Fprintf(w, "State:    %s\n", st.State)
+	fmt.Fprintf(w, "State:    %s\n", cell(string(st.State)))
 	if st.State != upstream.Ready {
-		fmt.Fprintf(w, "Error:    %s\n", orDash(lastError(st)))
+		fmt.Fprintf(w, "Error:    %s\n", orDash(cell(lastError(st))))
 		return nil
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "\nTOOLS (%d)\tHINTS\tDESCRIPTION\n", st.Tools)
 	for _, t := range srv.Tools() {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", t.Tool.Name, toolHints(t), firstLine(t.Tool.Description))
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", cell(t.Tool.Name), toolHints(t), firstLine(t.Tool.Description))
 	}
 	tw.Flush()
 	if ps := srv.Prompts(); len(ps) > 0 {
@@ -179,7 +175,7 @@ func describeServer(ctx context.Context, env Env, args []string) error {
 			for _, a := range pr.Prompt.Arguments {
 				names = append(names, a.Name)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", pr.Prompt.Name, orDash(strings.Join(names, ", ")), firstLine(pr.Prompt.Description))
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", cell(pr.Prompt.Name), orDash(cell(strings.Join(names, ", "))), firstLine(pr.Prompt.Description))
 		}
 		tw.Flush()
 	}
@@ -187,10 +183,10 @@ func describeServer(ctx context.Context, env Env, args []string) error {
 	if len(rs)+len(ts) > 0 {
 		fmt.Fprintf(tw, "\nRESOURCES (%d)\tNAME\tTYPE\n", len(rs)+len(ts))
 		for _, r := range rs {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", r.Resource.URI, r.Resource.Name, orDash(r.Resource.MIMEType))
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", cell(r.Resource.URI), cell(r.Resource.Name), orDash(cell(r.Resource.MIMEType)))
 		}
 		for _, t := range ts {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", t.Template.URITemplate.Raw(), t.Template.Name, orDash(t.Template.MIMEType))
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", cell(t.Template.URITemplate.Raw()), cell(t.Template.Name), orDash(cell(t.Template.MIMEType)))
 		}
 		tw.Flush()
 	}
@@ -213,10 +209,9 @@ func toolHints(t upstream.Tool) string {
 	return orDash(strings.Join(h, ","))
 }
 
+// firstLine is the first line of an upstream's description, made printable and clipped to 100
+// characters (by rune: a byte cut could split one and print U+FFFD).
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	if len(s) > 100 {
-		s = s[:99] + "…"
-	}
-	return s
+	return clip(cell(s), 100)
 }

@@ -56,7 +56,7 @@ func runTrust(_ context.Context, env Env, args []string) error {
 	fmt.Fprintln(env.Stdout, "mcpctl serve will start these commands in", filepath.Dir(filepath.Dir(file))+":")
 	for _, n := range sortedKeys(p.Servers) {
 		s := p.Servers[n]
-		fmt.Fprintf(env.Stdout, "  %s: %s\n", n, strings.Join(append([]string{s.Command}, s.Args...), " "))
+		fmt.Fprintf(env.Stdout, "  %s: %s\n", cell(n), cell(strings.Join(append([]string{s.Command}, s.Args...), " ")))
 	}
 	return nil
 }
