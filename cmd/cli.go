@@ -2,7 +2,10 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"strings"
+
+	"github.com/mattn/go-sqlite3"
 
 	"github.com/mcpctl/mcpctl/dbread"
 	"github.com/mcpctl/mcpctl/gate"
@@ -36,6 +39,29 @@ func openForCLI(ctx context.Context, env Env, lf *libraryFlags) (*dbread.DB, err
 		return nil, err
 	}
 	return dbread.Open(ctx, lib.DB, dbread.Options{})
+}
+
+// libraryHint says what to do about a library database that exists but is not one mcpctl can
+// read: not SQLite at all, damaged, or another program's database. Every command that opens a
+// library (get, describe, gate, queue process, serve …) reports its error through report, so
+// this is the one place for the hint; the readers' own errors are written for code (the driver's
+// "file is not a database") and would leave the user guessing.
+func libraryHint(err error) string {
+	var se sqlite3.Error
+	notDB := errors.As(err, &se) && (se.Code == sqlite3.ErrNotADB || se.Code == sqlite3.ErrCorrupt)
+	// dbread keeps the driver's words but not its error type.
+	msg := err.Error()
+	notDB = notDB || strings.Contains(msg, "file is not a database") || strings.Contains(msg, "database disk image is malformed")
+	switch {
+	case notDB:
+		return "a library's prompts.db is the SQLite database of the Prompteka app or of 'mcpctl library init', and this file " +
+			"is not one or is damaged: check that --library, --db or PROMPTEKA_DB_PATH names the library you mean; " +
+			"restore the file from a backup, or create a new library with 'mcpctl library init DIR'"
+	case errors.Is(err, dbread.ErrSchema):
+		return "this SQLite database does not have the tables of a Prompteka library: check that --library, --db or PROMPTEKA_DB_PATH " +
+			"names the library you mean (not another program's database); if the Prompteka app was updated, update mcpctl too"
+	}
+	return ""
 }
 
 // reorder moves flags before positional arguments, so "describe project NAME --library D" works.

@@ -119,6 +119,8 @@ func report(stderr io.Writer, err error) int {
 	var h interface{ UserHint() string }
 	if errors.As(err, &h) && h.UserHint() != "" {
 		fmt.Fprintf(stderr, "hint: %s\n", printable(h.UserHint()))
+	} else if hint := libraryHint(err); hint != "" {
+		fmt.Fprintf(stderr, "hint: %s\n", hint)
 	}
 	return 1
 }

@@ -94,11 +94,16 @@ func runQueueStatus(ctx context.Context, env Env, args []string) error {
 		return err
 	}
 	s, err := queue.Inspect(lib.Queue, *n)
-	if err != nil {
+	missing := errors.Is(err, iofs.ErrNotExist)
+	if err != nil && !missing {
 		return err
 	}
 	out := env.Stdout
 	fmt.Fprintf(out, "queue:      %s\n", lib.Queue)
+	if missing { // a Prompteka library's queue appears with its first write: nothing was ever queued
+		fmt.Fprintf(out, "            (does not exist yet: nothing has been queued; the first write creates it.\n"+
+			"            If the queue lives elsewhere, give it with --queue DIR)\n")
+	}
 	fmt.Fprintf(out, "pending:    %d", s.Pending)
 	if !s.OldestPending.IsZero() {
 		fmt.Fprintf(out, " (oldest %s ago)", time.Since(s.OldestPending).Round(time.Second))

@@ -2,7 +2,9 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	iofs "io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,8 +32,21 @@ func runTrust(_ context.Context, env Env, args []string) error {
 			return err
 		}
 		dir = wd
+	} else if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		what := "does not exist"
+		if err == nil {
+			what = "is not a directory"
+		} else if !errors.Is(err, iofs.ErrNotExist) {
+			what = "cannot be read: " + err.Error()
+		}
+		return &usageError{msg: fmt.Sprintf("trust: %s %s", dir, what),
+			hint: "give the repository's directory (the one holding .mcpctl/project.yaml), or run 'mcpctl trust' inside it"}
 	}
 	file, err := trust.Find(dir)
+	if errors.Is(err, trust.ErrNotFound) {
+		return &hintError{msg: fmt.Sprintf("trust: no .mcpctl/project.yaml in %s or a directory above it", dir),
+			hint: "run it in the repository whose project you mean to trust, or give that directory: mcpctl trust DIR"}
+	}
 	if err != nil {
 		return err
 	}
