@@ -32,6 +32,10 @@ func TestUsageErrorsExit2WithHint(t *testing.T) {
 		{"library", "explode"},
 		{"help", "frobnicate"},
 		{"serve", "--library", "a", "--db", "b"},
+		{"version", "extra"},
+		{"demo", "extra"},
+		{"get", "projects", "extra"},
+		{"help", "queue", "explode"},
 	} {
 		code, _, stderr := run(t, nil, args...)
 		if code != 2 {
@@ -65,6 +69,31 @@ func TestHelpAndVersion(t *testing.T) {
 	code, out, _ = run(t, nil, "version")
 	if code != 0 || !strings.HasPrefix(out, "mcpctl ") {
 		t.Errorf("version: exit %d, output %q", code, out)
+	}
+	// 'mcpctl help' sends users to 'mcpctl help <command>' for flags: a group's help shows each
+	// subcommand's flags, and 'help GROUP SUB' is that subcommand's -h.
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"help", "queue"}, []string{"Usage: mcpctl queue status", "-failures N", "Usage: mcpctl queue process", "-force", "Usage: mcpctl queue clean"}},
+		{[]string{"queue", "-h"}, []string{"-failures N", "-force"}},
+		{[]string{"help", "queue", "status"}, []string{"Usage: mcpctl queue status", "-failures N", "-library DIR"}},
+		{[]string{"help", "library"}, []string{"Usage: mcpctl library init", "-sample N"}},
+		{[]string{"help", "get", "prompts"}, []string{"Usage: mcpctl get prompts", "-project NAME"}},
+	} {
+		code, out, stderr := run(t, nil, tc.args...)
+		if code != 0 {
+			t.Errorf("mcpctl %v: exit %d: %s", tc.args, code, stderr)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("mcpctl %v lacks %q:\n%s", tc.args, w, out)
+			}
+		}
+	}
+	if code, out, _ := run(t, nil, "help", "queue", "status"); strings.Contains(out, "Usage: mcpctl queue process") {
+		t.Errorf("help queue status: exit %d, shows the other subcommands too:\n%s", code, out)
 	}
 }
 

@@ -153,7 +153,7 @@ func usage() string {
 	for _, n := range names {
 		fmt.Fprintf(&b, "  %-10s %s\n", n, cmds[n].summary)
 	}
-	b.WriteString("\nRun 'mcpctl help <command>' for a command's flags.\n")
+	b.WriteString("\nRun 'mcpctl help <command>' for a command's flags, 'mcpctl help <command> <subcommand>' for a subcommand's.\n")
 	return b.String()
 }
 
@@ -170,5 +170,6 @@ func runHelp(ctx context.Context, env Env, args []string) error {
 		fmt.Fprint(env.Stdout, usage())
 		return nil
 	}
-	return runCommand(ctx, env, args[0], c, []string{"-h"})
+	// 'help queue status' is 'queue status -h': a subcommand's own usage with its flags.
+	return runCommand(ctx, env, args[0], c, append(args[1:len(args):len(args)], "-h"))
 }

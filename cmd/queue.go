@@ -18,11 +18,13 @@ const queueUsage = "Usage: mcpctl queue <process|status|clean> [flags]\n\n" +
 	"  clean     remove expired responses, stale temp files and processed operations older than 7 days\n"
 
 func runQueue(ctx context.Context, env Env, args []string) error {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
+	if len(args) == 0 {
 		fmt.Fprint(env.Stdout, queueUsage)
-		if len(args) == 0 {
-			return exitError(2)
-		}
+		return exitError(2)
+	}
+	if args[0] == "-h" || args[0] == "--help" {
+		fmt.Fprint(env.Stdout, queueUsage)
+		groupHelp(ctx, env, runQueueProcess, runQueueStatus, runQueueClean)
 		return nil
 	}
 	switch args[0] {
