@@ -40,8 +40,11 @@ func cliLogger(env Env) *slog.Logger {
 }
 
 // startServers starts the project's servers (all, or only the one named) and waits until each
-// is ready or has failed, within its timeout. The caller closes the supervisor.
-func startServers(ctx context.Context, env Env, p projectChoice, only string) *upstream.Supervisor {
+// is ready or has failed, within its timeout. It returns each server's status as its wait ended,
+// in the supervisor's order: a server that failed is restarted after a backoff, so its state
+// read later (after waiting for a slower server) could be "starting" again, next to the error
+// that ended its first attempt. The caller closes the supervisor.
+func startServers(ctx context.Context, env Env, p projectChoice, only string) (*upstream.Supervisor, []upstream.Status) {
 	specs := p.Servers
 	if only != "" {
 		specs = map[string]gate.ServerSpec{only: p.Servers[only]}
@@ -49,12 +52,13 @@ func startServers(ctx context.Context, env Env, p projectChoice, only string) *u
 	sup := upstream.New(specs, upstream.Options{Logger: cliLogger(env), Dir: upstream.BaseDir(*p.Project),
 		Getenv: env.Getenv, Version: version(), Project: p.File, Environ: childEnviron(os.Environ())})
 	sup.Start(ctx)
+	var states []upstream.Status
 	for _, srv := range sup.Servers() {
 		wctx, cancel := context.WithTimeout(ctx, srv.Timeout()+time.Second)
-		srv.Wait(wctx)
+		states = append(states, srv.Wait(wctx))
 		cancel()
 	}
-	return sup
+	return sup, states
 }
 
 func getServers(ctx context.Context, env Env, args []string) error {
@@ -76,8 +80,8 @@ func getServers(ctx context.Context, env Env, args []string) error {
 	}
 	var states []upstream.Status
 	if p.trusted {
-		sup := startServers(ctx, env, p, "")
-		states = sup.States()
+		var sup *upstream.Supervisor
+		sup, states = startServers(ctx, env, p, "")
 		sup.Close()
 	} else {
 		fmt.Fprintln(env.Stderr, p.why)
@@ -153,10 +157,10 @@ func describeServer(ctx context.Context, env Env, args []string) error {
 		fmt.Fprintf(w, "State:    untrusted\n\n%s\n", p.why)
 		return nil
 	}
-	sup := startServers(ctx, env, p, server)
+	sup, states := startServers(ctx, env, p, server)
 	defer sup.Close()
 	srv := sup.Server(server)
-	st := srv.State()
+	st := states[0]
 	fmt.Fprintf(w, "State:    %s\n", cell(string(st.State)))
 	if st.State != upstream.Ready {
 		fmt.Fprintf(w, "Error:    %s\n", orDash(cell(lastError(st))))

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mcpctl/mcpctl/cmd/internal/trust"
+	"github.com/mcpctl/mcpctl/cmd/internal/upstream"
 	"github.com/mcpctl/mcpctl/gate"
 )
 
@@ -68,10 +69,20 @@ func runTrust(_ context.Context, env Env, args []string) error {
 		fmt.Fprintln(env.Stdout, "it lists no servers")
 		return nil
 	}
-	fmt.Fprintln(env.Stdout, "mcpctl serve will start these commands in", filepath.Dir(filepath.Dir(file))+":")
+	base := upstream.BaseDir(p)
+	fmt.Fprintln(env.Stdout, "mcpctl serve will start these commands in", base+" (unless another directory is named):")
 	for _, n := range sortedKeys(p.Servers) {
 		s := p.Servers[n]
-		fmt.Fprintf(env.Stdout, "  %s: %s\n", cell(n), cell(strings.Join(append([]string{s.Command}, s.Args...), " ")))
+		fmt.Fprintf(env.Stdout, "  %s: %s", cell(n), cell(strings.Join(append([]string{s.Command}, s.Args...), " ")))
+		// Where it runs is part of what is trusted: cwd: resolves as the upstream package does.
+		if s.Cwd != "" {
+			dir := s.Cwd
+			if !filepath.IsAbs(dir) {
+				dir = filepath.Join(base, dir)
+			}
+			fmt.Fprintf(env.Stdout, "  (in %s)", cell(dir))
+		}
+		fmt.Fprintln(env.Stdout)
 	}
 	return nil
 }
