@@ -32,6 +32,10 @@ func TestUsageErrorsExit2WithHint(t *testing.T) {
 		{"library", "explode"},
 		{"help", "frobnicate"},
 		{"serve", "--library", "a", "--db", "b"},
+		{"version", "extra"},
+		{"demo", "extra"},
+		{"get", "projects", "extra"},
+		{"help", "queue", "explode"},
 	} {
 		code, _, stderr := run(t, nil, args...)
 		if code != 2 {
@@ -65,6 +69,31 @@ func TestHelpAndVersion(t *testing.T) {
 	code, out, _ = run(t, nil, "version")
 	if code != 0 || !strings.HasPrefix(out, "mcpctl ") {
 		t.Errorf("version: exit %d, output %q", code, out)
+	}
+	// 'mcpctl help' sends users to 'mcpctl help <command>' for flags: a group's help shows each
+	// subcommand's flags, and 'help GROUP SUB' is that subcommand's -h.
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"help", "queue"}, []string{"Usage: mcpctl queue status", "-failures N", "Usage: mcpctl queue process", "-force", "Usage: mcpctl queue clean"}},
+		{[]string{"queue", "-h"}, []string{"-failures N", "-force"}},
+		{[]string{"help", "queue", "status"}, []string{"Usage: mcpctl queue status", "-failures N", "-library DIR"}},
+		{[]string{"help", "library"}, []string{"Usage: mcpctl library init", "-sample N"}},
+		{[]string{"help", "get", "prompts"}, []string{"Usage: mcpctl get prompts", "-project NAME"}},
+	} {
+		code, out, stderr := run(t, nil, tc.args...)
+		if code != 0 {
+			t.Errorf("mcpctl %v: exit %d: %s", tc.args, code, stderr)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("mcpctl %v lacks %q:\n%s", tc.args, w, out)
+			}
+		}
+	}
+	if code, out, _ := run(t, nil, "help", "queue", "status"); strings.Contains(out, "Usage: mcpctl queue process") {
+		t.Errorf("help queue status: exit %d, shows the other subcommands too:\n%s", code, out)
 	}
 }
 
@@ -191,5 +220,65 @@ func TestCLIHintsAreForUsers(t *testing.T) {
 	code, _, stderr := run(t, nil, "queue", "clean", "--library", dir)
 	if code != 1 || !strings.Contains(stderr, "import queue") || strings.Contains(stderr, "hint:") {
 		t.Errorf("queue clean without a queue: exit %d, stderr %q; want 1, the reason, no model hint", code, stderr)
+	}
+}
+
+// Failures say what happened in the user's words and what to do next.
+func TestFailuresSayWhatToDo(t *testing.T) {
+	tmp := t.TempDir()
+	file := filepath.Join(tmp, "afile")
+	if err := os.WriteFile(file, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{file, filepath.Join(file, "sub")} {
+		code, _, stderr := run(t, nil, "library", "init", dir)
+		if code != 1 || !strings.Contains(stderr, file+" is a file, not a directory") || !strings.Contains(stderr, "hint:") ||
+			strings.Contains(stderr, "queue:") {
+			t.Errorf("library init %s: exit %d, stderr %q; want 1 saying %s is a file, with a hint", dir, code, stderr, file)
+		}
+	}
+
+	// A prompts.db that is not SQLite, and a SQLite database of another program: every command
+	// that opens the library says what the file should be.
+	junk := standaloneLib(t)
+	if err := os.WriteFile(filepath.Join(junk, queue.DBName), []byte(strings.Repeat("not a database ", 100)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	foreign := filepath.Join(tmp, "foreign")
+	if err := os.MkdirAll(foreign, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	db := openStore(t, foreign) // creates prompts.db
+	if _, err := db.Exec(`CREATE TABLE notes (body TEXT)`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	for _, tc := range []struct {
+		args []string
+		hint string
+	}{
+		{[]string{"get", "prompts", "--library", junk}, "hint: a library's prompts.db is the SQLite database"},
+		{[]string{"queue", "process", "--library", junk}, "hint: a library's prompts.db is the SQLite database"},
+		{[]string{"get", "prompts", "--library", foreign}, "hint: this SQLite database does not have the tables of a Prompteka library"},
+	} {
+		code, _, stderr := run(t, nil, tc.args...)
+		if code != 1 || !strings.Contains(stderr, tc.hint) {
+			t.Errorf("mcpctl %v: exit %d, stderr %q; want 1 and %q", tc.args, code, stderr, tc.hint)
+		}
+	}
+
+	// A library whose import queue was never made (the app makes it with its first write).
+	code, out, stderr := run(t, nil, "queue", "status", "--db", filepath.Join(foreign, queue.DBName))
+	if code != 0 || !strings.Contains(out, "does not exist yet: nothing has been queued") || !strings.Contains(out, "pending:    0") {
+		t.Errorf("queue status without import-queue/: exit %d, stdout %q, stderr %q; want 0 and a note that it does not exist yet", code, out, stderr)
+	}
+
+	code, _, stderr = run(t, nil, "trust", filepath.Join(tmp, "nonexistent"))
+	if code != 2 || !strings.Contains(stderr, "nonexistent does not exist") || !strings.Contains(stderr, "hint:") {
+		t.Errorf("trust a missing directory: exit %d, stderr %q; want 2 saying it does not exist, with a hint", code, stderr)
+	}
+	code, _, stderr = run(t, nil, "trust", tmp)
+	if code != 1 || !strings.Contains(stderr, "no .mcpctl/project.yaml in "+tmp) || !strings.Contains(stderr, "hint:") {
+		t.Errorf("trust outside a repository: exit %d, stderr %q; want 1 with a hint", code, stderr)
 	}
 }

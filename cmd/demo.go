@@ -22,7 +22,7 @@ func runDemo(ctx context.Context, env Env, args []string) error {
 		"Creates a throw-away standalone library, starts 'mcpctl serve' on it as a real MCP client would,\n"+
 			"and prints a transcript of a short session: browse, search, read, save a prompt, check health.")
 	keep := fs.Bool("keep", false, "keep the demo library and print its path")
-	if err := fs.parse(env, args); err != nil {
+	if err := fs.parseFlagsOnly(env, args); err != nil {
 		return err
 	}
 	bin, err := os.Executable()

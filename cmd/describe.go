@@ -48,21 +48,21 @@ func describeProject(ctx context.Context, env Env, args []string) error {
 	ix := indexes[0]
 	w := env.Stdout
 	fmt.Fprintf(w, "Project:     %s\nFile:        %s\nFolder:      %s\nGated:       %v (%s mode)\nByte budget: %d\nIndex cap:   %d\n",
-		p.Name, p.File, orDash(p.Folder), p.Gated, p.GateMode, p.ByteBudget, p.IndexCap)
+		cell(p.Name), cell(p.File), orDash(cell(p.Folder)), p.Gated, cell(string(p.GateMode)), p.ByteBudget, p.IndexCap)
 	if p.ProxyModel != "" {
-		fmt.Fprintf(w, "Proxy model: %s\n", p.ProxyModel)
+		fmt.Fprintf(w, "Proxy model: %s\n", cell(p.ProxyModel))
 	}
 	if u := ix.UnknownPriorities(); len(u) > 0 {
-		fmt.Fprintf(w, "Warning:     priorities name prompts that do not exist: %s\n", strings.Join(u, ", "))
+		fmt.Fprintf(w, "Warning:     priorities name prompts that do not exist: %s\n", cell(strings.Join(u, ", ")))
 	}
 	text, _ := gate.Renderer{}.Instructions(ix, p.Gated)
-	fmt.Fprintf(w, "\nWhat a client receives at initialize:\n\n%s\n\n", indentBlock(text))
+	fmt.Fprintf(w, "\nWhat a client receives at initialize:\n\n%s\n\n", indentBlock(printable(text)))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "PRIORITY\tNAME\tFOLDER\tBYTES\tSUMMARY")
 	entries := append([]gate.Entry(nil), ix.Entries()...)
 	sort.SliceStable(entries, func(i, j int) bool { return entries[i].Priority > entries[j].Priority })
 	for _, e := range entries {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%s\n", e.Priority, e.Name, orDash(e.FolderPath), e.Bytes, e.Summary)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%s\n", e.Priority, cell(e.Name), orDash(cell(e.FolderPath)), e.Bytes, cell(e.Summary))
 	}
 	return tw.Flush()
 }

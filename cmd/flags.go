@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -66,6 +67,16 @@ func (fs *flagSet) parseFlagsOnly(env Env, args []string) error {
 		return fs.usageError("unexpected arguments %v", fs.Args())
 	}
 	return nil
+}
+
+// groupHelp follows a command group's help (queue, library) with each subcommand's own usage,
+// flags included, as 'mcpctl queue status -h' prints it: 'mcpctl help queue' is where users
+// are told to look for a command's flags.
+func groupHelp(ctx context.Context, env Env, subs ...func(context.Context, Env, []string) error) {
+	for _, run := range subs {
+		fmt.Fprintln(env.Stdout)
+		run(ctx, env, []string{"-h"}) //nolint:errcheck // -h prints the usage and ends with exit 0
+	}
 }
 
 func (fs *flagSet) usageError(format string, args ...any) error {

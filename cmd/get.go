@@ -2,7 +2,10 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -41,35 +44,45 @@ func subjectList[F any](m map[string]F) string {
 func getProjects(_ context.Context, env Env, args []string) error {
 	fs := newFlagSet("get projects", "mcpctl get projects",
 		"Lists the projects in $XDG_CONFIG_HOME/mcpctl/projects and, run inside a repository, its\n"+
-			".mcpctl/project.yaml (FROM 'repository'), which serve uses when no project is named.")
-	if err := fs.parse(env, args); err != nil {
+			".mcpctl/project.yaml (FROM 'repository'), which serve uses when no project is named.\n"+
+			"A file that is not a valid project is listed as invalid, with the reason.")
+	if err := fs.parseFlagsOnly(env, args); err != nil {
 		return err
 	}
-	names, err := gate.ListProjects(projectsDir(env))
+	files, err := projectFiles(projectsDir(env))
 	if err != nil {
 		return err
 	}
 	repo, repoErr := repoProject(env)
-	if len(names) == 0 && repo == nil && repoErr == nil {
+	if len(files) == 0 && repo == nil && repoErr == nil {
 		fmt.Fprintf(env.Stderr, "no projects in %s, and no .mcpctl/project.yaml in the working directory or above\n", projectsDir(env))
 		return nil
 	}
 	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tFOLDER\tGATED\tMODE\tBUDGET\tINDEX CAP\tFROM")
 	row := func(p gate.Project, from string) {
-		fmt.Fprintf(tw, "%s\t%s\t%v\t%s\t%d\t%d\t%s\n", p.Name, orDash(p.Folder), p.Gated, p.GateMode, p.ByteBudget, p.IndexCap, from)
+		fmt.Fprintf(tw, "%s\t%s\t%v\t%s\t%d\t%d\t%s\n", cell(p.Name), orDash(cell(p.Folder)), p.Gated, cell(string(p.GateMode)), p.ByteBudget, p.IndexCap, from)
 	}
-	for _, n := range names {
-		p, err := gate.LoadProject(projectsDir(env), n)
+	// An invalid row fills every column, so that tabwriter keeps the others aligned (a row of
+	// fewer cells ends the column block it would share), and ends with the reason.
+	invalid := func(name, from string, err error) {
+		fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t%s (invalid: %s)\n", cell(name), from, cell(err.Error()))
+	}
+	for _, f := range files {
+		if f.err != nil {
+			invalid(f.name, "projects", f.err)
+			continue
+		}
+		p, err := gate.LoadProject(projectsDir(env), f.name)
 		if err != nil {
-			fmt.Fprintf(tw, "%s\t(invalid: %v)\n", n, err)
+			invalid(f.name, "projects", err)
 			continue
 		}
 		row(p, "projects")
 	}
 	switch {
 	case repoErr != nil:
-		fmt.Fprintf(tw, "(repository)\t(invalid: %v)\n", repoErr)
+		invalid("(repository)", "repository", repoErr)
 	case repo != nil && repo.Trusted:
 		row(repo.Project, "repository")
 	case repo != nil:
@@ -84,62 +97,142 @@ func getProjects(_ context.Context, env Env, args []string) error {
 	return nil
 }
 
+// projectFile is a *.yaml file in the projects directory: a project's, or, with err, one
+// that cannot be (its name is not a project name).
+type projectFile struct {
+	name string
+	err  error
+}
+
+// projectFiles lists the projects directory's *.yaml files, sorted by name. gate.ListProjects
+// skips a file whose name is no project name ("My Web.yaml"); listed here with the reason, it
+// is not left for the user to wonder why the project is missing.
+func projectFiles(dir string) ([]projectFile, error) {
+	names, err := gate.ListProjects(dir)
+	if err != nil {
+		return nil, err
+	}
+	var files []projectFile
+	valid := make(map[string]bool, len(names))
+	for _, n := range names {
+		valid[n] = true
+		files = append(files, projectFile{name: n})
+	}
+	entries, _ := os.ReadDir(dir) // ListProjects has read it; a race that removes it shows no more
+	for _, e := range entries {
+		name, ok := strings.CutSuffix(e.Name(), gate.ProjectExt)
+		if !ok || valid[name] || e.IsDir() {
+			continue
+		}
+		files = append(files, projectFile{name: e.Name(), err: fmt.Errorf("%s: %q is not a project name: a project name is letters, "+
+			"digits, '.', '_' and '-' (at most 64, starting with a letter or digit); rename the file", filepath.Join(dir, e.Name()), name)})
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].name < files[j].name })
+	return files, nil
+}
+
 func getPrompts(ctx context.Context, env Env, args []string) error {
 	fs := newFlagSet("get prompts", "mcpctl get prompts [--project P | -A] [--library DIR]",
 		"Lists the prompts a project's sessions see, by priority: PROJECT, NAME, PRIORITY, FOLDER, SUMMARY.\n"+
 			"Without --project, $MCPCTL_PROJECT, else the repository's .mcpctl/project.yaml found from the\n"+
 			"working directory up (the project 'mcpctl serve' would serve there), else the whole library.\n"+
-			"With -A, every project in $XDG_CONFIG_HOME/mcpctl/projects and the repository's.")
+			"With -A, every project in $XDG_CONFIG_HOME/mcpctl/projects and the repository's; a project that\n"+
+			"cannot be listed (an invalid file, a folder the library lacks) is named on stderr, the others\n"+
+			"are listed, and the command exits 1.")
 	lf := addLibraryFlags(fs)
 	name := fs.String("project", "", projectHelp)
 	all := fs.Bool("A", false, "every project in $XDG_CONFIG_HOME/mcpctl/projects, and the repository's")
-	if err := fs.parse(env, args); err != nil {
+	if err := fs.parseFlagsOnly(env, args); err != nil {
 		return err
 	}
 	if *all && *name != "" {
 		return fs.usageError("--project and -A are alternatives")
 	}
-	var projects []gate.Project
-	switch {
-	case *all:
-		names, err := gate.ListProjects(projectsDir(env))
-		if err != nil {
-			return err
-		}
-		for _, n := range names {
-			p, err := gate.LoadProject(projectsDir(env), n)
-			if err != nil {
-				return err
-			}
-			projects = append(projects, p)
-		}
-		repo, err := repoProject(env)
-		if err != nil {
-			return err
-		}
-		if repo != nil {
-			projects = append(projects, repo.Project)
-		}
-	default:
+	if !*all {
+		var p gate.Project
 		c, err := chooseProject(env, *name)
 		if err != nil {
 			return err
 		}
 		if c.Project == nil {
-			projects = append(projects, gate.NoProject())
+			p = gate.NoProject()
 		} else {
-			projects = append(projects, *c.Project)
+			p = *c.Project
 		}
+		indexes, err := projectIndexes(ctx, env, lf, []gate.Project{p})
+		if err != nil {
+			return err
+		}
+		return printPrompts(env, indexes)
 	}
-	indexes, err := projectIndexes(ctx, env, lf, projects)
+
+	// -A: one broken project must not hide the others; each failure is reported by name.
+	var projects []gate.Project
+	var broken []error
+	files, err := projectFiles(projectsDir(env))
 	if err != nil {
 		return err
 	}
+	for _, f := range files {
+		if f.err != nil {
+			broken = append(broken, fmt.Errorf("project file %s: %w", f.name, f.err))
+			continue
+		}
+		p, err := gate.LoadProject(projectsDir(env), f.name)
+		if err != nil {
+			broken = append(broken, fmt.Errorf("project %s: %w", f.name, err))
+			continue
+		}
+		projects = append(projects, p)
+	}
+	if repo, err := repoProject(env); err != nil {
+		broken = append(broken, fmt.Errorf("the repository's project: %w", err))
+	} else if repo != nil {
+		projects = append(projects, repo.Project)
+	}
+	db, err := openForCLI(ctx, env, lf)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	lib, err := db.Library(ctx)
+	if err != nil {
+		return err
+	}
+	var indexes []*gate.Index
+	for _, p := range projects {
+		ix, _, err := gate.LibraryIndex(lib, p)
+		if err != nil {
+			broken = append(broken, fmt.Errorf("project %s: %w", p.DisplayName(), err))
+			continue
+		}
+		indexes = append(indexes, ix)
+	}
+	if err := printPrompts(env, indexes); err != nil {
+		return err
+	}
+	if len(broken) == 0 {
+		return nil
+	}
+	for _, err := range broken {
+		fmt.Fprintf(env.Stderr, "mcpctl: %s\n", printable(err.Error()))
+		var h interface{ UserHint() string }
+		if errors.As(err, &h) && h.UserHint() != "" {
+			fmt.Fprintf(env.Stderr, "hint: %s\n", printable(h.UserHint()))
+		}
+	}
+	fmt.Fprintf(env.Stderr, "listed %d of %d projects; fix the files named above ('mcpctl describe project NAME' shows one in detail)\n",
+		len(indexes), len(indexes)+len(broken))
+	return exitError(1)
+}
+
+// printPrompts prints the indexes' prompts as one table.
+func printPrompts(env Env, indexes []*gate.Index) error {
 	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "PROJECT\tNAME\tPRIORITY\tFOLDER\tSUMMARY")
 	for _, ix := range indexes {
 		for _, e := range ix.Entries() {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", ix.Project().DisplayName(), e.Name, e.Priority, orDash(e.FolderPath), e.Summary)
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", cell(ix.Project().DisplayName()), cell(e.Name), e.Priority, orDash(cell(e.FolderPath)), cell(e.Summary))
 		}
 	}
 	return tw.Flush()

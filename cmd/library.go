@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	iofs "io/fs"
+	"os"
 	"path/filepath"
 	"strconv"
 
@@ -13,11 +15,12 @@ import (
 
 func runLibrary(ctx context.Context, env Env, args []string) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
-		fmt.Fprint(env.Stdout, "Usage: mcpctl library init [--sample N] DIR\n\n"+
+		fmt.Fprint(env.Stdout, "Usage: mcpctl library <init> [flags]\n\n"+
 			"  init   create a standalone library in DIR (schema, WAL, queue directories, marker)\n")
 		if len(args) == 0 {
 			return exitError(2)
 		}
+		groupHelp(ctx, env, runLibraryInit)
 		return nil
 	}
 	switch args[0] {
@@ -44,6 +47,20 @@ func runLibraryInit(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	// DIR, or a directory above it, being a file is the likely mistake; say so in those words
+	// rather than as mkdir's "not a directory".
+	for p := dir; ; p = filepath.Dir(p) {
+		if fi, err := os.Stat(p); err == nil {
+			if !fi.IsDir() {
+				return &hintError{msg: fmt.Sprintf("library init: %s is a file, not a directory; nothing was created", p),
+					hint: "give the path of a directory to create (or of an empty one) for the library"}
+			}
+			break
+		}
+		if filepath.Dir(p) == p {
+			break
+		}
+	}
 	lib := promptlib.Starter()
 	if fs.isSet("sample") { // --sample 0 is an empty library
 		if *sample < 0 || *sample > 1_000_000 {
@@ -55,6 +72,9 @@ func runLibraryInit(ctx context.Context, env Env, args []string) error {
 	if err := queue.CreateLibrary(ctx, dir, lib); errors.Is(err, queue.ErrLibraryExists) {
 		return &hintError{msg: fmt.Sprintf("library init: %s already holds a library; nothing was changed", dir),
 			hint: fmt.Sprintf("serve it with 'mcpctl serve --library %s', or give another DIR", dir)}
+	} else if pe := (*iofs.PathError)(nil); errors.As(err, &pe) {
+		return &hintError{msg: fmt.Sprintf("library init: cannot create the library in %s: %s %s: %v", dir, pe.Op, pe.Path, pe.Err),
+			hint: "give a DIR in a place you can write to (check the permissions of its parent directory)"}
 	} else if err != nil {
 		return err
 	}

@@ -101,9 +101,9 @@ func report(stderr io.Writer, err error) int {
 	}
 	var ue *usageError
 	if errors.As(err, &ue) {
-		fmt.Fprintf(stderr, "mcpctl: %s\n", ue.msg)
+		fmt.Fprintf(stderr, "mcpctl: %s\n", printable(ue.msg))
 		if ue.hint != "" {
-			fmt.Fprintf(stderr, "hint: %s\n", ue.hint)
+			fmt.Fprintf(stderr, "hint: %s\n", printable(ue.hint))
 		}
 		return 2
 	}
@@ -111,12 +111,16 @@ func report(stderr io.Writer, err error) int {
 	if errors.As(err, &ee) {
 		return int(ee)
 	}
-	fmt.Fprintf(stderr, "mcpctl: %v\n", err)
+	// An error may quote what a project file, a library or a server said: show its control
+	// characters rather than send them to the terminal.
+	fmt.Fprintf(stderr, "mcpctl: %s\n", printable(err.Error()))
 	// An error the user can fix says how (gate.Error for a project's missing folder, say).
 	// Not promptlib's hints: they are written for the model ("call list_folders").
 	var h interface{ UserHint() string }
 	if errors.As(err, &h) && h.UserHint() != "" {
-		fmt.Fprintf(stderr, "hint: %s\n", h.UserHint())
+		fmt.Fprintf(stderr, "hint: %s\n", printable(h.UserHint()))
+	} else if hint := libraryHint(err); hint != "" {
+		fmt.Fprintf(stderr, "hint: %s\n", hint)
 	}
 	return 1
 }
@@ -149,7 +153,7 @@ func usage() string {
 	for _, n := range names {
 		fmt.Fprintf(&b, "  %-10s %s\n", n, cmds[n].summary)
 	}
-	b.WriteString("\nRun 'mcpctl help <command>' for a command's flags.\n")
+	b.WriteString("\nRun 'mcpctl help <command>' for a command's flags, 'mcpctl help <command> <subcommand>' for a subcommand's.\n")
 	return b.String()
 }
 
@@ -166,5 +170,6 @@ func runHelp(ctx context.Context, env Env, args []string) error {
 		fmt.Fprint(env.Stdout, usage())
 		return nil
 	}
-	return runCommand(ctx, env, args[0], c, []string{"-h"})
+	// 'help queue status' is 'queue status -h': a subcommand's own usage with its flags.
+	return runCommand(ctx, env, args[0], c, append(args[1:len(args):len(args)], "-h"))
 }

@@ -76,3 +76,71 @@ func TestProjectCommands(t *testing.T) {
 		t.Errorf("invalid project: exit %d, stderr %q; want the file, the line and the field", code, stderr)
 	}
 }
+
+// writeProjects writes project files by file name into a fresh projects directory.
+func writeProjects(tb testing.TB, files map[string]string) map[string]string {
+	tb.Helper()
+	config := tb.TempDir()
+	dir := filepath.Join(config, "mcpctl", "projects")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	for name, yaml := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(yaml), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return map[string]string{"XDG_CONFIG_HOME": config}
+}
+
+// One broken project (a folder the library lacks, invalid YAML, a file name that is no project
+// name) does not hide the others: get prompts -A lists them, names each broken one on stderr and
+// exits 1; get projects shows every file, the broken ones as invalid with the reason, with its
+// columns aligned.
+func TestBrokenProjectsDoNotHideTheOthers(t *testing.T) {
+	t.Chdir(t.TempDir()) // no repository project
+	lib := projectLibrary(t)
+	vars := writeProjects(t, map[string]string{
+		"aaa-bad.yaml":  "folder: [unclosed\n",
+		"My Web.yaml":   "folder: Web App\n",
+		"personal.yaml": "folder: Personal\n",
+		"web.yaml":      "folder: Web App\n",
+		"zz-gone.yaml":  "folder: Gone\n",
+	})
+
+	code, out, stderr := run(t, vars, "get", "prompts", "-A", "--library", lib.Dir)
+	if code != 1 {
+		t.Errorf("get prompts -A: exit %d, want 1", code)
+	}
+	for _, want := range []string{"holiday-packing-list", "security-policy"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("get prompts -A lacks %s of a good project:\n%s", want, out)
+		}
+	}
+	for _, want := range []string{"project aaa-bad:", "not valid YAML", "project zz-gone:", `hint: create the folder "Gone"`, "My Web.yaml", "rename the file", "listed 2 of 5 projects"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("get prompts -A: stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+
+	code, out, stderr = run(t, vars, "get", "projects")
+	if code != 0 {
+		t.Fatalf("get projects: exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 6 {
+		t.Fatalf("get projects: want a header and 5 rows:\n%s", out)
+	}
+	from := strings.Index(lines[0], "FROM")
+	for _, l := range lines[1:] {
+		if len(l) < from+len("projects") || l[from:from+len("projects")] != "projects" {
+			t.Errorf("get projects: row not aligned under FROM (column %d):\n%s", from, out)
+			break
+		}
+	}
+	for _, want := range []string{"aaa-bad ", "(invalid: ", "My Web.yaml", "is not a project name", "zz-gone "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("get projects lacks %q:\n%s", want, out)
+		}
+	}
+}

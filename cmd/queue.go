@@ -18,11 +18,13 @@ const queueUsage = "Usage: mcpctl queue <process|status|clean> [flags]\n\n" +
 	"  clean     remove expired responses, stale temp files and processed operations older than 7 days\n"
 
 func runQueue(ctx context.Context, env Env, args []string) error {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
+	if len(args) == 0 {
 		fmt.Fprint(env.Stdout, queueUsage)
-		if len(args) == 0 {
-			return exitError(2)
-		}
+		return exitError(2)
+	}
+	if args[0] == "-h" || args[0] == "--help" {
+		fmt.Fprint(env.Stdout, queueUsage)
+		groupHelp(ctx, env, runQueueProcess, runQueueStatus, runQueueClean)
 		return nil
 	}
 	switch args[0] {
@@ -82,20 +84,28 @@ func runQueueStatus(ctx context.Context, env Env, args []string) error {
 		"Prints how many operations are pending, processing, processed and failed, the age of the oldest\n"+
 			"pending one, and the most recent failures with their reasons.")
 	lf := addLibraryFlags(fs)
-	n := fs.Int("failures", 5, "show the last `N` failures")
+	n := fs.Int("failures", 5, "show the last `N` failures (0: none)")
 	if err := fs.parseFlagsOnly(env, args); err != nil {
 		return err
+	}
+	if *n < 0 {
+		return fs.usageError("--failures %d: give how many of the newest failures to show, 0 or more", *n)
 	}
 	lib, err := lf.resolve(ctx, env, false)
 	if err != nil {
 		return err
 	}
 	s, err := queue.Inspect(lib.Queue, *n)
-	if err != nil {
+	missing := errors.Is(err, iofs.ErrNotExist)
+	if err != nil && !missing {
 		return err
 	}
 	out := env.Stdout
 	fmt.Fprintf(out, "queue:      %s\n", lib.Queue)
+	if missing { // a Prompteka library's queue appears with its first write: nothing was ever queued
+		fmt.Fprintf(out, "            (does not exist yet: nothing has been queued; the first write creates it.\n"+
+			"            If the queue lives elsewhere, give it with --queue DIR)\n")
+	}
 	fmt.Fprintf(out, "pending:    %d", s.Pending)
 	if !s.OldestPending.IsZero() {
 		fmt.Fprintf(out, " (oldest %s ago)", time.Since(s.OldestPending).Round(time.Second))
@@ -106,7 +116,7 @@ func runQueueStatus(ctx context.Context, env Env, args []string) error {
 		fmt.Fprintf(out, "last failures:\n")
 		for _, f := range s.Failures {
 			reason, _, _ := strings.Cut(f.Reason, "\n")
-			fmt.Fprintf(out, "  %s  %s  %s\n", f.At.UTC().Format(time.RFC3339), f.ID, reason)
+			fmt.Fprintf(out, "  %s  %s  %s\n", f.At.UTC().Format(time.RFC3339), cell(f.ID), cell(reason))
 		}
 	}
 	return nil

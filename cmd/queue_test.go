@@ -112,4 +112,15 @@ func TestQueueUsage(t *testing.T) {
 			t.Errorf("mcpctl %v: exit %d, want 2", args, code)
 		}
 	}
+	// A count of failures out of range is a bad invocation with a hint, never a panic.
+	dir := standaloneLib(t)
+	for _, n := range []string{"-3", "-1", "99999999999999999999"} {
+		code, _, stderr := run(t, nil, "queue", "status", "--library", dir, "--failures", n)
+		if code != 2 || !strings.Contains(stderr, "failures") || !strings.Contains(stderr, "hint:") {
+			t.Errorf("queue status --failures %s: exit %d, stderr %q; want 2 naming the flag, with a hint", n, code, stderr)
+		}
+	}
+	if code, _, stderr := run(t, nil, "queue", "status", "--library", dir, "--failures", "0"); code != 0 {
+		t.Errorf("queue status --failures 0: exit %d, stderr %q; want 0", code, stderr)
+	}
 }

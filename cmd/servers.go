@@ -41,8 +41,11 @@ func cliLogger(env Env) *slog.Logger {
 }
 
 // startServers starts the project's servers (all, or only the one named) and waits until each
-// is ready or has failed, within its timeout. The caller closes the supervisor.
-func startServers(ctx context.Context, env Env, p projectChoice, only string) *upstream.Supervisor {
+// is ready or has failed, within its timeout. It returns each server's status as its wait ended,
+// in the supervisor's order: a server that failed is restarted after a backoff, so its state
+// read later (after waiting for a slower server) could be "starting" again, next to the error
+// that ended its first attempt. The caller closes the supervisor.
+func startServers(ctx context.Context, env Env, p projectChoice, only string) (*upstream.Supervisor, []upstream.Status) {
 	specs := p.Servers
 	if only != "" {
 		specs = map[string]gate.ServerSpec{only: p.Servers[only]}
@@ -50,12 +53,13 @@ func startServers(ctx context.Context, env Env, p projectChoice, only string) *u
 	sup := upstream.New(specs, upstream.Options{Logger: cliLogger(env), Dir: upstream.BaseDir(*p.Project),
 		Getenv: env.Getenv, Version: version(), Project: p.File, Environ: childEnviron(os.Environ())})
 	sup.Start(ctx)
+	var states []upstream.Status
 	for _, srv := range sup.Servers() {
 		wctx, cancel := context.WithTimeout(ctx, srv.Timeout()+time.Second)
-		srv.Wait(wctx)
+		states = append(states, srv.Wait(wctx))
 		cancel()
 	}
-	return sup
+	return sup, states
 }
 
 func getServers(ctx context.Context, env Env, args []string) error {
@@ -77,8 +81,8 @@ func getServers(ctx context.Context, env Env, args []string) error {
 	}
 	var states []upstream.Status
 	if p.trusted {
-		sup := startServers(ctx, env, p, "")
-		states = sup.States()
+		var sup *upstream.Supervisor
+		sup, states = startServers(ctx, env, p, "")
 		sup.Close()
 	} else {
 		fmt.Fprintln(env.Stderr, p.why)
@@ -89,7 +93,7 @@ func getServers(ctx context.Context, env Env, args []string) error {
 	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tCOMMAND\tSTATE\tTOOLS\tLAST ERROR")
 	for _, st := range states {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", st.Name, commandLine(p.Servers[st.Name]), st.State, st.Tools, orDash(lastError(st)))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", cell(st.Name), commandLine(p.Servers[st.Name]), cell(string(st.State)), st.Tools, orDash(cell(lastError(st))))
 	}
 	return tw.Flush()
 }
@@ -105,11 +109,7 @@ func lastError(st upstream.Status) string {
 
 // commandLine shows a server's command and arguments, shortened for a table.
 func commandLine(s gate.ServerSpec) string {
-	line := strings.Join(append([]string{s.Command}, s.Args...), " ")
-	if len(line) > 60 {
-		line = line[:59] + "…"
-	}
-	return line
+	return clip(cell(strings.Join(append([]string{s.Command}, s.Args...), " ")), 60)
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -147,30 +147,30 @@ func describeServer(ctx context.Context, env Env, args []string) error {
 		return fmt.Errorf("project %s has no server %q; it has: %s", p.DisplayName(), server, strings.Join(sortedKeys(p.Servers), ", "))
 	}
 	w := env.Stdout
-	fmt.Fprintf(w, "Server:   %s\nProject:  %s\nCommand:  %s\n", server, p.DisplayName(), strings.Join(append([]string{spec.Command}, spec.Args...), " "))
+	fmt.Fprintf(w, "Server:   %s\nProject:  %s\nCommand:  %s\n", cell(server), cell(p.DisplayName()), cell(strings.Join(append([]string{spec.Command}, spec.Args...), " ")))
 	if spec.Cwd != "" {
-		fmt.Fprintf(w, "Cwd:      %s\n", spec.Cwd)
+		fmt.Fprintf(w, "Cwd:      %s\n", cell(spec.Cwd))
 	}
 	if len(spec.Env) > 0 {
-		fmt.Fprintf(w, "Env:      %s (values not shown)\n", strings.Join(sortedKeys(spec.Env), ", "))
+		fmt.Fprintf(w, "Env:      %s (values not shown)\n", cell(strings.Join(sortedKeys(spec.Env), ", ")))
 	}
 	if !p.trusted {
 		fmt.Fprintf(w, "State:    untrusted\n\n%s\n", p.why)
 		return nil
 	}
-	sup := startServers(ctx, env, p, server)
+	sup, states := startServers(ctx, env, p, server)
 	defer sup.Close()
 	srv := sup.Server(server)
-	st := srv.State()
-	fmt.Fprintf(w, "State:    %s\n", st.State)
+	st := states[0]
+	fmt.Fprintf(w, "State:    %s\n", cell(string(st.State)))
 	if st.State != upstream.Ready {
-		fmt.Fprintf(w, "Error:    %s\n", orDash(lastError(st)))
+		fmt.Fprintf(w, "Error:    %s\n", orDash(cell(lastError(st))))
 		return nil
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "\nTOOLS (%d)\tHINTS\tDESCRIPTION\n", st.Tools)
 	for _, t := range srv.Tools() {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", t.Tool.Name, toolHints(t), firstLine(t.Tool.Description))
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", cell(t.Tool.Name), toolHints(t), firstLine(t.Tool.Description))
 	}
 	tw.Flush()
 	if ps := srv.Prompts(); len(ps) > 0 {
@@ -180,7 +180,7 @@ func describeServer(ctx context.Context, env Env, args []string) error {
 			for _, a := range pr.Prompt.Arguments {
 				names = append(names, a.Name)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", pr.Prompt.Name, orDash(strings.Join(names, ", ")), firstLine(pr.Prompt.Description))
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", cell(pr.Prompt.Name), orDash(cell(strings.Join(names, ", "))), firstLine(pr.Prompt.Description))
 		}
 		tw.Flush()
 	}
@@ -199,10 +199,10 @@ func describeServer(ctx context.Context, env Env, args []string) error {
 		}
 		fmt.Fprintf(tw, "\nRESOURCES (%d)\tNAME\tTYPE\tSERVED\n", len(rs)+len(ts))
 		for _, r := range rs {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Resource.URI, r.Resource.Name, orDash(r.Resource.MIMEType), served(mcpserver.ReservedResource(r.Resource.URI)))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", cell(r.Resource.URI), cell(r.Resource.Name), orDash(cell(r.Resource.MIMEType)), served(mcpserver.ReservedResource(r.Resource.URI)))
 		}
 		for _, t := range ts {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.Template.URITemplate.Raw(), t.Template.Name, orDash(t.Template.MIMEType), served(mcpserver.ReservedTemplate(t.Template)))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", cell(t.Template.URITemplate.Raw()), cell(t.Template.Name), orDash(cell(t.Template.MIMEType)), served(mcpserver.ReservedTemplate(t.Template)))
 		}
 		tw.Flush()
 		if reserved > 0 {
@@ -229,10 +229,9 @@ func toolHints(t upstream.Tool) string {
 	return orDash(strings.Join(h, ","))
 }
 
+// firstLine is the first line of an upstream's description, made printable and clipped to 100
+// characters (by rune: a byte cut could split one and print U+FFFD).
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	if len(s) > 100 {
-		s = s[:99] + "…"
-	}
-	return s
+	return clip(cell(s), 100)
 }

@@ -178,3 +178,56 @@ func TestMCPConfig(t *testing.T) {
 		t.Errorf("unknown project: exit %d, want 1", code)
 	}
 }
+
+// A server that did not finish initializing is "failed" in get servers, even when a slower
+// server is still being waited for while the supervisor restarts the first one: the table once
+// read every state after the last wait and showed "starting" next to "did not finish
+// initializing". quick gives up after 1 s and is restarted 1 s later; slow is waited for until
+// 2.5 s, in the middle of quick's second attempt.
+func TestGetServersReportsAFailedStartAsFailed(t *testing.T) {
+	vars := projectVars(t, `servers:
+  quick:
+    command: tail
+    args: [-f, /dev/null]
+    timeoutMs: 1000
+  slow:
+    command: tail
+    args: [-f, /dev/null]
+    timeoutMs: 2500
+`)
+	code, out, stderr := run(t, vars, "get", "servers", "--project", "web")
+	if code != 0 {
+		t.Fatalf("get servers: exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("get servers:\n%s", out)
+	}
+	for _, l := range lines[1:] {
+		if f := strings.Fields(l); f[4] != "failed" || !strings.Contains(l, "did not finish initializing") {
+			t.Errorf("a server that did not initialize, want STATE failed: %q", l)
+		}
+	}
+}
+
+// trust shows where each server runs: a server's cwd: is part of what the user trusts.
+func TestTrustShowsEachServersDirectory(t *testing.T) {
+	repo := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(repo, ".mcpctl"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	yaml := "servers:\n  here: {command: ./tool.sh}\n  rel: {command: ./tool.sh, cwd: tools}\n  abs: {command: ./tool.sh, cwd: /opt/x}\n"
+	if err := os.WriteFile(filepath.Join(repo, ".mcpctl", "project.yaml"), []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := run(t, map[string]string{"XDG_STATE_HOME": t.TempDir()}, "trust", repo)
+	if code != 0 {
+		t.Fatalf("trust: exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"start these commands in " + repo, "  here: ./tool.sh\n", "  rel: ./tool.sh  (in " + filepath.Join(repo, "tools") + ")\n",
+		"  abs: ./tool.sh  (in /opt/x)\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("trust output lacks %q:\n%s", want, out)
+		}
+	}
+}

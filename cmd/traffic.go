@@ -106,20 +106,20 @@ func trafficRow(e traffic.Event) string {
 		ms = strconv.FormatFloat(e.DurationMs, 'f', 1, 64)
 	}
 	row := fmt.Sprintf("%-12s  %-8s  %-12s  %-24s  %-24s  %6s  %6d  %6d  %-9s  %s",
-		e.TS.Local().Format("15:04:05.000"), clip(e.Session, 8), e.Kind, clip(e.Method, 24), clip(e.Name, 24),
-		ms, e.BytesIn, e.BytesOut, orDash(e.Status), orDash(e.ErrorCode))
+		e.TS.Local().Format("15:04:05.000"), clip(cell(e.Session), 8), cell(string(e.Kind)), clip(cell(e.Method), 24), clip(cell(e.Name), 24),
+		ms, e.BytesIn, e.BytesOut, orDash(cell(e.Status)), orDash(cell(e.ErrorCode)))
 	if g := e.Gate; g != nil {
-		row += fmt.Sprintf("  gate=%s matched=%d sent=%d %dB", g.State, g.Matched, g.Sent, g.Bytes)
+		row += fmt.Sprintf("  gate=%s matched=%d sent=%d %dB", cell(string(g.State)), g.Matched, g.Sent, g.Bytes)
 	}
 	if p := e.Pipeline; p != nil {
 		cache := "miss"
 		if p.CacheHit {
 			cache = "hit"
 		}
-		row += fmt.Sprintf("  pipeline=%s %dB→%dB cache %s", p.Model, p.BytesBefore, p.BytesAfter, cache)
+		row += fmt.Sprintf("  pipeline=%s %dB→%dB cache %s", cell(p.Model), p.BytesBefore, p.BytesAfter, cache)
 	}
 	if e.Upstream != "" {
-		row += "  upstream=" + e.Upstream
+		row += "  upstream=" + cell(e.Upstream)
 	}
 	return strings.TrimRight(row, " ")
 }

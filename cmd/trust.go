@@ -2,12 +2,15 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	iofs "io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/mcpctl/mcpctl/cmd/internal/trust"
+	"github.com/mcpctl/mcpctl/cmd/internal/upstream"
 	"github.com/mcpctl/mcpctl/gate"
 )
 
@@ -30,8 +33,21 @@ func runTrust(_ context.Context, env Env, args []string) error {
 			return err
 		}
 		dir = wd
+	} else if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		what := "does not exist"
+		if err == nil {
+			what = "is not a directory"
+		} else if !errors.Is(err, iofs.ErrNotExist) {
+			what = "cannot be read: " + err.Error()
+		}
+		return &usageError{msg: fmt.Sprintf("trust: %s %s", dir, what),
+			hint: "give the repository's directory (the one holding .mcpctl/project.yaml), or run 'mcpctl trust' inside it"}
 	}
 	file, err := trust.Find(dir)
+	if errors.Is(err, trust.ErrNotFound) {
+		return &hintError{msg: fmt.Sprintf("trust: no .mcpctl/project.yaml in %s or a directory above it", dir),
+			hint: "run it in the repository whose project you mean to trust, or give that directory: mcpctl trust DIR"}
+	}
 	if err != nil {
 		return err
 	}
@@ -53,10 +69,20 @@ func runTrust(_ context.Context, env Env, args []string) error {
 		fmt.Fprintln(env.Stdout, "it lists no servers")
 		return nil
 	}
-	fmt.Fprintln(env.Stdout, "mcpctl serve will start these commands in", filepath.Dir(filepath.Dir(file))+":")
+	base := upstream.BaseDir(p)
+	fmt.Fprintln(env.Stdout, "mcpctl serve will start these commands in", base+" (unless another directory is named):")
 	for _, n := range sortedKeys(p.Servers) {
 		s := p.Servers[n]
-		fmt.Fprintf(env.Stdout, "  %s: %s\n", n, strings.Join(append([]string{s.Command}, s.Args...), " "))
+		fmt.Fprintf(env.Stdout, "  %s: %s", cell(n), cell(strings.Join(append([]string{s.Command}, s.Args...), " ")))
+		// Where it runs is part of what is trusted: cwd: resolves as the upstream package does.
+		if s.Cwd != "" {
+			dir := s.Cwd
+			if !filepath.IsAbs(dir) {
+				dir = filepath.Join(base, dir)
+			}
+			fmt.Fprintf(env.Stdout, "  (in %s)", cell(dir))
+		}
+		fmt.Fprintln(env.Stdout)
 	}
 	return nil
 }

@@ -22,7 +22,7 @@ func version() string {
 
 func runVersion(ctx context.Context, env Env, args []string) error {
 	fs := newFlagSet("version", "mcpctl version", "Prints mcpctl's version.")
-	if err := fs.parse(env, args); err != nil {
+	if err := fs.parseFlagsOnly(env, args); err != nil {
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "mcpctl %s\n", version())

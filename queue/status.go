@@ -123,9 +123,11 @@ type Failure struct {
 	Reason string
 }
 
-// Inspect summarises the queue in dir, with up to lastFailures of the newest failures.
+// Inspect summarises the queue in dir, with up to lastFailures of the newest failures (none
+// when lastFailures is 0 or less).
 func Inspect(dir string, lastFailures int) (Summary, error) {
 	var s Summary
+	lastFailures = max(lastFailures, 0) // a negative count would cut the slice below out of range
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return s, &Error{Op: "inspect", Path: dir, Err: err}
