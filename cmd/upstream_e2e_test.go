@@ -124,6 +124,34 @@ func upstreamExtras(s *server.MCPServer, name string) (code int, stop bool) {
 	return 0, false
 }
 
+// readSections reads every top-level section a transformed result's _meta["mcpctl/sections"]
+// names, with read_section, and returns its ref and their texts joined.
+func readSections(tb testing.TB, s *session, res *mcp.CallToolResult) (ref, joined string) {
+	tb.Helper()
+	if res.Meta == nil {
+		tb.Fatal("the result has no _meta")
+	}
+	meta, _ := json.Marshal(res.Meta.AdditionalFields["mcpctl/sections"])
+	var table struct {
+		Ref      string `json:"ref"`
+		Sections []struct {
+			ID string `json:"id"`
+		} `json:"sections"`
+	}
+	if err := json.Unmarshal(meta, &table); err != nil || table.Ref == "" || len(table.Sections) == 0 {
+		tb.Fatalf("_meta mcpctl/sections: %s (%v)", meta, err)
+	}
+	var b strings.Builder
+	for _, sec := range table.Sections {
+		var out struct {
+			Content string `json:"content"`
+		}
+		s.call(tb, "read_section", map[string]any{"ref": table.Ref, "section": sec.ID}, &out)
+		b.WriteString(out.Content)
+	}
+	return table.Ref, b.String()
+}
+
 // bigRecords is a 200 KB JSON array of objects, the kind of result that floods a context.
 func bigRecords() string {
 	type rec struct {
@@ -535,29 +563,11 @@ func TestUpstreamResultThroughThePipeline(t *testing.T) {
 		t.Fatalf("the index is %d bytes for a %d-byte result, want at most 8 KB", len(text), len(original))
 	}
 	t.Logf("db__big: %d bytes → %d bytes", len(original), len(text))
-	meta, _ := json.Marshal(res.Meta.AdditionalFields["mcpctl/sections"])
-	var table struct {
-		Ref      string `json:"ref"`
-		Sections []struct {
-			ID       string            `json:"id"`
-			Children []json.RawMessage `json:"children"`
-		} `json:"sections"`
+	ref, joined := readSections(t, s, res)
+	if joined != original {
+		t.Errorf("the top-level sections joined give %d bytes, want the original %d exactly", len(joined), len(original))
 	}
-	if err := json.Unmarshal(meta, &table); err != nil || table.Ref == "" || len(table.Sections) == 0 {
-		t.Fatalf("_meta mcpctl/sections: %s (%v)", meta, err)
-	}
-	var joined strings.Builder
-	for _, sec := range table.Sections {
-		var out struct {
-			Content string `json:"content"`
-		}
-		s.call(t, "read_section", map[string]any{"ref": table.Ref, "section": sec.ID}, &out)
-		joined.WriteString(out.Content)
-	}
-	if joined.String() != original {
-		t.Errorf("the top-level sections joined give %d bytes, want the original %d exactly", joined.Len(), len(original))
-	}
-	s.callError(t, "read_section", map[string]any{"ref": table.Ref, "section": "no-such-section"}, "INVALID_INPUT")
+	s.callError(t, "read_section", map[string]any{"ref": ref, "section": "no-such-section"}, "INVALID_INPUT")
 
 	// The same result again is a cache hit, and its traffic event says so.
 	if _, err := callTool(context.Background(), s.Client, "db__big", map[string]any{}, nil); err != nil {

@@ -73,26 +73,9 @@ func TestUpstreamResultIsBoundedWhole(t *testing.T) {
 	if wire, _ := json.Marshal(res); len(res.Content) != 1 || len(wire) > 16<<10 {
 		t.Fatalf("db__blocks: %d blocks, %d bytes on the wire; want one index", len(res.Content), len(wire))
 	}
-	meta, _ := json.Marshal(res.Meta.AdditionalFields["mcpctl/sections"])
-	var table struct {
-		Ref      string `json:"ref"`
-		Sections []struct {
-			ID string `json:"id"`
-		} `json:"sections"`
-	}
-	if err := json.Unmarshal(meta, &table); err != nil || table.Ref == "" {
-		t.Fatalf("_meta mcpctl/sections: %s (%v)", meta, err)
-	}
-	var joined strings.Builder
-	for _, sec := range table.Sections {
-		var out struct {
-			Content string `json:"content"`
-		}
-		s.call(t, "read_section", map[string]any{"ref": table.Ref, "section": sec.ID}, &out)
-		joined.WriteString(out.Content)
-	}
-	if joined.String() != original {
-		t.Errorf("the sections joined give %d bytes, want the blocks' %d, joined by blank lines", joined.Len(), len(original))
+	_, joined := readSections(t, s, res)
+	if joined != original {
+		t.Errorf("the sections joined give %d bytes, want the blocks' %d, joined by blank lines", len(joined), len(original))
 	}
 }
 
