@@ -444,3 +444,27 @@ func TestStdinEndsWithACallInFlight(t *testing.T) {
 		t.Fatal("the server did not stop within 20 s of answering its last request")
 	}
 }
+
+// A subscriptions/listen stream (the 2026 protocol) is never answered but by its end: a client
+// that closes stdin with one open is not waited for. The server waited 30 s for its answer,
+// then warned that it stopped without answering.
+func TestStdinEndsWithAStreamOpen(t *testing.T) {
+	s := serveRaw(t, testHome(t), "--library", standaloneLib(t))
+	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}`
+	s.send(`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` + meta + `}}`)
+	s.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{` + meta + `}}`)
+	if resp, _ := s.until(2); resp["result"] == nil {
+		t.Fatalf("tools/list: %s", s.line)
+	}
+	if err := s.stdin.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, open := <-s.lines; !open {
+			break
+		}
+	}
+	if lines := s.stderr.logLines(t, "the client's input ended; stopping without answering its last requests"); len(lines) > 0 {
+		t.Errorf("the server waited for the stream to be answered: %v", lines)
+	}
+}

@@ -79,20 +79,24 @@ func TestUpstreamResultIsBoundedWhole(t *testing.T) {
 	}
 }
 
-// A model that leaves a 200 KB result as it is (passthrough alone, or a minBytes over it) does
-// not send it whole: the built-in default's pages bound every result.
+// A model that leaves a 200 KB result as it is (passthrough alone, or a minBytes over it, even
+// as a default.yaml) does not send it whole: the built-in default's pages bound every result.
 func TestUpstreamResultOverTheBoundIsPaged(t *testing.T) {
-	for _, model := range []string{"stages:\n  - type: passthrough\n", "minBytes: 10000000\nstages:\n  - type: section-split\n"} {
+	for _, c := range []struct{ file, model, use string }{
+		{"raw", "stages:\n  - type: passthrough\n", "proxyModel: raw\n"},
+		{"raw", "minBytes: 10000000\nstages:\n  - type: section-split\n", "proxyModel: raw\n"},
+		{"default", "stages:\n  - type: passthrough\n", ""},
+	} {
 		lib := projectLibrary(t)
 		env := testHome(t)
 		config := envValue(env, "XDG_CONFIG_HOME")
 		if err := os.MkdirAll(filepath.Join(config, "mcpctl", "proxymodels"), 0o700); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(config, "mcpctl", "proxymodels", "raw.yaml"), []byte(model), 0o600); err != nil {
+		if err := os.WriteFile(filepath.Join(config, "mcpctl", "proxymodels", c.file+".yaml"), []byte(c.model), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		writeProject(t, env, "web", fmt.Sprintf("folder: Web App\ngated: false\nproxyModel: raw\nservers:\n  db:\n    command: %q\n    env: {MCPCTL_BE_UPSTREAM: db}\n", os.Args[0]))
+		writeProject(t, env, "web", fmt.Sprintf("folder: Web App\ngated: false\n%sservers:\n  db:\n    command: %q\n    env: {MCPCTL_BE_UPSTREAM: db}\n", c.use, os.Args[0]))
 		s := serve(t, env, "--library", lib.Dir, "--project", "web")
 		var res *mcp.CallToolResult
 		eventually(t, 20*time.Second, "db__big answers", func() bool {
@@ -102,7 +106,7 @@ func TestUpstreamResultOverTheBoundIsPaged(t *testing.T) {
 		})
 		text := resultText(res)
 		if len(text) > 16<<10 || !strings.HasPrefix(bigRecords(), text[:8<<10/2]) || res.Meta == nil || res.Meta.AdditionalFields["mcpctl/sections"] == nil {
-			t.Errorf("model %q: %d bytes of text; want the first 8 KB page and the list of the others", model, len(text))
+			t.Errorf("%s.yaml %q: %d bytes of text; want the first 8 KB page and the list of the others", c.file, c.model, len(text))
 		}
 	}
 }

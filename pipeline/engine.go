@@ -140,6 +140,9 @@ type Request struct {
 	Model   string // the proxymodel's name
 	Content Content
 	Project string // the project served, passed to custom stages; may be ""
+	// BuiltIn asks for the built-in model called Model even when a file overrides it: the
+	// server's last resort for a result too large to send, which a user's model must not undo.
+	BuiltIn bool
 }
 
 // Output is a transformed piece of content.
@@ -237,6 +240,9 @@ func (e *Engine) Transform(ctx context.Context, req Request) (Output, error) {
 	orig := req.Content.Text
 	out := Output{Text: orig, Metrics: Metrics{Model: req.Model, BytesBefore: len(orig), BytesAfter: len(orig)}}
 	m, err := e.Model(req.Model)
+	if b, ok := builtinModel(req.Model); ok && req.BuiltIn {
+		m, err = b, nil
+	}
 	if err != nil {
 		return out, err
 	}

@@ -208,9 +208,15 @@ func TestLibraryOpensLate(t *testing.T) {
 			t.Fatal("the library opened, and no screen reads it")
 		}
 		run(next)
+		deadline := time.After(20 * time.Second) // a bound on a hang, not a timing
 		for len(ls.prompts) == 0 {
-			_, c := m.Update(<-msgs)
-			run(c)
+			select {
+			case msg := <-msgs:
+				_, c := m.Update(msg)
+				run(c)
+			case <-deadline:
+				t.Fatalf("the Library screen listed nothing within 20 s of the library opening:\n%s", ls.view())
+			}
 		}
 	}
 	retry()

@@ -43,14 +43,7 @@ func (g *gateComponent) renderer(st *gateState) gate.Renderer {
 		r.Tools = append(r.Tools, "read_section")
 	}
 	if g.up != nil {
-		count := map[string]int{}
-		var servers []string
-		for _, t := range g.up.sup.Tools() {
-			if count[t.Server] == 0 {
-				servers = append(servers, t.Server)
-			}
-			count[t.Server]++
-		}
+		servers, count := g.up.toolCounts()
 		for _, srv := range servers {
 			r.Tools = append(r.Tools, fmt.Sprintf("%s%s* (%d)", srv, upstream.Separator, count[srv]))
 		}

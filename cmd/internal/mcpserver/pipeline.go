@@ -93,13 +93,6 @@ func (p *contentPipeline) makesSections() bool {
 	return false
 }
 
-// transforms reports whether the model in force for an upstream tool may transform its results:
-// such a tool is listed without its outputSchema, as a transformed result carries no
-// structuredContent.
-func (p *contentPipeline) transforms(source, server string) bool {
-	return p.engine.Applies(p.model(source, server), pipeline.TypeToolResult, 1<<40)
-}
-
 // transform runs the model in force over one text; unchanged when the model does not apply.
 func (p *contentPipeline) transform(ctx context.Context, typ pipeline.ContentType, source, server, text string) pipeline.Output {
 	return p.transformWith(ctx, p.model(source, server), typ, source, text)
@@ -117,13 +110,18 @@ func (p *contentPipeline) transformWith(ctx context.Context, model string, typ p
 		return pipeline.Output{Text: text}
 	}
 	if out.Applied {
-		m := out.Metrics
-		c := callFrom(ctx)
-		c.mu.Lock()
-		c.pipeline = &traffic.Pipeline{Model: m.Model, Stages: m.StageNames(), BytesBefore: m.BytesBefore, BytesAfter: m.BytesAfter, CacheHit: m.CacheHit}
-		c.mu.Unlock()
+		p.recordPipeline(ctx, out)
 	}
 	return out
+}
+
+// recordPipeline puts what a transform did in the call's traffic event.
+func (p *contentPipeline) recordPipeline(ctx context.Context, out pipeline.Output) {
+	m := out.Metrics
+	c := callFrom(ctx)
+	c.mu.Lock()
+	c.pipeline = &traffic.Pipeline{Model: m.Model, Stages: m.StageNames(), BytesBefore: m.BytesBefore, BytesAfter: m.BytesAfter, CacheHit: m.CacheHit}
+	c.mu.Unlock()
 }
 
 // tools is the chain's pipeline stage for tool calls: an upstream tool's text goes through the
@@ -147,8 +145,9 @@ func (p *contentPipeline) tools(next server.ToolHandlerFunc) server.ToolHandlerF
 		out := p.transform(ctx, pipeline.TypeToolResult, source, srv, text)
 		if len(out.Text) > MaxResultBytes {
 			// The model in force leaves the text whole, or makes it no smaller than a result may
-			// be: the built-in default's pages bound it, every page one read_section away.
-			if paged := p.transformWith(ctx, defaultModel, pipeline.TypeToolResult, source, text); paged.Applied {
+			// be: the built-in default's pages bound it (whatever a default.yaml says), every
+			// page one read_section away.
+			if paged := p.page(ctx, source, text); paged.Applied {
 				out = paged
 			}
 		}
@@ -170,6 +169,18 @@ func (p *contentPipeline) tools(next server.ToolHandlerFunc) server.ToolHandlerF
 		}
 		return res, nil
 	}
+}
+
+// page is text as the built-in default model makes it: 8 KB pages, the first one sent.
+func (p *contentPipeline) page(ctx context.Context, source, text string) pipeline.Output {
+	out, err := p.engine.Transform(ctx, pipeline.Request{Model: defaultModel, BuiltIn: true, Project: p.project(),
+		Content: pipeline.Content{Text: text, Type: pipeline.TypeToolResult, Source: source}})
+	if err != nil || !out.Applied {
+		p.log.Warn("pipeline: a result over the bound could not be paged", "source", source, "bytes", len(text), "err", err)
+		return pipeline.Output{Text: text}
+	}
+	p.recordPipeline(ctx, out)
+	return out
 }
 
 // dropStructured removes a result's structuredContent: the tool is listed without its output

@@ -54,6 +54,9 @@ func (s *promptSurface) getPrompt(ctx context.Context, req mcp.GetPromptRequest)
 	if errors.Is(err, dbread.ErrNotFound) {
 		return nil, fmt.Errorf("prompt %q was just deleted from the library: %w; call prompts/list for the current names", name, errNotServed)
 	}
+	if errors.Is(err, dbread.ErrDamaged) {
+		return nil, fmt.Errorf("read prompt %q: the library file is damaged: %w. %s", name, err, damagedAdvice)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read prompt %q: %w; try again in a moment", name, err)
 	}

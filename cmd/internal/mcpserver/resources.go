@@ -293,6 +293,9 @@ func readError(uri string, err error) error {
 	if errors.Is(err, dbread.ErrNotFound) {
 		return fmt.Errorf("%s: %w; it was deleted a moment ago, call resources/list again", uri, errNotServed)
 	}
+	if errors.Is(err, dbread.ErrDamaged) {
+		return fmt.Errorf("read %s: the library file is damaged: %w. %s", uri, err, damagedAdvice)
+	}
 	return fmt.Errorf("read %s: %w; try again in a moment", uri, err)
 }
 

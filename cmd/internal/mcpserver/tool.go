@@ -141,7 +141,7 @@ func (c *core) errorResult(ctx context.Context, err error) *mcp.CallToolResult {
 	pe := classify(err)
 	switch {
 	case pe.Advice == shutdownAdvice:
-		c.log.Info("tool call stopped: the server is shutting down", "err", err)
+		c.log.Info("tool call stopped before it finished: cancelled, or the server is stopping", "err", err)
 	case pe.Code == promptlib.CodeInternal || pe.Code == promptlib.CodeDatabaseError:
 		c.log.Error("tool failed", "err", err)
 	}
@@ -175,7 +175,7 @@ func classify(err error) *promptlib.Error {
 	case errors.Is(err, context.DeadlineExceeded):
 		return &promptlib.Error{Code: promptlib.CodeTimeout, Message: "the library did not answer in time", Err: err}
 	case errors.Is(err, dbread.ErrClosed), errors.Is(err, context.Canceled):
-		return &promptlib.Error{Code: promptlib.CodeInternal, Message: "the server is shutting down", Advice: shutdownAdvice, Err: err}
+		return &promptlib.Error{Code: promptlib.CodeInternal, Message: "the call was stopped before it finished: the client cancelled it, or the server is shutting down", Advice: shutdownAdvice, Err: err}
 	}
 	var de *dbread.Error
 	if errors.As(err, &de) {
@@ -188,9 +188,9 @@ func classify(err error) *promptlib.Error {
 // again cannot help.
 const damagedAdvice = "Tell the user their library file (prompts.db) is damaged: restore it from a backup, or open it in the Prompteka app to repair it. health_check says when it reads cleanly again."
 
-// shutdownAdvice replaces INTERNAL_ERROR's hint for a call the server's shutdown stopped: that
-// is no bug, and the same call succeeds on the next server.
-const shutdownAdvice = "mcpctl stopped this call because it is shutting down (its client ended the session, or it was sent a signal); call the tool again once the server runs again."
+// shutdownAdvice replaces INTERNAL_ERROR's hint for a call stopped by its cancellation or the
+// server's shutdown: that is no bug, and the same call succeeds when made again.
+const shutdownAdvice = "Nothing is wrong with the call: call the tool again if its result is still wanted (after the server restarts, if it was stopping)."
 
 // operationIDOf finds the operationId of a write result, for the log line.
 func operationIDOf(out any) string {

@@ -72,8 +72,10 @@ func (u *upstreams) sync() {
 			// Its lists are new at every ready and every list_changed: register them again.
 			for _, t := range o.Tools {
 				tl := t.Tool
-				if u.pipe != nil && u.pipe.transforms(t.Server+"/"+t.Own, t.Server) {
-					// A transformed result carries no structuredContent, so promise none.
+				if u.pipe != nil {
+					// Any result may be transformed (by the model in force, or paged when over
+					// MaxResultBytes), and a transformed one carries no structuredContent: so
+					// promise none.
 					tl.OutputSchema, tl.RawOutputSchema = mcp.ToolOutputSchema{}, nil
 				}
 				add = append(add, server.ServerTool{Tool: tl, Handler: u.callTool})
@@ -301,14 +303,36 @@ func (u *upstreams) servesPrompt(name string) bool {
 	return false
 }
 
-// source names a served upstream tool's server and its own name there.
+// source names a served upstream tool's server and its own name there, from what is served:
+// a server that went down just after answering still owns the tool its result came from.
 func (u *upstreams) source(served string) (server, own string, ok bool) {
-	for _, t := range u.sup.Tools() {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	server, ok = u.tools[served]
+	if !ok {
+		return "", "", false
+	}
+	for _, t := range u.offers[server].Tools {
 		if t.Tool.Name == served {
-			return t.Server, t.Own, true
+			return server, t.Own, true
 		}
 	}
-	return "", "", false
+	return server, strings.TrimPrefix(served, server+upstream.Separator), true
+}
+
+// toolCounts are the servers whose tools are served, in order, and how many each serves.
+func (u *upstreams) toolCounts() (servers []string, count map[string]int) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	count = map[string]int{}
+	for _, srv := range u.tools {
+		if count[srv] == 0 {
+			servers = append(servers, srv)
+		}
+		count[srv]++
+	}
+	sort.Strings(servers)
+	return servers, count
 }
 
 // callTool forwards a call to its server. An upstream's own error result passes through as it

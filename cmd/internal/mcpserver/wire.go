@@ -69,6 +69,18 @@ func (w *wire) in() io.Reader {
 	return w.pr
 }
 
+// awaited counts the open requests drain waits for: all but subscriptions/listen, a stream the
+// server ends only when it is cancelled (or the session is), never by answering. w.mu is held.
+func (w *wire) awaited() int {
+	n := 0
+	for _, c := range w.calls {
+		if c.method != string(mcp.MethodSubscriptionsListen) {
+			n++
+		}
+	}
+	return n
+}
+
 // drainLimit bounds how long the server answers requests after the client's stdin has ended:
 // long enough for a write waiting on the Prompteka app's answer. A client in a hurry sends
 // SIGTERM, as the MCP lifecycle has it, and the server stops at once.
@@ -80,7 +92,7 @@ const drainLimit = 30 * time.Second
 // "the server is shutting down" instead of its answer.
 func (w *wire) drain() {
 	w.mu.Lock()
-	open := len(w.calls)
+	open := w.awaited()
 	if open > 0 {
 		w.idle = make(chan struct{})
 	}
@@ -96,7 +108,7 @@ func (w *wire) drain() {
 	case <-w.quit:
 	case <-timer.C:
 		w.mu.Lock()
-		open = len(w.calls)
+		open = w.awaited()
 		w.mu.Unlock()
 		w.obs.log.Warn("the client's input ended; stopping without answering its last requests", "open", open, "waited", drainLimit.String())
 	}
@@ -462,7 +474,7 @@ func (o wireOut) Write(p []byte) (int, error) {
 			delete(w.calls, c.key)
 		}
 		delete(w.bySeq, c.seq)
-		if w.idle != nil && len(w.calls) == 0 {
+		if w.idle != nil && w.awaited() == 0 {
 			close(w.idle)
 			w.idle = nil
 		}
