@@ -124,6 +124,18 @@ func upstreamExtras(s *server.MCPServer, name string) (code int, stop bool) {
 	return 0, false
 }
 
+// callWhenUp calls an upstream tool without arguments until its server is up and it answers.
+func callWhenUp(tb testing.TB, s *session, name string) *mcp.CallToolResult {
+	tb.Helper()
+	var res *mcp.CallToolResult
+	eventually(tb, 20*time.Second, name+" answers", func() bool {
+		var err error
+		res, err = callTool(context.Background(), s.Client, name, map[string]any{}, nil)
+		return err == nil && !res.IsError
+	})
+	return res
+}
+
 // readSections reads every top-level section a transformed result's _meta["mcpctl/sections"]
 // names, with read_section, and returns its ref and their texts joined.
 func readSections(tb testing.TB, s *session, res *mcp.CallToolResult) (ref, joined string) {
@@ -551,12 +563,7 @@ func TestUpstreamResultThroughThePipeline(t *testing.T) {
 	if !slicesContains(toolNames(t, s), "read_section") {
 		t.Fatalf("read_section is not listed with subindex in force: %v", toolNames(t, s))
 	}
-	var res *mcp.CallToolResult
-	eventually(t, 20*time.Second, "db__big answers", func() bool {
-		var err error
-		res, err = callTool(context.Background(), s.Client, "db__big", map[string]any{}, nil)
-		return err == nil && !res.IsError
-	})
+	res := callWhenUp(t, s, "db__big")
 	text := resultText(res)
 	original := bigRecords()
 	if len(text) > 8<<10 || len(original) < 190<<10 {
@@ -601,12 +608,7 @@ func TestUpstreamHugeResultStaysBounded(t *testing.T) {
 	env := testHome(t)
 	writeProject(t, env, "web", fmt.Sprintf("folder: Web App\ngated: false\nproxyModel: subindex\nservers:\n  db:\n    command: %q\n    env: {MCPCTL_BE_UPSTREAM: db}\n", os.Args[0]))
 	s := serve(t, env, "--library", lib.Dir, "--project", "web")
-	var res *mcp.CallToolResult
-	eventually(t, 20*time.Second, "db__huge answers", func() bool {
-		var err error
-		res, err = callTool(context.Background(), s.Client, "db__huge", map[string]any{}, nil)
-		return err == nil && !res.IsError
-	})
+	res := callWhenUp(t, s, "db__huge")
 	original := hugeArray()
 	meta, _ := json.Marshal(res.Meta.AdditionalFields["mcpctl/sections"])
 	t.Logf("db__huge: %d bytes → index %d bytes, _meta %d bytes", len(original), len(resultText(res)), len(meta))

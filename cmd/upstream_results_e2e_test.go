@@ -48,23 +48,12 @@ func TestUpstreamResultIsBoundedWhole(t *testing.T) {
 	env := testHome(t)
 	writeProject(t, env, "web", fmt.Sprintf("folder: Web App\ngated: false\nservers:\n  db:\n    command: %q\n    env: {MCPCTL_BE_UPSTREAM: db}\n", os.Args[0]))
 	s := serve(t, env, "--library", lib.Dir, "--project", "web")
-	call := func(name string) *mcp.CallToolResult {
-		t.Helper()
-		var res *mcp.CallToolResult
-		eventually(t, 20*time.Second, name+" answers", func() bool {
-			var err error
-			res, err = callTool(context.Background(), s.Client, name, map[string]any{}, nil)
-			return err == nil && !res.IsError
-		})
-		return res
-	}
-
-	res := call("db__structured")
+	res := callWhenUp(t, s, "db__structured")
 	if wire, _ := json.Marshal(res); res.StructuredContent != nil || len(res.RawStructuredContent) > 0 || len(wire) > 16<<10 {
 		t.Errorf("db__structured: %d bytes on the wire, structuredContent %v; want an index alone", len(wire), res.StructuredContent != nil || len(res.RawStructuredContent) > 0)
 	}
 
-	res = call("db__blocks")
+	res = callWhenUp(t, s, "db__blocks")
 	var texts []string
 	for _, b := range sizeBlocks() {
 		texts = append(texts, b.(mcp.TextContent).Text)
@@ -98,12 +87,7 @@ func TestUpstreamResultOverTheBoundIsPaged(t *testing.T) {
 		}
 		writeProject(t, env, "web", fmt.Sprintf("folder: Web App\ngated: false\n%sservers:\n  db:\n    command: %q\n    env: {MCPCTL_BE_UPSTREAM: db}\n", c.use, os.Args[0]))
 		s := serve(t, env, "--library", lib.Dir, "--project", "web")
-		var res *mcp.CallToolResult
-		eventually(t, 20*time.Second, "db__big answers", func() bool {
-			var err error
-			res, err = callTool(context.Background(), s.Client, "db__big", map[string]any{}, nil)
-			return err == nil && !res.IsError
-		})
+		res := callWhenUp(t, s, "db__big")
 		text := resultText(res)
 		if len(text) > 16<<10 || !strings.HasPrefix(bigRecords(), text[:8<<10/2]) || res.Meta == nil || res.Meta.AdditionalFields["mcpctl/sections"] == nil {
 			t.Errorf("%s.yaml %q: %d bytes of text; want the first 8 KB page and the list of the others", c.file, c.model, len(text))
