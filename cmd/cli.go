@@ -91,9 +91,6 @@ func cell(s string) string { return cellSpaces.Replace(tui.Printable(s)) }
 
 var cellSpaces = strings.NewReplacer("\n", " ", "\t", " ", "\r", " ")
 
-// printable is tui.Printable, for text of several lines (a greeting, an error message).
-func printable(s string) string { return tui.Printable(s) }
-
 func orDash(s string) string {
 	if s == "" {
 		return "-"

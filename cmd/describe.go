@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/mcpctl/mcpctl/gate"
+	"github.com/mcpctl/mcpctl/tui"
 )
 
 // describeSubjects are what 'mcpctl describe' shows in detail.
@@ -56,7 +57,7 @@ func describeProject(ctx context.Context, env Env, args []string) error {
 		fmt.Fprintf(w, "Warning:     priorities name prompts that do not exist: %s\n", cell(strings.Join(u, ", ")))
 	}
 	text, _ := gate.Renderer{}.Instructions(ix, p.Gated)
-	fmt.Fprintf(w, "\nWhat a client receives at initialize:\n\n%s\n\n", indentBlock(printable(text)))
+	fmt.Fprintf(w, "\nWhat a client receives at initialize:\n\n%s\n\n", indentBlock(tui.Printable(text)))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "PRIORITY\tNAME\tFOLDER\tBYTES\tSUMMARY")
 	entries := append([]gate.Entry(nil), ix.Entries()...)

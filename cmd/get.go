@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/mcpctl/mcpctl/gate"
+	"github.com/mcpctl/mcpctl/tui"
 )
 
 // The project commands show what a session of a project would see, without an MCP client.
@@ -215,10 +216,10 @@ func getPrompts(ctx context.Context, env Env, args []string) error {
 		return nil
 	}
 	for _, err := range broken {
-		fmt.Fprintf(env.Stderr, "mcpctl: %s\n", printable(err.Error()))
+		fmt.Fprintf(env.Stderr, "mcpctl: %s\n", tui.Printable(err.Error()))
 		var h interface{ UserHint() string }
 		if errors.As(err, &h) && h.UserHint() != "" {
-			fmt.Fprintf(env.Stderr, "hint: %s\n", printable(h.UserHint()))
+			fmt.Fprintf(env.Stderr, "hint: %s\n", tui.Printable(h.UserHint()))
 		}
 	}
 	fmt.Fprintf(env.Stderr, "listed %d of %d projects; fix the files named above ('mcpctl describe project NAME' shows one in detail)\n",

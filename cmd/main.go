@@ -10,6 +10,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/mcpctl/mcpctl/tui"
 )
 
 // Env is what a subcommand may touch of the process: its streams and environment. Tests build
@@ -101,9 +103,9 @@ func report(stderr io.Writer, err error) int {
 	}
 	var ue *usageError
 	if errors.As(err, &ue) {
-		fmt.Fprintf(stderr, "mcpctl: %s\n", printable(ue.msg))
+		fmt.Fprintf(stderr, "mcpctl: %s\n", tui.Printable(ue.msg))
 		if ue.hint != "" {
-			fmt.Fprintf(stderr, "hint: %s\n", printable(ue.hint))
+			fmt.Fprintf(stderr, "hint: %s\n", tui.Printable(ue.hint))
 		}
 		return 2
 	}
@@ -113,12 +115,12 @@ func report(stderr io.Writer, err error) int {
 	}
 	// An error may quote what a project file, a library or a server said: show its control
 	// characters rather than send them to the terminal.
-	fmt.Fprintf(stderr, "mcpctl: %s\n", printable(err.Error()))
+	fmt.Fprintf(stderr, "mcpctl: %s\n", tui.Printable(err.Error()))
 	// An error the user can fix says how (gate.Error for a project's missing folder, say).
 	// Not promptlib's hints: they are written for the model ("call list_folders").
 	var h interface{ UserHint() string }
 	if errors.As(err, &h) && h.UserHint() != "" {
-		fmt.Fprintf(stderr, "hint: %s\n", printable(h.UserHint()))
+		fmt.Fprintf(stderr, "hint: %s\n", tui.Printable(h.UserHint()))
 	} else if hint := libraryHint(err); hint != "" {
 		fmt.Fprintf(stderr, "hint: %s\n", hint)
 	}
