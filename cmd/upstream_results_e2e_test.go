@@ -112,3 +112,55 @@ func TestBriefingNamesTheServersTools(t *testing.T) {
 		t.Errorf("the briefing's open tools: %.600s", b.Text)
 	}
 }
+
+// A project server's resource goes through that server's proxyModel: the pipeline finds the
+// server the URI was read from on the call.
+func TestUpstreamResourceUsesItsServersModel(t *testing.T) {
+	lib := projectLibrary(t)
+	env := testHome(t)
+	config := filepath.Join(envValue(env, "XDG_CONFIG_HOME"), "mcpctl")
+	for _, dir := range []string{"proxymodels", "stages"} {
+		if err := os.MkdirAll(filepath.Join(config, dir), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A stage that marks what it saw: the guide is too small for any built-in stage to change.
+	if err := os.WriteFile(filepath.Join(config, "stages", "mark"), []byte("#!/bin/sh\nprintf 'MARKED '\ncat\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(config, "proxymodels", "tiny.yaml"), []byte("minBytes: 1\nstages:\n  - type: mark\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	b.WriteString("folder: Web App\ngated: false\nservers:\n")
+	for _, name := range []string{"db", "docs"} {
+		fmt.Fprintf(&b, "  %s:\n    command: %q\n    env: {MCPCTL_BE_UPSTREAM: %q}\n", name, os.Args[0], name)
+		if name == "db" {
+			b.WriteString("    proxyModel: tiny\n")
+		}
+	}
+	writeProject(t, env, "web", b.String())
+	s := serve(t, env, "--library", lib.Dir, "--project", "web")
+	read := func(uri string) string {
+		t.Helper()
+		var text string
+		eventually(t, 20*time.Second, uri+" reads", func() bool {
+			var req mcp.ReadResourceRequest
+			req.Params.URI = uri
+			res, err := s.ReadResource(context.Background(), req)
+			if err != nil || len(res.Contents) == 0 {
+				return false
+			}
+			tc, ok := res.Contents[0].(mcp.TextResourceContents)
+			text = tc.Text
+			return ok
+		})
+		return text
+	}
+	if text := read("test://db/guide"); !strings.HasPrefix(text, "MARKED # Guide from db") {
+		t.Errorf("db's guide under db's model: %q, want it through the mark stage", text)
+	}
+	if text := read("test://docs/guide"); !strings.HasPrefix(text, "# Guide from docs") {
+		t.Errorf("docs's guide under the project's model: %q, want it as it is", text)
+	}
+}

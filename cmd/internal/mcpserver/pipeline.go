@@ -267,12 +267,9 @@ func (p *contentPipeline) resources(next server.ResourceHandlerFunc) server.Reso
 		if err != nil {
 			return res, err
 		}
-		srv := ""
-		if p.up != nil {
-			if s, ok := p.up.sup.ResourceOwner(req.Params.URI); ok {
-				srv = s.Name()
-			}
-		}
+		// The server sync chose to read the URI from (upstreams.reader) named itself on the
+		// call; mcpctl's own resources name none.
+		srv := callFrom(ctx).upstreamName()
 		for i, c := range res {
 			if tc, ok := c.(mcp.TextResourceContents); ok {
 				out := p.transform(ctx, pipeline.TypeResource, req.Params.URI, srv, tc.Text)

@@ -107,6 +107,13 @@ func (c *call) setCode(code string) {
 	c.mu.Unlock()
 }
 
+// upstreamName is the project server the call went to, "" for one of mcpctl's own.
+func (c *call) upstreamName() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.upstream
+}
+
 func (c *call) setOperation(id string) {
 	c.mu.Lock()
 	c.operationID = id

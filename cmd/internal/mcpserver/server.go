@@ -173,7 +173,7 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 	}
 	if cfg.Project != nil && len(cfg.Project.Servers) > 0 && cfg.Untrusted == "" {
 		opts := cfg.Upstream
-		opts.Logger, opts.Version, opts.Reserved = s.log, cfg.Version, ReservedResource
+		opts.Logger, opts.Version = s.log, cfg.Version
 		s.up = newUpstreams(ctx, &s.core, opts)
 		s.closers = append(s.closers, s.up.close)
 	}

@@ -154,7 +154,7 @@ func (s *Server) GetPrompt(ctx context.Context, name string, args map[string]str
 }
 
 // ReadResource reads uri from this server, like CallTool. Linked prompts (mcp+server:uri) use
-// it directly; a client's resources/read goes through Supervisor.ReadResource.
+// it directly; so does a client's resources/read, from the server mcpctl chose for the URI.
 func (s *Server) ReadResource(ctx context.Context, uri string) (*mcp.ReadResourceResult, error) {
 	callCtx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()

@@ -124,7 +124,7 @@ func TestReferenceEverything(t *testing.T) {
 	if len(rs) == 0 {
 		t.Fatal("no resources")
 	}
-	rr, err := sup.ReadResource(ctx, rs[0].Resource.URI)
+	rr, err := sup.Server(rs[0].Server).ReadResource(ctx, rs[0].Resource.URI)
 	if err != nil || len(rr.Contents) == 0 {
 		t.Errorf("read %s: %v", rs[0].Resource.URI, err)
 	}

@@ -24,9 +24,6 @@ type Options struct {
 	// Project is the project file whose servers these are; each child finds it at the end of
 	// ParentEnv.
 	Project string
-	// Reserved reports the URIs the supervisor's user serves itself: no server owns one
-	// (ResourceOwner), whichever lists it. nil reserves none.
-	Reserved func(uri string) bool
 
 	MinBackoff time.Duration // the first restart delay; default 1 s
 	MaxBackoff time.Duration // the longest restart delay; default 30 s
@@ -63,9 +60,8 @@ func BaseDir(p gate.Project) string {
 
 // Supervisor runs a project's servers. Its methods are safe for concurrent use.
 type Supervisor struct {
-	servers  map[string]*Server
-	names    []string // sorted
-	reserved func(uri string) bool
+	servers map[string]*Server
+	names   []string // sorted
 
 	mu       sync.Mutex
 	onChange []func()
@@ -77,7 +73,7 @@ type Supervisor struct {
 // New prepares a supervisor for the project's servers; nothing runs before Start.
 func New(servers map[string]gate.ServerSpec, opts Options) *Supervisor {
 	opts.fill()
-	s := &Supervisor{servers: map[string]*Server{}, reserved: opts.Reserved}
+	s := &Supervisor{servers: map[string]*Server{}}
 	for name, spec := range servers {
 		s.servers[name] = newServer(name, spec, &opts, s.fireChange)
 		s.names = append(s.names, name)
@@ -208,29 +204,6 @@ func (s *Supervisor) ResourceTemplates() []ResourceTemplate {
 	return out
 }
 
-// ResourceOwner is the ready server that serves uri: the first, by server name, that lists it,
-// else the first with a template matching it; none for a reserved URI (Options.Reserved).
-func (s *Supervisor) ResourceOwner(uri string) (*Server, bool) {
-	if s.reserved != nil && s.reserved(uri) {
-		return nil, false
-	}
-	for _, srv := range s.Servers() {
-		for _, r := range srv.Resources() {
-			if r.Resource.URI == uri {
-				return srv, true
-			}
-		}
-	}
-	for _, srv := range s.Servers() {
-		for _, t := range srv.ResourceTemplates() {
-			if tpl := t.Template.URITemplate; tpl != nil && tpl.Template != nil && tpl.Match(uri) != nil {
-				return srv, true
-			}
-		}
-	}
-	return nil, false
-}
-
 // CallTool calls the upstream tool served as name; see Server.CallTool. A name of no server
 // of the project gives ErrUnknown.
 func (s *Supervisor) CallTool(ctx context.Context, name string, args any, progress ProgressFunc) (*mcp.CallToolResult, error) {
@@ -248,14 +221,4 @@ func (s *Supervisor) GetPrompt(ctx context.Context, name string, args map[string
 		return nil, fmt.Errorf("%w: no server of the project serves prompt %s", ErrUnknown, name)
 	}
 	return srv.GetPrompt(ctx, name, args)
-}
-
-// ReadResource reads uri from the server that serves it (ResourceOwner); see
-// Server.ReadResource.
-func (s *Supervisor) ReadResource(ctx context.Context, uri string) (*mcp.ReadResourceResult, error) {
-	srv, ok := s.ResourceOwner(uri)
-	if !ok {
-		return nil, fmt.Errorf("%w: no running server of the project serves resource %s", ErrUnknown, uri)
-	}
-	return srv.ReadResource(ctx, uri)
 }

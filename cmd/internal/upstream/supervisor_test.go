@@ -153,7 +153,7 @@ func TestServesUpstream(t *testing.T) {
 		t.Errorf("got templates %+v", ts)
 	}
 	for uri, want := range map[string]string{"test://readme": "# Read me", "test://item/42": "item test://item/42"} {
-		rr, err := sup.ReadResource(ctx, uri)
+		rr, err := sup.Server("tu").ReadResource(ctx, uri)
 		if err != nil {
 			t.Errorf("ReadResource(%s): %v", uri, err)
 			continue
@@ -161,9 +161,6 @@ func TestServesUpstream(t *testing.T) {
 		if got := rr.Contents[0].(mcp.TextResourceContents).Text; got != want {
 			t.Errorf("ReadResource(%s) = %q, want %q", uri, got, want)
 		}
-	}
-	if _, err := sup.ReadResource(ctx, "other://x"); !errors.Is(err, ErrUnknown) {
-		t.Errorf("ReadResource of nobody's URI: got %v, want ErrUnknown", err)
 	}
 }
 
@@ -490,19 +487,5 @@ func TestChildChain(t *testing.T) {
 	chain := "/a/.mcpctl/project.yaml" + sep + "/b/web.yaml"
 	if !InChain(chain, "/b/web.yaml") || !InChain(chain, "/a/.mcpctl/project.yaml") || InChain(chain, "/c/x.yaml") || InChain(chain, "") || InChain("", "/b/web.yaml") {
 		t.Error("InChain finds exactly the files on the chain")
-	}
-}
-
-// A reserved URI has no owner, though a server lists it or a template matches it: mcpctl's
-// pipeline must not take one of its own resources for a server's.
-func TestReservedURIsHaveNoOwner(t *testing.T) {
-	spec, _ := testSpec(t, nil)
-	reserved := func(uri string) bool { return uri == "test://readme" || uri == "test://item/1" }
-	sup, _ := startSupervisor(t, map[string]gate.ServerSpec{"tu": spec}, Options{Reserved: reserved})
-	waitState(t, sup.Server("tu"), Ready)
-	for uri, owned := range map[string]bool{"test://readme": false, "test://item/1": false, "test://item/2": true} {
-		if srv, ok := sup.ResourceOwner(uri); ok != owned || (ok && srv.Name() != "tu") {
-			t.Errorf("ResourceOwner(%s): owned %v, want %v", uri, ok, owned)
-		}
 	}
 }
