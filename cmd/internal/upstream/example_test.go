@@ -16,7 +16,7 @@ func Example() {
 	}, upstream.Options{})
 	defer sup.Close()
 	sup.OnChange(func() {
-		for _, t := range sup.Tools() {
+		for _, t := range sup.Server("docs").Tools() {
 			fmt.Println("serve", t.Tool.Name) // docs__search, ...; then send tools/list_changed
 		}
 	})

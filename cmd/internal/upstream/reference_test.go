@@ -69,7 +69,8 @@ func lastLines(s string, n int) string {
 func TestReferenceEverything(t *testing.T) {
 	node, script := referenceServer(t, "@modelcontextprotocol/server-everything")
 	sup, _ := startSupervisor(t, map[string]gate.ServerSpec{"ev": {Command: node, Args: []string{script, "stdio"}, TimeoutMs: 30000}}, Options{})
-	st := waitState(t, sup.Server("ev"), Ready)
+	ev := sup.Server("ev")
+	st := waitState(t, ev, Ready)
 	if st.Tools < 5 || st.Prompts == 0 || st.Resources == 0 {
 		t.Errorf("got %d tools, %d prompts, %d resources; want some of each", st.Tools, st.Prompts, st.Resources)
 	}
@@ -80,7 +81,7 @@ func TestReferenceEverything(t *testing.T) {
 		t.Errorf("echo: %v", err)
 	}
 	var structured *Tool
-	for _, tl := range sup.Tools() {
+	for _, tl := range ev.Tools() {
 		if tl.Own == "get-structured-content" {
 			structured = &tl
 		}
@@ -120,15 +121,15 @@ func TestReferenceEverything(t *testing.T) {
 	}
 
 	// Resources are listed under their own URIs and read through their owner.
-	rs := sup.Resources()
+	rs := ev.Resources()
 	if len(rs) == 0 {
 		t.Fatal("no resources")
 	}
-	rr, err := sup.Server(rs[0].Server).ReadResource(ctx, rs[0].Resource.URI)
+	rr, err := ev.ReadResource(ctx, rs[0].Resource.URI)
 	if err != nil || len(rr.Contents) == 0 {
 		t.Errorf("read %s: %v", rs[0].Resource.URI, err)
 	}
-	ps := sup.Prompts()
+	ps := ev.Prompts()
 	var simple string
 	for _, p := range ps {
 		if len(p.Prompt.Arguments) == 0 {
@@ -151,9 +152,10 @@ func TestReferenceFilesystem(t *testing.T) {
 	}
 	spec := gate.ServerSpec{Command: node, Args: []string{script, root}, TimeoutMs: 30000, Allow: []string{"read_*", "list_*"}, Deny: []string{"read_media_file"}}
 	sup, _ := startSupervisor(t, map[string]gate.ServerSpec{"fs": spec}, Options{})
-	waitState(t, sup.Server("fs"), Ready)
+	fs := sup.Server("fs")
+	waitState(t, fs, Ready)
 	var names []string
-	for _, tl := range sup.Tools() {
+	for _, tl := range fs.Tools() {
 		names = append(names, tl.Tool.Name)
 		if strings.Contains(tl.Own, "write") || tl.Own == "read_media_file" || !(strings.HasPrefix(tl.Own, "read_") || strings.HasPrefix(tl.Own, "list_")) {
 			t.Errorf("tool %s served despite allow %v deny %v", tl.Tool.Name, spec.Allow, spec.Deny)

@@ -168,42 +168,6 @@ func (s *Supervisor) Owner(name string) (srv *Server, ok bool) {
 	return srv, srv != nil
 }
 
-// Tools are every ready server's tools, sorted by served name.
-func (s *Supervisor) Tools() []Tool {
-	var out []Tool
-	for _, srv := range s.Servers() {
-		out = append(out, srv.Tools()...)
-	}
-	return out
-}
-
-// Prompts are every ready server's prompts, sorted by served name.
-func (s *Supervisor) Prompts() []Prompt {
-	var out []Prompt
-	for _, srv := range s.Servers() {
-		out = append(out, srv.Prompts()...)
-	}
-	return out
-}
-
-// Resources are every ready server's resources, by server name and then in each server's order.
-func (s *Supervisor) Resources() []Resource {
-	var out []Resource
-	for _, srv := range s.Servers() {
-		out = append(out, srv.Resources()...)
-	}
-	return out
-}
-
-// ResourceTemplates are every ready server's resource templates, like Resources.
-func (s *Supervisor) ResourceTemplates() []ResourceTemplate {
-	var out []ResourceTemplate
-	for _, srv := range s.Servers() {
-		out = append(out, srv.ResourceTemplates()...)
-	}
-	return out
-}
-
 // CallTool calls the upstream tool served as name; see Server.CallTool. A name of no server
 // of the project gives ErrUnknown.
 func (s *Supervisor) CallTool(ctx context.Context, name string, args any, progress ProgressFunc) (*mcp.CallToolResult, error) {

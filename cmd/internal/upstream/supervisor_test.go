@@ -32,7 +32,7 @@ func TestServesUpstream(t *testing.T) {
 	// Every page of the server's list (two tools a page) is followed; deny applies.
 	var names []string
 	byName := map[string]Tool{}
-	for _, tl := range sup.Tools() {
+	for _, tl := range srv.Tools() {
 		names = append(names, tl.Tool.Name)
 		byName[tl.Tool.Name] = tl
 	}
@@ -139,17 +139,17 @@ func TestServesUpstream(t *testing.T) {
 	mu.Unlock()
 
 	// Prompts and resources, templates included.
-	if ps := sup.Prompts(); len(ps) != 1 || ps[0].Prompt.Name != "tu__greet" || ps[0].Own != "greet" {
+	if ps := srv.Prompts(); len(ps) != 1 || ps[0].Prompt.Name != "tu__greet" || ps[0].Own != "greet" {
 		t.Errorf("got prompts %+v, want tu__greet", ps)
 	}
 	pr, err := sup.GetPrompt(ctx, "tu__greet", map[string]string{"name": "Ada"})
 	if err != nil || len(pr.Messages) != 1 || pr.Messages[0].Content.(mcp.TextContent).Text != "Hello, Ada" {
 		t.Errorf("GetPrompt: %+v, %v", pr, err)
 	}
-	if rs := sup.Resources(); len(rs) != 1 || rs[0].Resource.URI != "test://readme" {
+	if rs := srv.Resources(); len(rs) != 1 || rs[0].Resource.URI != "test://readme" {
 		t.Errorf("got resources %+v", rs)
 	}
-	if ts := sup.ResourceTemplates(); len(ts) != 1 || ts[0].Template.URITemplate.Raw() != "test://item/{id}" {
+	if ts := srv.ResourceTemplates(); len(ts) != 1 || ts[0].Template.URITemplate.Raw() != "test://item/{id}" {
 		t.Errorf("got templates %+v", ts)
 	}
 	for uri, want := range map[string]string{"test://readme": "# Read me", "test://item/42": "item test://item/42"} {
@@ -220,8 +220,8 @@ func TestServerDiesAndComesBack(t *testing.T) {
 		t.Fatalf("crash call: got %v, want an UnavailableError naming tu, exit status 3 and its last stderr line", err)
 	}
 	st := waitState(t, srv, Failed)
-	if st.Tools != 0 || len(sup.Tools()) != 0 {
-		t.Errorf("a dead server still lists %d tools", len(sup.Tools()))
+	if st.Tools != 0 || len(srv.Tools()) != 0 {
+		t.Errorf("a dead server still lists %d tools", len(srv.Tools()))
 	}
 	// OnChange fires after the state is recorded, so the test may see Failed before it.
 	ch.atLeast(t, changesBefore+1)
@@ -305,7 +305,7 @@ func TestListChanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, "tu__extra to be listed", func() bool {
-		for _, tl := range sup.Tools() {
+		for _, tl := range sup.Server("tu").Tools() {
 			if tl.Tool.Name == "tu__extra" {
 				return true
 			}
