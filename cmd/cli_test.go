@@ -217,9 +217,22 @@ func TestCLIHintsAreForUsers(t *testing.T) {
 	if err := os.RemoveAll(filepath.Join(dir, queue.QueueName)); err != nil {
 		t.Fatal(err)
 	}
-	code, _, stderr := run(t, nil, "queue", "clean", "--library", dir)
-	if code != 1 || !strings.Contains(stderr, "import queue") || strings.Contains(stderr, "hint:") {
-		t.Errorf("queue clean without a queue: exit %d, stderr %q; want 1, the reason, no model hint", code, stderr)
+	// A queue appears with its first write: without one there is nothing to clean, which is no failure.
+	code, out, stderr := run(t, nil, "queue", "clean", "--library", dir)
+	if code != 0 || !strings.Contains(out, "nothing to clean: the import queue") || stderr != "" {
+		t.Errorf("queue clean without a queue: exit %d, stdout %q, stderr %q; want 0 and nothing to clean", code, out, stderr)
+	}
+	code, out, _ = run(t, nil, "queue", "status", "--library", dir)
+	if code != 0 || !strings.Contains(out, "processor:  mcpctl, not running") {
+		t.Errorf("queue status without a queue: exit %d, stdout %q; want the processor not running", code, out)
+	}
+	// A file where the queue belongs is a failure, with the user's hint, not the model's.
+	if err := os.WriteFile(filepath.Join(dir, queue.QueueName), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = run(t, nil, "queue", "clean", "--library", dir)
+	if code != 1 || !strings.Contains(stderr, "is not a directory") || strings.Contains(stderr, "list_folders") || strings.Contains(stderr, "health_check") {
+		t.Errorf("queue clean with a file for a queue: exit %d, stderr %q; want 1, the reason, no model hint", code, stderr)
 	}
 }
 

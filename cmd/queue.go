@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	iofs "io/fs"
+	"os"
 	"strings"
 	"time"
 
@@ -134,6 +135,11 @@ func runQueueClean(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if _, err := os.Lstat(lib.Queue); errors.Is(err, iofs.ErrNotExist) {
+		// As queue status says: a queue appears with its first write, so there is nothing to clean.
+		fmt.Fprintf(env.Stdout, "nothing to clean: the import queue %s does not exist (nothing has been queued yet)\n", lib.Queue)
+		return nil
+	}
 	rep, err := queue.NewWriter(lib.Queue, newLogger(env)).Cleanup()
 	if err != nil {
 		return err
@@ -161,6 +167,8 @@ func processorState(lib Library) string {
 	switch {
 	case errors.Is(err, queue.ErrLocked):
 		return "mcpctl, running"
+	case errors.Is(err, iofs.ErrNotExist): // a processor makes the queue before it locks it
+		return "mcpctl, not running (start 'mcpctl serve' or 'mcpctl queue process')"
 	case err != nil:
 		return "mcpctl, state unknown: " + err.Error()
 	}
