@@ -3,7 +3,9 @@ package tui
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -100,4 +102,36 @@ func BenchmarkConsoleCommands(b *testing.B) {
 			renderPrompt("k", big, 52, m.st)()
 		}
 	})
+}
+
+// The Pipeline screen scrolling a file near its 8 MB limit, original beside the default
+// model's copy: one key's update and the view it leads to, at 80×24.
+func BenchmarkPipelineScroll(b *testing.B) {
+	var doc strings.Builder
+	for i := 0; doc.Len() < maxPipelineInput-4096; i++ {
+		fmt.Fprintf(&doc, "## Part %d\n\nA line of prose that wraps at the column width, as most of a long document does.\n\n", i)
+	}
+	path := filepath.Join(b.TempDir(), "big.md")
+	if err := os.WriteFile(path, []byte(doc.String()), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	s := newPipelineScreen(env{cfg: &Config{Pipeline: splitter{}}, st: newStyles(false)})
+	s.resize(80, 24)
+	s.update(keyMsg("m")) // the default model: the whole text on both sides
+	for _, k := range []string{"o", path, "enter"} {
+		if cmd := s.update(keyMsg(k)); cmd != nil && k == "enter" {
+			s.update(cmd())
+		}
+	}
+	if s.out == nil {
+		b.Fatalf("the file was not transformed: %v", s.err)
+	}
+	keys := []tea.Msg{keyMsg("j"), keyMsg("j"), keyMsg("k"), keyMsg("k")}
+	_ = s.view() // the first view wraps the text once
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s.update(keys[i%len(keys)])
+		_ = s.view()
+	}
 }

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -343,12 +344,9 @@ func TestPipelineFile(t *testing.T) {
 	s.resize(80, 22)
 	run := func(keys ...string) {
 		for _, k := range keys {
-			for cmd := s.update(keyMsg(k)); cmd != nil; {
-				msg := cmd()
-				if _, ok := msg.(pipelineMsg); !ok {
-					break // the text input's cursor blink
-				}
-				cmd = s.update(msg)
+			cmd := s.update(keyMsg(k))
+			if cmd != nil && (k == "enter" || k == "m") { // the others' are the cursor's blink
+				s.update(cmd())
 			}
 		}
 	}
@@ -362,6 +360,23 @@ func TestPipelineFile(t *testing.T) {
 	run("m")
 	if v := s.view(); !strings.Contains(v, "model default") || !strings.Contains(v, "no sections") {
 		t.Errorf("after m, want the default model serving the file whole:\n%s", v)
+	}
+	// Scrolling stops at the last page, so the first key back up moves the text.
+	var long strings.Builder
+	for i := range 60 {
+		fmt.Fprintf(&long, "line %d\n", i)
+	}
+	writeFile(t, path, long.String(), time.Time{})
+	run("o", path, "enter")
+	for range 100 {
+		run("j")
+	}
+	end := s.view()
+	if !strings.Contains(end, "line 59") {
+		t.Errorf("after scrolling past the end, the last line is not shown:\n%s", end)
+	}
+	if run("k"); s.view() == end {
+		t.Errorf("k after scrolling past the end did not move the text:\n%s", end)
 	}
 	run("o", filepath.Join(t.TempDir(), "missing.md"), "enter")
 	if v := s.view(); !strings.Contains(v, "cannot read") {

@@ -47,6 +47,8 @@ type pipelineScreen struct {
 	out     *Output
 	err     error
 	offset  int // scroll of the two columns
+	left    wrappedLines
+	right   wrappedLines
 	table   table.Model
 	pending bool
 }
@@ -153,6 +155,7 @@ func (s *pipelineScreen) key(msg tea.KeyMsg) tea.Cmd {
 			return s.run()
 		}
 	case key.Matches(msg, keyOpen):
+		s.path.SetValue("") // a new path, not one typed after the last
 		return s.path.Focus()
 	case key.Matches(msg, keyEvent):
 		if len(s.traced) == 0 {
@@ -164,15 +167,32 @@ func (s *pipelineScreen) key(msg tea.KeyMsg) tea.Cmd {
 		s.source = fmt.Sprintf("event:%s %s %s %s", e.TS.Format("15:04:05.000"), e.Session, e.Method, e.Name)
 		return s.run()
 	case key.Matches(msg, keyUp):
-		s.offset = max(0, s.offset-1)
+		s.scroll(-1)
 	case key.Matches(msg, keyDown):
-		s.offset++
+		s.scroll(1)
 	case key.Matches(msg, keyPgDn):
-		s.offset += s.colHeight()
+		s.scroll(s.colHeight())
 	case key.Matches(msg, keyPgUp):
-		s.offset = max(0, s.offset-s.colHeight())
+		s.scroll(-s.colHeight())
 	}
 	return nil
+}
+
+// scroll moves both columns by n lines, no further than the longer one's last page, so a key
+// held past the end is not owed back before scrolling up moves anything.
+func (s *pipelineScreen) scroll(n int) {
+	last := 0
+	if s.out != nil {
+		l, r := s.columns()
+		last = max(len(l), len(r)) - s.colHeight()
+	}
+	s.offset = max(0, min(s.offset+n, last))
+}
+
+// columns are the original and the transformed text, wrapped to their columns.
+func (s *pipelineScreen) columns() (left, right []string) {
+	lw := (s.w - 1) / 2
+	return s.left.of(s.input, lw), s.right.of(s.out.Text, s.w-1-lw)
 }
 
 // run transforms the chosen source with the chosen model.
@@ -307,7 +327,8 @@ func (s *pipelineScreen) view() string {
 	rw := s.w - 1 - lw
 	ch := s.colHeight()
 	b.WriteString(sideBySide(s.st.title.Render("original"), lw, s.st.title.Render("transformed"), rw, 1) + "\n")
-	b.WriteString(sideBySide(window(wrap(s.input, lw), s.offset, ch), lw, window(wrap(o.Text, rw), s.offset, ch), rw, ch) + "\n")
+	l, r := s.columns()
+	b.WriteString(sideBySide(window(l, s.offset, ch), lw, window(r, s.offset, ch), rw, ch) + "\n")
 	if len(o.Sections) == 0 {
 		b.WriteString("no sections: this model serves the content whole")
 	} else {
@@ -316,9 +337,8 @@ func (s *pipelineScreen) view() string {
 	return b.String()
 }
 
-// window is h lines of text starting at line off.
-func window(text string, off, h int) string {
-	lines := strings.Split(text, "\n")
+// window is h of lines starting at line off.
+func window(lines []string, off, h int) string {
 	off = min(off, max(0, len(lines)-1))
 	return strings.Join(lines[off:min(len(lines), off+h)], "\n")
 }

@@ -115,6 +115,23 @@ func wrap(text string, w int) string {
 	return ansi.Wrap(text, w, " ")
 }
 
+// wrappedLines is a text wrapped to a width and split into lines, kept until either changes: a
+// screen that shows a long text draws it again on every key, and wrapping a file near the
+// Pipeline screen's 8 MB limit takes a sixth of a second.
+type wrappedLines struct {
+	text  string
+	width int
+	lines []string
+}
+
+// of is text wrapped to w, as lines; comparing the kept text is cheap when it is the same string.
+func (c *wrappedLines) of(text string, w int) []string {
+	if c.lines == nil || c.width != w || c.text != text {
+		c.text, c.width, c.lines = text, w, strings.Split(wrap(text, w), "\n")
+	}
+	return c.lines
+}
+
 // age is how long ago t was, in one unit: "12s", "5m", "3h", "2d".
 func age(now, t time.Time) string {
 	if t.IsZero() {
