@@ -112,7 +112,11 @@ func (s *promptSurface) listPrompts(_ context.Context, _ any, req *mcp.ListPromp
 	}
 }
 
-// listResources fills a resources/list page from the listing, as listPrompts does.
+// listResources fills a resources/list page from the listing, as listPrompts does. Unlike
+// prompt names, a resource's name is not unique: a project server may give one the name of
+// another server's or a library prompt's. So pages are cut by name and then URI, and the
+// cursor carries both; by name alone a page could end between two resources of one name and
+// the next page skip the second.
 func (s *promptSurface) listResources(_ context.Context, _ any, req *mcp.ListResourcesRequest, res *mcp.ListResourcesResult) {
 	if res == nil {
 		return
@@ -121,13 +125,13 @@ func (s *promptSurface) listResources(_ context.Context, _ any, req *mcp.ListRes
 		s.listedEarly.Store(true)
 	}
 	lib, ups := s.listing.Load(), s.up.resourceList()
-	after := cursorAfter(req.Params.Cursor)
-	i := lib.after(after)
-	j := sort.Search(len(ups), func(k int) bool { return ups[k].Name > after })
+	name, uri := resourceCursorAfter(req.Params.Cursor)
+	i := lib.after(name, uri)
+	j := sort.Search(len(ups), func(k int) bool { return compareResource(ups[k].Name, ups[k].URI, name, uri) > 0 })
 	res.Resources = make([]mcp.Resource, 0, min(promptPageSize, lib.len()-i+len(ups)-j))
-	// Both lists are in name order: merge them into one.
+	// Both lists are in (name, URI) order: merge them into one.
 	for len(res.Resources) < promptPageSize && (i < lib.len() || j < len(ups)) {
-		if j >= len(ups) || (i < lib.len() && lib.entries[i].name < ups[j].Name) {
+		if j >= len(ups) || (i < lib.len() && lib.compare(i, ups[j].Name, ups[j].URI) < 0) {
 			res.Resources = append(res.Resources, lib.at(i))
 			i++
 		} else {
@@ -137,7 +141,8 @@ func (s *promptSurface) listResources(_ context.Context, _ any, req *mcp.ListRes
 	}
 	res.NextCursor = ""
 	if i < lib.len() || j < len(ups) {
-		res.NextCursor = cursorOf(res.Resources[len(res.Resources)-1].Name)
+		last := res.Resources[len(res.Resources)-1]
+		res.NextCursor = resourceCursorOf(last.Name, last.URI)
 	}
 }
 

@@ -124,9 +124,39 @@ func (l *resourceList) at(k int) mcp.Resource {
 	}
 }
 
-// after is the index of the first resource whose name sorts after name.
-func (l *resourceList) after(name string) int {
-	return sort.Search(len(l.entries), func(k int) bool { return l.entries[k].name > name })
+// after is the index of the first resource that sorts after the one named name at uri.
+func (l *resourceList) after(name, uri string) int {
+	return sort.Search(len(l.entries), func(k int) bool { return l.compare(k, name, uri) > 0 })
+}
+
+// compare orders the k-th resource against the one named name at uri, as compareResource does.
+// The library's names are unique, so its URI is looked up only for a name that ties.
+func (l *resourceList) compare(k int, name, uri string) int {
+	if c := strings.Compare(l.entries[k].name, name); c != 0 {
+		return c
+	}
+	return strings.Compare(l.at(k).URI, uri)
+}
+
+// compareResource is the order of resources/list: by name, then by URI.
+func compareResource(name1, uri1, name2, uri2 string) int {
+	if c := strings.Compare(name1, name2); c != 0 {
+		return c
+	}
+	return strings.Compare(uri1, uri2)
+}
+
+// resourceCursorOf is the cursor of a resources/list page that ends with the resource named
+// name at uri; resourceCursorAfter reads it back ("" for the first page or a cursor it did
+// not make). A URI holds no NUL, so the last one separates the two.
+func resourceCursorOf(name, uri string) mcp.Cursor { return cursorOf(name + "\x00" + uri) }
+
+func resourceCursorAfter(c mcp.Cursor) (name, uri string) {
+	s := cursorAfter(c)
+	if i := strings.LastIndexByte(s, 0); i >= 0 {
+		return s[:i], s[i+1:]
+	}
+	return s, ""
 }
 
 func sameResources(a, b *resourceList) bool {

@@ -2,13 +2,16 @@ package mcpserver
 
 import (
 	"encoding/json"
-	"github.com/mcpctl/mcpctl/gate"
+	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpctl/mcpctl/gate"
 )
 
 func TestResourcesList(t *testing.T) {
@@ -53,37 +56,58 @@ func TestResourcesList(t *testing.T) {
 	}
 }
 
-// Pages are cut by name; every resource must appear exactly once however the pages fall.
+// Every resource appears exactly once however the pages fall, also when a project server
+// gives many resources one name, or a library prompt's name.
 func TestResourcesListPagesCoverEveryResource(t *testing.T) {
 	ts := newTestSurface(t, sampleLibrary(3*promptPageSize+17))
-	seen := map[string]int{}
-	cursor, pages := "", 0
-	for {
-		var res mcp.ListResourcesResult
-		if e := ts.rpc(t, "resources/list", map[string]any{"cursor": cursor}, &res); e != nil {
-			t.Fatalf("resources/list: %+v", e)
-		}
-		pages++
-		for _, r := range res.Resources {
-			seen[r.URI]++
-		}
-		if res.NextCursor == "" {
-			break
-		}
-		cursor = string(res.NextCursor)
-	}
 	snap := ts.view.current()
-	if want := 1 + snap.prompts.len() + len(snap.folders); len(seen) != want {
-		t.Errorf("got %d distinct resources over %d pages, want %d", len(seen), pages, want)
-	}
-	for uri, n := range seen {
-		if n != 1 {
-			t.Errorf("%s listed %d times", uri, n)
+	own := 1 + snap.prompts.len() + len(snap.folders)
+	listAll := func() (seen map[string]int, pages int) {
+		seen = map[string]int{}
+		cursor := ""
+		for {
+			var res mcp.ListResourcesResult
+			if e := ts.rpc(t, "resources/list", map[string]any{"cursor": cursor}, &res); e != nil {
+				t.Fatalf("resources/list: %+v", e)
+			}
+			pages++
+			for _, r := range res.Resources {
+				seen[r.URI]++
+			}
+			if res.NextCursor == "" {
+				return seen, pages
+			}
+			cursor = string(res.NextCursor)
 		}
 	}
-	if pages < 2 {
-		t.Errorf("got %d pages, want several", pages)
+	check := func(what string, want int) {
+		t.Helper()
+		seen, pages := listAll()
+		if len(seen) != want {
+			t.Errorf("%s: got %d distinct resources over %d pages, want %d", what, len(seen), pages, want)
+		}
+		for uri, n := range seen {
+			if n != 1 {
+				t.Errorf("%s: %s listed %d times", what, uri, n)
+			}
+		}
+		if pages < 2 {
+			t.Errorf("%s: got %d pages, want several", what, pages)
+		}
 	}
+	check("the library alone", own)
+
+	var ups []mcp.Resource
+	for i := range promptPageSize + 50 { // more than a page of one name
+		ups = append(ups, mcp.Resource{URI: fmt.Sprintf("docs://readme/%04d", i), Name: "readme"})
+	}
+	for i := range 3 { // a library prompt's name and the library's
+		ups = append(ups, mcp.Resource{URI: fmt.Sprintf("docs://clash/%d", i), Name: snap.prompts.nameAt(promptPageSize - 1)})
+		ups = append(ups, mcp.Resource{URI: fmt.Sprintf("docs://library/%d", i), Name: libraryResource.Name})
+	}
+	slices.SortFunc(ups, func(a, b mcp.Resource) int { return compareResource(a.Name, a.URI, b.Name, b.URI) })
+	ts.up = &upstreams{listing: ups}
+	check("with a project server's resources", own+len(ups))
 }
 
 func TestResourcesRead(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -168,12 +169,7 @@ func (u *upstreams) syncResources(servers []*upstream.Server, offers map[string]
 		u.srv.AddResources(addRes...)
 	}
 	u.resources = owner
-	sort.Slice(listing, func(i, j int) bool {
-		if listing[i].Name != listing[j].Name {
-			return listing[i].Name < listing[j].Name
-		}
-		return listing[i].URI < listing[j].URI
-	})
+	slices.SortFunc(listing, func(a, b mcp.Resource) int { return compareResource(a.Name, a.URI, b.Name, b.URI) })
 	u.listing = listing
 
 	// mcp-go v1.2.1 cannot remove one template (only replace all of them, ours included), so a
