@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf16"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -392,7 +393,7 @@ func TestGatedIndexOverItsCap(t *testing.T) {
 	var prompts []promptlib.Prompt
 	for i := range 61 {
 		prompts = append(prompts, promptlib.Prompt{ID: fmt.Sprintf("E0000000-0000-4000-8000-%012d", i), Title: fmt.Sprintf("Convention %02d", i),
-			Content: fmt.Sprintf("Rule number %d of the web app.", i), FolderID: &web.ID, CreatedAt: t0, UpdatedAt: t0})
+			Content: fmt.Sprintf("Rule %d.", i), FolderID: &web.ID, CreatedAt: t0, UpdatedAt: t0})
 	}
 	lib := librarytest.FromLibrary(t, promptlib.Library{Folders: []promptlib.Folder{web}, Prompts: prompts})
 	env := testHome(t)
@@ -407,6 +408,29 @@ func TestGatedIndexOverItsCap(t *testing.T) {
 	}
 	if named != 40 || !strings.Contains(s.init.Instructions, "- … and 21 more") {
 		t.Errorf("the index names %d prompts, want 40 and 21 more:\n%s", named, s.init.Instructions)
+	}
+
+	// Longer lines meet the length Claude Code cuts the instructions and descriptions at first.
+	for i := range prompts {
+		prompts[i].Content = fmt.Sprintf("Rule number %d of the web app, which every change to it follows.", i)
+	}
+	lib = librarytest.FromLibrary(t, promptlib.Library{Folders: []promptlib.Folder{web}, Prompts: prompts})
+	s = serve(t, env, "--library", lib.Dir, "--project", "web")
+	tools, err := s.ListTools(context.Background(), mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := map[string]string{"instructions": s.init.Instructions}
+	for _, tl := range tools.Tools {
+		texts[tl.Name] = tl.Description
+	}
+	for name, text := range texts {
+		if n := len(utf16.Encode([]rune(text))); n > gate.ClientTextLimit {
+			t.Errorf("%s is %d UTF-16 code units long, over the %d a client keeps:\n%s", name, n, gate.ClientTextLimit, text)
+		}
+	}
+	if !strings.Contains(texts["begin_session"], "- convention-00: ") || !strings.Contains(texts["begin_session"], " more: find them with read_prompts") {
+		t.Errorf("begin_session's description lacks the start of the index or what it leaves out:\n%s", texts["begin_session"])
 	}
 }
 

@@ -17,23 +17,26 @@ type Renderer struct {
 	TOC func(ctx context.Context, e Entry, body string) string
 }
 
+// ClientTextLimit is the length, in UTF-16 code units as JavaScript counts a string, that the
+// initialize instructions and a tool's description are kept within: Claude Code cuts both at
+// 2,048 silently, so an index past it never reached the model, nor its topics at the end.
+const ClientTextLimit = 2048
+
 // Instructions are the initialize instructions: for a gated session the gate-instructions text;
-// for an ungated one the session greeting, the index and the read_prompts reminder. unknown
-// lists template variables the texts use but that do not exist, for the caller to log.
+// for an ungated one the session greeting, the index and the read_prompts reminder. The index
+// is cut to what ClientTextLimit leaves of the rest (see IndexTextWithin). unknown lists
+// template variables the texts use but that do not exist, for the caller to log.
 func (r Renderer) Instructions(ix *Index, gated bool) (text string, unknown []string) {
 	vars := r.vars(ix.Project().DisplayName(), nil, nil, 0)
-	vars[VarPromptIndex] = IndexText(ix)
 	if gated {
+		rest, _ := Expand(r.Texts.Get(TextInstructions), vars)
+		vars[VarPromptIndex] = IndexTextWithin(ix, ClientTextLimit-textLen(rest))
 		return Expand(r.Texts.Get(TextInstructions), vars)
 	}
 	var u []string
-	var b strings.Builder
-	b.WriteString(r.expand(r.Texts.Get(TextGreeting), vars, &u))
-	b.WriteString("\n\nPrompts in this project:\n")
-	b.WriteString(vars[VarPromptIndex])
-	b.WriteString("\n\n")
-	b.WriteString(r.expand(r.Texts.Get(TextReminder), vars, &u))
-	return b.String(), u
+	head := r.expand(r.Texts.Get(TextGreeting), vars, &u) + "\n\nPrompts in this project:\n"
+	tail := "\n\n" + r.expand(r.Texts.Get(TextReminder), vars, &u)
+	return head + IndexTextWithin(ix, ClientTextLimit-textLen(head)-textLen(tail)) + tail, u
 }
 
 // IndexText is the index as texts show it: Index.Lines under the project's cap, one per line,
@@ -41,19 +44,60 @@ func (r Renderer) Instructions(ix *Index, gated bool) (text string, unknown []st
 // so an assistant picks tags that exist.
 func IndexText(ix *Index) string {
 	lines := ix.Lines(ix.Project().IndexCap)
-	s := linesText(lines, ix.Len()-len(lines), "(the library has no prompts for this project yet)")
-	if t := ix.Topics(); len(t) > 0 {
-		s += "\n\nTopics the prompts cover (good tags): " + strings.Join(t, ", ")
-	}
-	return s
+	return indexText(lines, ix.Len()-len(lines), topicsLine(ix))
 }
 
-// BeginSessionDescription is the begin_session tool's description. It carries the index because
-// many clients drop the initialize instructions.
+// IndexTextWithin is IndexText in at most room characters (as textLen counts them), for a text
+// a client cuts: the topics whole, since they are what an assistant picks its tags from, then
+// as many lines as fit in index order (the most important prompts first), and how many are left
+// out. Without room for the topics it shows lines alone, and "" without room for anything.
+func IndexTextWithin(ix *Index, room int) string {
+	lines := ix.Lines(ix.Project().IndexCap)
+	topics := topicsLine(ix)
+	if s := indexText(lines, ix.Len()-len(lines), topics); textLen(s) <= room {
+		return s
+	}
+	for _, t := range []string{topics, ""} {
+		for k := len(lines) - 1; k >= 0; k-- {
+			if s := indexText(lines[:k], ix.Len()-k, t); textLen(s) <= room {
+				return s
+			}
+		}
+	}
+	return ""
+}
+
+func indexText(lines []string, omitted int, topics string) string {
+	return linesText(lines, omitted, "(the library has no prompts for this project yet)") + topics
+}
+
+func topicsLine(ix *Index) string {
+	if t := ix.Topics(); len(t) > 0 {
+		return "\n\nTopics the prompts cover (good tags): " + strings.Join(t, ", ")
+	}
+	return ""
+}
+
+// textLen is the length of s as JavaScript counts it (UTF-16 code units), which is how clients
+// measure the texts they cut.
+func textLen(s string) int {
+	n := 0
+	for _, r := range s {
+		n++
+		if r > 0xFFFF {
+			n++
+		}
+	}
+	return n
+}
+
+// BeginSessionDescription is the begin_session tool's description, within ClientTextLimit. It
+// carries the index because many clients drop the initialize instructions.
 func BeginSessionDescription(ix *Index) string {
-	return "Start your session with 3 to 10 tags describing your task (for example [\"sql\", \"migrations\", \"error handling\"]). " +
+	head := "Start your session with 3 to 10 tags describing your task (for example [\"sql\", \"migrations\", \"error handling\"]). " +
 		"You receive the project's critical rules, the prompts that match your tags, and an index of the rest. " +
-		"Required before the other tools of " + ix.Project().DisplayName() + ".\n\nPrompts in this project:\n" + IndexText(ix)
+		"Required before the other tools of " + ix.Project().DisplayName() + ".\n\nPrompts in this project:\n"
+	return head + IndexTextWithin(ix, ClientTextLimit-textLen(head))
 }
 
 // ReadPromptsDescription is the read_prompts tool's description.

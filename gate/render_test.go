@@ -2,6 +2,7 @@ package gate
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -243,4 +244,37 @@ func FuzzRenderBriefing(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Claude Code cuts the instructions and a tool's description at ClientTextLimit, silently: the
+// index in them is cut to fit, keeping the topics and saying how many prompts it leaves out.
+func TestIndexFitsClientTextLimit(t *testing.T) {
+	d := loadEval(t)
+	ix, _, err := LibraryIndex(d.lib, d.project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if full := textLen(IndexText(ix)); full <= ClientTextLimit {
+		t.Fatalf("the benchmark's index is %d long, under the limit: the test would prove nothing", full)
+	}
+	gated, _ := Renderer{}.Instructions(ix, true)
+	ungated, _ := Renderer{}.Instructions(ix, false)
+	for name, text := range map[string]string{"begin_session description": BeginSessionDescription(ix), "gated instructions": gated, "ungated instructions": ungated} {
+		if n := textLen(text); n > ClientTextLimit || n < ClientTextLimit-200 {
+			t.Errorf("%s: %d long, want within %d and not far under it", name, n, ClientTextLimit)
+		}
+		if !strings.Contains(text, "Topics the prompts cover (good tags): ") || !strings.Contains(text, "- golden-rules: ") {
+			t.Errorf("%s lacks the topics or the first prompt:\n%s", name, text)
+		}
+		shown := strings.Count(text, "\n- ") - 1 // the "… and N more" line
+		if want := fmt.Sprintf("- … and %d more", ix.Len()-shown); !strings.Contains(text, want) {
+			t.Errorf("%s names %d prompts but lacks %q:\n%s", name, shown, want, text)
+		}
+	}
+	if got := IndexTextWithin(ix, 10); got != "" {
+		t.Errorf("no room: got %q, want nothing", got)
+	}
+	if got := textLen("a😀é"); got != 4 {
+		t.Errorf(`textLen("a😀é") = %d, want 4 (the emoji is two UTF-16 code units)`, got)
+	}
 }
