@@ -384,6 +384,36 @@ func TestGatedSessionRestartsFromKeptView(t *testing.T) {
 	})
 }
 
+// begin_session's description carries the index, so a library change that alters it is a
+// tools/list change while the session is gated; once it is open begin_session is hidden, and
+// the same change alters nothing the client lists.
+func TestIndexChangeNotifiesOnlyWhileGated(t *testing.T) {
+	s, lib := serveWeb(t)
+	rename := func(title string) {
+		lib.Exec(t, `UPDATE prompts SET title = ?, updated_at = updated_at + 60 WHERE id = 'E0000000-0000-4000-8000-000000000003'`, title)
+	}
+	prompts := s.notificationCount(mcp.MethodNotificationPromptsListChanged)
+	rename("Error Handling Rules")
+	s.waitNotification(t, mcp.MethodNotificationToolsListChanged, 10*time.Second)
+	tools, err := s.ListTools(context.Background(), mcp.ListToolsRequest{})
+	if err != nil || len(tools.Tools) != 1 || !strings.Contains(tools.Tools[0].Description, "- error-handling-rules:") {
+		t.Fatalf("gated tools/list after a rename: %v %+v, want begin_session describing the renamed prompt", err, tools)
+	}
+	s.waitNotifications(t, mcp.MethodNotificationPromptsListChanged, prompts+1, 10*time.Second)
+
+	var b gate.Result
+	s.call(t, "begin_session", map[string]any{"tags": []string{"sql"}}, &b)
+	s.waitNotifications(t, mcp.MethodNotificationToolsListChanged, 2, 10*time.Second)
+	prompts = s.notificationCount(mcp.MethodNotificationPromptsListChanged)
+	rename("Error Handling")
+	// The gate hears of a new snapshot before the prompt list does, so a tools/list change
+	// would arrive before this one.
+	s.waitNotifications(t, mcp.MethodNotificationPromptsListChanged, prompts+1, 10*time.Second)
+	if n := s.notificationCount(mcp.MethodNotificationToolsListChanged); n != 2 {
+		t.Errorf("got %d tools/list_changed, want 2 (the rename while gated and the opening): begin_session is hidden once open", n)
+	}
+}
+
 // TestGatedIndexOverItsCap: a project with more prompts than indexCap, none of them with a
 // priority, still names prompts in its index, up to the cap, and says how many it left out
 // (issue 9: it listed none, only "… and 161 more").

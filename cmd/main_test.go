@@ -117,17 +117,32 @@ func (s *session) onNotification(n mcp.JSONRPCNotification) {
 // start of the session), or fails the test after the deadline.
 func (s *session) waitNotification(tb testing.TB, method string, deadline time.Duration) {
 	tb.Helper()
+	s.waitNotifications(tb, method, 1, deadline)
+}
+
+// notificationCount is how many notifications with method have arrived since the start.
+func (s *session) notificationCount(method string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, note := range s.notifications {
+		if note.Method == method {
+			n++
+		}
+	}
+	return n
+}
+
+// waitNotifications waits until n notifications with method have arrived, or fails the test
+// after the deadline.
+func (s *session) waitNotifications(tb testing.TB, method string, n int, deadline time.Duration) {
+	tb.Helper()
 	timer := time.NewTimer(deadline)
 	defer timer.Stop()
 	for {
-		s.mu.Lock()
-		for _, n := range s.notifications {
-			if n.Method == method {
-				s.mu.Unlock()
-				return
-			}
+		if s.notificationCount(method) >= n {
+			return
 		}
-		s.mu.Unlock()
 		select {
 		case <-s.notified:
 		case <-timer.C:

@@ -69,7 +69,7 @@ func newGateComponent(c *core, p gate.Project, tools []string) *gateComponent {
 }
 
 // update rebuilds the index and the gate texts from a new snapshot, and begin_session's
-// description (which carries the index) when it changed.
+// description (which carries the index) when it changed while the tool is listed.
 func (g *gateComponent) update(prev, next *snapshot) {
 	before := g.state.Load()
 	var ix *gate.Index
@@ -86,7 +86,9 @@ func (g *gateComponent) update(prev, next *snapshot) {
 		r.TOC = g.pipe.toc
 	}
 	g.state.Store(&gateState{ix: ix, r: r})
-	if before != nil && gate.BeginSessionDescription(before.ix) != gate.BeginSessionDescription(ix) {
+	// Re-adding the tool tells the client its list changed; once the session is open
+	// begin_session is hidden for good, and a new description changes nothing it lists.
+	if before != nil && g.sess.ToolVisible(gate.ToolBeginSession) && gate.BeginSessionDescription(before.ix) != gate.BeginSessionDescription(ix) {
 		g.srv.AddTools(g.beginSessionTool(ix))
 	}
 }
