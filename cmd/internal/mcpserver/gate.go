@@ -166,13 +166,13 @@ func (g *gateComponent) intercept(next server.ToolHandlerFunc) server.ToolHandle
 			res = mcp.NewToolResultError(msg)
 		}
 		r := g.renderer(st)
-		text, unknown, berr := r.Briefing(ctx, b, g.bodies)
 		// The briefing and the result are one tool result, bounded like any other: first the
 		// briefing names its matches instead of sending them, then, if the result alone is
 		// that large, it stays in structuredContent and its text is left for a second call.
-		if size := contentTextBytes(res.Content) + callFrom(ctx).preparedText(); len(text)+size > MaxResultBytes {
-			b = g.sess.Shrunk(b)
-			text, unknown, berr = r.Briefing(ctx, b, g.bodies)
+		size := contentTextBytes(res.Content) + callFrom(ctx).preparedText()
+		b, text, unknown, berr := fitBriefing(ctx, r, b, g.bodies, MaxResultBytes-size)
+		if len(text)+size > MaxResultBytes {
+			b, text, unknown, berr = fitBriefing(ctx, r, g.sess.Shrunk(b), g.bodies, MaxResultBytes-size)
 			if len(text)+size > MaxResultBytes {
 				res = g.errorResult(ctx, promptlib.Errorf(promptlib.CodeResultTooLarge,
 					"%s ran, but its result (%d KB of text) does not fit beside the project briefing above in one tool result", name, (size+1023)/1024))
@@ -189,6 +189,43 @@ func (g *gateComponent) intercept(next server.ToolHandlerFunc) server.ToolHandle
 		}
 		return res, nil
 	}
+}
+
+// fitBriefing renders b in at most room bytes of text where it can. The gate bounds the prompt
+// content a briefing carries, but not its lines naming prompts, which grow with the project's
+// indexCap and the matches past the budget: 1,000 index lines alone are about 100 KB. So lines
+// are cut, the index's first, then the weak matches', then the over-budget matches', the last
+// of each first; the briefing counts what it cut and says how many more there are, for
+// read_prompts to fetch.
+func fitBriefing(ctx context.Context, r gate.Renderer, b gate.Briefing, load gate.Bodies, room int) (gate.Briefing, string, []string, error) {
+	text, unknown, err := r.Briefing(ctx, b, load)
+	for err == nil && len(text) > room {
+		// A line's "- name: summary\n", and room for the count line that grows or appears.
+		over := len(text) - room + 64
+		cut := func(es []gate.Entry) ([]gate.Entry, int) {
+			k := len(es)
+			for freed := 0; k > 0 && freed < over; k-- {
+				freed += len(es[k-1].Line()) + 1
+			}
+			return es[:k], len(es) - k
+		}
+		var n int
+		switch {
+		case len(b.Remaining) > 0:
+			b.Remaining, n = cut(b.Remaining)
+			b.Omitted += n
+		case len(b.Weak) > 0:
+			b.Weak, n = cut(b.Weak)
+			b.Omitted += n
+		case len(b.Listed) > 0:
+			b.Listed, n = cut(b.Listed)
+			b.MoreListed += n
+		default:
+			return b, text, unknown, nil // prompt content alone: the caller decides
+		}
+		text, unknown, err = r.Briefing(ctx, b, load)
+	}
+	return b, text, unknown, err
 }
 
 // contentTextBytes is the size of a result's content as a model reads it: its texts, and any
@@ -313,7 +350,7 @@ func (g *gateComponent) brief(ctx context.Context, args json.RawMessage, call fu
 	}
 	st := g.current()
 	b := call(ctx, st.ix, gate.Task{Tags: in.Tags, Text: in.Task})
-	text, unknown, err := g.renderer(st).Briefing(ctx, b, g.bodies)
+	b, text, unknown, err := fitBriefing(ctx, g.renderer(st), b, g.bodies, MaxResultBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -3,10 +3,12 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -181,4 +183,47 @@ func TestGateRerank(t *testing.T) {
 			t.Errorf("matched %q critical %q, want the deterministic %q %q", got.Matched, got.Critical, deterministic.Matched, deterministic.Critical)
 		}
 	})
+}
+
+// A briefing's prompt content is bounded by the gate, but its lines naming prompts grow with
+// indexCap: fitBriefing cuts them to the room, counting what it cut.
+func TestFitBriefing(t *testing.T) {
+	lib := promptlib.Sample(3000, 1)
+	p, err := gate.ParseProject("big.yaml", []byte("indexCap: 1000\nbyteBudget: 98304\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, _, err := gate.LibraryIndex(lib, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	load := gate.LibraryBodies(lib)
+	for _, tags := range [][]string{{"kotlin"}, {"sql", "go", "rust"}} {
+		b := gate.NewSession(p).Begin(ix, tags)
+		whole, _, err := gate.Renderer{}.Briefing(ctx, b, load)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(whole) <= MaxResultBytes {
+			t.Fatalf("tags %v: the whole briefing is %d bytes, within the bound: the test would prove nothing", tags, len(whole))
+		}
+		fit, text, _, err := fitBriefing(ctx, gate.Renderer{}, b, load, MaxResultBytes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(text) > MaxResultBytes || len(text) < MaxResultBytes-2000 {
+			t.Errorf("tags %v: %d bytes, want within %d and not far under it", tags, len(text), MaxResultBytes)
+		}
+		listed := len(fit.Remaining) + len(fit.Weak) + len(fit.Listed)
+		if was := len(b.Remaining) + len(b.Weak) + len(b.Listed); fit.Omitted+fit.MoreListed-b.Omitted-b.MoreListed != was-listed {
+			t.Errorf("tags %v: cut %d lines but counts %d more as omitted", tags, was-listed, fit.Omitted+fit.MoreListed-b.Omitted-b.MoreListed)
+		}
+		if want := fmt.Sprintf("- … and %d more", fit.Omitted); fit.Omitted > 0 && !strings.Contains(text, want) {
+			t.Errorf("tags %v: the text lacks %q", tags, want)
+		}
+		if !slices.Equal(fit.Full, b.Full) || !slices.Equal(fit.Critical, b.Critical) {
+			t.Errorf("tags %v: fitting changed the prompts sent in full", tags)
+		}
+	}
 }
