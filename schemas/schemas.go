@@ -9,7 +9,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"math/big"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -187,8 +189,7 @@ func collect(e *jsonschema.ValidationError, into *[]Problem) {
 		return
 	}
 	if len(e.Causes) == 0 {
-		// The validator prints a JSON null as Go's <nil> ("must be one of 'red', …, <nil>").
-		p := Problem{Pointer: pointer(e.InstanceLocation), Message: strings.ReplaceAll(e.ErrorKind.LocalizedString(printer), "<nil>", "null")}
+		p := Problem{Pointer: pointer(e.InstanceLocation), Message: problemMessage(e.ErrorKind)}
 		if kp := e.ErrorKind.KeywordPath(); len(kp) > 0 {
 			p.Keyword = kp[0]
 		}
@@ -201,6 +202,38 @@ func collect(e *jsonschema.ValidationError, into *[]Problem) {
 	for _, c := range e.Causes {
 		collect(c, into)
 	}
+}
+
+// problemMessage is the validator's message for a failure, in two places in plainer words: it
+// prints a JSON null as Go's <nil> ("must be one of 'red', …, <nil>"), and a bound's numbers as
+// floats in the printer's notation, so 2000000 read "2×10⁰⁶".
+func problemMessage(k jsonschema.ErrorKind) string {
+	var name string
+	var got, want *big.Rat
+	switch k := k.(type) {
+	case *kind.Minimum:
+		name, got, want = "minimum", k.Got, k.Want
+	case *kind.Maximum:
+		name, got, want = "maximum", k.Got, k.Want
+	case *kind.ExclusiveMinimum:
+		name, got, want = "exclusiveMinimum", k.Got, k.Want
+	case *kind.ExclusiveMaximum:
+		name, got, want = "exclusiveMaximum", k.Got, k.Want
+	case *kind.MultipleOf:
+		name, got, want = "multipleOf", k.Got, k.Want
+	default:
+		return strings.ReplaceAll(k.LocalizedString(printer), "<nil>", "null")
+	}
+	return fmt.Sprintf("%s: got %s, want %s", name, number(got), number(want))
+}
+
+// number is r as people write it: 2,000,000 or 0.5.
+func number(r *big.Rat) string {
+	if r.IsInt() && r.Num().IsInt64() {
+		return printer.Sprintf("%d", r.Num().Int64())
+	}
+	f, _ := r.Float64()
+	return strconv.FormatFloat(f, 'f', -1, 64)
 }
 
 func pointer(tokens []string) string {

@@ -3,6 +3,7 @@ package schemas
 import (
 	"encoding/json"
 	"errors"
+	"math/big"
 	"strings"
 	"sync"
 	"testing"
@@ -77,5 +78,22 @@ func TestCompileAfterChdir(t *testing.T) {
 	var se *Error
 	if !errors.As(err, &se) {
 		t.Fatalf("validating an empty operation after a chdir: %v, want its problems", err)
+	}
+}
+
+// A bound's numbers read as they are written, not in the validator's float notation
+// ("got 2×10⁰⁶, want 1.048576×10⁰⁶").
+func TestBoundsReadAsNumbers(t *testing.T) {
+	for _, tc := range []struct{ doc, want string }{
+		{`{"byteBudget": 2000000}`, "maximum: got 2,000,000, want 1,048,576"},
+		{`{"byteBudget": 0}`, "minimum: got 0, want 1"},
+	} {
+		err := Validate("project", []byte(tc.doc))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want %q", tc.doc, err, tc.want)
+		}
+	}
+	if got := number(big.NewRat(-3, 2)); got != "-1.5" {
+		t.Errorf("number(-3/2) = %q, want -1.5", got)
 	}
 }
