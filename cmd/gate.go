@@ -2,10 +2,14 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 
 	"github.com/mcpctl/mcpctl/gate"
+	"github.com/mcpctl/mcpctl/schemas"
 )
 
 func runGate(ctx context.Context, env Env, args []string) error {
@@ -25,6 +29,18 @@ func runGate(ctx context.Context, env Env, args []string) error {
 	}
 	if fs.NArg() == 0 {
 		return fs.usageError("want at least one TAG")
+	}
+	// What begin_session would refuse, the preview refuses too: it shows exactly that call.
+	if err := schemas.Validate(gate.ToolBeginSession+".input", map[string]any{"tags": fs.Args()}); err != nil {
+		var se *schemas.Error
+		if errors.As(err, &se) && len(se.Problems) > 0 {
+			where := "the tags"
+			if i, err := strconv.Atoi(strings.TrimPrefix(se.Problems[0].Pointer, "/tags/")); err == nil {
+				where = fmt.Sprintf("tag %d", i+1)
+			}
+			return fs.usageError("begin_session would refuse %s (%s): at most %d tags of 1 to 100 characters", where, se.Problems[0].Message, gate.MaxTags)
+		}
+		return err
 	}
 	c, err := needProject(env, *name)
 	if err != nil {

@@ -56,6 +56,17 @@ func TestProjectCommands(t *testing.T) {
 		t.Errorf("gate preview --explain: exit %d\n%s%s", code, out, stderr)
 	}
 
+	// Tags begin_session would refuse, the preview refuses: it does not cut them as ranking does.
+	for _, tags := range [][]string{
+		strings.Fields("a b c d e f g h i j k"),
+		{"sql", strings.Repeat("x", 101)},
+	} {
+		args := append([]string{"gate", "preview", "--project", "web", "--library", lib.Dir, "--explain"}, tags...)
+		if code, _, stderr := run(t, vars, args...); code != 2 || !strings.Contains(stderr, "begin_session would refuse") {
+			t.Errorf("gate preview %d tags (the last %d long): exit %d, stderr %q; want 2 and why", len(tags), len(tags[len(tags)-1]), code, stderr)
+		}
+	}
+
 	// A folder the library does not have: every command that needs it says which file names it
 	// and what to do.
 	gone := projectVars(t, "folder: Mobile App\n")
