@@ -166,6 +166,8 @@ func TestProtocolManners(t *testing.T) {
 			"Invalid params: params.cursor: a number where a string belongs"},
 		{"a _meta that is not an object", `{"jsonrpc":"2.0","id":16,"method":"tools/call","params":{"name":"health_check","_meta":5}}`, 16.0, -32602,
 			"Invalid params: params._meta: a number where an object belongs"},
+		{"an unknown tool", `{"jsonrpc":"2.0","id":17,"method":"tools/call","params":{"name":"nope","arguments":{}}}`, 17.0, -32602,
+			"unknown tool 'nope': this server has no tool of that name. Call tools/list for the tools this session can use."},
 		{"an unknown resource", `{"jsonrpc":"2.0","id":6,"method":"resources/read","params":{"uri":"prompteka://prompt/00000000-0000-4000-8000-000000000000"}}`, 6.0, 0,
 			"unknown resource 'prompteka://prompt/00000000-0000-4000-8000-000000000000': no prompt has this id"},
 	}
@@ -177,7 +179,7 @@ func TestProtocolManners(t *testing.T) {
 			if resp["id"] != tt.id || (tt.code != 0 && code != tt.code) || !strings.HasPrefix(msg, tt.wantIn) && !strings.Contains(msg, tt.wantIn) {
 				t.Errorf("got %v, want id %v, code %v, message with %q", resp, tt.id, tt.code, tt.wantIn)
 			}
-			for _, leak := range []string{"not found: prompt not found", "handler not found", "illegal base64", "⟦", "Go struct", "interface {}"} {
+			for _, leak := range []string{"not found: prompt not found", "not found: tool not found", "handler not found", "illegal base64", "⟦", "Go struct", "interface {}"} {
 				if strings.Contains(msg, leak) {
 					t.Errorf("message %q says %q: only what is true, in our words", msg, leak)
 				}

@@ -19,12 +19,15 @@ import (
 //     handler for. So a request to refuse is steered, in a before-hook (mcp-go hands hooks the
 //     request by pointer and uses it after), to a name or URI that cannot exist and that carries
 //     the explanation between carrier marks; the wire then replaces mcp-go's whole message
-//     ("prompt '…' not found: prompt not found") by the explanation alone.
+//     ("prompt '…' not found: prompt not found") by the explanation alone. A tool name of no
+//     one's gets mcp-go's "tool '…' not found: tool not found", which the wire rewrites to say
+//     what to do.
 //  2. Lists. mcp-go keeps a registry entry per prompt and resource and sorts the whole registry
 //     on every list call (≈1.5 KB and 50–150 ms per page at 100k prompts). mcpctl registers no
 //     library prompt or resource: an after-hook fills each list page from the view's snapshot
 //     (already in name order), and prompts/get reaches the library through one hidden router
-//     prompt. Cursors keep mcp-go's form (base64 of the last name) so its own cursor parsing
+//     prompt. Cursors keep mcp-go's form (base64 of the last name; a resource's name and URI,
+//     as resource names may repeat) so its own cursor parsing
 //     accepts them; one that is not base64 gets mcp-go's error, which the wire rewrites.
 //  3. Params it cannot decode. mcp-go answers them (a prompt argument that is not a string, a
 //     tool name that is a number) as -32600 with Go type names; the wire makes them -32602 in
@@ -46,6 +49,11 @@ func rewriteError(code int, msg string) (int, string, bool) {
 		rest := msg[i+len(carrierOpen):]
 		if j := strings.Index(rest, carrierClose); j >= 0 {
 			return code, rest[:j], true
+		}
+	}
+	if name, ok := strings.CutPrefix(msg, "tool '"); ok {
+		if name, ok := strings.CutSuffix(name, "' not found: tool not found"); ok {
+			return code, fmt.Sprintf("unknown tool '%s': this server has no tool of that name. Call tools/list for the tools this session can use.", name), true
 		}
 	}
 	if strings.Contains(msg, "illegal base64 data") {
