@@ -219,6 +219,11 @@ func TestWriteToolsValidateFirst(t *testing.T) {
 		if tt.tool == "get_operation_status" && !strings.Contains(te.Hint, "write tool") {
 			t.Errorf("get_operation_status with a bad id: hint %q, want it to name where operation ids come from", te.Hint)
 		}
+		// The existing folder may be empty, which list_folders leaves out unless asked: the
+		// error names it.
+		if tt.code == "FOLDER_EXISTS" && !strings.Contains(te.Message, *f.ID) {
+			t.Errorf("FOLDER_EXISTS: message %q, want the existing folder's id %s", te.Message, *f.ID)
+		}
 	}
 	if got := pendingOps(t, q); len(got) != 0 {
 		t.Errorf("queue holds %v", got)

@@ -53,7 +53,7 @@ var hints = map[Code]string{
 	CodeFolderNotFound:       "Call list_folders to see the existing folders and their ids.",
 	CodeParentFolderNotFound: "Call list_folders to find the parent's id, or pass parentId null for the top level.",
 	CodeFolderNotEmpty:       "Move or delete what the folder holds first, or call delete_folder again with recursive: true after the user confirms.",
-	CodeFolderExists:         "Choose another name, or use the existing folder (list_folders shows its id).",
+	CodeFolderExists:         "Choose another name, or use the existing folder by the id this message gives.",
 	CodeFolderCycle:          "A folder cannot be moved into itself or one of its subfolders; choose another parent.",
 	CodeDatabaseError:        "Try again in a moment; if it persists, run health_check and report what it says.",
 	CodeDatabaseLocked:       "The library is locked by the app; try again in a few seconds.",

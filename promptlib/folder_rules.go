@@ -96,10 +96,16 @@ func CheckCreateFolder(folders []Folder, parentID *string, name string) error {
 			return Errorf(CodeParentFolderNotFound, "parent folder %s does not exist", *parentID)
 		}
 	}
-	if _, taken := t.siblingNamed(parentID, name, ""); taken {
-		return Errorf(CodeFolderExists, "a folder named '%s' already exists there", truncate(name, 80))
+	if f, taken := t.siblingNamed(parentID, name, ""); taken {
+		return folderExists(name, f)
 	}
 	return nil
+}
+
+// folderExists is FOLDER_EXISTS naming the folder that holds the name, by id: list_folders
+// hides empty folders unless asked, so a folder just made would not be found there.
+func folderExists(name string, existing Folder) error {
+	return Errorf(CodeFolderExists, "a folder named '%s' already exists there, with id %s", truncate(name, 80), existing.ID)
 }
 
 // CheckUpdateFolder applies the rules of update_folder: the folder exists (FOLDER_NOT_FOUND),
@@ -129,8 +135,8 @@ func CheckUpdateFolder(folders []Folder, id string, name, parentID Optional[stri
 	if name.Set && !name.Null {
 		newName = name.Value
 	}
-	if _, taken := t.siblingNamed(parent, newName, cur.ID); taken {
-		return Errorf(CodeFolderExists, "a folder named '%s' already exists there", truncate(newName, 80))
+	if f, taken := t.siblingNamed(parent, newName, cur.ID); taken {
+		return folderExists(newName, f)
 	}
 	return nil
 }
