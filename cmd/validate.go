@@ -21,7 +21,8 @@ func runValidate(ctx context.Context, env Env, args []string) error {
 	fs := newFlagSet("validate", "mcpctl validate [--kind operation|response] PATH...",
 		"Checks queue operation files ({id}.json) and response files (.response-{id}.json) against the schemas\n"+
 			"and the field rules. A directory is checked file by file (*.json, recursively). The kind is told by the\n"+
-			"file name unless --kind says it. Prints one line per problem, 'file: /json/pointer: message'.\n"+
+			"file name unless --kind says it; then an operation's name must be {id}.json, as the processor claims it by\n"+
+			"name, while with --kind only the content is checked. Prints one line per problem, 'file: /json/pointer: message'.\n"+
 			"Exit status: 0 all valid, 1 some invalid, 2 usage error.")
 	kind := fs.String("kind", "", "treat every file as one `KIND`: operation or response")
 	if err := fs.parse(env, args); err != nil {
@@ -53,7 +54,7 @@ func runValidate(ctx context.Context, env Env, args []string) error {
 		if k == "" {
 			k = kindOf(f)
 		}
-		problems := validateQueueFile(f, k)
+		problems := validateQueueFile(f, k, *kind == "")
 		for _, p := range problems {
 			fmt.Fprintf(env.Stdout, "%s: %s\n", f, p)
 		}
@@ -99,8 +100,9 @@ func kindOf(path string) string {
 	return "operation"
 }
 
-// validateQueueFile returns the file's problems as "/pointer: message".
-func validateQueueFile(path, kind string) []string {
+// validateQueueFile returns the file's problems as "/pointer: message". With byName, the file
+// is a queue file as named, and an operation's name must be the one the processor claims it by.
+func validateQueueFile(path, kind string, byName bool) []string {
 	// A FIFO, socket or device named *.json must never be opened for reading: a FIFO's open
 	// blocks until a writer comes, forever. Lstat first, then open without blocking or
 	// following, and check again on the open file (it may have been swapped in between).
@@ -158,8 +160,12 @@ func validateQueueFile(path, kind string) []string {
 		}
 		out = append(out, dataPointer(msg)+": "+msg)
 	}
-	if base := filepath.Base(path); promptlib.ValidID(strings.TrimSuffix(base, ".json")) && !strings.EqualFold(base, op.ID+".json") {
+	base := filepath.Base(path)
+	switch {
+	case promptlib.ValidID(strings.TrimSuffix(base, ".json")) && !strings.EqualFold(base, op.ID+".json"):
 		out = append(out, fmt.Sprintf("/id: %s does not match the file name %s", op.ID, base))
+	case byName && !promptlib.ValidID(strings.TrimSuffix(base, ".json")):
+		out = append(out, fmt.Sprintf("/: the processor claims an operation by its file name {id}.json and fails %s; name it %s.json, or pass --kind operation to check a fixture's content alone", base, op.ID))
 	}
 	return out
 }

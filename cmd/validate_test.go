@@ -61,6 +61,16 @@ func TestValidateRejectsInvalidFiles(t *testing.T) {
 
 func TestValidateUsage(t *testing.T) {
 	op := filepath.Join(queueTestdata, "valid", "0a000001-0000-4000-8000-000000000001.json")
+	// The same operation under a name the processor would fail: by its name it is no queue
+	// file; with --kind its content alone is checked.
+	data, err := os.ReadFile(op)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixture := filepath.Join(t.TempDir(), "create-folder.json")
+	if err := os.WriteFile(fixture, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		args []string
 		code int
@@ -71,6 +81,8 @@ func TestValidateUsage(t *testing.T) {
 		{[]string{"validate", op}, 0},
 		{[]string{"validate", "--kind", "operation", op}, 0},
 		{[]string{"validate", "--kind", "response", op}, 1}, // an operation is not a response
+		{[]string{"validate", fixture}, 1},
+		{[]string{"validate", "--kind", "operation", fixture}, 0},
 	}
 	for _, tt := range tests {
 		if code, out, errOut := run(t, nil, tt.args...); code != tt.code {
