@@ -13,8 +13,9 @@ import (
 //
 //   - Relevance is ranked as rank.go says (whole stemmed words, field weights, BM25F, synonyms).
 //   - The relevance floor: a prompt is a candidate when its relevance is above minRelevance and
-//     at least a share of the scale, the mean of the two best candidates' relevances (one
-//     prompt matching every tag does not set the scale alone): floorShare in general;
+//     at least a share of the scale, the mean of the two best matches' relevances (one
+//     prompt matching every tag does not set the scale alone; priority 10 apart, and sent or
+//     not: the floor is the tags', not the session's): floorShare in general;
 //     areaFloor for a prompt in the task's area, the folders of the best matches (area.go); leadFloor for a prompt that is
 //     the best match of one tag (within conceptShare of it) that the area does not cover: the
 //     prompt about "invoices" belongs in a briefing for ["api", "pagination", "invoices"] even
@@ -179,9 +180,15 @@ func (ix *Index) rankTags(tags []string, sent map[string]bool, explain bool) ran
 	// that matches every tag stands far above the rest, and against it alone the prompt that
 	// answers one tag of the task falls under the floor (the payouts guide beside the one about
 	// reconciliation). With one match, or two alike, it is the best relevance.
+	//
+	// The prompts already sent count: the floor says how well a prompt must match these tags,
+	// and what the session was sent does not change that. Scaled by the best matches not yet
+	// sent, a read_prompts repeating begin_session's tags would find the floor fallen to the
+	// weak matches and send in full a prompt that only shares a word of the best match's title
+	// (feedback) and none of the tags'.
 	best, second := 0.0, 0.0
 	for i := range ix.entries {
-		if ix.entries[i].Priority < CriticalPriority && !r.wasSent[i] {
+		if ix.entries[i].Priority < CriticalPriority {
 			switch v := rel[i]; {
 			case v > best:
 				best, second = v, best

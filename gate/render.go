@@ -208,7 +208,8 @@ func (r Renderer) Briefing(ctx context.Context, b Briefing, load Bodies) (text s
 			out = append(out, full(e, true))
 		}
 	case len(b.Listed) == 0 && b.MoreListed == 0 && len(b.AlreadySent) == 0:
-		// Weak is empty too: the best match not yet sent is always above the floor.
+		// Weak is empty too (but for candidates a Reranker passed over): the best match is
+		// always above the floor, so it would be sent, listed or already provided.
 		out = append(out, heading+"\n\nNo new prompt matched. Try other tags: the words of your task, the area of the code, the kind of change.")
 	}
 	if len(b.Listed) > 0 {

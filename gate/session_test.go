@@ -282,3 +282,37 @@ func TestSessionBoundsLongCriticalPrompts(t *testing.T) {
 		t.Errorf("read_prompts repeats priority-10 prompts: %v %v %v", names(again.Critical), names(again.CriticalTOC), names(again.CriticalNamed))
 	}
 }
+
+// The floor does not fall with what the session was sent: read_prompts repeating begin_session's
+// tags sends nothing begin_session would not have sent on a fresh session. Scaled by the best
+// matches not yet sent, it sent in full a prompt matching neither tag, only a word of the best
+// match's title (feedback).
+func TestSessionReadKeepsTheFloor(t *testing.T) {
+	ix := buildIndex(t, 2048,
+		spec{"Summarize Caching in Kotlin", 5, "Summarize the caching layer of a Kotlin service.\n\n## Cache keys\n\nName them.\n"},
+		spec{"Refactor Test Coverage in Kotlin", 5, "Refactor the tests of a Kotlin module.\n\n## Coverage\n\nMeasure it.\n"},
+		spec{"Summarize Concurrency in Elixir", 5, "Summarize how an Elixir service runs processes.\n\n## Supervisors\n\nRestart them.\n"},
+		spec{"Review Authentication in Swift", 5, "Review the login flow.\n"},
+	)
+	tags := []string{"kotlin", "caching"}
+	fresh := Select(ix, tags, 2048, 50, nil)
+	if got := names(fresh.Weak); !slices.Equal(got, []string{"summarize-concurrency-in-elixir"}) {
+		t.Fatalf("fresh weak matches %q; the test needs the Elixir prompt matched by feedback alone", got)
+	}
+	s := NewSession(ix.Project())
+	b := s.Begin(ix, tags)
+	if got, want := names(b.Full), names(fresh.Full); !slices.Equal(got, want) {
+		t.Fatalf("begin_session sent %q, want the fresh selection %q", got, want)
+	}
+	r := s.Read(ix, tags)
+	if len(r.Full)+len(r.TOC)+len(r.Listed) != 0 {
+		t.Errorf("read_prompts with the same tags sent %q, contents %q, listed %q; want nothing new: the rest is below the floor",
+			names(r.Full), names(r.TOC), names(r.Listed))
+	}
+	if got := names(r.Weak); !slices.Equal(got, []string{"summarize-concurrency-in-elixir"}) {
+		t.Errorf("read_prompts weak matches %q, want the Elixir prompt still named as one", got)
+	}
+	if got := names(s.Read(ix, []string{"summarize-concurrency-in-elixir"}).Full); !slices.Equal(got, []string{"summarize-concurrency-in-elixir"}) {
+		t.Errorf("read_prompts with its name sent %q, want the weak match", got)
+	}
+}
