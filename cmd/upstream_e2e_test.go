@@ -20,6 +20,7 @@ import (
 
 	"github.com/mcpctl/mcpctl/cmd/internal/mcpserver"
 	"github.com/mcpctl/mcpctl/cmd/internal/upstream"
+	"github.com/mcpctl/mcpctl/gate"
 	"github.com/mcpctl/mcpctl/tui/traffic"
 )
 
@@ -699,7 +700,9 @@ func TestNoUpstreamOutlivesAKilledServe(t *testing.T) {
 }
 
 // With subindex in force, matched prompts that together pass the budget reach the briefing as
-// tables of contents, and read_section gives each part back exactly.
+// tables of contents, listed in the result's tableOfContents; read_section gives each part back
+// exactly, and read_prompts with the same tags names them as already provided instead of
+// sending the same contents again.
 func TestBriefingTablesOfContents(t *testing.T) {
 	lib := projectLibrary(t)
 	bodies := map[string]string{}
@@ -721,13 +724,15 @@ func TestBriefingTablesOfContents(t *testing.T) {
 	env := testHome(t)
 	writeProject(t, env, "web", "folder: Web App\nproxyModel: subindex\n")
 	s := serve(t, env, "--library", lib.Dir, "--project", "web")
-	var res struct {
-		Text string `json:"text"`
-	}
+	var res gate.Result
 	s.call(t, "begin_session", map[string]any{"tags": []string{"deploy", "canary"}}, &res)
 	blocks := regexp.MustCompile(`(?s)<prompt name="([^"]+)" toc="true">\n(.*?)\n</prompt>`).FindAllStringSubmatch(res.Text, -1)
 	if len(blocks) != 3 || total < 30<<10 {
 		t.Fatalf("%d tables of contents for 3 prompts of %d bytes in all; briefing:\n%s", len(blocks), total, res.Text)
+	}
+	names := []string{"deploy-canary-checks", "deploy-rollback-guide", "deploy-runbook"}
+	if got := slices.Sorted(slices.Values(res.TableOfContents)); !slices.Equal(got, names) {
+		t.Errorf("tableOfContents %q, want %q", got, names)
 	}
 	t.Logf("briefing: %d bytes for %d bytes of matched prompts", len(res.Text), total)
 	if len(res.Text) > 8192+4096 { // the budget, plus the gate's own texts
@@ -770,6 +775,16 @@ func TestBriefingTablesOfContents(t *testing.T) {
 	}
 	if len(found) != 3 {
 		t.Errorf("the leaves read back reproduce %d of the 3 prompts exactly", len(found))
+	}
+	var again gate.Result
+	s.call(t, "read_prompts", map[string]any{"tags": []string{"deploy", "canary"}}, &again)
+	if strings.Contains(again.Text, "<prompt") || len(again.TableOfContents)+len(again.Matched) != 0 {
+		t.Errorf("read_prompts with the same tags sends again: matched %q, tableOfContents %q:\n%s", again.Matched, again.TableOfContents, again.Text)
+	}
+	for _, n := range names {
+		if !slices.Contains(again.AlreadyProvided, n) || !strings.Contains(again.Text, "- "+n+": its table of contents only") {
+			t.Errorf("read_prompts: alreadyProvided %q, want %s in it, said to be a table of contents:\n%s", again.AlreadyProvided, n, again.Text)
+		}
 	}
 }
 

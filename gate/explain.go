@@ -53,7 +53,7 @@ type TagScore struct {
 // all, in the order the briefing considers them: critical, sent, named, counted, already sent,
 // then below the floor by relevance (the weak matches named first).
 func Explain(ix *Index, tags []string, budget, limit int, sent map[string]bool) []Explanation {
-	r := ix.rankTags(tags, sent, true)
+	r := ix.rankTags(tags, sent, nil, true)
 	sel := ix.pack(r, budget, limit)
 	outcome := map[string]string{}
 	for _, e := range slices.Concat(sel.Critical, sel.CriticalTOC, sel.CriticalNamed) {

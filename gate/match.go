@@ -13,8 +13,9 @@ import (
 //
 //   - Relevance is ranked as rank.go says (whole stemmed words, field weights, BM25F, synonyms).
 //   - The relevance floor: a prompt is a candidate when its relevance is above minRelevance and
-//     at least a share of the scale, the mean of the two best candidates' relevances (one
-//     prompt matching every tag does not set the scale alone): floorShare in general;
+//     at least a share of the scale, the mean of the two best matches' relevances (one
+//     prompt matching every tag does not set the scale alone; priority 10 apart, and sent or
+//     not: the floor is the tags', not the session's): floorShare in general;
 //     areaFloor for a prompt in the task's area, the folders of the best matches (area.go); leadFloor for a prompt that is
 //     the best match of one tag (within conceptShare of it) that the area does not cover: the
 //     prompt about "invoices" belongs in a briefing for ["api", "pagination", "invoices"] even
@@ -37,7 +38,10 @@ import (
 //   - Prompts already sent in the session (by a briefing, or in full by a tool result:
 //     Session.Received) are not sent again: they are reported as already provided when they
 //     are candidates (a priority-10 prompt only when it is relevant), and
-//     left out of the remaining index.
+//     left out of the remaining index. So are those whose table of contents a briefing sent
+//     (AlreadyTOC): the model reads their sections, and the same contents again would tell it
+//     nothing. Only its name as a tag sends such a prompt again, whole, when it fits what the
+//     briefing has left (the budget; priority 10, maxBriefingBytes); never as its contents.
 //   - Weak matches: the best matches below the floor (at most weakCap, within the index cap) are
 //     named with their summaries, before the rest of the index. The floor is where a lexical match
 //     stops telling; the assistant reading the summary can tell whether "CI Runners" matters for
@@ -67,6 +71,8 @@ type Selection struct {
 	Listed        []Entry  // relevant but over the budget: named with their summary, at most the cap
 	MoreListed    int      // relevant, over the budget and beyond the cap: counted, not listed
 	AlreadySent   []Entry  // relevant, but the model has them from this session: not repeated (at most the cap)
+	AlreadyTOC    []Entry  // relevant, but the model has their tables of contents from this session: not repeated (within the cap, after AlreadySent)
+	TOCHeld       int      // prompts the session has only as tables of contents that are not in AlreadyTOC: left out of Remaining too
 	Weak          []Entry  // matched below the floor, best first: named (at most weakCap, within the cap)
 	Remaining     []Entry  // the rest of the index, capped like Index.Lines less the weak matches
 	Omitted       int      // index entries neither selected, weak matches nor in Remaining (beyond the cap)
@@ -122,6 +128,9 @@ type candidate struct {
 	boost float64 // the priority's part of order
 	// nameOnly is a candidate a Reranker did not choose: named as a weak match, not sent.
 	nameOnly bool
+	// wholeOnly is a prompt whose table of contents the session sent, asked for by name: sent
+	// in full when it fits, else reported as already provided, never sent as its contents again.
+	wholeOnly bool
 }
 
 // Select matches tags against the index following the rules above. budget is the byte budget
@@ -135,7 +144,13 @@ func Select(ix *Index, tags []string, budget, limit int, sent map[string]bool) S
 // SelectReranked is Select with the candidates of task's tags reordered by rr before packing
 // (nil: as Select).
 func SelectReranked(ctx context.Context, ix *Index, task Task, budget, limit int, sent map[string]bool, rr Reranker) Selection {
-	r := ix.rankTags(task.Tags, sent, false)
+	return ix.selectFor(ctx, task, budget, limit, sent, nil, rr)
+}
+
+// selectFor is SelectReranked for a session that also sent the tables of contents of the
+// prompts in toc (by id; an id in sent too was sent in full since).
+func (ix *Index) selectFor(ctx context.Context, task Task, budget, limit int, sent, toc map[string]bool, rr Reranker) Selection {
+	r := ix.rankTags(task.Tags, sent, toc, false)
 	if rr != nil {
 		below := ix.belowFloor(r, rerankBelow)
 		if len(r.cands)+len(below) > 1 {
@@ -151,15 +166,16 @@ type ranking struct {
 	concepts []concept
 	scores   *scorer
 	feedback []term
-	critical []int       // priority 10 not yet sent
-	cands    []candidate // above the floor, not sent, not critical, best first
-	already  []int       // above the floor, or critical and relevant, but sent before
-	wasSent  []bool
+	critical []int        // priority 10 not yet sent
+	cands    []candidate  // above the floor, not sent, not critical, best first; or asked for by name
+	already  []int        // above the floor, or critical and relevant, but sent before
+	wasSent  []bool       // sent in full or as a table of contents
+	tocOnly  []bool       // of those, sent only as a table of contents
 	named    map[int]bool // entries a tag names whole: candidates first (namedBy)
 	top      float64      // the scale of the floor and of the priority boost: see rankTags
 }
 
-func (ix *Index) rankTags(tags []string, sent map[string]bool, explain bool) ranking {
+func (ix *Index) rankTags(tags []string, sent, toc map[string]bool, explain bool) ranking {
 	r := ranking{tags: NormalizeTags(tags)}
 	r.named = ix.namedBy(tags)
 	r.concepts = ix.query(r.tags)
@@ -170,18 +186,30 @@ func (ix *Index) rankTags(tags []string, sent map[string]bool, explain bool) ran
 	r.scores.leads()
 	rel := r.scores.total
 	r.wasSent = make([]bool, len(ix.entries))
+	r.tocOnly = make([]bool, len(ix.entries))
+	for id := range toc {
+		if i, ok := ix.byID[strings.ToLower(id)]; ok {
+			r.wasSent[i], r.tocOnly[i] = true, true
+		}
+	}
 	for id := range sent {
 		if i, ok := ix.byID[strings.ToLower(id)]; ok {
-			r.wasSent[i] = true
+			r.wasSent[i], r.tocOnly[i] = true, false
 		}
 	}
 	// The scale of the floor is the mean of the two best relevances, not the best alone: a prompt
 	// that matches every tag stands far above the rest, and against it alone the prompt that
 	// answers one tag of the task falls under the floor (the payouts guide beside the one about
 	// reconciliation). With one match, or two alike, it is the best relevance.
+	//
+	// The prompts already sent count: the floor says how well a prompt must match these tags,
+	// and what the session was sent does not change that. Scaled by the best matches not yet
+	// sent, a read_prompts repeating begin_session's tags would find the floor fallen to the
+	// weak matches and send in full a prompt that only shares a word of the best match's title
+	// (feedback) and none of the tags'.
 	best, second := 0.0, 0.0
 	for i := range ix.entries {
-		if ix.entries[i].Priority < CriticalPriority && !r.wasSent[i] {
+		if ix.entries[i].Priority < CriticalPriority {
 			switch v := rel[i]; {
 			case v > best:
 				best, second = v, best
@@ -199,6 +227,10 @@ func (ix *Index) rankTags(tags []string, sent map[string]bool, explain bool) ran
 		critical := e.Priority >= CriticalPriority
 		above := ix.aboveFloor(e.Priority, rel[i], r.top, r.scores.lead[i], r.scores.inArea[i])
 		switch {
+		case r.tocOnly[i] && r.named[i]:
+			// Its contents were sent; asked for by name, the model wants the whole: first, as
+			// any prompt asked for by name, but whole or not at all (pack), priority 10 too.
+			r.cands = append(r.cands, candidate{i: i, rel: rel[i], order: math.Inf(1), wholeOnly: true})
 		case r.wasSent[i]:
 			if above || r.named[i] || critical && rel[i] > 0 {
 				r.already = append(r.already, i)
@@ -331,14 +363,19 @@ func (ix *Index) packCritical(crit []int) (full, toc, named []Entry) {
 func (ix *Index) pack(r ranking, budget, limit int) Selection {
 	sel := Selection{Tags: r.tags}
 	left := min(budget, maxBriefingBytes)
+	carried := 0 // the prompt content of the briefing so far, for maxBriefingBytes
 	taken := make([]bool, len(ix.entries))
-	var passed []Entry // candidates a Reranker did not choose
+	var passed []Entry      // candidates a Reranker did not choose
+	var held []int          // prompts whose contents were sent, asked for by name, that do not fit whole
+	shown := map[int]bool{} // of the prompts whose contents were sent, those this briefing sends or names
 	sel.Critical, sel.CriticalTOC, sel.CriticalNamed = ix.packCritical(r.critical)
 	for _, e := range sel.Critical {
 		left -= e.Bytes
+		carried += e.Bytes
 	}
 	for _, e := range sel.CriticalTOC {
 		left -= e.TOCBytes
+		carried += e.TOCBytes
 	}
 	for _, i := range r.critical {
 		taken[i] = true
@@ -351,23 +388,51 @@ func (ix *Index) pack(r ranking, budget, limit int) Selection {
 			if len(passed) < limit {
 				passed = append(passed, *e)
 			}
+		case c.wholeOnly:
+			// A priority-10 prompt is held back by what one briefing carries, not by the
+			// budget, as when it was first sent.
+			room := left
+			if e.Priority >= CriticalPriority {
+				room = maxBriefingBytes - carried
+			}
+			if e.Bytes <= room {
+				sel.Full = append(sel.Full, *e)
+				left -= e.Bytes
+				carried += e.Bytes
+				shown[c.i] = true
+			} else {
+				held = append(held, c.i)
+			}
 		case e.Bytes <= left:
 			sel.Full = append(sel.Full, *e)
 			left -= e.Bytes
+			carried += e.Bytes
 		case e.TOCBytes > 0 && e.TOCBytes <= left:
 			// Too big in full, it goes as its table of contents: its sections are one
 			// read_section away, and more relevant prompts fit the budget.
 			sel.TOC = append(sel.TOC, *e)
 			left -= e.TOCBytes
+			carried += e.TOCBytes
 		case len(sel.Listed) < limit:
 			sel.Listed = append(sel.Listed, *e)
 		default:
 			sel.MoreListed++
 		}
 	}
-	for _, i := range r.already {
-		if len(sel.AlreadySent) < limit {
+	// What was asked for by name first, then the rest, within one cap.
+	for _, i := range slices.Concat(held, r.already) {
+		switch {
+		case len(sel.AlreadySent)+len(sel.AlreadyTOC) >= limit:
+		case r.tocOnly[i]:
+			sel.AlreadyTOC = append(sel.AlreadyTOC, ix.entries[i])
+			shown[i] = true
+		default:
 			sel.AlreadySent = append(sel.AlreadySent, ix.entries[i])
+		}
+	}
+	for i, toc := range r.tocOnly {
+		if toc && !shown[i] {
+			sel.TOCHeld++
 		}
 	}
 	// The candidates a Reranker passed over lead the weak matches: like them, they are one

@@ -168,6 +168,10 @@ func (r Renderer) Briefing(ctx context.Context, b Briefing, load Bodies) (text s
 	}
 	vars := r.vars(b.Project, matched, remaining, b.Omitted)
 	vars[VarPromptIndex] = b.PromptIndex
+	if len(b.TOC)+len(b.CriticalTOC)+len(b.CriticalNamed)+len(b.Listed)+b.MoreListed+len(b.Weak)+len(b.AlreadyTOC)+b.TOCHeld > 0 {
+		// The model does not have everything: some prompts it has only as contents, or named.
+		vars[VarRemainingPrompts] = linesText(remaining, b.Omitted, "(none: every other prompt is above, or was sent to you earlier in this session)")
+	}
 
 	var out []string // sections, joined by blank lines
 	var u []string
@@ -207,8 +211,9 @@ func (r Renderer) Briefing(ctx context.Context, b Briefing, load Bodies) (text s
 		for _, e := range b.TOC {
 			out = append(out, full(e, true))
 		}
-	case len(b.Listed) == 0 && b.MoreListed == 0 && len(b.AlreadySent) == 0:
-		// Weak is empty too: the best match not yet sent is always above the floor.
+	case len(b.Listed) == 0 && b.MoreListed == 0 && len(b.AlreadySent) == 0 && len(b.AlreadyTOC) == 0:
+		// Weak is empty too (but for candidates a Reranker passed over): the best match is
+		// always above the floor, so it would be sent, listed or already provided.
 		out = append(out, heading+"\n\nNo new prompt matched. Try other tags: the words of your task, the area of the code, the kind of change.")
 	}
 	if len(b.Listed) > 0 {
@@ -223,10 +228,14 @@ func (r Renderer) Briefing(ctx context.Context, b Briefing, load Bodies) (text s
 		out = append(out, "## Weaker matches, not sent\n\nThese matched "+what+", but not closely enough to be sent. If a summary touches what you are doing, read that prompt with read_prompts, its name as a tag:\n"+
 			linesText(linesOf(b.Weak), 0, ""))
 	}
-	if len(b.AlreadySent) > 0 {
-		names := make([]string, len(b.AlreadySent))
-		for i, e := range b.AlreadySent {
-			names[i] = "- " + e.Name
+	if len(b.AlreadySent)+len(b.AlreadyTOC) > 0 {
+		var names []string
+		for _, e := range b.AlreadySent {
+			names = append(names, "- "+e.Name)
+		}
+		for _, e := range b.AlreadyTOC {
+			// The contents named the sections; the whole is one call away too.
+			names = append(names, "- "+e.Name+": its table of contents only; read_section reads its sections, get_prompt (id "+e.ID+") the whole")
 		}
 		section := "## Already provided in this session\n\nThese match too; they were sent to you earlier in this session and are not repeated:\n"
 		if b.Kind == KindIntercept {

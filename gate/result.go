@@ -11,6 +11,7 @@ type Result struct {
 	Ungated         bool     `json:"ungated"`
 	Critical        []string `json:"critical"`
 	Matched         []string `json:"matched"`
+	TableOfContents []string `json:"tableOfContents"`
 	OverBudget      []string `json:"overBudget"`
 	AlreadyProvided []string `json:"alreadyProvided"`
 	WeakMatches     []string `json:"weakMatches"`
@@ -27,8 +28,10 @@ func (b Briefing) Result(text string) Result {
 		Ungated:         b.Ungated,
 		Critical:        names(slices.Concat(b.Critical, b.CriticalTOC, b.CriticalNamed)),
 		Matched:         names(b.Full),
+		TableOfContents: names(b.TOC),
 		OverBudget:      names(b.Listed),
-		AlreadyProvided: names(b.AlreadySent),
+		// The text says which the model has only as contents, and how to read the rest.
+		AlreadyProvided: names(slices.Concat(b.AlreadySent, b.AlreadyTOC)),
 		WeakMatches:     names(b.Weak),
 		Remaining:       names(b.Remaining),
 		Omitted:         b.Omitted,

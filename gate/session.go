@@ -33,7 +33,8 @@ type Briefing struct {
 }
 
 // Session is the gate state of one MCP session: whether it is gated, the tags it has given and
-// the prompts already sent in full. The state only moves one way, gated → ungated.
+// the prompts already sent, in full or as tables of contents. The state only moves one way,
+// gated → ungated.
 //
 // A Session is safe for concurrent use: tool calls run concurrently, and of several calls racing
 // on a gated session exactly one ungates it and gets the intercept briefing. Briefings are made
@@ -48,12 +49,15 @@ type Session struct {
 	gated bool
 	tags  []string
 	seen  map[string]bool // tags
-	sent  map[string]bool // prompt ids
+	sent  map[string]bool // prompt ids, sent in full
+	// toc is the prompt ids whose tables of contents were sent: not sent again by tags, but
+	// whole when asked for by name (Select's rules). An id in sent too was sent whole since.
+	toc map[string]bool
 }
 
 // NewSession starts a session for a project: gated when the project is (NoProject is not).
 func NewSession(p Project) *Session {
-	return &Session{mode: p.GateMode, gated: p.Gated, seen: map[string]bool{}, sent: map[string]bool{}}
+	return &Session{mode: p.GateMode, gated: p.Gated, seen: map[string]bool{}, sent: map[string]bool{}, toc: map[string]bool{}}
 }
 
 // SetReranker makes the session's briefings re-rank their candidates with rr (SelectReranked);
@@ -198,7 +202,8 @@ func (b Briefing) Without(ids []string) Briefing {
 		})
 	}
 	b.Full, b.TOC, b.Listed, b.Weak = drop(b.Full, true), drop(b.TOC, true), drop(b.Listed, true), drop(b.Weak, true)
-	b.Remaining = drop(b.Remaining, false) // the index of what was not sent: these were
+	b.AlreadyTOC = drop(b.AlreadyTOC, true) // the result carries them whole
+	b.Remaining = drop(b.Remaining, false)  // the index of what was not sent: these were
 	b.AlreadySent = append(carried, b.AlreadySent...)
 	return b
 }
@@ -210,8 +215,11 @@ func (s *Session) Shrunk(b Briefing) Briefing {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	moved := slices.Concat(b.Full, b.TOC)
-	for _, e := range moved {
-		delete(s.sent, e.ID)
+	for _, e := range b.Full {
+		delete(s.sent, e.ID) // one whose contents an earlier briefing sent still has them (s.toc)
+	}
+	for _, e := range b.TOC {
+		delete(s.toc, e.ID)
 	}
 	b.Listed, b.Full, b.TOC = slices.Concat(moved, b.Listed), nil, nil
 	return b
@@ -223,9 +231,9 @@ func (s *Session) Shrunk(b Briefing) Briefing {
 func (s *Session) brief(ctx context.Context, ix *Index, kind Kind, task Task) Briefing {
 	p := ix.Project()
 	s.mu.Lock()
-	sent := maps.Clone(s.sent)
+	sent, toc := maps.Clone(s.sent), maps.Clone(s.toc)
 	s.mu.Unlock()
-	sel := SelectReranked(ctx, ix, task, p.ByteBudget, p.IndexCap, sent, s.rr)
+	sel := ix.selectFor(ctx, task, p.ByteBudget, p.IndexCap, sent, toc, s.rr)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, t := range sel.Tags {
@@ -234,15 +242,17 @@ func (s *Session) brief(ctx context.Context, ix *Index, kind Kind, task Task) Br
 			s.tags = append(s.tags, t)
 		}
 	}
-	// A priority-10 prompt sent as its table of contents or named is not repeated either: the
-	// briefing said how to read it.
-	for _, es := range [][]Entry{sel.Critical, sel.CriticalTOC, sel.CriticalNamed} {
+	// A priority-10 prompt named is not repeated either: the briefing said how to read it.
+	for _, es := range [][]Entry{sel.Critical, sel.CriticalNamed, sel.Full} {
 		for _, e := range es {
 			s.sent[e.ID] = true
 		}
 	}
-	for _, e := range sel.Full {
-		s.sent[e.ID] = true
+	// Nor is a table of contents: the model has it, and reads the sections it needs.
+	for _, es := range [][]Entry{sel.CriticalTOC, sel.TOC} {
+		for _, e := range es {
+			s.toc[e.ID] = true
+		}
 	}
 	b := Briefing{Kind: kind, Project: p.DisplayName(), PromptIndex: IndexText(ix), Selection: sel, Ungated: s.gated}
 	s.gated = false

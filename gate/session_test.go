@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/mcpctl/mcpctl/schemas"
 )
 
 func TestSessionStates(t *testing.T) {
@@ -280,5 +282,166 @@ func TestSessionBoundsLongCriticalPrompts(t *testing.T) {
 	}
 	if again := s.Read(ix, []string{"deploy"}); len(again.Critical)+len(again.CriticalTOC)+len(again.CriticalNamed) != 0 {
 		t.Errorf("read_prompts repeats priority-10 prompts: %v %v %v", names(again.Critical), names(again.CriticalTOC), names(again.CriticalNamed))
+	}
+}
+
+// The floor does not fall with what the session was sent: read_prompts repeating begin_session's
+// tags sends nothing begin_session would not have sent on a fresh session. Scaled by the best
+// matches not yet sent, it sent in full a prompt matching neither tag, only a word of the best
+// match's title (feedback).
+func TestSessionReadKeepsTheFloor(t *testing.T) {
+	ix := buildIndex(t, 2048,
+		spec{"Summarize Caching in Kotlin", 5, "Summarize the caching layer of a Kotlin service.\n\n## Cache keys\n\nName them.\n"},
+		spec{"Refactor Test Coverage in Kotlin", 5, "Refactor the tests of a Kotlin module.\n\n## Coverage\n\nMeasure it.\n"},
+		spec{"Summarize Concurrency in Elixir", 5, "Summarize how an Elixir service runs processes.\n\n## Supervisors\n\nRestart them.\n"},
+		spec{"Review Authentication in Swift", 5, "Review the login flow.\n"},
+	)
+	tags := []string{"kotlin", "caching"}
+	fresh := Select(ix, tags, 2048, 50, nil)
+	if got := names(fresh.Weak); !slices.Equal(got, []string{"summarize-concurrency-in-elixir"}) {
+		t.Fatalf("fresh weak matches %q; the test needs the Elixir prompt matched by feedback alone", got)
+	}
+	s := NewSession(ix.Project())
+	b := s.Begin(ix, tags)
+	if got, want := names(b.Full), names(fresh.Full); !slices.Equal(got, want) {
+		t.Fatalf("begin_session sent %q, want the fresh selection %q", got, want)
+	}
+	r := s.Read(ix, tags)
+	if len(r.Full)+len(r.TOC)+len(r.Listed) != 0 {
+		t.Errorf("read_prompts with the same tags sent %q, contents %q, listed %q; want nothing new: the rest is below the floor",
+			names(r.Full), names(r.TOC), names(r.Listed))
+	}
+	if got := names(r.Weak); !slices.Equal(got, []string{"summarize-concurrency-in-elixir"}) {
+		t.Errorf("read_prompts weak matches %q, want the Elixir prompt still named as one", got)
+	}
+	if got := names(s.Read(ix, []string{"summarize-concurrency-in-elixir"}).Full); !slices.Equal(got, []string{"summarize-concurrency-in-elixir"}) {
+		t.Errorf("read_prompts with its name sent %q, want the weak match", got)
+	}
+}
+
+// A prompt sent as its table of contents counts as sent: read_prompts with the same tags names
+// it as already provided instead of sending the same contents again, the structured result
+// lists it, and the briefing does not claim the model has everything. Its name as a tag sends
+// it whole when it fits the budget, never its contents again.
+func TestSessionTablesOfContentsAreSent(t *testing.T) {
+	ix := buildIndex(t, 4000,
+		spec{"Deploy Guide", 8, sized("deploys", 3000)},
+		spec{"Deploy Notes", 5, sized("deploys", 3500)},
+		spec{"Deploy Windows", 5, sized("deploys", 3500)},
+		spec{"Deploy Runbook", 5, sized("deploys", 5000)},
+		spec{"Sql Style", 5, sized("sql", 100)},
+		spec{"Go Errors", 5, sized("errors", 100)},
+	)
+	for i := range ix.entries {
+		if ix.entries[i].Name != "deploy-guide" {
+			ix.entries[i].TOCBytes = 300
+		}
+	}
+	toc := func(_ context.Context, e Entry, _ string) string { return "1. Section one (" + e.Name + ")" }
+	s := NewSession(ix.Project())
+	b := s.Begin(ix, []string{"deploy"})
+	text, _ := render(t, Renderer{TOC: toc}, ix, b)
+	res := b.Result(text)
+	if want := []string{"deploy-notes", "deploy-runbook", "deploy-windows"}; !slices.Equal(slices.Sorted(slices.Values(res.TableOfContents)), want) {
+		t.Fatalf("begin_session: tableOfContents %q, want %q (the test needs them sent as contents)", res.TableOfContents, want)
+	}
+	if !slices.Equal(res.Matched, []string{"deploy-guide"}) {
+		t.Errorf("begin_session: matched %q, want [deploy-guide]", res.Matched)
+	}
+
+	r := s.Read(ix, []string{"deploy"})
+	text, _ = render(t, Renderer{TOC: toc}, ix, r)
+	res = r.Result(text)
+	if len(r.Full)+len(r.TOC)+len(r.Listed) != 0 || strings.Contains(text, "<prompt") {
+		t.Errorf("read_prompts with the same tags sent %q, contents %q, listed %q; want nothing again:\n%s", names(r.Full), names(r.TOC), names(r.Listed), text)
+	}
+	if want := []string{"deploy-guide", "deploy-notes", "deploy-runbook", "deploy-windows"}; !slices.Equal(slices.Sorted(slices.Values(res.AlreadyProvided)), want) {
+		t.Errorf("read_prompts: alreadyProvided %q, want %q", res.AlreadyProvided, want)
+	}
+	notes, _ := ix.ByName("deploy-notes")
+	for _, want := range []string{"- deploy-guide\n", "- deploy-notes: its table of contents only; read_section reads its sections, get_prompt (id " + notes.ID + ") the whole"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("read_prompts text lacks %q:\n%s", want, text)
+		}
+	}
+	if err := schemas.Validate("read_prompts.output", res); err != nil {
+		t.Error(err)
+	}
+
+	// By name: whole when it fits the budget; else named, not its contents again.
+	if r := s.Read(ix, []string{"deploy-notes"}); !slices.Equal(names(r.Full), []string{"deploy-notes"}) {
+		t.Errorf("read_prompts [deploy-notes] sent %q, contents %q; want it whole (it fits the budget)", names(r.Full), names(r.TOC))
+	}
+	if !s.WasSent(notes.ID) {
+		t.Error("WasSent(deploy-notes) = false after it was sent whole")
+	}
+	r = s.Read(ix, []string{"deploy-runbook"})
+	if len(r.Full)+len(r.TOC) != 0 || !slices.Equal(names(r.AlreadyTOC), []string{"deploy-runbook"}) {
+		t.Errorf("read_prompts [deploy-runbook] (over the budget): sent %q, contents %q, contents already sent %q; want it named as already provided",
+			names(r.Full), names(r.TOC), names(r.AlreadyTOC))
+	}
+	if got := names(s.Read(ix, []string{"deploy"}).AlreadySent); !slices.Contains(got, "deploy-notes") {
+		t.Errorf("after it was sent whole, deploy-notes is not among the prompts sent in full: %q", got)
+	}
+
+	// The rest of the index sent, the model has two prompts as contents only: not everything.
+	r = s.Read(ix, []string{"sql", "errors"})
+	text, _ = render(t, Renderer{TOC: toc}, ix, r)
+	if len(r.Full) != 2 || len(r.Remaining) != 0 || r.TOCHeld != 2 {
+		t.Fatalf("read_prompts [sql errors]: sent %q, remaining %q, %d held as contents; the test needs the rest sent and two held", names(r.Full), names(r.Remaining), r.TOCHeld)
+	}
+	if strings.Contains(text, "you have everything") || !strings.Contains(text, "(none: every other prompt is above, or was sent to you earlier in this session)") {
+		t.Errorf("read_prompts says the model has everything, while it has two prompts as contents only:\n%s", text)
+	}
+}
+
+// A priority-10 prompt sent as its table of contents is handled as any other: never its
+// contents again, whole when asked for by name, within what one briefing carries rather than
+// the budget, from which priority 10 is exempt.
+func TestSessionCriticalContentsAskedForByName(t *testing.T) {
+	ix := buildIndex(t, 1000,
+		spec{"Runbook One", 10, sized("deploys", 45_000)},
+		spec{"Runbook Two", 10, sized("deploys", 50_000)},
+		spec{"Deploy Checklist", 5, "Check the deploy dashboards."},
+	)
+	for i := range ix.entries {
+		ix.entries[i].TOCBytes = 300
+	}
+	s := NewSession(ix.Project())
+	if b := s.Begin(ix, []string{"deploy"}); !slices.Equal(names(b.CriticalTOC), []string{"runbook-two"}) {
+		t.Fatalf("critical contents %q; the test needs runbook-two sent as contents", names(b.CriticalTOC))
+	}
+	r := s.Read(ix, []string{"deploy"})
+	if len(r.Critical)+len(r.CriticalTOC)+len(r.TOC) != 0 || !slices.Equal(names(r.AlreadyTOC), []string{"runbook-two"}) {
+		t.Errorf("read_prompts [deploy]: critical %q, contents %q %q, contents already sent %q; want runbook-two named as already provided",
+			names(r.Critical), names(r.CriticalTOC), names(r.TOC), names(r.AlreadyTOC))
+	}
+	if r := s.Read(ix, []string{"runbook-two"}); !slices.Equal(names(r.Full), []string{"runbook-two"}) {
+		t.Errorf("read_prompts [runbook-two] sent %q, want it whole: 50 KB is over the budget but within a briefing", names(r.Full))
+	}
+}
+
+// A table of contents an intercepted call's briefing had no room for (Shrunk) was not sent: the
+// next read_prompts sends it.
+func TestSessionShrunkContentsAreNotSent(t *testing.T) {
+	ix := buildIndex(t, 4000,
+		spec{"Deploy Guide", 8, sized("deploys", 3000)},
+		spec{"Deploy Runbook", 5, sized("deploys", 5000)},
+		spec{"Sql Style", 5, sized("sql", 100)},
+	)
+	for i := range ix.entries {
+		ix.entries[i].TOCBytes = 300
+	}
+	s := NewSession(ix.Project())
+	b, ok := s.Intercept(ix, "search_prompts", json.RawMessage(`{"query":"deploy"}`))
+	if !ok || !slices.Equal(names(b.TOC), []string{"deploy-runbook"}) {
+		t.Fatalf("intercept: contents %q; the test needs deploy-runbook sent as contents", names(b.TOC))
+	}
+	if b = s.Shrunk(b); len(b.TOC)+len(b.Full) != 0 {
+		t.Fatalf("Shrunk left full %q, contents %q", names(b.Full), names(b.TOC))
+	}
+	r := s.Read(ix, []string{"deploy"})
+	if !slices.Equal(names(r.TOC), []string{"deploy-runbook"}) || len(r.AlreadyTOC) != 0 {
+		t.Errorf("read_prompts after Shrunk: contents %q, contents already sent %q; want deploy-runbook's contents sent now", names(r.TOC), names(r.AlreadyTOC))
 	}
 }
