@@ -202,6 +202,12 @@ func (r Renderer) Briefing(ctx context.Context, b Briefing, load Bodies) (text s
 	if b.Kind == KindRead {
 		heading = "## Prompts matching your tags (" + tags + ")"
 	}
+	if b.Prompts == 0 {
+		// Other tags or another read_prompts would find nothing either.
+		out = append(out, "## This project has no prompts yet\n\nThere is nothing to read before you start. "+
+			"Prompts saved to the project later are found by read_prompts.")
+		return strings.Join(out, "\n\n") + "\n", u, nil
+	}
 	switch {
 	case len(b.Full) > 0 || len(b.TOC) > 0:
 		out = append(out, heading)

@@ -1,11 +1,14 @@
 package gate
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/mcpctl/mcpctl/promptlib"
 )
 
 // Short texts make the structure visible; the defaults are checked separately.
@@ -276,5 +279,27 @@ func TestIndexFitsClientTextLimit(t *testing.T) {
 	}
 	if got := textLen("a😀é"); got != 4 {
 		t.Errorf(`textLen("a😀é") = %d, want 4 (the emoji is two UTF-16 code units)`, got)
+	}
+}
+
+// A project without prompts says so: other tags, or read_prompts, would find nothing either.
+func TestRenderEmptyProject(t *testing.T) {
+	p, err := ParseProject("empty.yaml", []byte("byteBudget: 1000\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, _, err := LibraryIndex(promptlib.Library{}, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewSession(p)
+	for _, b := range []Briefing{s.Begin(ix, []string{"sql"}), s.Read(ix, []string{"go"})} {
+		text, _, err := Renderer{}.Briefing(context.Background(), b, LibraryBodies(promptlib.Library{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(text, "## This project has no prompts yet") || strings.Contains(text, "Try other tags") || strings.Contains(text, "Do not assume") {
+			t.Errorf("%s briefing of an empty project:\n%s", b.Kind, text)
+		}
 	}
 }

@@ -26,6 +26,9 @@ type Briefing struct {
 	Tool    string // the intercepted tool, for KindIntercept
 	// PromptIndex is IndexText of the index the briefing came from, for {{prompt_index}}.
 	PromptIndex string
+	// Prompts is how many prompts the project has: with none, there is nothing to match or
+	// fetch, and the briefing says so instead of asking for other tags.
+	Prompts int
 	Selection
 	// Ungated is true when this call ungated the session: the caller lists the full tool set
 	// and sends notifications/tools/list_changed.
@@ -254,7 +257,7 @@ func (s *Session) brief(ctx context.Context, ix *Index, kind Kind, task Task) Br
 			s.toc[e.ID] = true
 		}
 	}
-	b := Briefing{Kind: kind, Project: p.DisplayName(), PromptIndex: IndexText(ix), Selection: sel, Ungated: s.gated}
+	b := Briefing{Kind: kind, Project: p.DisplayName(), PromptIndex: IndexText(ix), Prompts: ix.Len(), Selection: sel, Ungated: s.gated}
 	s.gated = false
 	return b
 }
