@@ -786,6 +786,25 @@ func TestBriefingTablesOfContents(t *testing.T) {
 			t.Errorf("read_prompts: alreadyProvided %q, want %s in it, said to be a table of contents:\n%s", again.AlreadyProvided, n, again.Text)
 		}
 	}
+
+	// The traffic log counts the tables of contents as matched and sent (beside the library's
+	// own deploy prompt, sent in full), the second time as matched and already held.
+	s.Close()
+	s.cmd.Wait()
+	files, _ := filepath.Glob(filepath.Join(traffic.Dir(filepath.Join(envValue(env, "HOME"), ".local", "state")), "*.jsonl"))
+	var got []string
+	for _, f := range files {
+		events, _ := traffic.ReadFile(f)
+		for _, e := range events {
+			if e.Kind == traffic.KindResponse && e.Gate != nil {
+				got = append(got, fmt.Sprintf("%s matched %d sent %d", e.Name, e.Gate.Matched, e.Gate.Sent))
+			}
+		}
+	}
+	want := []string{"begin_session matched 4 sent 4", "read_prompts matched 4 sent 0"}
+	if !slices.Equal(got, want) {
+		t.Errorf("traffic gate events %q, want %q", got, want)
+	}
 }
 
 // extrasProject is a project of servers that are this test binary with its extras
