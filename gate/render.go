@@ -217,9 +217,13 @@ func (r Renderer) Briefing(ctx context.Context, b Briefing, load Bodies) (text s
 		for _, e := range b.TOC {
 			out = append(out, full(e, true))
 		}
+	case len(b.Listed) == 0 && b.MoreListed == 0 && len(b.AlreadySent) == 0 && len(b.AlreadyTOC) == 0 && len(b.Weak) > 0:
+		// Only a Reranker leaves this: it passed over every candidate, which lead the weak
+		// matches below.
+		out = append(out, heading+"\n\nNone of the matches was judged needed for your task; they are named below with their summaries.")
 	case len(b.Listed) == 0 && b.MoreListed == 0 && len(b.AlreadySent) == 0 && len(b.AlreadyTOC) == 0:
-		// Weak is empty too (but for candidates a Reranker passed over): the best match is
-		// always above the floor, so it would be sent, listed or already provided.
+		// Without a Reranker the best match is always above the floor, so it would be sent,
+		// listed or already provided.
 		out = append(out, heading+"\n\nNo new prompt matched. Try other tags: the words of your task, the area of the code, the kind of change.")
 	}
 	if len(b.Listed) > 0 {

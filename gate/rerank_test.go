@@ -125,6 +125,12 @@ func TestLLMReranker(t *testing.T) {
 				t.Errorf("weak matches %q, want the deterministic candidates %q first", got, names(base.Full))
 			}
 		}
+		// The briefing does not tell the model to try other tags beside the matches it names.
+		none := SelectReranked(context.Background(), ix, Task{Tags: []string{"sql"}}, 1000, 50, nil, rr)
+		text, _ := render(t, Renderer{}, ix, Briefing{Kind: KindBegin, Prompts: ix.Len(), Selection: none})
+		if strings.Contains(text, "No new prompt matched") || !strings.Contains(text, "None of the matches was judged needed") {
+			t.Errorf("briefing after the model chose none:\n%s", text)
+		}
 		if n := llm.calls.Load(); n != 1 {
 			t.Errorf("the model was asked %d times, want 1 (none is an answer, cached)", n)
 		}
