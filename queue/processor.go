@@ -54,9 +54,10 @@ type Processor struct {
 	// DB: Run stops with it, leaving the operation in hand in processing/ for the processor
 	// that reopens the library.
 	replaced error
-	// answered holds, for this run, the operations answered but not yet filed (the Run
-	// goroutine only): a retry of the filing does not answer again once the answer was taken.
-	answered map[string]bool
+	// answered holds, for this run, the operations answered but not yet filed, with their
+	// answers (the Run goroutine only): a retry of the filing gives the same answer, and does
+	// not answer again once the answer was taken.
+	answered map[string]answeredOp
 	// unflushed is set (by the Run goroutine only) when the last checkpoint left frames in
 	// the -wal file: the next rescan tries again.
 	unflushed bool
@@ -76,13 +77,19 @@ type Processor struct {
 	err    error
 }
 
+// answeredOp is an operation answered but not yet filed, and its answer.
+type answeredOp struct {
+	op   promptlib.Operation
+	resp promptlib.Response
+}
+
 // NewProcessor returns a Processor with the contract's timings.
 func NewProcessor(dir string, db *sql.DB, log *slog.Logger) *Processor {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Processor{Dir: dir, DB: db, Log: log, Rescan: 2 * time.Second, CleanupEvery: 24 * time.Hour,
-		KeepProcessed: 7 * 24 * time.Hour, Now: time.Now, answered: map[string]bool{}}
+		KeepProcessed: 7 * 24 * time.Hour, Now: time.Now, answered: map[string]answeredOp{}}
 }
 
 // Start runs the processor in a goroutine owned by p until ctx ends or Close is called.
@@ -131,6 +138,9 @@ func (p *Processor) Run(ctx context.Context) error {
 	// Running from here: an operation it cannot answer marks it failed (stalled), a later
 	// success running again.
 	p.Status.set(ProcRunning, nil)
+	// A write failure of an earlier run (on a library file since replaced, say) is for this
+	// run's first write to confirm.
+	p.Status.wrote(nil)
 	watch := p.watch
 	if watch == nil {
 		watch = watchDir

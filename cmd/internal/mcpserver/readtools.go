@@ -275,6 +275,11 @@ func (d readTools) healthCheck(ctx context.Context, _ json.RawMessage) (any, err
 	if d.lib.Standalone {
 		state, perr := d.proc.State()
 		h.Queue.Processor.State = state
+		if perr == nil {
+			// Running, but its last write failed (a full disk, a read-only library file):
+			// every write fails the same way until one gets through.
+			perr = d.proc.WriteError()
+		}
 		if perr != nil {
 			h.Queue.Processor.Error = promptlib.Ptr(perr.Error())
 		}
@@ -292,7 +297,8 @@ func (d readTools) healthCheck(ctx context.Context, _ json.RawMessage) (any, err
 	switch {
 	case !h.Database.Reachable || !h.Database.SchemaCompatible || h.Database.Error != nil:
 		h.Status = "unhealthy"
-	case h.Queue.State != queue.DirWritable || h.Queue.Processor.State == queue.ProcFailed || h.Search.Index == "unavailable" ||
+	case h.Queue.State != queue.DirWritable || h.Queue.Error != nil || h.Queue.Processor.State == queue.ProcFailed ||
+		h.Queue.Processor.Error != nil || h.Search.Index == "unavailable" ||
 		upstreamDown || h.Untrusted != "":
 		h.Status = "degraded"
 	default:
