@@ -9,7 +9,7 @@
 //	.{id}.withdrawn         an operation the writer took back after getting no answer
 //	.processor.lock         flock'ed by the one processor of the library
 //	processing/{id}.json    claimed by the processor (a rename, so exactly one party wins)
-//	processed/{id}.json     applied; pruned after 7 days
+//	processed/{id}.json     applied; pruned 7 days after it was filed (dated then)
 //	failed/{id}.json        refused, with failed/{id}.error saying why; kept
 //
 // Exactly once rests on two things: the claim and the withdraw are renames of the same file, so

@@ -74,6 +74,7 @@ func (p *Processor) handle(ctx context.Context, id, path string) {
 		p.stalled(id, "cannot move the operation out of processing/", err)
 		return
 	}
+	p.stamp(dst)
 	p.hook(HookDone, id)
 	delete(p.answered, id)
 	p.running()
