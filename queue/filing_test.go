@@ -3,8 +3,11 @@ package queue
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/mcpctl/mcpctl/promptlib"
 )
@@ -61,4 +64,51 @@ func TestProcessedKeptFromWhenFiled(t *testing.T) {
 			}
 		})
 	}
+}
+
+// get_operation_status finds an operation whose file was named in upper case (dropped by hand,
+// as the app spells ids), given the id in either case, with its response and after it is gone.
+func TestStatusFindsUpperCaseFileNames(t *testing.T) {
+	l := newLib(t, 1)
+	drop := func(kind promptlib.OpKind, data any) string {
+		op, err := promptlib.NewOperation(kind, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		op.ID = strings.ToUpper(op.ID)
+		if err := os.WriteFile(filepath.Join(l.Queue, opName(op.ID)), mustJSON(t, op), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return op.ID
+	}
+	applied := drop(promptlib.OpCreateFolder, promptlib.CreateFolderData{Name: "By hand"})
+	failed := drop(promptlib.OpDeleteFolder, promptlib.DeleteFolderData{ID: uuid.NewString()})
+	startProcessor(t, l, nil)
+	for id, where := range map[string]string{applied: processedDir, failed: failedDir} {
+		if got := filed(t, l.Queue, id); got != where {
+			t.Fatalf("%s filed in %s, want %s", id, got, where)
+		}
+	}
+	w := NewWriter(l.Queue, testLogger(t))
+	check := func(when string, withResponse bool) {
+		t.Helper()
+		for id, want := range map[string]OpState{applied: StateApplied, failed: StateFailed} {
+			for _, asked := range []string{strings.ToLower(id), id} {
+				st, err := w.Status(asked)
+				if err != nil || st.Status != want || (st.Response != nil) != withResponse {
+					t.Errorf("%s: Status(%s) = %s (response %v), %v; want %s", when, asked, st.Status, st.Response != nil, err, want)
+				}
+				if want == StateFailed && (st.Reason == nil || !strings.Contains(*st.Reason, "FOLDER_NOT_FOUND")) {
+					t.Errorf("%s: Status(%s) reason %q, want FOLDER_NOT_FOUND", when, asked, deref(st.Reason))
+				}
+			}
+		}
+	}
+	check("answered", true)
+	for _, id := range []string{applied, failed} {
+		if err := os.Remove(filepath.Join(l.Queue, responseName(id))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check("response gone", false)
 }
