@@ -26,6 +26,14 @@ func (p *Processor) handle(ctx context.Context, id, path string) {
 	if !answered {
 		var err error
 		op, resp, reused, err = p.decide(ctx, id, path)
+		if errors.Is(err, errIncomplete) {
+			// Its writer's fd still reaches the file in processing/; the next rescan reads
+			// it again.
+			p.Log.Info("queue: operation file incomplete; read again at the next rescan", "operationId", id)
+			p.hook(HookIncomplete, id)
+			return
+		}
+		delete(p.incomplete, path)
 		if err != nil {
 			// Not applied and not answered: the processor that reopens the library takes it
 			// from processing/ while the writer still waits.
@@ -147,8 +155,9 @@ func deref(s *string) string {
 
 // decide reads and checks the claimed file and applies it once; the response says what
 // happened. reused is true when applied_ops already held the answer (a replay after a crash).
-// An error (errLibraryReplaced) means there is no answer: nothing was applied, as the library
-// file is no longer the one the processor opened.
+// An error means there is no answer yet and nothing was applied: errLibraryReplaced when the
+// library file is no longer the one the processor opened, errIncomplete when the file ends
+// mid-JSON and its writer may still be at work.
 func (p *Processor) decide(ctx context.Context, id, path string) (op promptlib.Operation, resp promptlib.Response, reused bool, leave error) {
 	// Never a blocking open: a FIFO swapped in would hang the processor (the claim checked the
 	// type, but the file is checked again once open).
@@ -169,7 +178,15 @@ func (p *Processor) decide(ctx context.Context, id, path string) (op promptlib.O
 		return op, promptlib.Failure(promptlib.Errorf(promptlib.CodePayloadTooLarge, "the operation file is larger than 1 MB")), false, nil
 	}
 	if err := schemas.Validate("operation", data); err != nil {
-		return op, invalid("the operation file is invalid: %v", err), false, nil
+		if !endsMidJSON(data) {
+			return op, invalid("the operation file is invalid: %v", err), false, nil
+		}
+		if p.waitIncomplete(id, path) {
+			return op, resp, false, errIncomplete
+		}
+		return op, invalid("the operation file is invalid: %v. It ends in the middle of its JSON: it was incomplete when read, "+
+			"perhaps still being written. Write an operation file under a temporary name (a dot-file such as .{id}.tmp) and "+
+			"rename it to {id}.json when it is complete, so that the queue only ever sees it whole", err), false, nil
 	}
 	if err := json.Unmarshal(data, &op); err != nil {
 		return op, invalid("the operation file is invalid: %v", err), false, nil

@@ -25,6 +25,9 @@ const (
 	HookAfterResponse = "after-response" // response written, op not yet moved
 	HookDone          = "done"           // op moved to processed/ or failed/
 	HookReady         = "ready"          // start-up recovery and first scan finished (id "")
+	// The claimed file ends mid-JSON and was modified moments ago: left in processing/ for
+	// the next rescan to read again, its writer maybe still at work.
+	HookIncomplete = "incomplete"
 )
 
 // Processor is the app's side of the queue for libraries mcpctl processes itself (DESIGN §4,
@@ -58,6 +61,10 @@ type Processor struct {
 	// answers (the Run goroutine only): a retry of the filing gives the same answer, and does
 	// not answer again once the answer was taken.
 	answered map[string]answeredOp
+	// incomplete holds the claimed files that ended mid-JSON while recently modified, by
+	// path, with when that was first seen (the Run goroutine only): each rescan reads them
+	// again, until they are whole or incompleteGrace or incompleteLimit has passed.
+	incomplete map[string]incompleteOp
 	// unflushed is set (by the Run goroutine only) when the last checkpoint left frames in
 	// the -wal file: the next rescan tries again.
 	unflushed bool
@@ -89,7 +96,8 @@ func NewProcessor(dir string, db *sql.DB, log *slog.Logger) *Processor {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Processor{Dir: dir, DB: db, Log: log, Rescan: 2 * time.Second, CleanupEvery: 24 * time.Hour,
-		KeepProcessed: 7 * 24 * time.Hour, Now: time.Now, answered: map[string]answeredOp{}}
+		KeepProcessed: 7 * 24 * time.Hour, Now: time.Now, answered: map[string]answeredOp{},
+		incomplete: map[string]incompleteOp{}}
 }
 
 // Start runs the processor in a goroutine owned by p until ctx ends or Close is called.
@@ -263,8 +271,10 @@ func (p *Processor) unstick(ctx context.Context) {
 	p.recover(ctx)
 }
 
-// scan processes every pending operation, oldest first.
+// scan processes every pending operation, oldest first, after reading again the files that
+// were incomplete when claimed.
 func (p *Processor) scan(ctx context.Context) {
+	p.retryIncomplete(ctx)
 	entries, err := os.ReadDir(p.Dir)
 	if err != nil {
 		p.Log.Error("queue: cannot list the queue", "err", err)
