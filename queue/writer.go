@@ -192,9 +192,8 @@ func (w *Writer) SubmitOperation(ctx context.Context, op promptlib.Operation) (r
 	if err != nil {
 		return Result{}, opError(op.ID, promptlib.NotApplied, err)
 	}
-	if n >= w.MaxPending {
-		return Result{}, opError(op.ID, promptlib.NotApplied, promptlib.Errorf(promptlib.CodeQueueFull,
-			"the import queue holds %d pending operations", n))
+	if err := FullError(n, w.MaxPending); err != nil {
+		return Result{}, opError(op.ID, promptlib.NotApplied, err)
 	}
 	if reason := w.processorDown(); reason != nil {
 		return Result{}, opError(op.ID, promptlib.NotApplied, stoppedError("the operation was not queued", reason))

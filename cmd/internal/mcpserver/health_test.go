@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/mcpctl/mcpctl/dbread"
 	"github.com/mcpctl/mcpctl/promptlib"
+	"github.com/mcpctl/mcpctl/promptlib/librarytest"
 	"github.com/mcpctl/mcpctl/queue"
 )
 
@@ -86,6 +88,30 @@ func TestHealthSaysTheLastWriteFailed(t *testing.T) {
 	}
 	if h := health(t, c); h.Status != "healthy" || h.Queue.Processor.Error != nil {
 		t.Errorf("after a write went through: health %s, processor error %v; want healthy", h.Status, deref(h.Queue.Processor.Error))
+	}
+}
+
+// A queue holding as many operations as it takes is not healthy: every write is refused with
+// QUEUE_FULL, and health_check says so.
+func TestHealthSaysTheQueueIsFull(t *testing.T) {
+	lib := librarytest.New(t, 3) // a Prompteka library: no processor drains the queue
+	c := healthCore(t, Library{Dir: lib.Dir, DB: lib.DB, Queue: lib.Queue})
+	if h := health(t, c); h.Status != "healthy" || h.Queue.Error != nil {
+		t.Fatalf("an empty queue: health %s, queue error %v; want healthy", h.Status, deref(h.Queue.Error))
+	}
+	for i := range queue.MaxPending {
+		if err := os.WriteFile(filepath.Join(lib.Queue, fmt.Sprintf("op-%d.json", i)), []byte("{}"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := health(t, c)
+	if h.Status != "degraded" || h.Queue.Pending != queue.MaxPending || h.Queue.Error == nil || !strings.Contains(*h.Queue.Error, "1000 pending operations") {
+		t.Fatalf("a full queue: health %s, %d pending, queue error %v; want degraded, saying the queue is full",
+			h.Status, h.Queue.Pending, deref(h.Queue.Error))
+	}
+	_, err := queue.NewWriter(lib.Queue, nil).Submit(context.Background(), promptlib.OpCreatePrompt, promptlib.CreatePromptData{Title: "t", Content: "c"})
+	if pe, ok := err.(*promptlib.Error); !ok || pe.Code != promptlib.CodeQueueFull || !strings.HasPrefix(pe.Message, *h.Queue.Error) {
+		t.Errorf("the write: %v; want QUEUE_FULL with health_check's reason", err)
 	}
 }
 

@@ -270,6 +270,9 @@ func (d readTools) healthCheck(ctx context.Context, _ json.RawMessage) (any, err
 	h.Queue.State, h.Queue.Pending, qerr = queue.CheckDir(d.lib.Queue)
 	if qerr != nil {
 		h.Queue.Error = promptlib.Ptr(classify(qerr).Message)
+	} else if ferr := queue.FullError(h.Queue.Pending, queue.MaxPending); ferr != nil {
+		// The directory is fine, but every write is refused with QUEUE_FULL.
+		h.Queue.Error = promptlib.Ptr(ferr.Message)
 	}
 	h.Queue.Processor.State = "app"
 	if d.lib.Standalone {
