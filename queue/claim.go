@@ -28,7 +28,8 @@ func (p *Processor) processName(ctx context.Context, name string) {
 	id, ok := pendingID(name)
 	switch {
 	case !fi.Mode().IsRegular():
-		p.reject(src, name, "not a regular file ("+fi.Mode().Type().String()+"); it was not read")
+		// The whole mode: Type alone prints a directory as d---------.
+		p.reject(src, name, "not a regular file ("+fi.Mode().String()+"); it was not read")
 		return
 	case !ok:
 		p.reject(src, name, "the file name is not {uuid}.json")
@@ -126,5 +127,7 @@ func writeReason(dst, reason string) {
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
 		return
 	}
+	// The reason, then on its own line the time it was written; failureReason returns the
+	// reason alone, and stands in for one a full disk left empty.
 	_, _ = f.WriteString(reason + "\n" + time.Now().UTC().Format(time.RFC3339) + "\n")
 }

@@ -145,6 +145,13 @@ func TestProcessorRejectsNonRegular(t *testing.T) {
 	if fi, err := os.Lstat(filepath.Join(l.Queue, failedDir, dir)); err != nil || fi.ModTime().Before(weekAgo.Add(time.Hour)) {
 		t.Errorf("the directory set aside in failed/ keeps its old date (%v)", err)
 	}
+	// The whole mode, as ls shows it: the type alone printed the directory as d---------.
+	for name, mode := range map[string]string{dir: "drwx------", fifo: "prw-------"} {
+		reason := failureReason(filepath.Join(l.Queue, failedDir), strings.TrimSuffix(name, ".json"))
+		if want := "not a regular file (" + mode + ")"; !strings.Contains(reason, want) {
+			t.Errorf("%s: reason %q, want %q", name, reason, want)
+		}
+	}
 	if n := l.titled(t, "via symlink"); n != 0 {
 		t.Errorf("the symlinked operation was applied %d times, want 0", n)
 	}

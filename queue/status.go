@@ -108,23 +108,35 @@ func (w *Writer) Status(id string) (OpStatus, error) {
 }
 
 // failureReason reads failed/{id}.error: at most 64 KB, never through a symlink nor from a
-// FIFO (queue status and get_operation_status would hang on one).
+// FIFO (queue status and get_operation_status would hang on one). It returns the reason alone,
+// without the time writeReason puts on the last line; an empty file (the reason could not be
+// written, on a full disk) gives noReason, never a blank.
 func failureReason(failed, id string) string {
-	const none = "failed; no reason recorded"
 	f, err := os.OpenFile(join(failed, id+".error"), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return none
+		return noReason
 	}
 	defer f.Close()
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return none
+		return noReason
 	}
 	b, _, err := readLimited(f, 64<<10)
 	if err != nil {
-		return none
+		return noReason
 	}
-	return strings.TrimSpace(string(b))
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if _, err := time.Parse(time.RFC3339, lines[len(lines)-1]); err == nil {
+		lines = lines[:len(lines)-1]
+	}
+	text := strings.TrimSpace(strings.Join(lines, "\n"))
+	if text == "" {
+		return noReason
+	}
+	return text
 }
+
+// noReason stands for a failure whose reason file is missing or empty.
+const noReason = "failed; no reason was recorded"
 
 // Summary is the state of a queue for `mcpctl queue status`.
 type Summary struct {
