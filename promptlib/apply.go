@@ -23,27 +23,52 @@ import (
 // folders are upper-case UUIDv4, the spelling the app writes; existing ids are matched in
 // either case and stored as they are spelt.
 func Apply(ctx context.Context, tx *sql.Tx, op Operation) Response {
-	v, err := DecodeData(op)
-	if err != nil {
-		return Failure(err)
-	}
-	if _, err := tx.ExecContext(ctx, "SAVEPOINT apply"); err != nil {
-		return Failure(fmt.Errorf("promptlib: apply: %w", err))
-	}
-	a := applier{ctx: ctx, tx: tx, now: time.Now().Unix()}
-	resp, err := a.apply(v)
-	if err != nil {
-		if _, rerr := tx.ExecContext(ctx, "ROLLBACK TO apply"); rerr != nil {
-			return Failure(fmt.Errorf("promptlib: apply: %w", rerr))
-		}
-	}
-	if _, rerr := tx.ExecContext(ctx, "RELEASE apply"); rerr != nil {
-		return Failure(fmt.Errorf("promptlib: apply: %w", rerr))
-	}
+	resp, err := ApplyCause(ctx, tx, op)
 	if err != nil {
 		return Failure(err)
 	}
 	return resp
+}
+
+// ApplyCause is Apply for a caller that must tell the two kinds of failure apart. A failure of
+// the operation (invalid data, a missing folder, a name taken) is the response, as from Apply. A
+// failure of the database itself (the disk is full, the file is read-only, an I/O error) is err,
+// the driver's error wrapped, which Apply would answer only as "the library could not be
+// written": the caller can then name the cause, and should roll the transaction back rather than
+// record an answer that says nothing of it.
+func ApplyCause(ctx context.Context, tx *sql.Tx, op Operation) (Response, error) {
+	v, err := DecodeData(op)
+	if err != nil {
+		return Failure(err), nil
+	}
+	if _, err := tx.ExecContext(ctx, "SAVEPOINT apply"); err != nil {
+		return Response{}, fmt.Errorf("promptlib: apply: %w", err)
+	}
+	a := applier{ctx: ctx, tx: tx, now: time.Now().Unix()}
+	resp, err := a.apply(v)
+	// Failure's own test: an *Error is the operation's fault and answers it; anything else
+	// came from the database.
+	_, domain := err.(*Error)
+	if err != nil {
+		if _, rerr := tx.ExecContext(ctx, "ROLLBACK TO apply"); rerr != nil {
+			if !domain {
+				// SQLite rolls the whole transaction back itself after some failures (a full
+				// disk, an I/O error), savepoint and all: the cause is the first error.
+				return Response{}, fmt.Errorf("promptlib: apply: %w (the rollback failed too: %v)", err, rerr)
+			}
+			return Response{}, fmt.Errorf("promptlib: apply: %w", rerr)
+		}
+	}
+	if _, rerr := tx.ExecContext(ctx, "RELEASE apply"); rerr != nil {
+		return Response{}, fmt.Errorf("promptlib: apply: %w", rerr)
+	}
+	switch {
+	case err == nil:
+		return resp, nil
+	case domain:
+		return Failure(err), nil
+	}
+	return Response{}, err
 }
 
 type applier struct {

@@ -89,6 +89,17 @@ func checkDir(fsys FS, dir string) (string, error) {
 	return DirWritable, nil
 }
 
+// FullError is QUEUE_FULL for a queue holding pending operations when it takes at most max, nil
+// while it takes more: the Writer's refusal, and health_check's reason not to say healthy while
+// every write would get it.
+func FullError(pending, max int) *promptlib.Error {
+	if pending < max {
+		return nil
+	}
+	return promptlib.Errorf(promptlib.CodeQueueFull,
+		"the import queue holds %d pending operations, the most it takes; writes are refused until the queue's processor works through them", pending)
+}
+
 // countPending counts pending operation files ({id}.json) in dir.
 func countPending(fsys FS, dir string) (int, error) {
 	entries, err := fsys.ReadDir(dir)

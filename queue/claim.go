@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // processName claims and handles the pending file name (step 2). Anything that is not a regular
@@ -26,7 +28,8 @@ func (p *Processor) processName(ctx context.Context, name string) {
 	id, ok := pendingID(name)
 	switch {
 	case !fi.Mode().IsRegular():
-		p.reject(src, name, "not a regular file ("+fi.Mode().Type().String()+"); it was not read")
+		// The whole mode: Type alone prints a directory as d---------.
+		p.reject(src, name, "not a regular file ("+fi.Mode().String()+"); it was not read")
 		return
 	case !ok:
 		p.reject(src, name, "the file name is not {uuid}.json")
@@ -81,8 +84,22 @@ func (p *Processor) reject(path, name, reason string) {
 		p.Log.Warn("queue: cannot move a rejected entry to failed/", "file", name, "err", err)
 		return
 	}
+	p.stamp(dst)
 	writeReason(dst, reason)
 	p.Log.Warn("queue: rejected", "file", name, "reason", reason)
+}
+
+// stamp dates an entry just filed in processed/ or failed/ by when it was filed. A rename keeps
+// the time the operation was written, and CleanProcessed judges age by this date: an operation
+// that waited a week in the queue, or in processing/ through a long downtime, would otherwise be
+// deleted the moment it was applied, and get_operation_status would call it unknown once its
+// response expired. failed/ lists the newest failures first by the same date. Never through a
+// symlink: the date of whatever it points at is not ours to change.
+func (p *Processor) stamp(path string) {
+	now := unix.NsecToTimespec(p.Now().UnixNano())
+	if err := unix.UtimesNanoAt(unix.AT_FDCWD, path, []unix.Timespec{now, now}, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		p.Log.Warn("queue: cannot date the filed operation; it may be cleaned up early", "file", path, "err", err)
+	}
 }
 
 // freeName is dir/name, or a suffixed variant when that is taken: filing never replaces.
@@ -110,5 +127,7 @@ func writeReason(dst, reason string) {
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
 		return
 	}
+	// The reason, then on its own line the time it was written; failureReason returns the
+	// reason alone, and stands in for one a full disk left empty.
 	_, _ = f.WriteString(reason + "\n" + time.Now().UTC().Format(time.RFC3339) + "\n")
 }

@@ -28,7 +28,7 @@ func TestPlantedNonRegularFiles(t *testing.T) {
 	}
 
 	fifo("b.error")
-	if got := failureReason(dir, "b"); got != "failed; no reason recorded" {
+	if got := failureReason(dir, "b"); got != noReason {
 		t.Errorf("failureReason from a FIFO = %q", got)
 	}
 
@@ -51,5 +51,33 @@ func TestPlantedNonRegularFiles(t *testing.T) {
 	}
 	if got := failureReason(dir, "e"); !strings.HasPrefix(got, "the reason") {
 		t.Errorf("failureReason of a regular file = %q", got)
+	}
+}
+
+// The reason of a failure reads as the processor gave it: without the time writeReason puts
+// under it (get_operation_status once returned "…\n2026-…"), and never blank when the reason
+// file is empty, as a full disk leaves it ("failed; no reason was recorded").
+func TestFailureReason(t *testing.T) {
+	dir := t.TempDir()
+	const reason = "INVALID_INPUT: the operation file is invalid: not valid JSON"
+	writeReason(filepath.Join(dir, "a.json"), reason)
+	if got := failureReason(dir, "a"); got != reason {
+		t.Errorf("failureReason of what writeReason wrote = %q, want %q", got, reason)
+	}
+	multi := "first line\nsecond line"
+	writeReason(filepath.Join(dir, "b.json"), multi)
+	if got := failureReason(dir, "b"); got != multi {
+		t.Errorf("failureReason of a reason of two lines = %q, want %q", got, multi)
+	}
+	for name, content := range map[string]string{"empty": "", "blank": " \n\n", "time only": "2026-01-01T00:00:00Z\n"} {
+		if err := os.WriteFile(filepath.Join(dir, "c.error"), []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if got := failureReason(dir, "c"); got != noReason {
+			t.Errorf("%s reason file: failureReason = %q, want %q", name, got, noReason)
+		}
+	}
+	if got := noReason; got != "failed; no reason was recorded" {
+		t.Errorf("noReason = %q", got)
 	}
 }

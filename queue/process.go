@@ -21,20 +21,36 @@ import (
 func (p *Processor) handle(ctx context.Context, id, path string) {
 	ctx = context.WithoutCancel(ctx)
 	start := time.Now()
-	op, resp, reused, err := p.decide(ctx, id, path)
-	if err != nil {
-		// Not applied and not answered: the processor that reopens the library takes it from
-		// processing/ while the writer still waits.
-		p.Log.Warn("queue: operation left in processing/", "operationId", id, "err", err)
-		p.replaced = err
-		return
+	prev, answered := p.answered[id]
+	op, resp, reused := prev.op, prev.resp, true
+	if !answered {
+		var err error
+		op, resp, reused, err = p.decide(ctx, id, path)
+		if errors.Is(err, errIncomplete) {
+			// Its writer's fd still reaches the file in processing/; the next rescan reads
+			// it again.
+			p.Log.Info("queue: operation file incomplete; read again at the next rescan", "operationId", id)
+			p.hook(HookIncomplete, id)
+			return
+		}
+		delete(p.incomplete, path)
+		if err != nil {
+			// Not applied and not answered: the processor that reopens the library takes it
+			// from processing/ while the writer still waits.
+			p.Log.Warn("queue: operation left in processing/", "operationId", id, "err", err)
+			p.replaced = err
+			return
+		}
+		// Before the answer: when the writer returns, the library is whole in its one file.
+		p.checkpoint(ctx)
+		p.hook(HookAfterCommit, id)
 	}
-	// Before the answer: when the writer returns, the library is whole in its one file.
-	p.checkpoint(ctx)
-	p.hook(HookAfterCommit, id)
 	// An operation this run answered, whose answer was taken since, stayed in processing/ for
 	// a stall after the answer: it is filed without being answered again for nobody to collect.
-	collected := reused && p.answered[id] && !exists(join(p.Dir, responseName(id)))
+	// Its answer stands, and is not decided again: one that said "not applied" (the disk was
+	// full) is not recorded in applied_ops, and deciding again could apply it after its writer
+	// was told it was not.
+	collected := answered && !exists(join(p.Dir, responseName(id)))
 	if !collected {
 		if err := p.respond(id, resp); err != nil {
 			// Without a response the writer cannot learn the outcome; the op stays in
@@ -46,7 +62,7 @@ func (p *Processor) handle(ctx context.Context, id, path string) {
 		}
 	}
 	p.hook(HookAfterResponse, id)
-	p.answered[id] = true
+	p.answered[id] = answeredOp{op: op, resp: resp}
 	dir, reason := processedDir, ""
 	if !resp.OK() {
 		dir, reason = failedDir, fmt.Sprintf("%s: %s", deref(resp.Error), resp.Message)
@@ -66,6 +82,7 @@ func (p *Processor) handle(ctx context.Context, id, path string) {
 		p.stalled(id, "cannot move the operation out of processing/", err)
 		return
 	}
+	p.stamp(dst)
 	p.hook(HookDone, id)
 	delete(p.answered, id)
 	p.running()
@@ -138,8 +155,9 @@ func deref(s *string) string {
 
 // decide reads and checks the claimed file and applies it once; the response says what
 // happened. reused is true when applied_ops already held the answer (a replay after a crash).
-// An error (errLibraryReplaced) means there is no answer: nothing was applied, as the library
-// file is no longer the one the processor opened.
+// An error means there is no answer yet and nothing was applied: errLibraryReplaced when the
+// library file is no longer the one the processor opened, errIncomplete when the file ends
+// mid-JSON and its writer may still be at work.
 func (p *Processor) decide(ctx context.Context, id, path string) (op promptlib.Operation, resp promptlib.Response, reused bool, leave error) {
 	// Never a blocking open: a FIFO swapped in would hang the processor (the claim checked the
 	// type, but the file is checked again once open).
@@ -160,7 +178,15 @@ func (p *Processor) decide(ctx context.Context, id, path string) (op promptlib.O
 		return op, promptlib.Failure(promptlib.Errorf(promptlib.CodePayloadTooLarge, "the operation file is larger than 1 MB")), false, nil
 	}
 	if err := schemas.Validate("operation", data); err != nil {
-		return op, invalid("the operation file is invalid: %v", err), false, nil
+		if !endsMidJSON(data) {
+			return op, invalid("the operation file is invalid: %v", err), false, nil
+		}
+		if p.waitIncomplete(id, path) {
+			return op, resp, false, errIncomplete
+		}
+		return op, invalid("the operation file is invalid: %v. It ends in the middle of its JSON: it was incomplete when read, "+
+			"perhaps still being written. Write an operation file under a temporary name (a dot-file such as .{id}.tmp) and "+
+			"rename it to {id}.json when it is complete, so that the queue only ever sees it whole", err), false, nil
 	}
 	if err := json.Unmarshal(data, &op); err != nil {
 		return op, invalid("the operation file is invalid: %v", err), false, nil
@@ -174,13 +200,32 @@ func (p *Processor) decide(ctx context.Context, id, path string) (op promptlib.O
 	}
 	if err != nil {
 		p.Log.Error("queue: apply failed", "operationId", id, "err", err)
-		code, msg := promptlib.CodeDatabaseError, "the library could not be written; nothing was applied"
-		if isBusy(err) {
-			code, msg = promptlib.CodeDatabaseLocked, "the library is locked by another process; nothing was applied"
+		pe := libraryWriteError(err, p.libraryPath(ctx))
+		if pe.Code != promptlib.CodeDatabaseLocked {
+			// Not only in the answer: health_check must not call the library healthy while
+			// every write fails for the same cause. A lock passes on its own.
+			p.Status.wrote(fmt.Errorf("queue: the processor's last write to the library failed (operation %s was not applied): %s", id, pe.Message))
 		}
-		return op, promptlib.Failure(&promptlib.Error{Code: code, Message: msg, Err: err}), false, nil
+		return op, promptlib.Failure(pe), false, nil
+	}
+	if !reused {
+		p.Status.wrote(nil)
 	}
 	return op, resp, reused, nil
+}
+
+// libraryPath names the library file for messages: the path the processor was given, else the
+// one SQLite has open.
+func (p *Processor) libraryPath(ctx context.Context) string {
+	if p.dbPath != "" {
+		return p.dbPath
+	}
+	var seq int
+	var name, file string
+	if err := p.DB.QueryRowContext(ctx, `PRAGMA database_list`).Scan(&seq, &name, &file); err == nil && file != "" {
+		return file
+	}
+	return DBName
 }
 
 func invalid(format string, args ...any) promptlib.Response {
@@ -218,7 +263,12 @@ func (p *Processor) applyOnce(ctx context.Context, op promptlib.Operation) (prom
 	case !errors.Is(err, sql.ErrNoRows):
 		return promptlib.Response{}, false, fmt.Errorf("queue: applied_ops: %w", err)
 	}
-	resp := promptlib.Apply(ctx, tx, op)
+	// A failure of the database itself is an error, not an answer: the transaction is rolled
+	// back and the caller names the cause (a full disk, a read-only file) in the answer.
+	resp, err := promptlib.ApplyCause(ctx, tx, op)
+	if err != nil {
+		return promptlib.Response{}, false, fmt.Errorf("queue: apply %s: %w", op.ID, err)
+	}
 	b, _ := json.Marshal(resp)
 	if _, err := tx.ExecContext(ctx, `INSERT INTO applied_ops (op_id, applied_at, response) VALUES (?, ?, ?)`,
 		key, p.Now().Unix(), string(b)); err != nil {

@@ -25,6 +25,9 @@ const (
 	HookAfterResponse = "after-response" // response written, op not yet moved
 	HookDone          = "done"           // op moved to processed/ or failed/
 	HookReady         = "ready"          // start-up recovery and first scan finished (id "")
+	// The claimed file ends mid-JSON and was modified moments ago: left in processing/ for
+	// the next rescan to read again, its writer maybe still at work.
+	HookIncomplete = "incomplete"
 )
 
 // Processor is the app's side of the queue for libraries mcpctl processes itself (DESIGN §4,
@@ -54,9 +57,14 @@ type Processor struct {
 	// DB: Run stops with it, leaving the operation in hand in processing/ for the processor
 	// that reopens the library.
 	replaced error
-	// answered holds, for this run, the operations answered but not yet filed (the Run
-	// goroutine only): a retry of the filing does not answer again once the answer was taken.
-	answered map[string]bool
+	// answered holds, for this run, the operations answered but not yet filed, with their
+	// answers (the Run goroutine only): a retry of the filing gives the same answer, and does
+	// not answer again once the answer was taken.
+	answered map[string]answeredOp
+	// incomplete holds the claimed files that ended mid-JSON while recently modified, by
+	// path, with when that was first seen (the Run goroutine only): each rescan reads them
+	// again, until they are whole or incompleteGrace or incompleteLimit has passed.
+	incomplete map[string]incompleteOp
 	// unflushed is set (by the Run goroutine only) when the last checkpoint left frames in
 	// the -wal file: the next rescan tries again.
 	unflushed bool
@@ -76,13 +84,20 @@ type Processor struct {
 	err    error
 }
 
+// answeredOp is an operation answered but not yet filed, and its answer.
+type answeredOp struct {
+	op   promptlib.Operation
+	resp promptlib.Response
+}
+
 // NewProcessor returns a Processor with the contract's timings.
 func NewProcessor(dir string, db *sql.DB, log *slog.Logger) *Processor {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Processor{Dir: dir, DB: db, Log: log, Rescan: 2 * time.Second, CleanupEvery: 24 * time.Hour,
-		KeepProcessed: 7 * 24 * time.Hour, Now: time.Now, answered: map[string]bool{}}
+		KeepProcessed: 7 * 24 * time.Hour, Now: time.Now, answered: map[string]answeredOp{},
+		incomplete: map[string]incompleteOp{}}
 }
 
 // Start runs the processor in a goroutine owned by p until ctx ends or Close is called.
@@ -131,6 +146,9 @@ func (p *Processor) Run(ctx context.Context) error {
 	// Running from here: an operation it cannot answer marks it failed (stalled), a later
 	// success running again.
 	p.Status.set(ProcRunning, nil)
+	// A write failure of an earlier run (on a library file since replaced, say) is for this
+	// run's first write to confirm.
+	p.Status.wrote(nil)
 	watch := p.watch
 	if watch == nil {
 		watch = watchDir
@@ -253,8 +271,10 @@ func (p *Processor) unstick(ctx context.Context) {
 	p.recover(ctx)
 }
 
-// scan processes every pending operation, oldest first.
+// scan processes every pending operation, oldest first, after reading again the files that
+// were incomplete when claimed.
 func (p *Processor) scan(ctx context.Context) {
+	p.retryIncomplete(ctx)
 	entries, err := os.ReadDir(p.Dir)
 	if err != nil {
 		p.Log.Error("queue: cannot list the queue", "err", err)

@@ -120,6 +120,10 @@ func TestProcessorRejectsNonRegular(t *testing.T) {
 	os.Symlink(victim, filepath.Join(l.Queue, link))
 	dir := opName(uuid.NewString())
 	os.Mkdir(filepath.Join(l.Queue, dir), 0o700)
+	// Made a week ago: failed/ dates it by when it was set aside, as queue status lists the
+	// newest failures first.
+	weekAgo := time.Now().Add(-7 * 24 * time.Hour)
+	os.Chtimes(filepath.Join(l.Queue, dir), weekAgo, weekAgo)
 	// A FIFO would block a plain open forever.
 	fifo := opName(uuid.NewString())
 	if err := syscall.Mkfifo(filepath.Join(l.Queue, fifo), 0o600); err != nil {
@@ -138,6 +142,16 @@ func TestProcessorRejectsNonRegular(t *testing.T) {
 		})
 	}
 	waitFor(t, "processing/ emptied", func() bool { return len(files(t, filepath.Join(l.Queue, processingDir))) == 0 })
+	if fi, err := os.Lstat(filepath.Join(l.Queue, failedDir, dir)); err != nil || fi.ModTime().Before(weekAgo.Add(time.Hour)) {
+		t.Errorf("the directory set aside in failed/ keeps its old date (%v)", err)
+	}
+	// The whole mode, as ls shows it: the type alone printed the directory as d---------.
+	for name, mode := range map[string]string{dir: "drwx------", fifo: "prw-------"} {
+		reason := failureReason(filepath.Join(l.Queue, failedDir), strings.TrimSuffix(name, ".json"))
+		if want := "not a regular file (" + mode + ")"; !strings.Contains(reason, want) {
+			t.Errorf("%s: reason %q, want %q", name, reason, want)
+		}
+	}
 	if n := l.titled(t, "via symlink"); n != 0 {
 		t.Errorf("the symlinked operation was applied %d times, want 0", n)
 	}

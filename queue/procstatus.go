@@ -26,6 +26,11 @@ type ProcessorStatus struct {
 	mu    sync.Mutex
 	state string
 	err   error
+	// writeErr is why the last operation could not be written to the library (a full disk,
+	// a read-only file), nil once one is. The processor keeps running meanwhile (the next
+	// write may succeed, and each failure answers its writer with the cause), so it is not a
+	// state but a reason for health_check not to say healthy.
+	writeErr error
 }
 
 // State returns the processor's state and, when it is ProcFailed, the reason.
@@ -51,6 +56,26 @@ func (s *ProcessorStatus) Alive() error {
 	return nil
 }
 
+// WriteError is why the processor's last attempt to write the library failed (the disk is
+// full, the file is read-only, ...), or nil when the last attempt succeeded or none was made
+// since the processor started.
+func (s *ProcessorStatus) WriteError() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.writeErr
+}
+
+// wrote records the outcome of a write to the library: err (nil for a success) stands until
+// the next write.
+func (s *ProcessorStatus) wrote(err error) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.writeErr = err
+}
+
 func (s *ProcessorStatus) set(state string, err error) {
 	if s == nil {
 		return
@@ -58,6 +83,11 @@ func (s *ProcessorStatus) set(state string, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.state, s.err = state, err
+	if state == ProcWaiting || state == ProcStopped {
+		// Another process writes the library now, or none does: this one's last write says
+		// nothing about it any more.
+		s.writeErr = nil
+	}
 }
 
 // failed records err; a nil status (a processor run without one) ignores it.

@@ -199,3 +199,41 @@ func TestStandaloneQueueFullNeverBlamesTheApp(t *testing.T) {
 	}
 	noApp(t, pe)
 }
+
+// A write failure stands until a write goes through, or until it says nothing of the library
+// any more: another process processes it (waiting), none does (stopped), or a new run starts.
+func TestProcessorStatusWriteError(t *testing.T) {
+	full := errors.New("the disk is full")
+	for _, state := range []string{ProcWaiting, ProcStopped} {
+		var s ProcessorStatus
+		s.set(ProcRunning, nil)
+		s.wrote(full)
+		s.set(ProcFailed, errors.New("stalled")) // failed and running again keep it
+		s.set(ProcRunning, nil)
+		if got := s.WriteError(); got != full {
+			t.Fatalf("WriteError = %v, want %v", got, full)
+		}
+		s.set(state, nil)
+		if got := s.WriteError(); got != nil {
+			t.Errorf("%s: WriteError = %v, want nil", state, got)
+		}
+	}
+
+	l := newLib(t, 1)
+	var s ProcessorStatus
+	s.wrote(full) // an earlier run's
+	ready := make(chan struct{})
+	p := NewProcessor(l.Queue, l.DB, testLogger(t))
+	p.Status = &s
+	p.Hook = func(point, _ string) {
+		if point == HookReady {
+			close(ready)
+		}
+	}
+	p.Start(context.Background())
+	defer p.Close()
+	<-ready
+	if got := s.WriteError(); got != nil {
+		t.Errorf("a new run: WriteError = %v, want nil", got)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -46,17 +47,34 @@ func (w *Writer) Status(id string) (OpStatus, error) {
 		e.Advice = promptlib.OperationIDAdvice
 		return st, e
 	}
-	// The writer names files with lower-case ids; a model may give the id back in upper case.
-	id = strings.ToLower(id)
-	exists := func(rel string) bool { _, err := w.FS.Lstat(join(w.Dir, rel)); return err == nil }
+	// The writer names files with lower-case ids, the app and hand-written operations often
+	// with upper-case ones, and the processor keeps the spelling of the file it was given: a
+	// model may give the id back in either case, so every place is looked up in each spelling.
+	spellings := []string{strings.ToLower(id)}
+	for _, sp := range []string{strings.ToUpper(id), id} { // id: mixed case, as given
+		if !slices.Contains(spellings, sp) {
+			spellings = append(spellings, sp)
+		}
+	}
+	// find returns the spelling under which name(id) exists in the queue's sub, if any.
+	find := func(sub string, name func(string) string) (string, bool) {
+		for _, sp := range spellings {
+			if _, err := w.FS.Lstat(join(w.Dir, sub, name(sp))); err == nil {
+				return sp, true
+			}
+		}
+		return "", false
+	}
 	// A response this writer collected first (the operation's file maybe not yet moved), then
 	// one on disk, unless it is the one this writer refused as another operation's answer.
-	a, recalled := w.recalled(id)
+	a, recalled := w.recalled(spellings[0])
 	r, answered := a.r, recalled && a.mismatch == nil
 	if !answered {
-		disk, err := w.readResponse(join(w.Dir, responseName(id)))
-		answered = err == nil && !(recalled && reflect.DeepEqual(disk, a.r))
-		r = disk
+		if sp, ok := find("", responseName); ok {
+			disk, err := w.readResponse(join(w.Dir, responseName(sp)))
+			answered = err == nil && !(recalled && reflect.DeepEqual(disk, a.r))
+			r = disk
+		}
 	}
 	if answered {
 		st.Response = &r
@@ -70,15 +88,14 @@ func (w *Writer) Status(id string) (OpStatus, error) {
 		}
 		return st, nil
 	}
-	switch {
-	case exists(opName(id)):
+	if _, ok := find("", opName); ok {
 		st.Status = StatePending
-	case exists(join(processingDir, opName(id))):
+	} else if _, ok := find(processingDir, opName); ok {
 		st.Status = StateProcessing
-	case exists(join(processedDir, opName(id))):
+	} else if _, ok := find(processedDir, opName); ok {
 		st.Status, st.Reason = StateApplied, promptlib.Ptr("applied; its response was already collected")
-	case exists(join(failedDir, opName(id))):
-		st.Status, st.Reason = StateFailed, promptlib.Ptr(failureReason(join(w.Dir, failedDir), id))
+	} else if sp, ok := find(failedDir, opName); ok {
+		st.Status, st.Reason = StateFailed, promptlib.Ptr(failureReason(join(w.Dir, failedDir), sp))
 	}
 	if st.Status == StateUnknown && a.mismatch != nil {
 		st.Reason = promptlib.Ptr(a.mismatch.Error() + "; check the library before retrying")
@@ -91,23 +108,35 @@ func (w *Writer) Status(id string) (OpStatus, error) {
 }
 
 // failureReason reads failed/{id}.error: at most 64 KB, never through a symlink nor from a
-// FIFO (queue status and get_operation_status would hang on one).
+// FIFO (queue status and get_operation_status would hang on one). It returns the reason alone,
+// without the time writeReason puts on the last line; an empty file (the reason could not be
+// written, on a full disk) gives noReason, never a blank.
 func failureReason(failed, id string) string {
-	const none = "failed; no reason recorded"
 	f, err := os.OpenFile(join(failed, id+".error"), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return none
+		return noReason
 	}
 	defer f.Close()
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return none
+		return noReason
 	}
 	b, _, err := readLimited(f, 64<<10)
 	if err != nil {
-		return none
+		return noReason
 	}
-	return strings.TrimSpace(string(b))
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if _, err := time.Parse(time.RFC3339, lines[len(lines)-1]); err == nil {
+		lines = lines[:len(lines)-1]
+	}
+	text := strings.TrimSpace(strings.Join(lines, "\n"))
+	if text == "" {
+		return noReason
+	}
+	return text
 }
+
+// noReason stands for a failure whose reason file is missing or empty.
+const noReason = "failed; no reason was recorded"
 
 // Summary is the state of a queue for `mcpctl queue status`.
 type Summary struct {

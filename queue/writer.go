@@ -110,6 +110,10 @@ func standaloneAdvice(err error) {
 		pe.Advice = "mcpctl's queue processor has 1000 operations waiting; run health_check, wait until it catches up, then try again."
 	case promptlib.CodeDatabaseLocked:
 		pe.Advice = "The library is locked by another process; try again in a few seconds."
+	case promptlib.CodeDatabaseError:
+		// The processor's message names the cause (a full disk, a read-only library file) and
+		// the fix; "try again in a moment" would only fail the same way.
+		pe.Advice = "mcpctl's queue processor could not write the library; the message says why and what to fix. Fix that, then try again; health_check reports the failure until a write succeeds."
 	case promptlib.CodeResponseTimeout:
 		pe.Advice = "Call get_operation_status with the operation id before retrying; health_check reports the queue processor's state."
 	}
@@ -188,9 +192,8 @@ func (w *Writer) SubmitOperation(ctx context.Context, op promptlib.Operation) (r
 	if err != nil {
 		return Result{}, opError(op.ID, promptlib.NotApplied, err)
 	}
-	if n >= w.MaxPending {
-		return Result{}, opError(op.ID, promptlib.NotApplied, promptlib.Errorf(promptlib.CodeQueueFull,
-			"the import queue holds %d pending operations", n))
+	if err := FullError(n, w.MaxPending); err != nil {
+		return Result{}, opError(op.ID, promptlib.NotApplied, err)
 	}
 	if reason := w.processorDown(); reason != nil {
 		return Result{}, opError(op.ID, promptlib.NotApplied, stoppedError("the operation was not queued", reason))

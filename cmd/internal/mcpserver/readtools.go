@@ -270,11 +270,19 @@ func (d readTools) healthCheck(ctx context.Context, _ json.RawMessage) (any, err
 	h.Queue.State, h.Queue.Pending, qerr = queue.CheckDir(d.lib.Queue)
 	if qerr != nil {
 		h.Queue.Error = promptlib.Ptr(classify(qerr).Message)
+	} else if ferr := queue.FullError(h.Queue.Pending, queue.MaxPending); ferr != nil {
+		// The directory is fine, but every write is refused with QUEUE_FULL.
+		h.Queue.Error = promptlib.Ptr(ferr.Message)
 	}
 	h.Queue.Processor.State = "app"
 	if d.lib.Standalone {
 		state, perr := d.proc.State()
 		h.Queue.Processor.State = state
+		if perr == nil {
+			// Running, but its last write failed (a full disk, a read-only library file):
+			// every write fails the same way until one gets through.
+			perr = d.proc.WriteError()
+		}
 		if perr != nil {
 			h.Queue.Processor.Error = promptlib.Ptr(perr.Error())
 		}
@@ -292,7 +300,8 @@ func (d readTools) healthCheck(ctx context.Context, _ json.RawMessage) (any, err
 	switch {
 	case !h.Database.Reachable || !h.Database.SchemaCompatible || h.Database.Error != nil:
 		h.Status = "unhealthy"
-	case h.Queue.State != queue.DirWritable || h.Queue.Processor.State == queue.ProcFailed || h.Search.Index == "unavailable" ||
+	case h.Queue.State != queue.DirWritable || h.Queue.Error != nil || h.Queue.Processor.State == queue.ProcFailed ||
+		h.Queue.Processor.Error != nil || h.Search.Index == "unavailable" ||
 		upstreamDown || h.Untrusted != "":
 		h.Status = "degraded"
 	default:

@@ -1,0 +1,123 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpctl/mcpctl/dbread"
+	"github.com/mcpctl/mcpctl/promptlib"
+	"github.com/mcpctl/mcpctl/promptlib/librarytest"
+	"github.com/mcpctl/mcpctl/queue"
+)
+
+// healthCore is the core health_check reads, on the library lib with its database open.
+func healthCore(t *testing.T, lib Library) *core {
+	t.Helper()
+	// With a search sidecar: without one, health_check calls the library degraded already.
+	db, err := dbread.Open(context.Background(), lib.DB, dbread.Options{CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return &core{lib: lib, db: db, log: slog.New(slog.DiscardHandler), started: time.Now()}
+}
+
+func health(t *testing.T, c *core) HealthResult {
+	t.Helper()
+	h, err := readTools{c}.healthCheck(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h.(HealthResult)
+}
+
+// A standalone library whose processor cannot write it (the disk is full) is not healthy: the
+// processor runs, and health_check says its last write failed and why, until a write gets
+// through. SQLite's max_page_count stands in for the full disk (the same SQLITE_FULL); the
+// processor, queue and library are real.
+func TestHealthSaysTheLastWriteFailed(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "lib")
+	if err := queue.CreateLibrary(context.Background(), dir, promptlib.Sample(3, 1)); err != nil {
+		t.Fatal(err)
+	}
+	lib := Library{Dir: dir, DB: filepath.Join(dir, queue.DBName), Queue: filepath.Join(dir, queue.QueueName), Standalone: true}
+	c := healthCore(t, lib)
+	store, err := queue.OpenStore(lib.DB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	var pages int
+	if err := store.QueryRow(`PRAGMA page_count`).Scan(&pages); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Exec(fmt.Sprintf(`PRAGMA max_page_count = %d`, pages)); err != nil {
+		t.Fatal(err)
+	}
+	p := queue.NewProcessor(lib.Queue, store, c.log)
+	p.Status = &c.proc
+	p.Start(context.Background())
+	t.Cleanup(func() { p.Close() })
+
+	if h := health(t, c); h.Status != "healthy" {
+		t.Fatalf("before any write: health %s, want healthy", h.Status)
+	}
+	w := queue.NewWriter(lib.Queue, c.log).WithProcessor(c.proc.Alive)
+	big := promptlib.CreatePromptData{Title: "big", Content: strings.Repeat("x", 60<<10)}
+	if _, err := w.Submit(context.Background(), promptlib.OpCreatePrompt, big); err == nil {
+		t.Fatal("the write went through a full disk")
+	}
+	h := health(t, c)
+	if h.Status != "degraded" || h.Queue.Processor.State != queue.ProcRunning || h.Queue.Processor.Error == nil ||
+		!strings.Contains(*h.Queue.Processor.Error, "the disk is full") {
+		t.Errorf("health %s, processor %s (%v); want degraded, running, saying the last write failed on a full disk",
+			h.Status, h.Queue.Processor.State, deref(h.Queue.Processor.Error))
+	}
+
+	if _, err := store.Exec(`PRAGMA max_page_count = 1073741823`); err != nil { // space is back
+		t.Fatal(err)
+	}
+	if _, err := w.Submit(context.Background(), promptlib.OpCreatePrompt, big); err != nil {
+		t.Fatalf("once space is back: %v", err)
+	}
+	if h := health(t, c); h.Status != "healthy" || h.Queue.Processor.Error != nil {
+		t.Errorf("after a write went through: health %s, processor error %v; want healthy", h.Status, deref(h.Queue.Processor.Error))
+	}
+}
+
+// A queue holding as many operations as it takes is not healthy: every write is refused with
+// QUEUE_FULL, and health_check says so.
+func TestHealthSaysTheQueueIsFull(t *testing.T) {
+	lib := librarytest.New(t, 3) // a Prompteka library: no processor drains the queue
+	c := healthCore(t, Library{Dir: lib.Dir, DB: lib.DB, Queue: lib.Queue})
+	if h := health(t, c); h.Status != "healthy" || h.Queue.Error != nil {
+		t.Fatalf("an empty queue: health %s, queue error %v; want healthy", h.Status, deref(h.Queue.Error))
+	}
+	for i := range queue.MaxPending {
+		if err := os.WriteFile(filepath.Join(lib.Queue, fmt.Sprintf("op-%d.json", i)), []byte("{}"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := health(t, c)
+	if h.Status != "degraded" || h.Queue.Pending != queue.MaxPending || h.Queue.Error == nil || !strings.Contains(*h.Queue.Error, "1000 pending operations") {
+		t.Fatalf("a full queue: health %s, %d pending, queue error %v; want degraded, saying the queue is full",
+			h.Status, h.Queue.Pending, deref(h.Queue.Error))
+	}
+	_, err := queue.NewWriter(lib.Queue, nil).Submit(context.Background(), promptlib.OpCreatePrompt, promptlib.CreatePromptData{Title: "t", Content: "c"})
+	if pe, ok := err.(*promptlib.Error); !ok || pe.Code != promptlib.CodeQueueFull || !strings.HasPrefix(pe.Message, *h.Queue.Error) {
+		t.Errorf("the write: %v; want QUEUE_FULL with health_check's reason", err)
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return "<nil>"
+	}
+	return *s
+}

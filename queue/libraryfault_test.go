@@ -1,0 +1,204 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"github.com/mattn/go-sqlite3"
+
+	"github.com/mcpctl/mcpctl/promptlib"
+)
+
+// Fault: the library's disk fills. SQLite's max_page_count stands in for the disk: the library
+// cannot grow, and SQLite answers as for a full disk (SQLITE_FULL, "database or disk is full").
+// The write fails naming the cause and the fix, not "try again in a moment"; the failure reason
+// filed says the same; the processor's status holds the failure (health_check reads it) until a
+// write gets through once space is back.
+func TestProcessorLibraryDiskFull(t *testing.T) {
+	l := newLib(t, 1)
+	var pages int
+	if err := l.DB.QueryRow(`PRAGMA page_count`).Scan(&pages); err != nil {
+		t.Fatal(err)
+	}
+	// The store has one connection, the processor's: the limit holds for every write it makes.
+	if _, err := l.DB.Exec(fmt.Sprintf(`PRAGMA max_page_count = %d`, pages)); err != nil {
+		t.Fatal(err)
+	}
+	status := startWithStatus(t, l, nil)
+	w := patientWriter(t, l.Queue).WithProcessor(status.Alive)
+	big := createPrompt("does not fit")
+	big.Content = strings.Repeat("Sixty kilobytes of prompt. ", 60<<10/27)
+	_, err := w.Submit(context.Background(), promptlib.OpCreatePrompt, big)
+	pe := asError(t, err)
+	if pe.Code != promptlib.CodeDatabaseError || pe.Outcome != promptlib.NotApplied {
+		t.Errorf("got %s/%s, want DATABASE_ERROR/not_applied", pe.Code, pe.Outcome)
+	}
+	if !strings.Contains(pe.Message, "the disk is full") || !strings.Contains(pe.Message, "Free space") || !strings.Contains(pe.Message, DBName) {
+		t.Errorf("message %q does not say the disk is full, which file, and to free space", pe.Message)
+	}
+	if hint := pe.Hint(); strings.Contains(hint, "in a moment") {
+		t.Errorf("hint %q says to try again in a moment: it would fail the same way", hint)
+	}
+	if n := l.titled(t, "does not fit"); n != 0 {
+		t.Errorf("applied %d times, want 0", n)
+	}
+	// Not recorded as answered: the transaction was rolled back whole.
+	if n := l.count(t, `SELECT COUNT(*) FROM applied_ops WHERE op_id = ?`, pe.OperationID); n != 0 {
+		t.Errorf("applied_ops holds %d rows for the operation that was not applied, want none", n)
+	}
+	// Filed after its answer: wait for it.
+	if where := filed(t, l.Queue, pe.OperationID); where != failedDir {
+		t.Errorf("filed in %s, want failed/", where)
+	}
+	if reason := failureReason(filepath.Join(l.Queue, failedDir), pe.OperationID); !strings.Contains(reason, "the disk is full") {
+		t.Errorf("failed/%s.error = %q, want the cause", pe.OperationID, reason)
+	}
+	if werr := status.WriteError(); werr == nil || !strings.Contains(werr.Error(), "the disk is full") {
+		t.Errorf("status WriteError = %v, want the last write's cause", werr)
+	}
+	// Still trying: the next write may find space.
+	if state, _ := status.State(); state != ProcRunning || status.Alive() != nil {
+		t.Errorf("state %s, Alive %v; want running: the next write is still tried", state, status.Alive())
+	}
+
+	if _, err := l.DB.Exec(`PRAGMA max_page_count = 1073741823`); err != nil { // space is back
+		t.Fatal(err)
+	}
+	if _, err := w.Submit(context.Background(), promptlib.OpCreatePrompt, big); err != nil {
+		t.Fatalf("once space is back: %v", err)
+	}
+	if werr := status.WriteError(); werr != nil {
+		t.Errorf("status WriteError = %v after a write went through, want nil", werr)
+	}
+	if n := l.titled(t, "does not fit"); n != 1 {
+		t.Errorf("applied %d times, want once", n)
+	}
+}
+
+// Fault: the library file is read-only to the user mcpctl runs as (chmod 444, run as a non-root
+// user: root writes it anyway). The write fails saying so and how to fix it.
+func TestProcessorReadOnlyLibrary(t *testing.T) {
+	if os.Geteuid() == 0 {
+		runAsNobody(t, "^TestProcessorReadOnlyLibrary$")
+		return
+	}
+	dir := filepath.Join(t.TempDir(), "lib")
+	if err := CreateLibrary(context.Background(), dir, promptlib.Sample(1, 1)); err != nil {
+		t.Fatal(err)
+	}
+	dbPath := filepath.Join(dir, DBName)
+	if err := os.Chmod(dbPath, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	// Opened after the chmod: SQLite opens the file read-only, as serve does.
+	db, err := OpenStore(dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	l := &testLib{Dir: dir, Queue: filepath.Join(dir, QueueName), DB: db}
+	status := startWithStatus(t, l, nil)
+	_, err = patientWriter(t, l.Queue).WithProcessor(status.Alive).Submit(context.Background(), promptlib.OpCreatePrompt, createPrompt("read-only"))
+	pe := asError(t, err)
+	if pe.Code != promptlib.CodeDatabaseError || pe.Outcome != promptlib.NotApplied {
+		t.Errorf("got %s/%s, want DATABASE_ERROR/not_applied", pe.Code, pe.Outcome)
+	}
+	if !strings.Contains(pe.Message, "read-only") || !strings.Contains(pe.Message, "chmod u+w "+dbPath) {
+		t.Errorf("message %q does not say the library is read-only and how to fix it", pe.Message)
+	}
+	if werr := status.WriteError(); werr == nil || !strings.Contains(werr.Error(), "read-only") {
+		t.Errorf("status WriteError = %v, want the last write's cause", werr)
+	}
+}
+
+// Each SQLite failure is told by its cause; a lock passes on its own and keeps its code.
+func TestLibraryWriteErrorCauses(t *testing.T) {
+	const path = "/lib/prompts.db"
+	tests := []struct {
+		name string
+		err  error
+		code promptlib.Code
+		want []string
+	}{
+		{"full", sqlite3.Error{Code: sqlite3.ErrFull}, promptlib.CodeDatabaseError, []string{"the disk is full", "Free space on the disk that holds " + path}},
+		{"ENOSPC as an I/O error", sqlite3.Error{Code: sqlite3.ErrIoErr, ExtendedCode: sqlite3.ErrIoErrWrite, SystemErrno: syscall.ENOSPC},
+			promptlib.CodeDatabaseError, []string{"the disk is full"}},
+		{"read-only", sqlite3.Error{Code: sqlite3.ErrReadonly}, promptlib.CodeDatabaseError, []string{"read-only", "chmod u+w " + path}},
+		{"cannot open", sqlite3.Error{Code: sqlite3.ErrCantOpen, SystemErrno: syscall.EACCES}, promptlib.CodeDatabaseError,
+			[]string{"cannot open", "permission denied", "its directory"}},
+		{"I/O error", sqlite3.Error{Code: sqlite3.ErrIoErr, ExtendedCode: sqlite3.ErrIoErrFsync, SystemErrno: syscall.EIO},
+			promptlib.CodeDatabaseError, []string{"disk I/O error", "input/output error", "Check the disk"}},
+		{"damaged", sqlite3.Error{Code: sqlite3.ErrCorrupt}, promptlib.CodeDatabaseError, []string{"damaged", "backup"}},
+		{"busy", fmt.Errorf("queue: begin: %w", sqlite3.Error{Code: sqlite3.ErrBusy}), promptlib.CodeDatabaseLocked, []string{"locked by another process"}},
+		{"something else", errors.New("queue: record x: boom"), promptlib.CodeDatabaseError, []string{"boom"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pe := libraryWriteError(fmt.Errorf("queue: apply x: %w", tt.err), path)
+			if pe.Code != tt.code || !strings.Contains(pe.Message, "nothing was applied") {
+				t.Errorf("got %s %q, want %s saying nothing was applied", pe.Code, pe.Message, tt.code)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(pe.Message, w) {
+					t.Errorf("message %q does not say %q", pe.Message, w)
+				}
+			}
+		})
+	}
+}
+
+// An answer stands: an operation answered "not applied" on a full disk, whose filing then
+// failed (failed/ a symlink), is filed once it can be with that answer, and is not applied when
+// a rescan retries it after space is back. Its writer was told it was not applied, and a
+// failure is not recorded in applied_ops to be found again.
+func TestProcessorAnswerStandsWhenFilingIsRetried(t *testing.T) {
+	l := newLib(t, 1)
+	var pages int
+	if err := l.DB.QueryRow(`PRAGMA page_count`).Scan(&pages); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.DB.Exec(fmt.Sprintf(`PRAGMA max_page_count = %d`, pages)); err != nil {
+		t.Fatal(err)
+	}
+	linked := make(chan struct{})
+	var once sync.Once
+	status := startWithStatus(t, l, func(point, _ string) {
+		if point == HookAfterResponse { // answered; the filing comes next, and each retry answers again
+			once.Do(func() {
+				linkAway(t, l, failedDir)
+				close(linked)
+			})
+		}
+	})
+	big := createPrompt("answered not applied")
+	big.Content = strings.Repeat("x", 60<<10)
+	id := dropOp(t, l.Queue, promptlib.OpCreatePrompt, big)
+	<-linked
+	waitState(t, status, ProcFailed) // the filing failed; the operation waits in processing/
+	if r := readResponseFile(t, l.Queue, id); r.OK() {
+		t.Fatalf("answer %+v, want the full disk's failure", r)
+	}
+
+	if _, err := l.DB.Exec(`PRAGMA max_page_count = 1073741823`); err != nil { // space is back
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(l.Queue, failedDir)); err != nil { // the processor makes it again
+		t.Fatal(err)
+	}
+	if got := filed(t, l.Queue, id); got != failedDir {
+		t.Errorf("filed in %s, want failed/ as it was answered", got)
+	}
+	if n := l.titled(t, "answered not applied"); n != 0 {
+		t.Errorf("applied %d times after it was answered not applied, want 0", n)
+	}
+	if r := readResponseFile(t, l.Queue, id); r.OK() {
+		t.Errorf("answer %+v, want the first answer kept", r)
+	}
+}
