@@ -127,7 +127,7 @@ func writeReason(dst, reason string) {
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
 		return
 	}
-	// The reason, then on its own line the time it was written; failureReason returns the
+	// The reason, then on its own line the time it was written; FailureReason returns the
 	// reason alone, and stands in for one a full disk left empty.
 	_, _ = f.WriteString(reason + "\n" + time.Now().UTC().Format(time.RFC3339) + "\n")
 }

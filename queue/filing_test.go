@@ -181,7 +181,7 @@ func TestProcessorWaitsForAFileWrittenInPieces(t *testing.T) {
 				}
 				return
 			}
-			reason := failureReason(filepath.Join(l.Queue, failedDir), op.ID)
+			reason := FailureReason(filepath.Join(l.Queue, failedDir), op.ID)
 			if where != failedDir || !strings.Contains(reason, "still being written") || !strings.Contains(reason, "rename") {
 				t.Errorf("filed in %s with %q; want failed, saying it may have been read while still being written and to rename a temp file", where, reason)
 			}

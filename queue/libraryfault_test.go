@@ -57,7 +57,7 @@ func TestProcessorLibraryDiskFull(t *testing.T) {
 	if where := filed(t, l.Queue, pe.OperationID); where != failedDir {
 		t.Errorf("filed in %s, want failed/", where)
 	}
-	if reason := failureReason(filepath.Join(l.Queue, failedDir), pe.OperationID); !strings.Contains(reason, "the disk is full") {
+	if reason := FailureReason(filepath.Join(l.Queue, failedDir), pe.OperationID); !strings.Contains(reason, "the disk is full") {
 		t.Errorf("failed/%s.error = %q, want the cause", pe.OperationID, reason)
 	}
 	if werr := status.WriteError(); werr == nil || !strings.Contains(werr.Error(), "the disk is full") {

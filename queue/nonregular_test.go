@@ -28,7 +28,7 @@ func TestPlantedNonRegularFiles(t *testing.T) {
 	}
 
 	fifo("b.error")
-	if got := failureReason(dir, "b"); got != noReason {
+	if got := FailureReason(dir, "b"); got != noReason {
 		t.Errorf("failureReason from a FIFO = %q", got)
 	}
 
@@ -49,7 +49,7 @@ func TestPlantedNonRegularFiles(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "e.error"), []byte("the reason\n2026-01-01T00:00:00Z\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if got := failureReason(dir, "e"); !strings.HasPrefix(got, "the reason") {
+	if got := FailureReason(dir, "e"); !strings.HasPrefix(got, "the reason") {
 		t.Errorf("failureReason of a regular file = %q", got)
 	}
 }
@@ -61,19 +61,19 @@ func TestFailureReason(t *testing.T) {
 	dir := t.TempDir()
 	const reason = "INVALID_INPUT: the operation file is invalid: not valid JSON"
 	writeReason(filepath.Join(dir, "a.json"), reason)
-	if got := failureReason(dir, "a"); got != reason {
+	if got := FailureReason(dir, "a"); got != reason {
 		t.Errorf("failureReason of what writeReason wrote = %q, want %q", got, reason)
 	}
 	multi := "first line\nsecond line"
 	writeReason(filepath.Join(dir, "b.json"), multi)
-	if got := failureReason(dir, "b"); got != multi {
+	if got := FailureReason(dir, "b"); got != multi {
 		t.Errorf("failureReason of a reason of two lines = %q, want %q", got, multi)
 	}
 	for name, content := range map[string]string{"empty": "", "blank": " \n\n", "time only": "2026-01-01T00:00:00Z\n"} {
 		if err := os.WriteFile(filepath.Join(dir, "c.error"), []byte(content), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if got := failureReason(dir, "c"); got != noReason {
+		if got := FailureReason(dir, "c"); got != noReason {
 			t.Errorf("%s reason file: failureReason = %q, want %q", name, got, noReason)
 		}
 	}

@@ -147,7 +147,7 @@ func TestProcessorRejectsNonRegular(t *testing.T) {
 	}
 	// The whole mode, as ls shows it: the type alone printed the directory as d---------.
 	for name, mode := range map[string]string{dir: "drwx------", fifo: "prw-------"} {
-		reason := failureReason(filepath.Join(l.Queue, failedDir), strings.TrimSuffix(name, ".json"))
+		reason := FailureReason(filepath.Join(l.Queue, failedDir), strings.TrimSuffix(name, ".json"))
 		if want := "not a regular file (" + mode + ")"; !strings.Contains(reason, want) {
 			t.Errorf("%s: reason %q, want %q", name, reason, want)
 		}

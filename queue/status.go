@@ -95,7 +95,7 @@ func (w *Writer) Status(id string) (OpStatus, error) {
 	} else if _, ok := find(processedDir, opName); ok {
 		st.Status, st.Reason = StateApplied, promptlib.Ptr("applied; its response was already collected")
 	} else if sp, ok := find(failedDir, opName); ok {
-		st.Status, st.Reason = StateFailed, promptlib.Ptr(failureReason(join(w.Dir, failedDir), sp))
+		st.Status, st.Reason = StateFailed, promptlib.Ptr(FailureReason(join(w.Dir, failedDir), sp))
 	}
 	if st.Status == StateUnknown && a.mismatch != nil {
 		st.Reason = promptlib.Ptr(a.mismatch.Error() + "; check the library before retrying")
@@ -107,11 +107,11 @@ func (w *Writer) Status(id string) (OpStatus, error) {
 	return st, nil
 }
 
-// failureReason reads failed/{id}.error: at most 64 KB, never through a symlink nor from a
+// FailureReason reads failed/{id}.error: at most 64 KB, never through a symlink nor from a
 // FIFO (queue status and get_operation_status would hang on one). It returns the reason alone,
 // without the time writeReason puts on the last line; an empty file (the reason could not be
 // written, on a full disk) gives noReason, never a blank.
-func failureReason(failed, id string) string {
+func FailureReason(failed, id string) string {
 	f, err := os.OpenFile(join(failed, id+".error"), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return noReason
@@ -186,7 +186,7 @@ func Inspect(dir string, lastFailures int) (Summary, error) {
 	s.Failed = len(failed)
 	for _, e := range failed {
 		id := strings.TrimSuffix(e.Name(), ".json")
-		f := Failure{ID: id, Reason: failureReason(join(dir, failedDir), id)}
+		f := Failure{ID: id, Reason: FailureReason(join(dir, failedDir), id)}
 		if fi, err := e.Info(); err == nil {
 			f.At = fi.ModTime()
 		}

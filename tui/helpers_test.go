@@ -97,7 +97,7 @@ func (f *fixture) withQueue(tb testing.TB) {
 	}
 	writeFile(tb, filepath.Join(q, pendingID+".json"), opJSON(tb, pendingID, promptlib.OpCreatePrompt, `{"title":"New","content":"x"}`), clock.Add(-30*time.Second))
 	writeFile(tb, filepath.Join(q, "failed", failedID+".json"), opJSON(tb, failedID, promptlib.OpUpdatePrompt, `{"id":"9F0C0C8E-0000-4000-8000-000000000001","title":"Renamed"}`), clock.Add(-2*time.Hour))
-	writeFile(tb, filepath.Join(q, "failed", failedID+".error"), "NOT_FOUND: prompt 9F0C0C8E-0000-4000-8000-000000000001 does not exist\n", time.Time{})
+	writeFile(tb, filepath.Join(q, "failed", failedID+".error"), "NOT_FOUND: prompt 9F0C0C8E-0000-4000-8000-000000000001 does not exist\n2026-01-02T03:04:05Z\n", time.Time{})
 	writeFile(tb, filepath.Join(q, "processed", processedID+".json"), opJSON(tb, processedID, promptlib.OpDeletePrompt, `{"id":"9F0C0C8E-0000-4000-8000-000000000002"}`), clock.Add(-26*time.Hour))
 }
 

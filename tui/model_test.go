@@ -184,6 +184,13 @@ func TestQueueRetryAndDiscard(t *testing.T) {
 	exists := func(p string) bool { _, err := os.Lstat(p); return err == nil }
 	failed := filepath.Join(q, "failed", failedID+".json")
 
+	// The reason reads as the processor wrote it, without the time on its last line.
+	for _, op := range screen(t).state.Ops {
+		if op.ID == failedID && op.Reason != "NOT_FOUND: prompt 9F0C0C8E-0000-4000-8000-000000000001 does not exist" {
+			t.Errorf("failed operation's reason %q, want the reason alone", op.Reason)
+		}
+	}
+
 	t.Run("only failed ones", func(t *testing.T) {
 		s := screen(t)
 		run(s, "r") // the cursor is on the pending operation

@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/mcpctl/mcpctl/promptlib"
+	"github.com/mcpctl/mcpctl/queue"
 )
 
 // The queue's layout (package queue's doc): pending {id}.json in the directory, and the
@@ -79,7 +80,7 @@ func scanQueue(dir string) (queueState, error) {
 		for i := range ops {
 			ops[i].Kind = opKind(filepath.Join(sub, ops[i].ID+".json"))
 			if state == "failed" {
-				ops[i].Reason = failReason(filepath.Join(sub, ops[i].ID+".error"))
+				ops[i].Reason = queue.FailureReason(sub, ops[i].ID)
 			}
 		}
 		if state == "processed" {
@@ -111,14 +112,6 @@ func opKind(path string) string {
 		return "?"
 	}
 	return op.Operation
-}
-
-func failReason(path string) string {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "no reason recorded"
-	}
-	return strings.TrimSpace(string(b))
 }
 
 // retryOp puts a failed operation back into the queue. It goes back under a fresh id with the
