@@ -392,7 +392,7 @@ func TestIndexChangeNotifiesOnlyWhileGated(t *testing.T) {
 	rename := func(title string) {
 		lib.Exec(t, `UPDATE prompts SET title = ?, updated_at = updated_at + 60 WHERE id = 'E0000000-0000-4000-8000-000000000003'`, title)
 	}
-	prompts := s.notificationCount(mcp.MethodNotificationPromptsListChanged)
+	prompts := s.count(mcp.MethodNotificationPromptsListChanged)
 	rename("Error Handling Rules")
 	s.waitNotification(t, mcp.MethodNotificationToolsListChanged, 10*time.Second)
 	tools, err := s.ListTools(context.Background(), mcp.ListToolsRequest{})
@@ -404,12 +404,12 @@ func TestIndexChangeNotifiesOnlyWhileGated(t *testing.T) {
 	var b gate.Result
 	s.call(t, "begin_session", map[string]any{"tags": []string{"sql"}}, &b)
 	s.waitNotifications(t, mcp.MethodNotificationToolsListChanged, 2, 10*time.Second)
-	prompts = s.notificationCount(mcp.MethodNotificationPromptsListChanged)
+	prompts = s.count(mcp.MethodNotificationPromptsListChanged)
 	rename("Error Handling")
 	// The gate hears of a new snapshot before the prompt list does, so a tools/list change
 	// would arrive before this one.
 	s.waitNotifications(t, mcp.MethodNotificationPromptsListChanged, prompts+1, 10*time.Second)
-	if n := s.notificationCount(mcp.MethodNotificationToolsListChanged); n != 2 {
+	if n := s.count(mcp.MethodNotificationToolsListChanged); n != 2 {
 		t.Errorf("got %d tools/list_changed, want 2 (the rename while gated and the opening): begin_session is hidden once open", n)
 	}
 }

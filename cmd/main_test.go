@@ -120,19 +120,6 @@ func (s *session) waitNotification(tb testing.TB, method string, deadline time.D
 	s.waitNotifications(tb, method, 1, deadline)
 }
 
-// notificationCount is how many notifications with method have arrived since the start.
-func (s *session) notificationCount(method string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	n := 0
-	for _, note := range s.notifications {
-		if note.Method == method {
-			n++
-		}
-	}
-	return n
-}
-
 // waitNotifications waits until n notifications with method have arrived, or fails the test
 // after the deadline.
 func (s *session) waitNotifications(tb testing.TB, method string, n int, deadline time.Duration) {
@@ -140,7 +127,7 @@ func (s *session) waitNotifications(tb testing.TB, method string, n int, deadlin
 	timer := time.NewTimer(deadline)
 	defer timer.Stop()
 	for {
-		if s.notificationCount(method) >= n {
+		if s.count(method) >= n {
 			return
 		}
 		select {

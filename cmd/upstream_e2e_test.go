@@ -581,18 +581,12 @@ func TestUpstreamResultThroughThePipeline(t *testing.T) {
 	if _, err := callTool(context.Background(), s.Client, "db__big", map[string]any{}, nil); err != nil {
 		t.Fatal(err)
 	}
-	s.Close()
-	s.cmd.Wait()
-	files, _ := filepath.Glob(filepath.Join(traffic.Dir(filepath.Join(envValue(env, "HOME"), ".local", "state")), "*.jsonl"))
 	var hits []bool
-	for _, f := range files {
-		events, _ := traffic.ReadFile(f)
-		for _, e := range events {
-			if e.Kind == traffic.KindResponse && e.Name == "db__big" && e.Pipeline != nil {
-				hits = append(hits, e.Pipeline.CacheHit)
-				if e.Pipeline.Model != "subindex" || e.Pipeline.BytesBefore != len(original) || e.Pipeline.BytesAfter >= 8<<10 {
-					t.Errorf("pipeline event: %+v", e.Pipeline)
-				}
+	for _, e := range stoppedTraffic(t, s, env) {
+		if e.Kind == traffic.KindResponse && e.Name == "db__big" && e.Pipeline != nil {
+			hits = append(hits, e.Pipeline.CacheHit)
+			if e.Pipeline.Model != "subindex" || e.Pipeline.BytesBefore != len(original) || e.Pipeline.BytesAfter >= 8<<10 {
+				t.Errorf("pipeline event: %+v", e.Pipeline)
 			}
 		}
 	}
@@ -789,16 +783,10 @@ func TestBriefingTablesOfContents(t *testing.T) {
 
 	// The traffic log counts the tables of contents as matched and sent (beside the library's
 	// own deploy prompt, sent in full), the second time as matched and already held.
-	s.Close()
-	s.cmd.Wait()
-	files, _ := filepath.Glob(filepath.Join(traffic.Dir(filepath.Join(envValue(env, "HOME"), ".local", "state")), "*.jsonl"))
 	var got []string
-	for _, f := range files {
-		events, _ := traffic.ReadFile(f)
-		for _, e := range events {
-			if e.Kind == traffic.KindResponse && e.Gate != nil {
-				got = append(got, fmt.Sprintf("%s matched %d sent %d", e.Name, e.Gate.Matched, e.Gate.Sent))
-			}
+	for _, e := range stoppedTraffic(t, s, env) {
+		if e.Kind == traffic.KindResponse && e.Gate != nil {
+			got = append(got, fmt.Sprintf("%s matched %d sent %d", e.Name, e.Gate.Matched, e.Gate.Sent))
 		}
 	}
 	want := []string{"begin_session matched 4 sent 4", "read_prompts matched 4 sent 0"}
@@ -1064,4 +1052,21 @@ func TestUpstreamDownKeepsItsPromptsAndResources(t *testing.T) {
 	if tc, _ := got.Messages[0].Content.(mcp.TextContent); tc.Text != "checklist of db" {
 		t.Errorf("db__checklist after the restart: %+v", got.Messages[0].Content)
 	}
+}
+
+// stoppedTraffic stops the server and returns the traffic events it wrote, oldest first.
+func stoppedTraffic(tb testing.TB, s *session, env []string) []traffic.Event {
+	tb.Helper()
+	s.Close()
+	s.cmd.Wait()
+	files, _ := filepath.Glob(filepath.Join(traffic.Dir(filepath.Join(envValue(env, "HOME"), ".local", "state")), "*.jsonl"))
+	var all []traffic.Event
+	for _, f := range files {
+		events, err := traffic.ReadFile(f)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		all = append(all, events...)
+	}
+	return all
 }

@@ -23,14 +23,7 @@ import (
 // write gets through once space is back.
 func TestProcessorLibraryDiskFull(t *testing.T) {
 	l := newLib(t, 1)
-	var pages int
-	if err := l.DB.QueryRow(`PRAGMA page_count`).Scan(&pages); err != nil {
-		t.Fatal(err)
-	}
-	// The store has one connection, the processor's: the limit holds for every write it makes.
-	if _, err := l.DB.Exec(fmt.Sprintf(`PRAGMA max_page_count = %d`, pages)); err != nil {
-		t.Fatal(err)
-	}
+	fillLibrary(t, l)
 	status := startWithStatus(t, l, nil)
 	w := patientWriter(t, l.Queue).WithProcessor(status.Alive)
 	big := createPrompt("does not fit")
@@ -160,13 +153,7 @@ func TestLibraryWriteErrorCauses(t *testing.T) {
 // failure is not recorded in applied_ops to be found again.
 func TestProcessorAnswerStandsWhenFilingIsRetried(t *testing.T) {
 	l := newLib(t, 1)
-	var pages int
-	if err := l.DB.QueryRow(`PRAGMA page_count`).Scan(&pages); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := l.DB.Exec(fmt.Sprintf(`PRAGMA max_page_count = %d`, pages)); err != nil {
-		t.Fatal(err)
-	}
+	fillLibrary(t, l)
 	linked := make(chan struct{})
 	var once sync.Once
 	status := startWithStatus(t, l, func(point, _ string) {
@@ -200,5 +187,19 @@ func TestProcessorAnswerStandsWhenFilingIsRetried(t *testing.T) {
 	}
 	if r := readResponseFile(t, l.Queue, id); r.OK() {
 		t.Errorf("answer %+v, want the first answer kept", r)
+	}
+}
+
+// fillLibrary caps the library at the pages it has, so the next write that needs a page fails
+// as on a full disk (SQLITE_FULL). The store has one connection, the processor's: the limit
+// holds for every write it makes.
+func fillLibrary(tb testing.TB, l *testLib) {
+	tb.Helper()
+	var pages int
+	if err := l.DB.QueryRow(`PRAGMA page_count`).Scan(&pages); err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := l.DB.Exec(fmt.Sprintf(`PRAGMA max_page_count = %d`, pages)); err != nil {
+		tb.Fatal(err)
 	}
 }
