@@ -24,8 +24,9 @@ const ClientTextLimit = 2048
 
 // Instructions are the initialize instructions: for a gated session the gate-instructions text;
 // for an ungated one the session greeting, the index and the read_prompts reminder. The index
-// is cut to what ClientTextLimit leaves of the rest (see IndexTextWithin). unknown lists
-// template variables the texts use but that do not exist, for the caller to log.
+// (and {{prompt_index}}) is cut to what ClientTextLimit leaves of the rest with the variable
+// empty (see IndexTextWithin). unknown lists template variables the texts use but that do not
+// exist, for the caller to log.
 func (r Renderer) Instructions(ix *Index, gated bool) (text string, unknown []string) {
 	vars := r.vars(ix.Project().DisplayName(), nil, nil, 0)
 	if gated {
@@ -34,9 +35,11 @@ func (r Renderer) Instructions(ix *Index, gated bool) (text string, unknown []st
 		return Expand(r.Texts.Get(TextInstructions), vars)
 	}
 	var u []string
-	head := r.expand(r.Texts.Get(TextGreeting), vars, &u) + "\n\nPrompts in this project:\n"
-	tail := "\n\n" + r.expand(r.Texts.Get(TextReminder), vars, &u)
-	return head + IndexTextWithin(ix, ClientTextLimit-textLen(head)-textLen(tail)) + tail, u
+	head := func() string { return r.expand(r.Texts.Get(TextGreeting), vars, &u) + "\n\nPrompts in this project:\n" }
+	tail := func() string { return "\n\n" + r.expand(r.Texts.Get(TextReminder), vars, &u) }
+	index := IndexTextWithin(ix, ClientTextLimit-textLen(head())-textLen(tail()))
+	vars[VarPromptIndex] = index
+	return head() + index + tail(), u
 }
 
 // IndexText is the index as texts show it: Index.Lines under the project's cap, one per line,
@@ -57,10 +60,18 @@ func IndexTextWithin(ix *Index, room int) string {
 	if s := indexText(lines, ix.Len()-len(lines), topics); textLen(s) <= room {
 		return s
 	}
+	// The text of the first k lines is measured, not made, for each k: with indexCap 1000,
+	// making it each time took 70 ms.
+	joined := make([]int, len(lines)+1) // joined[k]: the first k lines and their newlines
+	for k, l := range lines {
+		joined[k+1] = joined[k] + textLen(l) + 1
+	}
 	for _, t := range []string{topics, ""} {
 		for k := len(lines) - 1; k >= 0; k-- {
-			if s := indexText(lines[:k], ix.Len()-k, t); textLen(s) <= room {
-				return s
+			// linesText: the lines, then "\n" and the line counting the rest (never 0 here).
+			n := joined[k] + textLen(linesText(nil, ix.Len()-k, "")) + textLen(t)
+			if n <= room {
+				return indexText(lines[:k], ix.Len()-k, t)
 			}
 		}
 	}
@@ -111,7 +122,10 @@ const ReadPromptsDescription = "Fetch more of the project's prompts (rules, conv
 //	[gate-intercept-preamble]                       intercepted calls only
 //	[session-greeting]                              begin_session and intercepted calls
 //	## Critical rules                               priority-10 prompts, in full
-//	## Prompts matching your task (tags: …)         matched prompts, in full; or "No prompt matched"
+//	## Prompts matching your task (tags: …)         matched prompts, in full; or "No prompt matched",
+//	                                                or, a Reranker having chosen none, that none was
+//	                                                judged needed
+//	## This project has no prompts yet              in place of all below, for a project without any
 //	## Also matching, over the byte budget          index lines
 //	## Weaker matches, not sent                     index lines of the best matches below the floor
 //	## Already provided in this session             names, not repeated

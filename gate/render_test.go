@@ -274,6 +274,15 @@ func TestIndexFitsClientTextLimit(t *testing.T) {
 			t.Errorf("%s names %d prompts but lacks %q:\n%s", name, shown, want, text)
 		}
 	}
+	// {{prompt_index}} in an ungated session's texts is the index they carry.
+	if text, _ := (Renderer{Texts: Texts{TextGreeting: "Index: {{prompt_index}}"}}).Instructions(ix, false); !strings.Contains(text, "Index: - golden-rules: ") {
+		t.Errorf("ungated instructions with {{prompt_index}} in the greeting:\n%s", text)
+	}
+	for room := 0; room < 3000; room += 7 { // the measured length is the made one's
+		if got := IndexTextWithin(ix, room); textLen(got) > room {
+			t.Fatalf("IndexTextWithin(%d) is %d long", room, textLen(got))
+		}
+	}
 	if got := IndexTextWithin(ix, 10); got != "" {
 		t.Errorf("no room: got %q, want nothing", got)
 	}
