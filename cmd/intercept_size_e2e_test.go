@@ -47,7 +47,7 @@ func textBytes(res *mcp.CallToolResult) int {
 func TestInterceptedResultStaysWithinTheLimit(t *testing.T) {
 	const project = "folder: Web App\nbyteBudget: 100000\npriorities:\n  security-policy: 10\n"
 	t.Run("the briefing names what does not fit", func(t *testing.T) {
-		lib := bigLibrary(t, 35_000, "Deploy Guide A", "Deploy Guide B", "Deploy Guide C")
+		lib := bigLibrary(t, 35_000, "Deploy Guide A", "Deploy Guide B", "Deploy Guide C", "Garden Note One", "Garden Note Two")
 		env := testHome(t)
 		writeProject(t, env, "web", project)
 		s := serve(t, env, "--library", lib.Dir, "--project", "web")
@@ -68,6 +68,10 @@ func TestInterceptedResultStaysWithinTheLimit(t *testing.T) {
 		}
 		if !strings.Contains(brief.Text, "Never log secrets.") || !strings.Contains(brief.Text, "- "+left+":") || strings.Count(brief.Text, "A line of the guide") > 0 {
 			t.Errorf("the briefing does not keep the rule and name %s instead of sending it:\n%.2000s", left, brief.Text)
+		}
+		// Naming the guide made room: the index lines stay.
+		if !strings.Contains(brief.Text, "- garden-note-one:") || !strings.Contains(brief.Text, "- garden-note-two:") {
+			t.Errorf("the briefing lost index lines it had room for:\n%.3000s", brief.Text)
 		}
 		s.waitNotification(t, mcp.MethodNotificationToolsListChanged, 10*time.Second)
 		var r gate.Result

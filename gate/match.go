@@ -75,7 +75,7 @@ type Selection struct {
 	TOCHeld       int      // prompts the session has only as tables of contents that are not in AlreadyTOC: left out of Remaining too
 	Weak          []Entry  // matched below the floor, best first: named (at most weakCap, within the cap)
 	Remaining     []Entry  // the rest of the index, capped like Index.Lines less the weak matches
-	Omitted       int      // index entries neither selected, weak matches nor in Remaining (beyond the cap)
+	Omitted       int      // index entries neither selected, weak matches nor in Remaining: beyond the cap, or cut to keep the result within its size
 }
 
 // Sent is every entry the selection carries in full: Critical then Full.

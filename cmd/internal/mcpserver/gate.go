@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -167,15 +168,21 @@ func (g *gateComponent) intercept(next server.ToolHandlerFunc) server.ToolHandle
 		}
 		r := g.renderer(st)
 		// The briefing and the result are one tool result, bounded like any other: first the
-		// briefing names its matches instead of sending them, then, if the result alone is
-		// that large, it stays in structuredContent and its text is left for a second call.
+		// briefing's lines naming prompts are cut, then (from the whole briefing again) it names
+		// its matches instead of sending them, and if the result alone is that large, it stays
+		// in structuredContent and its text is left for a second call.
 		size := contentTextBytes(res.Content) + callFrom(ctx).preparedText()
-		b, text, unknown, berr := fitBriefing(ctx, r, b, g.bodies, MaxResultBytes-size)
+		whole := b
+		b, text, unknown, berr := fitBriefing(ctx, r, whole, g.bodies, MaxResultBytes-size)
 		if len(text)+size > MaxResultBytes {
-			b, text, unknown, berr = fitBriefing(ctx, r, g.sess.Shrunk(b), g.bodies, MaxResultBytes-size)
+			shrunk := g.sess.Shrunk(whole)
+			b, text, unknown, berr = fitBriefing(ctx, r, shrunk, g.bodies, MaxResultBytes-size)
 			if len(text)+size > MaxResultBytes {
 				res = g.errorResult(ctx, promptlib.Errorf(promptlib.CodeResultTooLarge,
 					"%s ran, but its result (%d KB of text) does not fit beside the project briefing above in one tool result", name, (size+1023)/1024))
+				room := MaxResultBytes - contentTextBytes(res.Content)
+				b, text, unknown, berr = fitBriefing(ctx, r, shrunk, g.bodies, room)
+				text = capText(text, room)
 			}
 		}
 		if berr != nil {
@@ -220,12 +227,32 @@ func fitBriefing(ctx context.Context, r gate.Renderer, b gate.Briefing, load gat
 		case len(b.Listed) > 0:
 			b.Listed, n = cut(b.Listed)
 			b.MoreListed += n
+		case b.PromptIndex != "":
+			// A gate text that shows the whole index ({{prompt_index}}) goes without it.
+			b.PromptIndex = ""
 		default:
-			return b, text, unknown, nil // prompt content alone: the caller decides
+			return b, text, unknown, nil // prompt content and the texts alone: the caller decides
 		}
 		text, unknown, err = r.Briefing(ctx, b, load)
 	}
 	return b, text, unknown, err
+}
+
+// capNote ends a briefing that capText cut.
+const capNote = "\n\n[The briefing is cut here: with the project's texts it would pass the 100 KB of one tool result. read_prompts fetches the prompts it names.]\n"
+
+// capText is text cut at a line to at most room bytes, saying so: the last resort when the
+// prompt content (at most 80 KB) and the project's own gate texts leave a briefing over the
+// bound whatever fitBriefing cuts. A client refuses a larger result whole.
+func capText(text string, room int) string {
+	if len(text) <= room {
+		return text
+	}
+	keep := max(0, room-len(capNote))
+	if i := strings.LastIndexByte(text[:keep], '\n'); i >= 0 {
+		keep = i
+	}
+	return strings.ToValidUTF8(text[:keep], "") + capNote
 }
 
 // contentTextBytes is the size of a result's content as a model reads it: its texts, and any
@@ -356,6 +383,7 @@ func (g *gateComponent) brief(ctx context.Context, args json.RawMessage, call fu
 	if err != nil {
 		return nil, err
 	}
+	text = capText(text, MaxResultBytes)
 	g.logUnknown(unknown)
 	g.record(ctx, b, len(text))
 	if b.Ungated {

@@ -226,4 +226,20 @@ func TestFitBriefing(t *testing.T) {
 			t.Errorf("tags %v: fitting changed the prompts sent in full", tags)
 		}
 	}
+
+	// A project's greeting that shows the whole index goes without it when nothing else is left
+	// to cut; and texts longer than a result are cut, saying so.
+	b := gate.NewSession(p).Begin(ix, []string{"kotlin"})
+	r := gate.Renderer{Texts: gate.Texts{gate.TextGreeting: "Index:\n{{prompt_index}}"}}
+	if _, text, _, err := fitBriefing(ctx, r, b, load, MaxResultBytes); err != nil || len(text) > MaxResultBytes {
+		t.Errorf("a greeting with the index: %d bytes (%v), want within %d", len(text), err, MaxResultBytes)
+	}
+	r = gate.Renderer{Texts: gate.Texts{gate.TextGreeting: strings.Repeat("Read the rules.\n", 7000)}}
+	_, text, _, err := fitBriefing(ctx, r, b, load, MaxResultBytes)
+	if err != nil || len(text) <= MaxResultBytes {
+		t.Fatalf("a greeting of 112 KB: %d bytes (%v); the test wants a briefing fitBriefing cannot fit", len(text), err)
+	}
+	if text = capText(text, MaxResultBytes); len(text) > MaxResultBytes || !strings.HasSuffix(text, capNote) {
+		t.Errorf("capped: %d bytes, ending %q", len(text), text[max(0, len(text)-200):])
+	}
 }
