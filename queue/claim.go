@@ -89,7 +89,7 @@ func (p *Processor) reject(path, name, reason string) {
 	p.Log.Warn("queue: rejected", "file", name, "reason", reason)
 }
 
-// stamp dates an entry just filed in processed/ or failed/ by when it was filed. A rename keeps
+// stamp dates an entry by when it is filed in processed/ or failed/. A rename keeps
 // the time the operation was written, and CleanProcessed judges age by this date: an operation
 // that waited a week in the queue, or in processing/ through a long downtime, would otherwise be
 // deleted the moment it was applied, and get_operation_status would call it unknown once its

@@ -77,12 +77,14 @@ func (p *Processor) handle(ctx context.Context, id, path string) {
 	if reason != "" {
 		writeReason(dst, reason)
 	}
+	// Dated before the move (a rename keeps the date): a queue clean in another process between
+	// the two would otherwise find an operation that waited a week already old.
+	p.stamp(path)
 	if err := renameNoReplace(path, dst); err != nil {
 		p.Log.Error("queue: cannot file the operation; left in processing/", "operationId", id, "err", err)
 		p.stalled(id, "cannot move the operation out of processing/", err)
 		return
 	}
-	p.stamp(dst)
 	p.hook(HookDone, id)
 	delete(p.answered, id)
 	p.running()
