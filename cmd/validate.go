@@ -165,7 +165,11 @@ func validateQueueFile(path, kind string, byName bool) []string {
 	case promptlib.ValidID(strings.TrimSuffix(base, ".json")) && !strings.EqualFold(base, op.ID+".json"):
 		out = append(out, fmt.Sprintf("/id: %s does not match the file name %s", op.ID, base))
 	case byName && !promptlib.ValidID(strings.TrimSuffix(base, ".json")):
-		out = append(out, fmt.Sprintf("/: the processor claims an operation by its file name {id}.json and fails %s; name it %s.json, or pass --kind operation to check a fixture's content alone", base, op.ID))
+		fate := "fails"
+		if strings.HasPrefix(base, ".") {
+			fate = "never takes" // a dot-file is its own (temp files, responses)
+		}
+		out = append(out, fmt.Sprintf("/: the processor claims an operation by its file name {id}.json and %s %s; name it %s.json, or pass --kind operation to check a fixture's content alone", fate, base, op.ID))
 	}
 	return out
 }

@@ -89,6 +89,14 @@ func TestValidateUsage(t *testing.T) {
 			t.Errorf("mcpctl %v: exit %d, want %d\n%s%s", tt.args, code, tt.code, out, errOut)
 		}
 	}
+	// A dot-file is not failed by the processor but never taken: the line says which.
+	dot := filepath.Join(filepath.Dir(fixture), ".create-folder.json")
+	if err := os.Rename(fixture, dot); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, _ := run(t, nil, "validate", dot); code != 1 || !strings.Contains(out, "never takes .create-folder.json") {
+		t.Errorf("validate %s: exit %d\n%s", dot, code, out)
+	}
 }
 
 // Every operation the writer can produce is accepted: absent and null fields, upper- and
