@@ -68,6 +68,7 @@ type Selection struct {
 	CriticalNamed []Entry  // priority 10 past that, without contents: named with id and size, for get_prompt
 	Full          []Entry  // relevant, sent in full within the budget
 	TOC           []Entry  // relevant but over the budget in full, sent as a table of contents (Doc.TOCBytes)
+	Room          int      // the prompt content a briefing may carry: the budget, at most maxBriefingBytes
 	Listed        []Entry  // relevant but over the budget: named with their summary, at most the cap
 	MoreListed    int      // relevant, over the budget and beyond the cap: counted, not listed
 	AlreadySent   []Entry  // relevant, but the model has them from this session: not repeated (at most the cap)
@@ -361,8 +362,8 @@ func (ix *Index) packCritical(crit []int) (full, toc, named []Entry) {
 }
 
 func (ix *Index) pack(r ranking, budget, limit int) Selection {
-	sel := Selection{Tags: r.tags}
-	left := min(budget, maxBriefingBytes)
+	sel := Selection{Tags: r.tags, Room: min(budget, maxBriefingBytes)}
+	left := sel.Room
 	carried := 0 // the prompt content of the briefing so far, for maxBriefingBytes
 	taken := make([]bool, len(ix.entries))
 	var passed []Entry      // candidates a Reranker did not choose

@@ -241,8 +241,22 @@ func (r Renderer) Briefing(ctx context.Context, b Briefing, load Bodies) (text s
 		out = append(out, heading+"\n\nNo new prompt matched. Try other tags: the words of your task, the area of the code, the kind of change.")
 	}
 	if len(b.Listed) > 0 {
-		out = append(out, "## Also matching, over the byte budget\n\nNot included in full. Call read_prompts again with the same tags for the next ones (what was sent is skipped), or find one with search_prompts and read it with get_prompt:\n"+
-			linesText(linesOf(b.Listed), b.MoreListed, ""))
+		// A prompt no briefing can carry, whole or as its contents, is for get_prompt: asking
+		// read_prompts again would list it again.
+		lines, later := make([]string, len(b.Listed)), b.MoreListed
+		for i, e := range b.Listed {
+			lines[i] = e.Line()
+			if b.Room > 0 && e.Bytes > b.Room && (e.TOCBytes == 0 || e.TOCBytes > b.Room) {
+				lines[i] += fmt.Sprintf(" (id %s, %d KB: more than a briefing carries)", e.ID, (e.Bytes+1023)/1024)
+			} else {
+				later++
+			}
+		}
+		how := "Not included in full. Call read_prompts again with the same tags for the next ones (what was sent is skipped), or find one with search_prompts and read it with get_prompt:\n"
+		if later == 0 {
+			how = "Not included: each is more than a briefing carries. Read the ones you need with get_prompt and the id given:\n"
+		}
+		out = append(out, "## Also matching, over the byte budget\n\n"+how+linesText(lines, b.MoreListed, ""))
 	}
 	if len(b.Weak) > 0 {
 		what := "your task"

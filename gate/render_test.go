@@ -58,8 +58,8 @@ Keep a down step.
 
 ## Also matching, over the byte budget
 
-Not included in full. Call read_prompts again with the same tags for the next ones (what was sent is skipped), or find one with search_prompts and read it with get_prompt:
-- sql-huge: About sql in depth.
+Not included: each is more than a briefing carries. Read the ones you need with get_prompt and the id given:
+- sql-huge: About sql in depth. (id 00000004-0000-4000-8000-000000000004, 1 KB: more than a briefing carries)
 
 ENCOURAGEMENT
 - go-style: Use gofmt.
@@ -78,8 +78,8 @@ Use gofmt.
 
 ## Also matching, over the byte budget
 
-Not included in full. Call read_prompts again with the same tags for the next ones (what was sent is skipped), or find one with search_prompts and read it with get_prompt:
-- sql-huge: About sql in depth.
+Not included: each is more than a briefing carries. Read the ones you need with get_prompt and the id given:
+- sql-huge: About sql in depth. (id 00000004-0000-4000-8000-000000000004, 1 KB: more than a briefing carries)
 
 ## Already provided in this session
 
