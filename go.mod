@@ -19,6 +19,7 @@ require (
 	github.com/rivo/uniseg v0.4.7
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/yuin/goldmark v1.7.13
+	golang.org/x/image v0.32.0
 	golang.org/x/sys v0.38.0
 	golang.org/x/text v0.30.0
 	gopkg.in/yaml.v3 v3.0.1

@@ -1,12 +1,17 @@
 package cmd
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"image"
+	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -25,12 +30,39 @@ func addSizeTools(s *server.MCPServer) {
 			text := bigRecords()
 			return mcp.NewToolResultStructured(json.RawMessage(`{"records":`+text+`}`), text), nil
 		})
+	// A full-page screenshot, 1280×9000 pixels, also as base64 in structuredContent, as some
+	// servers answer.
+	s.AddTool(mcp.NewTool("screenshot", mcp.WithDescription("A full-page screenshot.")),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			data := screenshotData()
+			res := mcp.NewToolResultStructured(map[string]any{"width": 1280, "height": 9000, "png": data}, "the whole page")
+			res.Content = append(res.Content, mcp.NewImageContent(data, "image/png"))
+			return res, nil
+		})
 	// 200 text blocks of 1.9 KB: each under any model's minBytes, 380 KB together.
 	s.AddTool(mcp.NewTool("blocks", mcp.WithDescription("200 blocks of text.")),
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: sizeBlocks()}, nil
 		})
 }
+
+// screenshotData is a 1280×9000 PNG, base64: stripes, with noise enough to weigh as a long
+// page's screenshot does (3.5 MB).
+var screenshotData = sync.OnceValue(func() string {
+	img := image.NewGray(image.Rect(0, 0, 1280, 9000))
+	x := uint32(1)
+	for i := range img.Pix {
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		img.Pix[i] = uint8((i/16)%2*200) | uint8(x&1)
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		panic(err)
+	}
+	return base64.StdEncoding.EncodeToString(buf.Bytes())
+})
 
 func sizeBlocks() []mcp.Content {
 	var out []mcp.Content
@@ -66,6 +98,48 @@ func TestUpstreamResultIsBoundedWhole(t *testing.T) {
 	if joined != original {
 		t.Errorf("the sections joined give %d bytes, want the blocks' %d, joined by blank lines", len(joined), len(original))
 	}
+}
+
+// A screenshot over the Claude API's limits reaches the client scaled to them, with a note of
+// its original size, and its copy in structuredContent does not come: Claude Code puts that copy
+// into the model's context as text.
+func TestUpstreamScreenshotFitsTheAPI(t *testing.T) {
+	lib := projectLibrary(t)
+	env := testHome(t)
+	writeProject(t, env, "web", fmt.Sprintf("folder: Web App\ngated: false\nservers:\n  db:\n    command: %q\n    env: {MCPCTL_BE_UPSTREAM: db}\n", os.Args[0]))
+	s := serve(t, env, "--library", lib.Dir, "--project", "web")
+	res := callWhenUp(t, s, "db__screenshot")
+	var texts []string
+	var cfg image.Config
+	images := 0
+	for _, c := range res.Content {
+		switch b := c.(type) {
+		case mcp.TextContent:
+			texts = append(texts, b.Text)
+		case mcp.ImageContent:
+			images++
+			raw, err := base64.StdEncoding.DecodeString(b.Data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg, err = png.DecodeConfig(bytes.NewReader(raw)); err != nil || b.MIMEType != "image/png" {
+				t.Fatalf("the image: %v, %s; want a PNG", err, b.MIMEType)
+			}
+		}
+	}
+	if images != 1 || cfg.Width != 284 || cfg.Height != 2000 {
+		t.Errorf("%d images, %d×%d; want one, scaled to 284×2000", images, cfg.Width, cfg.Height)
+	}
+	if note := strings.Join(texts, "\n"); !strings.Contains(note, "the whole page") || !strings.Contains(note, "from 1280×9000 pixels to 284×2000") {
+		t.Errorf("the texts %q; want the server's and a note of the original size", note)
+	}
+	// The copy is marked, or gone with the rest of structuredContent when the images alone are
+	// over a result's bound (the pipeline's rule).
+	wire, _ := json.Marshal(res)
+	if original := screenshotData(); strings.Contains(string(wire), original) || strings.Count(string(wire), `"data":"`) != 1 {
+		t.Errorf("the original's data is on the wire, or more than one image: %.300s", wire)
+	}
+	t.Logf("%d bytes on the wire, from %d bytes of image data", len(wire), len(screenshotData()))
 }
 
 // A model that leaves a 200 KB result as it is (passthrough alone, or a minBytes over it, even
@@ -108,7 +182,7 @@ func TestBriefingNamesTheServersTools(t *testing.T) {
 	})
 	var b gate.Result
 	s.call(t, "begin_session", map[string]any{"tags": []string{"sql"}}, &b)
-	if !strings.Contains(b.Text, "search_prompts, ") || !strings.Contains(b.Text, "db__* (6)") || !strings.Contains(b.Text, "docs__* (6)") {
+	if !strings.Contains(b.Text, "search_prompts, ") || !strings.Contains(b.Text, "db__* (7)") || !strings.Contains(b.Text, "docs__* (7)") {
 		t.Errorf("the briefing's open tools: %.600s", b.Text)
 	}
 }

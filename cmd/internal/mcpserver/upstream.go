@@ -370,6 +370,14 @@ func (u *upstreams) callTool(ctx context.Context, req mcp.CallToolRequest) (*mcp
 	if res.IsError {
 		rec.setCode("UPSTREAM_TOOL_ERROR")
 	}
+	// Copies first: they are found by the images' data as the server sent it.
+	if u.pipe != nil && dropMediaCopies(res) {
+		u.log.Info("upstream: a copy of an image or audio block left out of structuredContent", "tool", req.Params.Name)
+	}
+	if content, changed := fitMedia(res.Content); changed {
+		res.Content = content
+		u.log.Info("upstream: an image scaled or left out to fit the Claude API's limits", "tool", req.Params.Name)
+	}
 	return res, nil
 }
 

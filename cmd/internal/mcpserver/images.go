@@ -1,0 +1,237 @@
+package mcpserver
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"image"
+	_ "image/gif" // decoded to be scaled: screenshots come as PNG, JPEG, GIF or WebP
+	"image/jpeg"
+	"image/png"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"golang.org/x/image/draw"
+	_ "golang.org/x/image/webp"
+)
+
+// An image a project's server returns reaches the Claude API inside the conversation, and the
+// API refuses the whole request, that turn and every later one, when one image is over its
+// limits: a conversation holding a 9,000-pixel screenshot cannot be continued, not even
+// compacted (claude-code #5147, chrome-devtools-mcp #879, mobile-mcp #140). So mcpctl fits each
+// image to them before the client sees it.
+const (
+	// maxImageSide is the API's bound on a side once a request carries more than 20 images,
+	// which a session of screenshots soon does (8,000 pixels before that). Claude Code scales
+	// the images it reads itself to the same bound, and the model sees no more: the API scales
+	// anything over 1,568 pixels down before the model reads it.
+	maxImageSide = 2000
+	// maxImageData is the API's bound on an image's base64 data, 5 MB.
+	maxImageData = 5 << 20
+	// maxImagePixels bounds what mcpctl decodes to scale (4 bytes a pixel, 200 MB): a larger
+	// image is left out with a note rather than risking the server's memory.
+	maxImagePixels = 50_000_000
+)
+
+// fitMedia fits the images of an upstream's content to the API's limits and says, in a text
+// block after each, what it changed: a scaled image's original size (a point in it is then a
+// known factor from the original's, which a model clicking or measuring needs), or why one was
+// left out. Content without images is returned as it is; audio passes untouched.
+func fitMedia(content []mcp.Content) ([]mcp.Content, bool) {
+	var out []mcp.Content
+	for i, c := range content {
+		img, ok := c.(mcp.ImageContent)
+		if !ok {
+			if out != nil {
+				out = append(out, c)
+			}
+			continue
+		}
+		fitted, note := fitImage(img)
+		if note == "" {
+			if out != nil {
+				out = append(out, c)
+			}
+			continue
+		}
+		if out == nil {
+			out = append(make([]mcp.Content, 0, len(content)+1), content[:i]...)
+		}
+		if fitted != nil {
+			out = append(out, fitted)
+		}
+		out = append(out, mcp.NewTextContent(note))
+	}
+	if out == nil {
+		return content, false
+	}
+	return out, true
+}
+
+// fitImage is img within the API's limits, or nil when it cannot be made so, and a note saying
+// what was done; an image already within them comes back with no note.
+func fitImage(img mcp.ImageContent) (mcp.Content, string) {
+	raw, err := base64.StdEncoding.DecodeString(img.Data)
+	if err != nil {
+		if len(img.Data) > maxImageData {
+			return nil, leftOut(img, "", "its data is not valid base64")
+		}
+		return img, "" // not ours to judge: the client decides what to do with it
+	}
+	cfg, format, err := image.DecodeConfig(bytes.NewReader(raw))
+	switch {
+	case err != nil && len(img.Data) > maxImageData:
+		return nil, leftOut(img, "", "mcpctl cannot read its format ("+img.MIMEType+") to scale it")
+	case err != nil:
+		return img, ""
+	case cfg.Width <= maxImageSide && cfg.Height <= maxImageSide && len(img.Data) <= maxImageData:
+		return img, ""
+	}
+	dims := fmt.Sprintf("%d×%d pixels", cfg.Width, cfg.Height)
+	if cfg.Width*cfg.Height > maxImagePixels {
+		return nil, leftOut(img, dims, fmt.Sprintf("it is too large for mcpctl to scale (over %d million pixels)", maxImagePixels/1_000_000))
+	}
+	src, _, err := image.Decode(bytes.NewReader(raw))
+	if err != nil {
+		return nil, leftOut(img, dims, "it could not be decoded to scale it: "+err.Error())
+	}
+	w, h := fitSides(cfg.Width, cfg.Height)
+	dst := image.NewRGBA(image.Rect(0, 0, w, h))
+	draw.CatmullRom.Scale(dst, dst.Bounds(), src, src.Bounds(), draw.Src, nil)
+	data, mime, err := encodeImage(dst, format)
+	if err != nil {
+		return nil, leftOut(img, dims, "it could not be encoded once scaled: "+err.Error())
+	}
+	out := img
+	out.Data, out.MIMEType = data, mime
+	note := fmt.Sprintf("[mcpctl scaled the image above from %s to %d×%d to fit the Claude API's limits (%d pixels a side, 5 MB)", dims, w, h, maxImageSide)
+	if w != cfg.Width {
+		note += fmt.Sprintf("; a point (x, y) in it is (%.4g·x, %.4g·y) in the original", float64(cfg.Width)/float64(w), float64(cfg.Height)/float64(h))
+	}
+	return out, note + "]"
+}
+
+// fitSides scales w×h down to fit maxImageSide on both sides, keeping its aspect (and at least
+// a pixel a side).
+func fitSides(w, h int) (int, int) {
+	if w <= maxImageSide && h <= maxImageSide {
+		return w, h
+	}
+	if w >= h {
+		return maxImageSide, max(1, h*maxImageSide/w)
+	}
+	return max(1, w*maxImageSide/h), maxImageSide
+}
+
+// encodeImage encodes a scaled image as PNG when it came as PNG or GIF (screenshots and
+// diagrams, which PNG keeps sharp and small), else as JPEG; a PNG over the data bound becomes a
+// JPEG, which a photo saved as PNG needs.
+func encodeImage(img image.Image, format string) (data, mime string, err error) {
+	var buf bytes.Buffer
+	if format == "png" || format == "gif" {
+		if err := png.Encode(&buf, img); err != nil {
+			return "", "", err
+		}
+		if base64.StdEncoding.EncodedLen(buf.Len()) <= maxImageData {
+			return base64.StdEncoding.EncodeToString(buf.Bytes()), "image/png", nil
+		}
+		buf.Reset()
+	}
+	if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: 85}); err != nil {
+		return "", "", err
+	}
+	return base64.StdEncoding.EncodeToString(buf.Bytes()), "image/jpeg", nil
+}
+
+// leftOut is the note that stands for an image mcpctl could not fit: what it was, why, and
+// what the model can ask for instead.
+func leftOut(img mcp.ImageContent, dims, why string) string {
+	what := img.MIMEType
+	if dims != "" {
+		what += ", " + dims
+	}
+	return fmt.Sprintf("[mcpctl left out an image here (%s, %s of data): the Claude API refuses an image over %d pixels a side or 5 MB, which would end this conversation, and %s. Ask the tool for a smaller image (a lower resolution, or a region of it), or for a file path to it.]",
+		what, sizeOf(len(img.Data)), maxImageSide, why)
+}
+
+// sizeOf is n bytes as a person reads it.
+func sizeOf(n int) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%d KB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// dropMediaCopies takes out of a result's structuredContent the copies of its images and audio:
+// a server that returns a screenshot as an image block and again, as base64, in its structured
+// output has Claude Code put the copy into the model's context as text, some hundreds of
+// thousands of tokens (claude-code #70280). Each string that is a block's data (or a data: URL
+// of it) becomes a short mark saying where the image is. Only for a tool listed without its output
+// schema (every upstream tool once a content pipeline runs): the output no longer matches it.
+func dropMediaCopies(res *mcp.CallToolResult) bool {
+	raw := res.RawStructuredContent
+	if len(raw) == 0 && res.StructuredContent != nil {
+		var err error
+		if raw, err = json.Marshal(res.StructuredContent); err != nil {
+			return false
+		}
+	}
+	if len(raw) == 0 {
+		return false
+	}
+	marks := map[string]string{}
+	for _, c := range res.Content {
+		var data, kind, mime string
+		switch m := c.(type) {
+		case mcp.ImageContent:
+			data, kind, mime = m.Data, "image", m.MIMEType
+		case mcp.AudioContent:
+			data, kind, mime = m.Data, "audio", m.MIMEType
+		default:
+			continue
+		}
+		// Short data costs little, and a short string may as well be a value of its own.
+		if len(data) >= 1024 && bytes.Contains(raw, []byte(data)) {
+			marks[data] = fmt.Sprintf("[%s data (%s, %s of base64): the %s is in this result's content]", kind, mime, sizeOf(len(data)), kind)
+		}
+	}
+	if len(marks) == 0 {
+		return false
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return false
+	}
+	res.StructuredContent, res.RawStructuredContent = replaceCopies(v, marks), nil
+	return true
+}
+
+// replaceCopies is v with every string that is, or is a data: URL of, a key of marks replaced by
+// its mark.
+func replaceCopies(v any, marks map[string]string) any {
+	switch t := v.(type) {
+	case string:
+		s := t
+		if strings.HasPrefix(s, "data:") {
+			if i := strings.Index(s, ";base64,"); i >= 0 {
+				s = s[i+len(";base64,"):]
+			}
+		}
+		if m, ok := marks[s]; ok {
+			return m
+		}
+	case []any:
+		for i := range t {
+			t[i] = replaceCopies(t[i], marks)
+		}
+	case map[string]any:
+		for k := range t {
+			t[k] = replaceCopies(t[k], marks)
+		}
+	}
+	return v
+}

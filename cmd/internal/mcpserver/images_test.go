@@ -1,0 +1,219 @@
+package mcpserver
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"hash/crc32"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"image/png"
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// stripes is a w×h grey image of 16-pixel stripes: it compresses as a screenshot does.
+func stripes(w, h int) *image.Gray {
+	img := image.NewGray(image.Rect(0, 0, w, h))
+	for y := range h {
+		for x := range w {
+			img.SetGray(x, y, color.Gray{Y: uint8((x/16 + y/16) % 2 * 200)})
+		}
+	}
+	return img
+}
+
+func pngData(t testing.TB, img image.Image) string {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	return base64.StdEncoding.EncodeToString(buf.Bytes())
+}
+
+// decodeBlock decodes an image block's data, failing the test when it is not an image.
+func decodeBlock(t *testing.T, c mcp.Content) (image.Config, string) {
+	t.Helper()
+	img, ok := c.(mcp.ImageContent)
+	if !ok {
+		t.Fatalf("block is %T, want an image", c)
+	}
+	raw, err := base64.StdEncoding.DecodeString(img.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, format, err := image.DecodeConfig(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "image/" + format; img.MIMEType != want {
+		t.Errorf("mimeType %q, want %q: it says what the data is", img.MIMEType, want)
+	}
+	if len(img.Data) > maxImageData {
+		t.Errorf("%d bytes of data, want at most %d", len(img.Data), maxImageData)
+	}
+	return cfg, format
+}
+
+// A full-page screenshot taller than the API takes is scaled to fit, keeps its format, and is
+// followed by a note giving the original size and the factor back to it.
+func TestFitMediaScalesATallScreenshot(t *testing.T) {
+	before := mcp.NewTextContent("the page")
+	content := []mcp.Content{before, mcp.NewImageContent(pngData(t, stripes(1200, 6000)), "image/png")}
+	out, changed := fitMedia(content)
+	if !changed || len(out) != 3 {
+		t.Fatalf("changed %v, %d blocks; want the text, the scaled image and a note", changed, len(out))
+	}
+	if out[0] != before {
+		t.Errorf("the text before the image changed: %v", out[0])
+	}
+	cfg, format := decodeBlock(t, out[1])
+	if cfg.Width != 400 || cfg.Height != 2000 || format != "png" {
+		t.Errorf("scaled to %d×%d %s, want 400×2000 png", cfg.Width, cfg.Height, format)
+	}
+	note, _ := out[2].(mcp.TextContent)
+	for _, want := range []string{"1200×6000", "400×2000", "(3·x, 3·y)"} {
+		if !strings.Contains(note.Text, want) {
+			t.Errorf("note %q does not say %q", note.Text, want)
+		}
+	}
+}
+
+// An image within the limits passes as it came, and so does content without images.
+func TestFitMediaLeavesImagesWithinTheLimits(t *testing.T) {
+	for _, content := range [][]mcp.Content{
+		{mcp.NewImageContent(pngData(t, stripes(2000, 1500)), "image/png"), mcp.NewAudioContent(strings.Repeat("A", 8<<20), "audio/wav")},
+		{mcp.NewTextContent("text")},
+		// Not an image mcpctl can read, and small: the client decides.
+		{mcp.NewImageContent(base64.StdEncoding.EncodeToString([]byte("<svg/>")), "image/svg+xml")},
+		{mcp.NewImageContent("not base64!", "image/png")},
+	} {
+		out, changed := fitMedia(content)
+		if changed || len(out) != len(content) {
+			t.Errorf("%.40v: changed %v, %d blocks; want it as it came", content, changed, len(out))
+		}
+	}
+}
+
+// A JPEG photo stays a JPEG; a wide image is bounded by its width.
+func TestFitMediaScalesAWideJPEG(t *testing.T) {
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, stripes(5000, 1000), nil); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := fitMedia([]mcp.Content{mcp.NewImageContent(base64.StdEncoding.EncodeToString(buf.Bytes()), "image/jpeg")})
+	if cfg, format := decodeBlock(t, out[0]); cfg.Width != 2000 || cfg.Height != 400 || format != "jpeg" {
+		t.Errorf("scaled to %d×%d %s, want 2000×400 jpeg", cfg.Width, cfg.Height, format)
+	}
+}
+
+// headerOnlyPNG is a PNG whose header says w×h over a 1×1 image's data: DecodeConfig reads it,
+// and no one need allocate the pixels it claims.
+func headerOnlyPNG(t *testing.T, w, h uint32) string {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, image.NewGray(image.Rect(0, 0, 1, 1))); err != nil {
+		t.Fatal(err)
+	}
+	b := buf.Bytes()
+	// The signature (8 bytes), then IHDR: length (4), type (4), width, height, … and a CRC over
+	// the type and the 13 bytes of data.
+	binary.BigEndian.PutUint32(b[16:], w)
+	binary.BigEndian.PutUint32(b[20:], h)
+	binary.BigEndian.PutUint32(b[29:], crc32.ChecksumIEEE(b[12:29]))
+	return base64.StdEncoding.EncodeToString(b)
+}
+
+// What cannot be fitted is left out, and the note in its place says what it was, why it is
+// not there, and what to ask for instead.
+func TestFitMediaLeavesOutWhatItCannotFit(t *testing.T) {
+	for name, c := range map[string]struct {
+		img  mcp.ImageContent
+		says []string
+	}{
+		"too many pixels to decode": {mcp.NewImageContent(headerOnlyPNG(t, 20000, 20000), "image/png"),
+			[]string{"image/png, 20000×20000 pixels", "too large for mcpctl to scale", "Ask the tool for a smaller image"}},
+		"claims a size its data lacks": {mcp.NewImageContent(headerOnlyPNG(t, 3000, 3000), "image/png"),
+			[]string{"3000×3000 pixels", "could not be decoded"}},
+		"over 5 MB in a format mcpctl cannot read": {mcp.NewImageContent(base64.StdEncoding.EncodeToString(bytes.Repeat([]byte("<svg/>"), 1<<20)), "image/svg+xml"),
+			[]string{"image/svg+xml", "8.0 MB of data", "cannot read its format"}},
+	} {
+		out, changed := fitMedia([]mcp.Content{c.img})
+		if !changed || len(out) != 1 {
+			t.Errorf("%s: changed %v, %d blocks; want the note alone", name, changed, len(out))
+			continue
+		}
+		note, ok := out[0].(mcp.TextContent)
+		if !ok {
+			t.Errorf("%s: %T in the image's place, want a note", name, out[0])
+			continue
+		}
+		for _, want := range c.says {
+			if !strings.Contains(note.Text, want) {
+				t.Errorf("%s: note %q does not say %q", name, note.Text, want)
+			}
+		}
+	}
+}
+
+// A copy of an image in structuredContent, as itself or as a data: URL, becomes a short mark;
+// the rest of the structured output stays.
+func TestDropMediaCopies(t *testing.T) {
+	img := stripes(300, 300)
+	for i := range img.Pix {
+		img.Pix[i] ^= uint8(i * 7919 >> 3) // noise: a PNG of some KB, as a real picture is
+	}
+	data := pngData(t, img)
+	structured := `{"width":300,"image":"` + data + `","preview":{"url":"data:image/png;base64,` + data + `"},"name":"shot"}`
+	res := &mcp.CallToolResult{
+		Content:              []mcp.Content{mcp.NewTextContent("a shot"), mcp.NewImageContent(data, "image/png")},
+		RawStructuredContent: json.RawMessage(structured),
+	}
+	if !dropMediaCopies(res) {
+		t.Fatal("no copy found")
+	}
+	wire, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		StructuredContent struct {
+			Width   int    `json:"width"`
+			Image   string `json:"image"`
+			Preview struct {
+				URL string `json:"url"`
+			} `json:"preview"`
+			Name string `json:"name"`
+		} `json:"structuredContent"`
+	}
+	if err := json.Unmarshal(wire, &got); err != nil {
+		t.Fatal(err)
+	}
+	sc := got.StructuredContent
+	mark := "[image data (image/png, "
+	if !strings.HasPrefix(sc.Image, mark) || !strings.HasPrefix(sc.Preview.URL, mark) || sc.Width != 300 || sc.Name != "shot" {
+		t.Errorf("structuredContent %+v; want both copies marked, the rest kept", sc)
+	}
+	if n := strings.Count(string(wire), data); n != 1 {
+		t.Errorf("the image's data is %d times in the result, want once (its block)", n)
+	}
+
+	// Without a copy, structuredContent stays as it came.
+	plain := &mcp.CallToolResult{Content: []mcp.Content{mcp.NewImageContent(data, "image/png")}, RawStructuredContent: json.RawMessage(`{"name":"shot"}`)}
+	if dropMediaCopies(plain) || string(plain.RawStructuredContent) != `{"name":"shot"}` {
+		t.Errorf("a result without copies changed: %s", plain.RawStructuredContent)
+	}
+}
+
+func BenchmarkFitMediaScreenshot(b *testing.B) {
+	content := []mcp.Content{mcp.NewImageContent(pngData(b, stripes(1280, 9000)), "image/png")}
+	b.ResetTimer()
+	for b.Loop() {
+		fitMedia(content)
+	}
+}
