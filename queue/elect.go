@@ -96,8 +96,13 @@ func runStore(ctx context.Context, cfg ElectConfig, log *slog.Logger) error {
 	}
 	store, err := OpenStoreTimeout(cfg.DB, cfg.BusyTimeout)
 	if err != nil {
-		cfg.Status.failed(fmt.Errorf("queue: the processor cannot open the library: %w", err))
 		log.Error("queue: cannot open the library for processing", "err", err)
+		// SQLite's reason ("attempt to write a readonly database") names neither the file nor
+		// the fix.
+		if why := unwritable(cfg.DB); why != nil {
+			err = why
+		}
+		cfg.Status.failed(fmt.Errorf("queue: the processor cannot open the library: %w", err))
 		return err
 	}
 	defer store.Close()

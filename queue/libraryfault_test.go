@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -108,6 +109,48 @@ func TestProcessorReadOnlyLibrary(t *testing.T) {
 	}
 	if werr := status.WriteError(); werr == nil || !strings.Contains(werr.Error(), "read-only") {
 		t.Errorf("status WriteError = %v, want the last write's cause", werr)
+	}
+}
+
+// A library that is read-only when the processor starts is known before any write: health_check
+// says so after a restart. A directory where SQLite cannot make the -wal file keeps the
+// processor from opening the library at all, and the reason names the directory and the fix,
+// not only SQLite's "attempt to write a readonly database".
+func TestProcessorKnowsAReadOnlyLibraryBeforeAWrite(t *testing.T) {
+	if os.Geteuid() == 0 {
+		runAsNobody(t, "^TestProcessorKnowsAReadOnlyLibraryBeforeAWrite$")
+		return
+	}
+	for _, c := range []struct {
+		name, chmod string // what is made read-only: the file, or the directory without a -wal file
+		mode        os.FileMode
+		state, want string
+	}{
+		{"file", DBName, 0o444, ProcRunning, "no write to the library can succeed: the library file "},
+		{"directory", ".", 0o555, ProcFailed, "cannot open the library: the library's directory "},
+	} {
+		dir := filepath.Join(t.TempDir(), "lib")
+		if err := CreateLibrary(context.Background(), dir, promptlib.Sample(1, 1)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, DBName+"-wal")); !errors.Is(err, fs.ErrNotExist) {
+			t.Fatalf("%s: a -wal file is left: %v", c.name, err)
+		}
+		target := filepath.Join(dir, c.chmod)
+		if err := os.Chmod(target, c.mode); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.Chmod(dir, 0o755) })
+		l := &testLib{Dir: dir, Queue: filepath.Join(dir, QueueName)}
+		status := runElected(t, l, nil)
+		waitFor(t, c.name+": the processor "+c.state, func() bool { s, _ := status.State(); return s == c.state })
+		_, why := status.State()
+		if why == nil {
+			why = status.WriteError()
+		}
+		if why == nil || !strings.Contains(why.Error(), c.want+target) || !strings.Contains(why.Error(), "chmod u+w "+target) {
+			t.Errorf("%s made read-only: %v; want it named, with how to fix it", c.name, why)
+		}
 	}
 }
 

@@ -147,8 +147,14 @@ func (p *Processor) Run(ctx context.Context) error {
 	// success running again.
 	p.Status.set(ProcRunning, nil)
 	// A write failure of an earlier run (on a library file since replaced, say) is for this
-	// run's first write to confirm.
-	p.Status.wrote(nil)
+	// run's first write to confirm; one that is certain (a read-only file) is known now.
+	var why error
+	if p.dbPath != "" {
+		if why = unwritable(p.dbPath); why != nil {
+			why = fmt.Errorf("queue: no write to the library can succeed: %w", why)
+		}
+	}
+	p.Status.wrote(why)
 	watch := p.watch
 	if watch == nil {
 		watch = watchDir

@@ -57,8 +57,9 @@ func (s *ProcessorStatus) Alive() error {
 }
 
 // WriteError is why the processor's last attempt to write the library failed (the disk is
-// full, the file is read-only, ...), or nil when the last attempt succeeded or none was made
-// since the processor started.
+// full, the file is read-only, ...), or, before its first attempt, why none can succeed (the
+// file is read-only as it started); nil when the last attempt succeeded or none was made and
+// nothing stood in the way.
 func (s *ProcessorStatus) WriteError() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
