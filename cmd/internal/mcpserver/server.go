@@ -130,6 +130,7 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 		server.WithHooks(hooks),
 		server.WithRecovery(),
 		server.WithInstructions(instructions),
+		server.WithToolFilter(declareResultSize),
 	)
 	s.view = newView(s.db, cfg.Project, s.log)
 	if cfg.CacheDir != "" {
