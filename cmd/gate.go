@@ -62,7 +62,7 @@ func runGate(ctx context.Context, env Env, args []string) error {
 	}
 	if *explain {
 		tags := gate.NormalizeTags(fs.Args())
-		fmt.Fprintf(env.Stdout, "Project %s, tags %q, budget %d bytes. Relevance is BM25F over stemmed words (title, headings, summary, body, folder), the best of each tag and its synonyms; a tag that names a folder weighs less beside other tags. The floor is a share of the two best relevances' mean, lower for a prompt filed in the best matches' folder or leading a tag; below it the best few are named as weak matches, the rest left out.\n\n",
+		fmt.Fprintf(env.Stdout, "Project %s, tags %q, budget %d bytes. Relevance is BM25F over stemmed words (title, headings, summary, body, folder), the best of each tag and its synonyms; a tag that names a folder weighs less beside other tags; \"feedback\" is the best matches' own words, searched weakly. The floor is a share of the two best relevances' mean, lower for a prompt filed in the best matches' folder or leading a tag; below it the best few are named as weak matches, the rest left out.\n\n",
 			p.DisplayName(), tags, p.ByteBudget)
 		for _, x := range gate.Explain(ix, tags, p.ByteBudget, p.IndexCap, nil) {
 			if _, err := fmt.Fprintln(env.Stdout, x.String()); err != nil {

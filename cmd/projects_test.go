@@ -55,6 +55,10 @@ func TestProjectCommands(t *testing.T) {
 		!strings.Contains(out, "sql-conventions") || !strings.Contains(out, "sql ") {
 		t.Errorf("gate preview --explain: exit %d\n%s%s", code, out, stderr)
 	}
+	// Every kind of score part it shows is explained in its header.
+	if !strings.Contains(out, `"feedback" is`) {
+		t.Errorf("gate preview --explain does not say what feedback is:\n%s", out)
+	}
 
 	// Tags begin_session would refuse, the preview refuses: it does not cut them as ranking does.
 	for _, tags := range [][]string{
