@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -168,13 +169,25 @@ func TestGatedSessionInterceptsFirstRealCall(t *testing.T) {
 	if !strings.Contains(brief.Text, "before begin_session") || !strings.Contains(brief.Text, "Never log secrets") {
 		t.Errorf("intercept briefing lacks the preamble or the critical rule:\n%s", brief.Text)
 	}
+	// Claude Code hands the model structuredContent alone when there is one: the briefing is
+	// there too, and the text after it is the result's JSON as it would be without it.
+	var both struct {
+		Briefing string `json:"briefing"`
+		Total    int    `json:"total"`
+	}
+	if err := json.Unmarshal(res.RawStructuredContent, &both); err != nil || both.Briefing != brief.Text || both.Total != 1 {
+		t.Errorf("structuredContent has briefing %q (err %v) and total %d; want the briefing and the result", both.Briefing, err, both.Total)
+	}
+	if rest, _ := mcp.AsTextContent(res.Content[1]); strings.Contains(rest.Text, "briefing") {
+		t.Errorf("the result's text carries the briefing again: %.200s", rest.Text)
+	}
 	s.waitNotification(t, mcp.MethodNotificationToolsListChanged, 5*time.Second)
 	if got := toolNames(t, s); contains(got, "begin_session") || !contains(got, "read_prompts") {
 		t.Errorf("after the intercept tools/list = %v, want ungated", got)
 	}
 	res = s.call(t, "search_prompts", map[string]any{"query": "canary"}, &found)
-	if len(res.Content) != 1 {
-		t.Errorf("second call still carries a briefing (%d blocks)", len(res.Content))
+	if len(res.Content) != 1 || strings.Contains(string(res.RawStructuredContent), `"briefing"`) {
+		t.Errorf("second call still carries a briefing (%d blocks): %.100s", len(res.Content), res.RawStructuredContent)
 	}
 }
 

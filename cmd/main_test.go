@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -207,6 +208,16 @@ func checkResult(tb testing.TB, name string, res *mcp.CallToolResult) {
 	}
 	if err := schemas.Validate(name+".output", structured); err != nil {
 		tb.Fatalf("%s: result breaks its output schema: %v\n%s", name, err, structured)
+	}
+	if b, ok := res.StructuredContent.(map[string]any)["briefing"].(string); ok {
+		// An intercepted call: the briefing is the first text block, and structuredContent's
+		// too, for clients that read only that; the rest is the result as it would be without.
+		if first, _ := mcp.AsTextContent(res.Content[0]); len(res.Content) < 2 || first.Text != b {
+			tb.Fatalf("%s: structuredContent's briefing is not the text before the result", name)
+		}
+		rest := maps.Clone(res.StructuredContent.(map[string]any))
+		delete(rest, "briefing")
+		structured, _ = json.Marshal(rest)
 	}
 	if rt, ok := res.StructuredContent.(map[string]any)["text"].(string); ok && (name == "begin_session" || name == "read_prompts") {
 		text, _ = json.Marshal(rt) // briefings show their prose as the text

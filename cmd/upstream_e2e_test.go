@@ -30,7 +30,8 @@ func beUpstream(name string) int {
 	s := server.NewMCPServer(name, "1", server.WithToolCapabilities(true), server.WithResourceCapabilities(false, true))
 	s.AddTool(mcp.NewTool("echo", mcp.WithDescription("Echo the text back."), mcp.WithString("text", mcp.Required())),
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return mcp.NewToolResultText(name + ": " + req.GetString("text", "")), nil
+			// Also as structuredContent, as servers with typed results answer.
+			return mcp.NewToolResultStructured(map[string]string{"echo": req.GetString("text", "")}, name+": "+req.GetString("text", "")), nil
 		})
 	s.AddTool(mcp.NewTool("big", mcp.WithDescription("A 200 KB JSON array of records.")),
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -318,6 +319,15 @@ func TestUpstreamCallIsIntercepted(t *testing.T) {
 	last, _ := mcp.AsTextContent(res.Content[len(res.Content)-1])
 	if !strings.Contains(first.Text, `<prompt name="sql-conventions">`) || last.Text != "db: sql queries" {
 		t.Errorf("briefing %q, result %q", first.Text, last.Text)
+	}
+	// Claude Code hands the model structuredContent alone when there is one: the result has
+	// none, so the briefing reaches it. The next call's result is the server's as it came.
+	if res.StructuredContent != nil || len(res.RawStructuredContent) > 0 {
+		t.Errorf("the intercepted result keeps structuredContent %v %s, which hides the briefing", res.StructuredContent, res.RawStructuredContent)
+	}
+	res, err := callTool(context.Background(), s.Client, "db__echo", map[string]any{"text": "again"}, nil)
+	if err != nil || string(res.RawStructuredContent) != `{"echo":"again"}` {
+		t.Errorf("the next call: %v, structuredContent %s; want the server's", err, res.RawStructuredContent)
 	}
 }
 

@@ -190,12 +190,52 @@ func (g *gateComponent) intercept(next server.ToolHandlerFunc) server.ToolHandle
 		}
 		g.logUnknown(unknown)
 		res.Content = append([]mcp.Content{mcp.NewTextContent(text)}, res.Content...)
+		g.carryBriefing(ctx, name, res, text)
 		g.record(ctx, b, len(text))
 		if b.Ungated {
 			g.ungated()
 		}
 		return res, nil
 	}
+}
+
+// carryBriefing makes the briefing reach a client that reads only a result's structuredContent
+// when it has one: Claude Code (2.1.280, claude-code #79944) and VS Code hand the model
+// JSON.stringify(structuredContent) alone, so a briefing only in the text content was lost while
+// its prompts counted as sent. mcpctl's own tools carry it in a "briefing" field their output
+// schemas allow; a project server's tool listed without an output schema (as every one is once a
+// content pipeline runs) loses its structuredContent, the text content then carrying briefing
+// and result (the structured JSON too, when the server sent no text). An error result needs
+// neither: clients read an error's text.
+func (g *gateComponent) carryBriefing(ctx context.Context, name string, res *mcp.CallToolResult, text string) {
+	if res.IsError || callFrom(ctx).addBriefing(text) {
+		return
+	}
+	if res.StructuredContent == nil && len(res.RawStructuredContent) == 0 {
+		return
+	}
+	upstream := false
+	if g.up != nil {
+		_, _, upstream = g.up.source(name)
+	}
+	if !upstream {
+		if raw, ok := res.StructuredContent.(json.RawMessage); ok {
+			res.StructuredContent = json.RawMessage(withBriefingField(raw, text)) // a handler called without the wire
+		}
+		return
+	}
+	if t := g.srv.GetTool(name); t == nil || t.Tool.RawOutputSchema != nil || t.Tool.OutputSchema.Type != "" {
+		return // its schema promises structuredContent, and may not allow a field of ours
+	}
+	if !slices.ContainsFunc(res.Content[1:], func(c mcp.Content) bool { _, ok := blockText(c); return ok }) {
+		// The server sent its result as structuredContent only.
+		raw := res.RawStructuredContent
+		if len(raw) == 0 {
+			raw, _ = json.Marshal(res.StructuredContent)
+		}
+		res.Content = append(res.Content, mcp.NewTextContent(string(raw)))
+	}
+	dropStructured(res)
 }
 
 // fitBriefing renders b in at most room bytes of text where it can. The gate bounds the prompt

@@ -104,6 +104,35 @@ func prepareResult(c *call, buf *bytes.Buffer, structured []byte, prose string) 
 	}
 }
 
+// addBriefing gives a prepared result's structured content a "briefing" field holding text, and
+// reports whether the call had a prepared result. Its text content stays the JSON it was: the
+// briefing goes before it as a text block of its own.
+func (c *call) addBriefing(text string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	pr := c.prepared
+	if pr == nil {
+		return false
+	}
+	if pr.prose == "" {
+		pr.prose = string(pr.structured)
+	}
+	pr.structured = withBriefingField(pr.structured, text)
+	return true
+}
+
+// withBriefingField is the JSON object obj with a first field "briefing" holding text.
+func withBriefingField(obj []byte, text string) []byte {
+	field, _ := json.Marshal(text) // a string always marshals
+	out := make([]byte, 0, len(obj)+len(field)+len(`"briefing":,`))
+	out = append(append(append(out, `{"briefing":`...), field...), ',')
+	rest := bytes.TrimSpace(obj)[1:] // after the object's '{'
+	if bytes.HasPrefix(bytes.TrimSpace(rest), []byte("}")) {
+		out = out[:len(out)-1] // an empty object: no field follows
+	}
+	return append(out, rest...)
+}
+
 // write puts the prepared bytes where mcp-go wrote the markers in msg and passes the message to
 // write. The buffers are reused once write returns: pr is spent.
 func (pr *prepared) write(msg []byte, write func([]byte) error) error {
