@@ -331,6 +331,28 @@ func TestUpstreamCallIsIntercepted(t *testing.T) {
 	}
 }
 
+// A first call whose result carries 400 KB of audio (base64) keeps it beside the briefing: the
+// bound they share is on text. It was RESULT_TOO_LARGE, with "call the tool again".
+func TestInterceptedAudioStaysBesideTheBriefing(t *testing.T) {
+	lib := projectLibrary(t)
+	env := testHome(t)
+	upstreamProject(t, env, "soft")
+	s := serve(t, env, "--library", lib.Dir, "--project", "web")
+	var res *mcp.CallToolResult
+	eventually(t, 20*time.Second, "docs__screenshot answers", func() bool {
+		var err error
+		res, err = callTool(context.Background(), s.Client, "docs__screenshot", map[string]any{"kind": "audio"}, nil)
+		return err == nil
+	})
+	if res.IsError || len(res.Content) != 3 {
+		t.Fatalf("error %v, %d blocks; want the briefing, the text and the recording: %.300s", res.IsError, len(res.Content), resultText(res))
+	}
+	first, _ := mcp.AsTextContent(res.Content[0])
+	if _, ok := res.Content[2].(mcp.AudioContent); !ok || !strings.Contains(first.Text, "before begin_session") {
+		t.Errorf("blocks %T, %T, %T; want the briefing first and the recording last", res.Content[0], res.Content[1], res.Content[2])
+	}
+}
+
 // A killed upstream answers UPSTREAM_UNAVAILABLE, comes back, and works again; a cancelled
 // call is cancelled upstream; no child outlives serve.
 func TestUpstreamDiesAndComesBack(t *testing.T) {

@@ -32,8 +32,12 @@ func addSizeTools(s *server.MCPServer) {
 		})
 	// A full-page screenshot, 1280×9000 pixels, also as base64 in structuredContent, as some
 	// servers answer.
-	s.AddTool(mcp.NewTool("screenshot", mcp.WithDescription("A full-page screenshot.")),
+	s.AddTool(mcp.NewTool("screenshot", mcp.WithDescription("A full-page screenshot, or with kind audio a 300 KB recording."), mcp.WithString("kind")),
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if req.GetString("kind", "") == "audio" {
+				return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent("a recording"),
+					mcp.NewAudioContent(base64.StdEncoding.EncodeToString(make([]byte, 300<<10)), "audio/wav")}}, nil
+			}
 			data := screenshotData()
 			res := mcp.NewToolResultStructured(map[string]any{"width": 1280, "height": 9000, "png": data}, "the whole page")
 			res.Content = append(res.Content, mcp.NewImageContent(data, "image/png"))

@@ -171,7 +171,7 @@ func (g *gateComponent) intercept(next server.ToolHandlerFunc) server.ToolHandle
 		// briefing's lines naming prompts are cut, then (from the whole briefing again) it names
 		// its matches instead of sending them, and if the result alone is that large, it stays
 		// in structuredContent and its text is left for a second call.
-		size := contentTextBytes(res.Content) + callFrom(ctx).preparedText()
+		size := textBytes(res.Content) + callFrom(ctx).preparedText()
 		whole := b
 		b, text, unknown, berr := fitBriefing(ctx, r, whole, g.bodies, MaxResultBytes-size)
 		if len(text)+size > MaxResultBytes {
@@ -304,6 +304,20 @@ func contentTextBytes(content []mcp.Content) int {
 			n += len(t.Text)
 		} else if raw, err := json.Marshal(c); err == nil {
 			n += len(raw)
+		}
+	}
+	return n
+}
+
+// textBytes is the size of a result's text: its text blocks and embedded text resources. The
+// bound a briefing shares with the result is on text; an image or audio block is not text to a
+// client (Claude Code bounds images apart), and counting its base64 as text threw away an
+// intercepted 45 KB screenshot as RESULT_TOO_LARGE.
+func textBytes(content []mcp.Content) int {
+	n := 0
+	for _, c := range content {
+		if t, ok := blockText(c); ok {
+			n += len(t)
 		}
 	}
 	return n
