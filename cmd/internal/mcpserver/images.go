@@ -96,20 +96,26 @@ func fitImage(img mcp.ImageContent) (mcp.Content, string) {
 	if err != nil {
 		return nil, leftOut(img, dims, "it could not be decoded to scale it: "+err.Error())
 	}
+	var fitted image.Image = src
 	w, h := fitSides(cfg.Width, cfg.Height)
-	dst := image.NewRGBA(image.Rect(0, 0, w, h))
-	draw.CatmullRom.Scale(dst, dst.Bounds(), src, src.Bounds(), draw.Src, nil)
-	data, mime, err := encodeImage(dst, format)
+	if w != cfg.Width || h != cfg.Height {
+		dst := image.NewRGBA(image.Rect(0, 0, w, h))
+		draw.CatmullRom.Scale(dst, dst.Bounds(), src, src.Bounds(), draw.Src, nil)
+		fitted = dst
+	}
+	data, mime, err := encodeImage(fitted, format)
 	if err != nil {
 		return nil, leftOut(img, dims, "it could not be encoded once scaled: "+err.Error())
 	}
 	out := img
 	out.Data, out.MIMEType = data, mime
-	note := fmt.Sprintf("[mcpctl scaled the image above from %s to %d×%d to fit the Claude API's limits (%d pixels a side, 5 MB)", dims, w, h, maxImageSide)
-	if w != cfg.Width {
-		note += fmt.Sprintf("; a point (x, y) in it is (%.4g·x, %.4g·y) in the original", float64(cfg.Width)/float64(w), float64(cfg.Height)/float64(h))
+	if fitted == src {
+		// Within the sides, over the data bound: a photo saved as PNG, say.
+		return out, fmt.Sprintf("[mcpctl re-encoded the image above (%s) as %s, %s of data where it had %s, to fit the Claude API's 5 MB]",
+			dims, mime, sizeOf(len(data)), sizeOf(len(img.Data)))
 	}
-	return out, note + "]"
+	note := fmt.Sprintf("[mcpctl scaled the image above from %s to %d×%d to fit the Claude API's limits (%d pixels a side, 5 MB)", dims, w, h, maxImageSide)
+	return out, note + fmt.Sprintf("; a point (x, y) in it is (%.4g·x, %.4g·y) in the original]", float64(cfg.Width)/float64(w), float64(cfg.Height)/float64(h))
 }
 
 // fitSides scales w×h down to fit maxImageSide on both sides, keeping its aspect (and at least

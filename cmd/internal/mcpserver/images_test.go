@@ -112,6 +112,30 @@ func TestFitMediaScalesAWideJPEG(t *testing.T) {
 	}
 }
 
+// An image within the sides but over 5 MB of data (a photo saved as PNG) is re-encoded, not
+// said to be scaled.
+func TestFitMediaReencodesAHeavyImage(t *testing.T) {
+	img := image.NewRGBA(image.Rect(0, 0, 1200, 1200))
+	x := uint32(1)
+	for i := range img.Pix {
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		img.Pix[i] = uint8(x)
+	}
+	data := pngData(t, img)
+	if len(data) <= maxImageData {
+		t.Fatalf("the test image has %d bytes of data, want over %d", len(data), maxImageData)
+	}
+	out, _ := fitMedia([]mcp.Content{mcp.NewImageContent(data, "image/png")})
+	if cfg, format := decodeBlock(t, out[0]); cfg.Width != 1200 || cfg.Height != 1200 || format != "jpeg" {
+		t.Errorf("%d×%d %s, want 1200×1200 jpeg", cfg.Width, cfg.Height, format)
+	}
+	if note, _ := out[1].(mcp.TextContent); !strings.Contains(note.Text, "re-encoded the image above (1200×1200 pixels) as image/jpeg") || strings.Contains(note.Text, "scaled") {
+		t.Errorf("note %q", note.Text)
+	}
+}
+
 // headerOnlyPNG is a PNG whose header says w×h over a 1×1 image's data: DecodeConfig reads it,
 // and no one need allocate the pixels it claims.
 func headerOnlyPNG(t *testing.T, w, h uint32) string {
