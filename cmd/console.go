@@ -20,7 +20,7 @@ func runConsole(ctx context.Context, env Env, args []string) error {
 			"and content pipelines in one terminal. Keys 1-5 and tab switch screens, ? shows the keys, q quits.\n"+
 			"The console only reads, except retrying or discarding a failed operation on the Queue screen.")
 	lf := addLibraryFlags(fs)
-	project := fs.String("project", "", "start the Gate screen on "+projectHelp)
+	project := fs.String("project", "", "the project the Gate screen shows first: "+projectHelp)
 	if err := fs.parseFlagsOnly(env, args); err != nil {
 		return err
 	}
