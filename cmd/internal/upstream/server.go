@@ -128,6 +128,7 @@ type conn struct {
 	client *client.Client
 	caps   mcp.ServerCapabilities
 	relist chan struct{} // a list_changed arrived; buffered 1
+	roots  bool          // roots were declared to it, with listChanged
 }
 
 func newServer(name string, spec gate.ServerSpec, opts *Options, changed func()) *Server {
@@ -297,7 +298,7 @@ func (s *Server) runOnce(ctx context.Context) (up time.Duration, reason string) 
 	s.mu.Unlock()
 	c := &conn{proc: proc, relist: make(chan struct{}, 1)}
 	c.tr = transport.NewIO(proc.stdout, proc.stdin, nil)
-	c.client = client.NewClient(c.tr, client.WithProtocolVersion(mcp.ProtocolVersion20251125))
+	c.client = client.NewClient(c.tr, append(s.relayOptions(c), client.WithProtocolVersion(mcp.ProtocolVersion20251125))...)
 	c.client.OnNotification(s.onNotification(c))
 
 	// The connection ends when the child does: close it so that calls in flight fail at once,
@@ -386,6 +387,54 @@ func (s *Server) runOnce(ctx context.Context) (up time.Duration, reason string) 
 			s.changed()
 		}
 	}
+}
+
+// relayOptions declare to the server what the client mcpctl serves declared of sampling,
+// elicitation and roots, and relay those requests to it. A handler also declares its capability
+// (mcp-go), so there is one only for what the client takes; a server that asks for anything
+// else regardless gets mcp-go's "no ... handler configured".
+func (s *Server) relayOptions(c *conn) []client.ClientOption {
+	cl := s.opts.Client
+	if cl == nil {
+		return nil
+	}
+	caps := cl.Capabilities()
+	var opts []client.ClientOption
+	declared := mcp.ClientCapabilities{Sampling: caps.Sampling, Elicitation: caps.Elicitation, Roots: caps.Roots}
+	if caps.Sampling != nil {
+		opts = append(opts, client.WithSamplingHandler(relay{s}))
+	}
+	if caps.Elicitation != nil {
+		opts = append(opts, client.WithElicitationHandler(relay{s}))
+	}
+	if caps.Roots != nil {
+		opts = append(opts, client.WithRootsHandler(relay{s}))
+		c.roots = caps.Roots.ListChanged
+	}
+	return append(opts, client.WithClientCapabilities(declared))
+}
+
+// relay passes a server's requests to the client mcpctl serves. Each waits at most the server's
+// timeout: elicitation waits for the user, but a client that never answers must not hold a
+// goroutine for good (the server's own call has its deadline too).
+type relay struct{ s *Server }
+
+func (r relay) CreateMessage(ctx context.Context, req mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, r.s.timeout)
+	defer cancel()
+	return r.s.opts.Client.CreateMessage(ctx, req)
+}
+
+func (r relay) Elicit(ctx context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, r.s.timeout)
+	defer cancel()
+	return r.s.opts.Client.Elicit(ctx, req)
+}
+
+func (r relay) ListRoots(ctx context.Context, req mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, r.s.timeout)
+	defer cancel()
+	return r.s.opts.Client.ListRoots(ctx, req)
 }
 
 // died reports whether the child has exited, giving it a moment to be reaped after its pipes
