@@ -21,6 +21,10 @@ import (
 // findings need: a start held until a file exists (MCPCTL_UPSTREAM_HOLD), a tool that asks its
 // client for sampling, and a prompt that refuses a missing argument with -32602.
 func reviewExtras(s *server.MCPServer) {
+	if key, ok := os.LookupEnv("API_KEY"); ok && key == "" {
+		fmt.Fprintln(os.Stderr, "Error: API_KEY environment variable is required")
+		os.Exit(1)
+	}
 	if hold := os.Getenv("MCPCTL_UPSTREAM_HOLD"); hold != "" {
 		// The slow start under test: the test releases it once a call is waiting.
 		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
@@ -204,5 +208,45 @@ func TestUpstreamSamplingReachesTheClient(t *testing.T) {
 	})
 	if res.IsError || resultText(res) != "sampled: hi from the client" {
 		t.Fatalf("db__ask: %q, want the client's sample", resultText(res))
+	}
+}
+
+// A project whose servers all fail: get servers and describe server exit 1, name the ${VAR}
+// that was unset, and describe prints the fix; a command that does not exist tells the model
+// that only the user can fix it, not to try again in a few seconds.
+func TestFailedServersAreDiagnosed(t *testing.T) {
+	yaml := `servers:
+  noenv:
+    command: ` + os.Args[0] + `
+    env: {MCPCTL_BE_UPSTREAM: db, MCPCTL_UPSTREAM_REVIEW: "1", API_KEY: "${MY_API_KEY}"}
+  nocmd:
+    command: mcpctl-no-such-server
+`
+	vars := projectVars(t, yaml)
+	code, out, stderr := run(t, vars, "get", "servers", "--project", "web")
+	if code != 1 || !strings.Contains(out, "${MY_API_KEY}, unset here") || !strings.Contains(out, "not found") {
+		t.Errorf("get servers, all failing: exit %d\n%s%s\nwant exit 1 naming ${MY_API_KEY}", code, out, stderr)
+	}
+	code, out, _ = run(t, vars, "describe", "server", "noenv", "--project", "web")
+	if code != 1 || !strings.Contains(out, "Hint:     set MY_API_KEY") || !strings.Contains(out, "Hint:     Run servers.noenv.command by hand") {
+		t.Errorf("describe server noenv: exit %d\n%s\nwant exit 1 with the hints", code, out)
+	}
+	code, out, _ = run(t, vars, "describe", "server", "nocmd", "--project", "web")
+	if code != 1 || !strings.Contains(out, "Hint:     Install it, or give servers.nocmd.command as an absolute path") {
+		t.Errorf("describe server nocmd: exit %d\n%s\nwant exit 1 with the hint", code, out)
+	}
+
+	// Served: a call to the missing command's tools says the user must fix it.
+	lib := projectLibrary(t)
+	env := testHome(t)
+	writeProject(t, env, "web", "folder: Web App\ngated: false\n"+yaml)
+	s := serve(t, env, "--library", lib.Dir, "--project", "web")
+	var err error
+	eventually(t, 20*time.Second, "nocmd has failed", func() bool {
+		_, err = callTool(context.Background(), s.Client, "nocmd__query", map[string]any{}, nil)
+		return err != nil && strings.Contains(err.Error(), "not found in PATH")
+	})
+	if !strings.Contains(err.Error(), "Only the user can fix this") || strings.Contains(err.Error(), "try again in a few seconds") {
+		t.Errorf("nocmd__query: %v, want that only the user can fix it, without 'try again in a few seconds'", err)
 	}
 }

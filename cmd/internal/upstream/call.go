@@ -63,7 +63,7 @@ func (s *Server) unavailable(reason, hint string) *UnavailableError {
 	if s.conn != nil {
 		last = s.conn.proc.LastStderr()
 	}
-	return &UnavailableError{Server: s.name, State: s.state, Reason: reason, LastStderr: last, Hint: hint}
+	return &UnavailableError{Server: s.name, State: s.state, Reason: reason, LastStderr: last, Hint: hint, Permanent: s.permanent}
 }
 
 // callError sorts a failed request: the caller's own cancellation is returned as it is (the
@@ -88,7 +88,7 @@ func (s *Server) callError(ctx, callCtx context.Context, c *conn, method, name s
 		if s.died(c) {
 			c.proc.settleStderr()
 			ue := s.unavailable(c.proc.exitReason()+" during the call", "mcpctl restarts it with backoff; try again in a few seconds")
-			ue.LastStderr = c.proc.LastStderr()
+			ue.LastStderr, ue.State = c.proc.LastStderr(), Failed // it died, whatever the state still says
 			return ue
 		}
 		return s.unavailable("the connection to it broke: "+err.Error(), "mcpctl restarts it with backoff; try again in a few seconds")

@@ -30,6 +30,9 @@ type UnavailableError struct {
 	Reason     string // what happened: "exited: exit status 1", "did not finish starting within 60s"
 	LastStderr string // the last line it wrote to stderr, "" if none
 	Hint       string // what to do about this server in particular
+	// Permanent is a failure no restart mends (the command does not exist or cannot run): the
+	// project file or the machine must change.
+	Permanent bool
 }
 
 func (e *UnavailableError) Error() string {
@@ -81,9 +84,9 @@ func (e *CallError) Invalid() bool {
 // (no answer and no progress) for the server's timeout, or it ran past the most a call may take
 // even while it reports progress.
 type TimeoutError struct {
-	Quiet   time.Duration // the server's timeout: how long a call may go without answer or progress
-	Cap     time.Duration // the most a call may take in all
-	Capped  bool          // it was still reporting progress when Cap ended it
+	Quiet  time.Duration // the server's timeout: how long a call may go without answer or progress
+	Cap    time.Duration // the most a call may take in all
+	Capped bool          // it was still reporting progress when Cap ended it
 }
 
 func (e *TimeoutError) Error() string {
@@ -103,11 +106,16 @@ func (e *TimeoutError) Unwrap() error { return context.DeadlineExceeded }
 func ToolError(err error) *promptlib.Error {
 	var ue *UnavailableError
 	if errors.As(err, &ue) {
-		msg := ue.Error()
-		if ue.Hint != "" {
-			msg += ". " + ue.Hint
+		e := &promptlib.Error{Code: promptlib.CodeUpstreamUnavailable, Message: ue.Error(), Err: err}
+		switch {
+		case ue.Permanent:
+			// A restart cannot help: the generic hint's "try again in a few seconds" would only
+			// waste the model's calls.
+			e.Advice = ue.Hint + ". Only the user can fix this: tell them; calling again will fail the same way until they do."
+		case ue.Hint != "":
+			e.Message += ". " + ue.Hint
 		}
-		return &promptlib.Error{Code: promptlib.CodeUpstreamUnavailable, Message: msg, Err: err}
+		return e
 	}
 	var ce *CallError
 	if !errors.As(err, &ce) {

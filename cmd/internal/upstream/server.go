@@ -48,6 +48,12 @@ type Status struct {
 	PID        int       `json:"pid,omitempty"` // its process id while it runs
 	Restarts   int       `json:"restarts"`      // how many times it was started again after failing
 	Since      time.Time `json:"since"`         // when it entered State
+	// Hint is what to do about the last failure.
+	Hint string `json:"hint,omitempty"`
+	// UnsetEnv are the variables its env refers to (${VAR}) that were unset at its last start,
+	// so expanded to empty: often why it fails, as MCP clients start mcpctl without the
+	// shell's environment.
+	UnsetEnv []string `json:"unsetEnv,omitempty"`
 }
 
 // Tool is an upstream tool as mcpctl serves it.
@@ -112,6 +118,8 @@ type Server struct {
 	since      time.Time
 	reason     string // the last failure
 	hint       string
+	unsetEnv   []string // at the last start
+	permanent  bool     // the last failure was the command itself: no restart mends it
 	lastStderr string
 	restarts   int
 	pid        int
@@ -164,7 +172,8 @@ func (s *Server) State() Status {
 	}
 	return Status{Name: s.name, Command: s.spec.Command, State: s.state,
 		Tools: len(s.lists.tools), Prompts: len(s.lists.prompts), Resources: len(s.lists.resources) + len(s.lists.templates),
-		LastError: s.reason, LastStderr: last, PID: s.pid, Restarts: s.restarts, Since: s.since}
+		LastError: s.reason, LastStderr: last, PID: s.pid, Restarts: s.restarts, Since: s.since,
+		Hint: s.hint, UnsetEnv: s.unsetEnv}
 }
 
 // Tools are the tools the server serves now, sorted by name; none unless it is ready. The
@@ -266,6 +275,9 @@ func (s *Server) command() *exec.Cmd {
 	for _, name := range unset {
 		s.log.Warn("upstream env references an unset variable; it expands to empty", "variable", name)
 	}
+	s.mu.Lock()
+	s.unsetEnv = unset
+	s.mu.Unlock()
 	if s.opts.Project != "" {
 		cmd.Env = append(env, ParentEnv+"="+childChain(s.opts.Getenv(ParentEnv), s.opts.Project))
 	} else {
@@ -290,9 +302,12 @@ func (s *Server) runOnce(ctx context.Context) (up time.Duration, reason string) 
 	proc, err := startProcess(s.command(), s.log)
 	if err != nil {
 		reason, hint := commandError(s.name, s.spec.Command, err)
-		s.setState(Failed, func() { s.reason, s.hint, s.pid = reason, hint, 0 })
+		s.setState(Failed, func() { s.reason, s.hint, s.pid, s.permanent = reason, hint, 0, true })
 		return 0, reason
 	}
+	s.mu.Lock()
+	s.permanent = false
+	s.mu.Unlock()
 	s.mu.Lock()
 	s.pid = proc.pid()
 	s.mu.Unlock()
