@@ -92,19 +92,44 @@ func getServers(ctx context.Context, env Env, args []string) error {
 	}
 	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tCOMMAND\tSTATE\tTOOLS\tLAST ERROR")
+	up := 0
 	for _, st := range states {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", cell(st.Name), commandLine(p.Servers[st.Name]), cell(string(st.State)), st.Tools, orDash(cell(lastError(st))))
+		if st.State == upstream.Ready {
+			up++
+		}
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	// A script (or a user's "&&") learns that none of the project's servers works.
+	if p.trusted && up == 0 {
+		return exitError(1)
+	}
+	return nil
 }
 
-// lastError is a status's error with the stderr line that explains it.
+// lastError is a status's error with the stderr line that explains it, and the env variables
+// that were unset, which is often why (MCP clients start mcpctl without the shell's
+// environment, and the failing server says only that its own variable is missing).
 func lastError(st upstream.Status) string {
 	msg := st.LastError
 	if st.LastStderr != "" && st.State != upstream.Ready {
 		msg += " (stderr: " + st.LastStderr + ")"
 	}
+	if len(st.UnsetEnv) > 0 && st.State != upstream.Ready {
+		msg += "; " + unsetNote(st.UnsetEnv)
+	}
 	return msg
+}
+
+// unsetNote says which ${VAR} of a server's env were unset.
+func unsetNote(vars []string) string {
+	refs := make([]string, len(vars))
+	for i, v := range vars {
+		refs[i] = "${" + v + "}"
+	}
+	return "its env uses " + strings.Join(refs, ", ") + ", unset here, so empty"
 }
 
 // commandLine shows a server's command and arguments, shortened for a table.
@@ -165,7 +190,14 @@ func describeServer(ctx context.Context, env Env, args []string) error {
 	fmt.Fprintf(w, "State:    %s\n", cell(string(st.State)))
 	if st.State != upstream.Ready {
 		fmt.Fprintf(w, "Error:    %s\n", orDash(cell(lastError(st))))
-		return nil
+		if len(st.UnsetEnv) > 0 {
+			fmt.Fprintf(w, "Hint:     set %s where mcpctl starts (an MCP client passes only the env of its server entry), or give the value in the project file\n",
+				cell(strings.Join(st.UnsetEnv, ", ")))
+		}
+		if st.Hint != "" {
+			fmt.Fprintf(w, "Hint:     %s\n", cell(st.Hint))
+		}
+		return exitError(1)
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "\nTOOLS (%d)\tHINTS\tDESCRIPTION\n", st.Tools)

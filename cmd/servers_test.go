@@ -65,7 +65,7 @@ func TestGetAndDescribeServers(t *testing.T) {
 	}
 
 	code, out, _ = run(t, vars, "describe", "server", "broken", "--project", "web")
-	if code != 0 || !strings.Contains(out, "State:    failed") || !strings.Contains(out, "does not exist") {
+	if code != 1 || !strings.Contains(out, "State:    failed") || !strings.Contains(out, "does not exist") {
 		t.Errorf("describe broken server: exit %d\n%s", code, out)
 	}
 	code, _, stderr = run(t, vars, "describe", "server", "nope", "--project", "web")
@@ -196,7 +196,7 @@ func TestGetServersReportsAFailedStartAsFailed(t *testing.T) {
     timeoutMs: 2500
 `)
 	code, out, stderr := run(t, vars, "get", "servers", "--project", "web")
-	if code != 0 {
+	if code != 1 { // none started
 		t.Fatalf("get servers: exit %d: %s", code, stderr)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")

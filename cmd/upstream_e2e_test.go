@@ -59,6 +59,9 @@ func beUpstream(name string) int {
 			})
 	}
 	addSizeTools(s)
+	if os.Getenv("MCPCTL_UPSTREAM_REVIEW") == "1" {
+		reviewExtras(s)
+	}
 	if os.Getenv("MCPCTL_UPSTREAM_EXTRAS") == "1" {
 		if code, stop := upstreamExtras(s, name); stop {
 			return code

@@ -68,7 +68,7 @@ var hints = map[Code]string{
 	CodeTimeout:              "The library took too long to answer; try again, or narrow the request.",
 	CodeInternal:             "This is a bug in mcpctl; try again, and report it if it repeats.",
 	CodeUpstreamUnavailable:  "The project's MCP server named in the message is not running; mcpctl restarts it with backoff, so try again in a few seconds. If it keeps failing, run 'mcpctl get servers' and fix what its last error says.",
-	CodeUpstreamError:        "The project's MCP server named in the message broke the protocol or did not answer in time; try again, or use another tool. Its own log is in mcpctl's stderr.",
+	CodeUpstreamError:        "The project's MCP server named in the message answered with an error instead of a result; the message gives its words. Call it again only if they say the failure was passing; otherwise use another tool. The server's own log is in mcpctl's stderr.",
 	CodeResultTooLarge:       "Call the tool again with the same arguments: the session is open now, so its result comes alone. For a list or a search, a smaller limit also helps.",
 }
 

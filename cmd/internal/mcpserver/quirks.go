@@ -39,12 +39,26 @@ import (
 // Carrier marks around an explanation smuggled through an mcp-go not-found error.
 const carrierOpen, carrierClose = "⟦mcpctl:", "⟧"
 
+// invalidOpen opens an explanation that the wire sends as -32602 (invalid params) whatever code
+// mcp-go gave it: a handler's error is always -32603 (quirk 1), but a project server that
+// refused a prompt's arguments as invalid was asked wrongly, which is the client's to fix.
+const invalidOpen = "⟦mcpctl-invalid:"
+
 // carry wraps msg so the wire can recognise it in mcp-go's error message.
 func carry(msg string) string { return carrierOpen + msg + carrierClose }
+
+// carryInvalid wraps msg so the wire sends it as -32602.
+func carryInvalid(msg string) string { return invalidOpen + msg + carrierClose }
 
 // rewriteError turns an mcp-go error into the one the client should read, and reports whether
 // it changed it.
 func rewriteError(code int, msg string) (int, string, bool) {
+	if i := strings.Index(msg, invalidOpen); i >= 0 {
+		rest := msg[i+len(invalidOpen):]
+		if j := strings.Index(rest, carrierClose); j >= 0 {
+			return mcp.INVALID_PARAMS, rest[:j], true
+		}
+	}
 	if i := strings.Index(msg, carrierOpen); i >= 0 {
 		rest := msg[i+len(carrierOpen):]
 		if j := strings.Index(rest, carrierClose); j >= 0 {

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpctl/mcpctl/cmd/internal/upstream"
@@ -180,6 +181,9 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 	}
 	if cfg.Untrusted != "" {
 		s.log.Warn("project servers not started", "reason", cfg.Untrusted)
+		if cfg.Project != nil && len(cfg.Project.Servers) > 0 {
+			s.srv.GetHooks().AddBeforeCallTool(s.untrustedCall)
+		}
 	}
 	newPromptSurface(s.srv, s.view, s.log).up = s.up
 	chain(s.srv, s.obs, s.gate, s.pipe)
@@ -196,6 +200,12 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 	s.closers = append(s.closers, stopView)
 	if s.gate != nil {
 		s.gate.install()
+	}
+	// After the gate's hook, which sets a project's instructions: this one adds to them.
+	if note := s.untrustedNote(); note != "" {
+		s.srv.GetHooks().AddAfterInitialize(func(_ context.Context, _ any, _ *mcp.InitializeRequest, res *mcp.InitializeResult) {
+			res.Instructions += note
+		})
 	}
 	// Every tool registered by now (read_section too); a project's servers add theirs later.
 	s.log.Info("serving", "library", cfg.Library.Dir, "mode", s.mode(), "source", cfg.Library.Source, "tools", len(s.srv.ListTools()))

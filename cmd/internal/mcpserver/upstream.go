@@ -33,17 +33,93 @@ type upstreams struct {
 	prompts   []mcp.Prompt              // the upstreams' prompts, by name
 	listing   []mcp.Resource            // the upstreams' resources, by name
 	warned    map[string]bool           // server+" "+URI of every left-out resource logged
+	synced    chan struct{}             // closed and replaced after every sync
+
+	start sync.Once
 }
 
-// newUpstreams starts the project's servers in the background: initialize never waits for them.
+// newUpstreams prepares the project's servers; they start in the background at the client's
+// first request (its initialize), so that each is told what the client takes of sampling,
+// elicitation and roots (relayed to it). Initialize never waits for them.
 func newUpstreams(ctx context.Context, c *core, opts upstream.Options) *upstreams {
 	u := &upstreams{core: c, offers: map[string]upstream.Offer{}, tools: map[string]string{},
-		resources: map[string]string{}, templates: map[string]string{}, warned: map[string]bool{}}
+		resources: map[string]string{}, templates: map[string]string{}, warned: map[string]bool{},
+		synced: make(chan struct{})}
+	rel := &clientRelay{srv: c.srv}
+	opts.Client = rel
 	u.sup = upstream.New(c.cfg.Project.Servers, opts)
 	u.sup.OnChange(u.sync)
-	c.srv.GetHooks().AddBeforeCallTool(u.checkCallTool)
-	u.sup.Start(ctx)
+	hooks := c.srv.GetHooks()
+	hooks.AddBeforeAny(func(reqCtx context.Context, _ any, method mcp.MCPMethod, message any) {
+		if req, ok := message.(*mcp.InitializeRequest); ok && method == mcp.MethodInitialize {
+			rel.set(req.Params.Capabilities, server.ClientSessionFromContext(reqCtx))
+		}
+		// A client of protocol 2026-07-28 sends no initialize: its first request starts them.
+		u.start.Do(func() { u.sup.Start(ctx) })
+	})
+	hooks.AddBeforeCallTool(u.checkCallTool)
+	c.srv.AddNotificationHandler(string(mcp.MethodNotificationRootsListChanged), func(ctx context.Context, _ mcp.JSONRPCNotification) {
+		u.sup.RootsChanged(ctx)
+	})
 	return u
+}
+
+// clientRelay is the session's client as the project's servers reach it through mcpctl
+// (upstream.Client): what it declared in initialize, and its session to send requests on.
+type clientRelay struct {
+	srv *server.MCPServer
+
+	mu      sync.Mutex
+	caps    mcp.ClientCapabilities
+	session server.ClientSession
+}
+
+func (r *clientRelay) set(caps mcp.ClientCapabilities, session server.ClientSession) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.caps, r.session = caps, session
+}
+
+func (r *clientRelay) Capabilities() mcp.ClientCapabilities {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.caps
+}
+
+// sessionCtx is ctx (the upstream's request) with the client's session, which mcp-go sends
+// requests to the client on.
+func (r *clientRelay) sessionCtx(ctx context.Context) (context.Context, error) {
+	r.mu.Lock()
+	session := r.session
+	r.mu.Unlock()
+	if session == nil {
+		return nil, errors.New("mcpctl has no client session to relay the request to")
+	}
+	return r.srv.WithContext(ctx, session), nil
+}
+
+func (r *clientRelay) CreateMessage(ctx context.Context, req mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+	ctx, err := r.sessionCtx(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return r.srv.RequestSampling(ctx, req)
+}
+
+func (r *clientRelay) Elicit(ctx context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+	ctx, err := r.sessionCtx(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return r.srv.RequestElicitation(ctx, req)
+}
+
+func (r *clientRelay) ListRoots(ctx context.Context, req mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
+	ctx, err := r.sessionCtx(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return r.srv.RequestRoots(ctx, req)
 }
 
 func (u *upstreams) close() {
@@ -124,6 +200,8 @@ func (u *upstreams) sync() {
 		u.srv.SendNotificationToAllClients(mcp.MethodNotificationPromptsListChanged, nil)
 	}
 	u.syncResources(servers, offers)
+	close(u.synced)
+	u.synced = make(chan struct{})
 }
 
 // syncResources registers the servers' resources and templates. A URI is served once: mcpctl's
@@ -422,7 +500,11 @@ func fault(ctx context.Context, err error) error {
 		return err
 	}
 	callFrom(ctx).setCode(string(te.Code))
-	return errors.New(string(te.Code) + ": " + sentence(te.Message) + " " + te.Hint())
+	msg := string(te.Code) + ": " + sentence(te.Message) + " " + te.Hint()
+	if ce := (*upstream.CallError)(nil); errors.As(err, &ce) && ce.Invalid() {
+		return errors.New(carryInvalid(msg))
+	}
+	return errors.New(msg)
 }
 
 // sentence ends s with a full stop unless it ends with one already.
@@ -437,18 +519,63 @@ func sentence(s string) string {
 // (its server never got ready, so nothing of it is known, or it offers no such tool) would
 // get mcp-go's bare "tool not found"; it gets the server's state instead: why it is down and
 // what to do (quirks.go, 1).
-func (u *upstreams) checkCallTool(_ context.Context, _ any, req *mcp.CallToolRequest) {
+//
+// A call that comes while its server is starting for the first time (a client that keeps tool
+// names, a resumed conversation) waits for it, within the server's timeout, as a call to a
+// restarting server does (upstream's await): then it is served, or told why not.
+func (u *upstreams) checkCallTool(ctx context.Context, _ any, req *mcp.CallToolRequest) {
 	if req == nil {
 		return
 	}
-	u.mu.Lock()
-	_, served := u.tools[req.Params.Name]
-	u.mu.Unlock()
-	if served {
+	if u.served(req.Params.Name) {
+		return
+	}
+	if srv, ok := u.sup.Owner(req.Params.Name); ok && u.awaitFirstStart(ctx, srv) && u.served(req.Params.Name) {
 		return
 	}
 	if msg, ok := u.notServed("tool", req.Params.Name); ok {
 		req.Params.Name = carry(msg)
+	}
+}
+
+// served reports whether a tool name is registered now.
+func (u *upstreams) served(name string) bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	_, ok := u.tools[name]
+	return ok
+}
+
+// awaitFirstStart waits, within the server's timeout, until a server that is starting and was
+// never ready is ready and its lists are registered, or is not starting any more. It reports
+// whether it waited for the server to become ready.
+func (u *upstreams) awaitFirstStart(ctx context.Context, srv *upstream.Server) bool {
+	u.mu.Lock()
+	_, known := u.offers[srv.Name()]
+	u.mu.Unlock()
+	if known || srv.State().State != upstream.Starting {
+		return false
+	}
+	u.log.Info("upstream: a call waits for its server's first start", "server", srv.Name())
+	ctx, cancel := context.WithTimeout(ctx, srv.Timeout())
+	defer cancel()
+	if srv.Wait(ctx).State != upstream.Ready {
+		return false
+	}
+	// Ready: the sync that follows (OnChange) registers its tools.
+	for {
+		u.mu.Lock()
+		_, known = u.offers[srv.Name()]
+		synced := u.synced
+		u.mu.Unlock()
+		if known {
+			return true
+		}
+		select {
+		case <-synced:
+		case <-ctx.Done():
+			return false
+		}
 	}
 }
 
@@ -471,11 +598,16 @@ func (u *upstreams) notServed(kind, name string) (msg string, ok bool) {
 		}
 		return msg + fmt.Sprintf(". Call %ss/list for its %ss.", kind, kind), true
 	case upstream.Starting:
-		msg = fmt.Sprintf("%s '%s' is not known yet: server %s is starting, and its %ss are listed once it is ready", kind, name, st.Name, kind)
+		if kind == "tool" {
+			// checkCallTool waited for it.
+			msg = fmt.Sprintf("%s '%s' is not known yet: server %s did not finish starting within %v", kind, name, st.Name, srv.Timeout())
+		} else {
+			msg = fmt.Sprintf("%s '%s' is not known yet: server %s is starting, and its %ss are listed once it is ready", kind, name, st.Name, kind)
+		}
 		if st.LastError != "" {
 			msg += fmt.Sprintf(" (it failed before: %s)", lastFailure(st))
 		}
-		return msg + ". Try again in a few seconds; if it keeps failing, run 'mcpctl get servers' and fix what its last error says.", true
+		return msg + fmt.Sprintf(". If it is only slow to start, try again shortly, or have servers.%s.timeoutMs raised in the project file; if it keeps failing, run 'mcpctl get servers' and fix what its last error says.", st.Name), true
 	}
 	te := upstream.ToolError(srv.Unavailable())
 	return fmt.Sprintf("%s: %s '%s' is not known: %s %s", te.Code, kind, name, sentence(te.Message), te.Hint()), true
@@ -530,4 +662,53 @@ func (u *upstreams) states() []upstream.Status {
 		return nil
 	}
 	return u.sup.States()
+}
+
+// untrustedServers are the servers the project declares but does not start, sorted: none unless
+// it is a repository's project file nobody has trusted (Config.Untrusted).
+func (c *core) untrustedServers() []string {
+	if c.cfg.Untrusted == "" || c.cfg.Project == nil {
+		return nil
+	}
+	names := make([]string, 0, len(c.cfg.Project.Servers))
+	for name := range c.cfg.Project.Servers {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// untrustedNote is what the initialize instructions add when the project's servers are not
+// started: without it the model reads a CLAUDE.md that names db__query, finds no such tool,
+// and concludes it does not exist, while the reason went only to mcpctl's stderr.
+func (c *core) untrustedNote() string {
+	names := c.untrustedServers()
+	if len(names) == 0 {
+		return ""
+	}
+	prefixes := make([]string, len(names))
+	for i, n := range names {
+		prefixes[i] = n + upstream.Separator + "*"
+	}
+	return fmt.Sprintf("\n\nThis project's own MCP servers (%s) are not started, so their tools (%s) are missing: %s. "+
+		"Tell the user; once they have run that, reconnecting this MCP server starts them.",
+		strings.Join(names, ", "), strings.Join(prefixes, ", "), strings.TrimSuffix(c.cfg.Untrusted, "."))
+}
+
+// untrustedCall answers a call to a tool of a server the project declares but does not start
+// (untrustedServers) with why and what to do, instead of "no tool of that name".
+func (c *core) untrustedCall(_ context.Context, _ any, req *mcp.CallToolRequest) {
+	if req == nil {
+		return
+	}
+	server, _, ok := strings.Cut(req.Params.Name, upstream.Separator)
+	if !ok {
+		return
+	}
+	if _, declared := c.cfg.Project.Servers[server]; !declared {
+		return
+	}
+	req.Params.Name = carry(fmt.Sprintf("tool '%s' is not available: it is a tool of the project's server %s, and the project's servers are not started: %s. "+
+		"Only the user can do that: tell them, and once they have, reconnecting this MCP server starts the servers.",
+		req.Params.Name, server, strings.TrimSuffix(c.cfg.Untrusted, ".")))
 }

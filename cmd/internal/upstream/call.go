@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -62,7 +63,7 @@ func (s *Server) unavailable(reason, hint string) *UnavailableError {
 	if s.conn != nil {
 		last = s.conn.proc.LastStderr()
 	}
-	return &UnavailableError{Server: s.name, State: s.state, Reason: reason, LastStderr: last, Hint: hint}
+	return &UnavailableError{Server: s.name, State: s.state, Reason: reason, LastStderr: last, Hint: hint, Permanent: s.permanent}
 }
 
 // callError sorts a failed request: the caller's own cancellation is returned as it is (the
@@ -76,15 +77,18 @@ func (s *Server) callError(ctx, callCtx context.Context, c *conn, method, name s
 		return ctx.Err()
 	}
 	if callCtx.Err() != nil {
-		return &CallError{Server: s.name, Method: method, Name: name,
-			Err: fmt.Errorf("no answer within %v, so the request was cancelled upstream: %w", s.timeout, context.DeadlineExceeded)}
+		var te *TimeoutError
+		if !errors.As(context.Cause(callCtx), &te) {
+			te = &TimeoutError{Quiet: s.timeout, Cap: s.callCap()}
+		}
+		return &CallError{Server: s.name, Method: method, Name: name, Err: te}
 	}
 	var te *transport.Error
 	if errors.As(err, &te) || errors.Is(err, transport.ErrTransportClosed) {
 		if s.died(c) {
 			c.proc.settleStderr()
 			ue := s.unavailable(c.proc.exitReason()+" during the call", "mcpctl restarts it with backoff; try again in a few seconds")
-			ue.LastStderr = c.proc.LastStderr()
+			ue.LastStderr, ue.State = c.proc.LastStderr(), Failed // it died, whatever the state still says
 			return ue
 		}
 		return s.unavailable("the connection to it broke: "+err.Error(), "mcpctl restarts it with backoff; try again in a few seconds")
@@ -92,15 +96,51 @@ func (s *Server) callError(ctx, callCtx context.Context, c *conn, method, name s
 	return &CallError{Server: s.name, Method: method, Name: name, Err: err}
 }
 
+// capFactor is how many times its server's timeout a call may take in all while it keeps
+// reporting progress.
+const capFactor = 10
+
+// callCap is the most one call may take, progress or not.
+func (s *Server) callCap() time.Duration { return capFactor * s.timeout }
+
+// deadline is one request's: it ends the request once it has gone the server's timeout without
+// an answer or a progress notification (touch restarts that wait), and in any case after
+// callCap. A long tool that reports progress keeps working; a hung one is cut off as before.
+type deadline struct {
+	quiet, cap *time.Timer
+	timeout    time.Duration
+	cancel     context.CancelCauseFunc
+}
+
+// newDeadline is ctx with the request's deadline; stop it when the request is over.
+func (s *Server) newDeadline(ctx context.Context) (context.Context, *deadline) {
+	callCtx, cancel := context.WithCancelCause(ctx)
+	d := &deadline{timeout: s.timeout, cancel: cancel}
+	d.quiet = time.AfterFunc(s.timeout, func() { cancel(&TimeoutError{Quiet: s.timeout, Cap: s.callCap()}) })
+	d.cap = time.AfterFunc(s.callCap(), func() { cancel(&TimeoutError{Quiet: s.timeout, Cap: s.callCap(), Capped: true}) })
+	return callCtx, d
+}
+
+// touch restarts the quiet wait: the request is working. Once the request has been cancelled
+// a reset timer only cancels it again, which does nothing.
+func (d *deadline) touch() { d.quiet.Reset(d.timeout) }
+
+func (d *deadline) stop() {
+	d.quiet.Stop()
+	d.cap.Stop()
+	d.cancel(nil)
+}
+
 // CallTool calls the tool served as name (server__tool) with args (the arguments as the client
 // sent them) and returns the upstream's result unchanged, an isError one included. The call
-// has the server's timeout; a server still starting is waited for within it. progress, if
-// not nil, receives the upstream's progress notifications for this call. Errors: ctx's own
+// may go the server's timeout without an answer or a progress notification, and take at most
+// capFactor times it in all; a server still starting is waited for within the timeout. progress,
+// if not nil, receives the upstream's progress notifications for this call. Errors: ctx's own
 // error when ctx ends (the upstream is sent notifications/cancelled), an *UnavailableError, a
 // *CallError, or ErrUnknown for a name the server does not serve.
 func (s *Server) CallTool(ctx context.Context, name string, args any, progress ProgressFunc) (*mcp.CallToolResult, error) {
-	callCtx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
+	callCtx, dl := s.newDeadline(ctx)
+	defer dl.stop()
 	c, l, err := s.await(ctx, callCtx)
 	if err != nil {
 		return nil, err
@@ -112,18 +152,23 @@ func (s *Server) CallTool(ctx context.Context, name string, args any, progress P
 	var req mcp.CallToolRequest
 	req.Params.Name = own
 	req.Params.Arguments = args
-	if progress != nil {
-		tok := "mcpctl-progress-" + strconv.FormatInt(s.progressSeq.Add(1), 10)
-		s.mu.Lock()
-		s.progress[tok] = progress
-		s.mu.Unlock()
-		defer func() {
-			s.mu.Lock()
-			delete(s.progress, tok)
-			s.mu.Unlock()
-		}()
-		req.Params.Meta = &mcp.Meta{ProgressToken: tok}
+	// Progress is always asked for, even when the client asked for none: it is what tells a
+	// working call from a hung one.
+	tok := "mcpctl-progress-" + strconv.FormatInt(s.progressSeq.Add(1), 10)
+	s.mu.Lock()
+	s.progress[tok] = func(p, total float64, message string) {
+		dl.touch()
+		if progress != nil {
+			progress(p, total, message)
+		}
 	}
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.progress, tok)
+		s.mu.Unlock()
+	}()
+	req.Params.Meta = &mcp.Meta{ProgressToken: tok}
 	res, err := c.client.CallTool(callCtx, req)
 	if err != nil {
 		return nil, s.callError(ctx, callCtx, c, "tools/call", own, err)
@@ -133,8 +178,8 @@ func (s *Server) CallTool(ctx context.Context, name string, args any, progress P
 
 // GetPrompt gets the prompt served as name (server__prompt) with args, like CallTool.
 func (s *Server) GetPrompt(ctx context.Context, name string, args map[string]string) (*mcp.GetPromptResult, error) {
-	callCtx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
+	callCtx, dl := s.newDeadline(ctx)
+	defer dl.stop()
 	c, l, err := s.await(ctx, callCtx)
 	if err != nil {
 		return nil, err
@@ -156,8 +201,8 @@ func (s *Server) GetPrompt(ctx context.Context, name string, args map[string]str
 // ReadResource reads uri from this server, like CallTool. Linked prompts (mcp+server:uri) use
 // it directly; so does a client's resources/read, from the server mcpctl chose for the URI.
 func (s *Server) ReadResource(ctx context.Context, uri string) (*mcp.ReadResourceResult, error) {
-	callCtx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
+	callCtx, dl := s.newDeadline(ctx)
+	defer dl.stop()
 	c, _, err := s.await(ctx, callCtx)
 	if err != nil {
 		return nil, err

@@ -1,8 +1,12 @@
 package upstream
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpctl/mcpctl/promptlib"
 )
@@ -26,6 +30,9 @@ type UnavailableError struct {
 	Reason     string // what happened: "exited: exit status 1", "did not finish starting within 60s"
 	LastStderr string // the last line it wrote to stderr, "" if none
 	Hint       string // what to do about this server in particular
+	// Permanent is a failure no restart mends (the command does not exist or cannot run): the
+	// project file or the machine must change.
+	Permanent bool
 }
 
 func (e *UnavailableError) Error() string {
@@ -58,8 +65,39 @@ func (e *CallError) Error() string {
 
 func (e *CallError) Unwrap() error { return e.Err }
 
-// Code is UPSTREAM_ERROR.
-func (e *CallError) Code() promptlib.Code { return promptlib.CodeUpstreamError }
+// Code is UPSTREAM_ERROR, or INVALID_INPUT for a request the server refused as invalid.
+func (e *CallError) Code() promptlib.Code {
+	if e.Invalid() {
+		return promptlib.CodeInvalidInput
+	}
+	return promptlib.CodeUpstreamError
+}
+
+// Invalid reports whether the server refused the request itself: JSON-RPC -32602 (invalid
+// params: a missing or wrong argument) or -32601 (it knows no such method). That is the
+// caller's mistake to fix, not the server's fault, and calling again unchanged cannot help.
+func (e *CallError) Invalid() bool {
+	return errors.Is(e.Err, mcp.ErrInvalidParams) || errors.Is(e.Err, mcp.ErrMethodNotFound)
+}
+
+// TimeoutError is the cause of a CallError for a call cut off by its deadline: it went quiet
+// (no answer and no progress) for the server's timeout, or it ran past the most a call may take
+// even while it reports progress.
+type TimeoutError struct {
+	Quiet  time.Duration // the server's timeout: how long a call may go without answer or progress
+	Cap    time.Duration // the most a call may take in all
+	Capped bool          // it was still reporting progress when Cap ended it
+}
+
+func (e *TimeoutError) Error() string {
+	if e.Capped {
+		return fmt.Sprintf("still running after %v, the most a call may take even while it reports progress (10 × the server's timeout), so the request was cancelled upstream", e.Cap)
+	}
+	return fmt.Sprintf("no answer and no progress within %v, so the request was cancelled upstream", e.Quiet)
+}
+
+// Unwrap makes errors.Is(err, context.DeadlineExceeded) true.
+func (e *TimeoutError) Unwrap() error { return context.DeadlineExceeded }
 
 // ToolError turns an error of this package into the *promptlib.Error a tool result carries
 // (isError with {error, message, hint}); the message names the server, and for an unavailable
@@ -68,15 +106,32 @@ func (e *CallError) Code() promptlib.Code { return promptlib.CodeUpstreamError }
 func ToolError(err error) *promptlib.Error {
 	var ue *UnavailableError
 	if errors.As(err, &ue) {
-		msg := ue.Error()
-		if ue.Hint != "" {
-			msg += ". " + ue.Hint
+		e := &promptlib.Error{Code: promptlib.CodeUpstreamUnavailable, Message: ue.Error(), Err: err}
+		switch {
+		case ue.Permanent:
+			// A restart cannot help: the generic hint's "try again in a few seconds" would only
+			// waste the model's calls.
+			e.Advice = ue.Hint + ". Only the user can fix this: tell them; calling again will fail the same way until they do."
+		case ue.Hint != "":
+			e.Message += ". " + ue.Hint
 		}
-		return &promptlib.Error{Code: promptlib.CodeUpstreamUnavailable, Message: msg, Err: err}
+		return e
 	}
 	var ce *CallError
-	if errors.As(err, &ce) {
-		return &promptlib.Error{Code: promptlib.CodeUpstreamError, Message: ce.Error(), Err: err}
+	if !errors.As(err, &ce) {
+		return nil
 	}
-	return nil
+	e := &promptlib.Error{Code: ce.Code(), Message: ce.Error(), Err: err}
+	var te *TimeoutError
+	switch {
+	case ce.Invalid() && ce.Method == "prompts/get":
+		e.Advice = "Fix the prompt's arguments as the server's message says, and get it again; prompts/list gives the arguments it takes."
+	case ce.Invalid():
+		e.Advice = "Fix the arguments as the server's message says, and call the tool again; its input schema (tools/list) lists what it takes."
+	case errors.As(err, &te) && te.Capped:
+		e.Advice = fmt.Sprintf("The tool was still working: calling it again unchanged will be cut off again. Ask the user to raise servers.%s.timeoutMs in the project file (a call may take 10 times it), or do the work in smaller parts.", ce.Server)
+	case errors.As(err, &te):
+		e.Advice = fmt.Sprintf("If the tool is slow but working, calling it again will be cut off again: ask the user to raise servers.%s.timeoutMs in the project file. If it hangs, use another tool.", ce.Server)
+	}
+	return e
 }

@@ -86,6 +86,18 @@ func runTestUpstream() int {
 		pages++
 		mark("tools-pages", strconv.Itoa(pages))
 	})
+	// A call or prompt the test marks as badly asked is answered -32602, as servers refuse a
+	// missing argument: pointed, before mcp-go looks it up, at a name that does not exist.
+	hooks.AddBeforeCallTool(func(ctx context.Context, id any, req *mcp.CallToolRequest) {
+		if req.GetString("word", "") == "invalid" {
+			req.Params.Name = "missing required argument: query"
+		}
+	})
+	hooks.AddBeforeGetPrompt(func(ctx context.Context, id any, req *mcp.GetPromptRequest) {
+		if req.Params.Name == "greet" && req.Params.Arguments["name"] == "" {
+			req.Params.Name = "greet needs its argument name"
+		}
+	})
 	s := server.NewMCPServer("test-upstream", "1.0", server.WithPaginationLimit(2), server.WithHooks(hooks),
 		server.WithToolCapabilities(true), server.WithPromptCapabilities(true), server.WithResourceCapabilities(false, true))
 	text := func(t string) *mcp.CallToolResult { return mcp.NewToolResultText(t) }
@@ -135,9 +147,23 @@ func runTestUpstream() int {
 			go c.Wait()
 			return text(strconv.Itoa(c.Process.Pid)), nil
 		})
-	s.AddTool(mcp.NewTool("progress", mcp.WithDescription("reports progress three times")),
+	s.AddTool(mcp.NewTool("progress", mcp.WithDescription("reports progress three times; or ticks times, every so often"),
+		mcp.WithNumber("ticks"), mcp.WithString("every")),
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			tok := req.Params.Meta.ProgressToken
+			if ticks := req.GetInt("ticks", 0); ticks > 0 {
+				every, _ := time.ParseDuration(req.GetString("every", "10ms"))
+				for i := 1; i <= ticks; i++ {
+					select {
+					case <-time.After(every): // the slow work under test, not synchronisation
+					case <-ctx.Done():
+						return nil, ctx.Err()
+					}
+					_ = server.ServerFromContext(ctx).SendNotificationToClient(ctx, "notifications/progress",
+						map[string]any{"progressToken": tok, "progress": i, "total": ticks})
+				}
+				return text("ticked"), nil
+			}
 			for i := 1; i <= 3; i++ {
 				_ = server.ServerFromContext(ctx).SendNotificationToClient(ctx, "notifications/progress",
 					map[string]any{"progressToken": tok, "progress": i, "total": 3, "message": fmt.Sprintf("step %d", i)})
@@ -151,6 +177,42 @@ func runTestUpstream() int {
 				}
 			}
 			return text("done"), nil
+		})
+	s.AddTool(mcp.NewTool("ask", mcp.WithDescription("asks its client for sampling, elicitation or roots"), mcp.WithString("what")),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			srv := server.ServerFromContext(ctx)
+			switch req.GetString("what", "") {
+			case "sampling":
+				var r mcp.CreateMessageRequest
+				r.Messages = []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.NewTextContent("say hi")}}
+				r.MaxTokens = 10
+				res, err := srv.RequestSampling(ctx, r)
+				if err != nil {
+					return mcp.NewToolResultError(err.Error()), nil
+				}
+				tc, _ := res.Content.(mcp.TextContent)
+				return text("sampled: " + tc.Text), nil
+			case "elicitation":
+				var r mcp.ElicitationRequest
+				r.Params.Message = "your name?"
+				r.Params.RequestedSchema = map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}}
+				res, err := srv.RequestElicitation(ctx, r)
+				if err != nil {
+					return mcp.NewToolResultError(err.Error()), nil
+				}
+				return text(fmt.Sprintf("elicited: %s %v", res.Action, res.Content)), nil
+			case "roots":
+				res, err := srv.RequestRoots(ctx, mcp.ListRootsRequest{})
+				if err != nil {
+					return mcp.NewToolResultError(err.Error()), nil
+				}
+				var uris []string
+				for _, r := range res.Roots {
+					uris = append(uris, r.URI)
+				}
+				return text("roots: " + strings.Join(uris, " ")), nil
+			}
+			return mcp.NewToolResultError("ask what?"), nil
 		})
 	s.AddTool(mcp.NewTool("add_tool", mcp.WithDescription("adds the tool extra, so the server sends list_changed")),
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {

@@ -48,6 +48,12 @@ type Status struct {
 	PID        int       `json:"pid,omitempty"` // its process id while it runs
 	Restarts   int       `json:"restarts"`      // how many times it was started again after failing
 	Since      time.Time `json:"since"`         // when it entered State
+	// Hint is what to do about the last failure.
+	Hint string `json:"hint,omitempty"`
+	// UnsetEnv are the variables its env refers to (${VAR}) that were unset at its last start,
+	// so expanded to empty: often why it fails, as MCP clients start mcpctl without the
+	// shell's environment.
+	UnsetEnv []string `json:"unsetEnv,omitempty"`
 }
 
 // Tool is an upstream tool as mcpctl serves it.
@@ -112,6 +118,8 @@ type Server struct {
 	since      time.Time
 	reason     string // the last failure
 	hint       string
+	unsetEnv   []string // at the last start
+	permanent  bool     // the last failure was the command itself: no restart mends it
 	lastStderr string
 	restarts   int
 	pid        int
@@ -128,6 +136,7 @@ type conn struct {
 	client *client.Client
 	caps   mcp.ServerCapabilities
 	relist chan struct{} // a list_changed arrived; buffered 1
+	roots  bool          // roots were declared to it, with listChanged
 }
 
 func newServer(name string, spec gate.ServerSpec, opts *Options, changed func()) *Server {
@@ -163,7 +172,8 @@ func (s *Server) State() Status {
 	}
 	return Status{Name: s.name, Command: s.spec.Command, State: s.state,
 		Tools: len(s.lists.tools), Prompts: len(s.lists.prompts), Resources: len(s.lists.resources) + len(s.lists.templates),
-		LastError: s.reason, LastStderr: last, PID: s.pid, Restarts: s.restarts, Since: s.since}
+		LastError: s.reason, LastStderr: last, PID: s.pid, Restarts: s.restarts, Since: s.since,
+		Hint: s.hint, UnsetEnv: s.unsetEnv}
 }
 
 // Tools are the tools the server serves now, sorted by name; none unless it is ready. The
@@ -265,6 +275,9 @@ func (s *Server) command() *exec.Cmd {
 	for _, name := range unset {
 		s.log.Warn("upstream env references an unset variable; it expands to empty", "variable", name)
 	}
+	s.mu.Lock()
+	s.unsetEnv = unset
+	s.mu.Unlock()
 	if s.opts.Project != "" {
 		cmd.Env = append(env, ParentEnv+"="+childChain(s.opts.Getenv(ParentEnv), s.opts.Project))
 	} else {
@@ -289,15 +302,18 @@ func (s *Server) runOnce(ctx context.Context) (up time.Duration, reason string) 
 	proc, err := startProcess(s.command(), s.log)
 	if err != nil {
 		reason, hint := commandError(s.name, s.spec.Command, err)
-		s.setState(Failed, func() { s.reason, s.hint, s.pid = reason, hint, 0 })
+		s.setState(Failed, func() { s.reason, s.hint, s.pid, s.permanent = reason, hint, 0, true })
 		return 0, reason
 	}
+	s.mu.Lock()
+	s.permanent = false
+	s.mu.Unlock()
 	s.mu.Lock()
 	s.pid = proc.pid()
 	s.mu.Unlock()
 	c := &conn{proc: proc, relist: make(chan struct{}, 1)}
 	c.tr = transport.NewIO(proc.stdout, proc.stdin, nil)
-	c.client = client.NewClient(c.tr, client.WithProtocolVersion(mcp.ProtocolVersion20251125))
+	c.client = client.NewClient(c.tr, append(s.relayOptions(c), client.WithProtocolVersion(mcp.ProtocolVersion20251125))...)
 	c.client.OnNotification(s.onNotification(c))
 
 	// The connection ends when the child does: close it so that calls in flight fail at once,
@@ -386,6 +402,54 @@ func (s *Server) runOnce(ctx context.Context) (up time.Duration, reason string) 
 			s.changed()
 		}
 	}
+}
+
+// relayOptions declare to the server what the client mcpctl serves declared of sampling,
+// elicitation and roots, and relay those requests to it. A handler also declares its capability
+// (mcp-go), so there is one only for what the client takes; a server that asks for anything
+// else regardless gets mcp-go's "no ... handler configured".
+func (s *Server) relayOptions(c *conn) []client.ClientOption {
+	cl := s.opts.Client
+	if cl == nil {
+		return nil
+	}
+	caps := cl.Capabilities()
+	var opts []client.ClientOption
+	declared := mcp.ClientCapabilities{Sampling: caps.Sampling, Elicitation: caps.Elicitation, Roots: caps.Roots}
+	if caps.Sampling != nil {
+		opts = append(opts, client.WithSamplingHandler(relay{s}))
+	}
+	if caps.Elicitation != nil {
+		opts = append(opts, client.WithElicitationHandler(relay{s}))
+	}
+	if caps.Roots != nil {
+		opts = append(opts, client.WithRootsHandler(relay{s}))
+		c.roots = caps.Roots.ListChanged
+	}
+	return append(opts, client.WithClientCapabilities(declared))
+}
+
+// relay passes a server's requests to the client mcpctl serves. Each waits at most the server's
+// timeout: elicitation waits for the user, but a client that never answers must not hold a
+// goroutine for good (the server's own call has its deadline too).
+type relay struct{ s *Server }
+
+func (r relay) CreateMessage(ctx context.Context, req mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, r.s.timeout)
+	defer cancel()
+	return r.s.opts.Client.CreateMessage(ctx, req)
+}
+
+func (r relay) Elicit(ctx context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, r.s.timeout)
+	defer cancel()
+	return r.s.opts.Client.Elicit(ctx, req)
+}
+
+func (r relay) ListRoots(ctx context.Context, req mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, r.s.timeout)
+	defer cancel()
+	return r.s.opts.Client.ListRoots(ctx, req)
 }
 
 // died reports whether the child has exited, giving it a moment to be reaped after its pipes

@@ -25,6 +25,10 @@ type Options struct {
 	// ParentEnv.
 	Project string
 
+	// Client, when set, is the client mcpctl serves: a server may send it sampling, elicitation
+	// and roots requests through mcpctl, as far as the client declared it takes them.
+	Client Client
+
 	MinBackoff time.Duration // the first restart delay; default 1 s
 	MaxBackoff time.Duration // the longest restart delay; default 30 s
 	StopGrace  time.Duration // how long a child has after SIGTERM before SIGKILL; default 2 s
@@ -50,6 +54,18 @@ func (o *Options) fill() {
 	if o.StopGrace <= 0 {
 		o.StopGrace = 2 * time.Second
 	}
+}
+
+// Client is the MCP client mcpctl serves. A project's server talks to mcpctl as its client; the
+// requests it sends its client are relayed to this one, and mcpctl declares to the server only
+// what this client declared, so a server that needs what the client lacks knows it up front
+// (and may leave out the tools that need it) rather than failing mid-call.
+type Client interface {
+	// Capabilities are what the client declared in initialize; read at each server's start.
+	Capabilities() mcp.ClientCapabilities
+	CreateMessage(ctx context.Context, req mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error)
+	Elicit(ctx context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error)
+	ListRoots(ctx context.Context, req mcp.ListRootsRequest) (*mcp.ListRootsResult, error)
 }
 
 // BaseDir is the directory a project's servers run in by default and their relative cwd is
@@ -133,6 +149,22 @@ func (s *Supervisor) fireChange() {
 	s.mu.Unlock()
 	for _, f := range fs {
 		f()
+	}
+}
+
+// RootsChanged tells every running server that the client's roots changed
+// (notifications/roots/list_changed), so that those that asked for them ask again.
+func (s *Supervisor) RootsChanged(ctx context.Context) {
+	for _, name := range s.names {
+		srv := s.servers[name]
+		srv.mu.Lock()
+		c := srv.conn
+		srv.mu.Unlock()
+		if c != nil && c.roots {
+			if err := c.client.RootListChanges(ctx); err != nil {
+				srv.log.Warn("upstream: roots list_changed not passed on", "error", err)
+			}
+		}
 	}
 }
 

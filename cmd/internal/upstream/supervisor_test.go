@@ -37,7 +37,7 @@ func TestServesUpstream(t *testing.T) {
 		byName[tl.Tool.Name] = tl
 	}
 	long := "tu__" + strings.Repeat("long", 14) + "l_"
-	want := []string{"tu__add_tool", "tu__big", "tu__block", "tu__broken", "tu__crash", "tu__env", "tu__fail", "tu__progress", "tu__schema", "tu__small", "tu__spawn"}
+	want := []string{"tu__add_tool", "tu__ask", "tu__big", "tu__block", "tu__broken", "tu__crash", "tu__env", "tu__fail", "tu__progress", "tu__schema", "tu__small", "tu__spawn"}
 	for _, w := range want {
 		if _, ok := byName[w]; !ok {
 			t.Errorf("got tools %v, want %s among them", names, w)
@@ -60,9 +60,9 @@ func TestServesUpstream(t *testing.T) {
 		t.Errorf("long tool %q has own name %q", longName, got)
 	}
 
-	// 14 tools at 2 a page: all 7 pages were asked for.
-	if got := waitMark(t, markDir, "tools-pages"); got != "7" {
-		t.Errorf("the server was asked for %s pages of tools, want 7", got)
+	// 15 tools at 2 a page: all 8 pages were asked for.
+	if got := waitMark(t, markDir, "tools-pages"); got != "8" {
+		t.Errorf("the server was asked for %s pages of tools, want 8", got)
 	}
 
 	// The upstream's own schema and annotations, as it sent them.

@@ -1,0 +1,139 @@
+package upstream
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpctl/mcpctl/gate"
+	"github.com/mcpctl/mcpctl/promptlib"
+)
+
+// An upstream's -32602 (a missing or wrong argument) is the caller's mistake: INVALID_INPUT
+// with the server's words and "fix the arguments", not UPSTREAM_ERROR and "try again" (a
+// reviewer got "broke the protocol … try again" for server-everything's missing argument).
+func TestInvalidParamsIsTheCallersMistake(t *testing.T) {
+	spec, _ := testSpec(t, nil)
+	sup, _ := startSupervisor(t, map[string]gate.ServerSpec{"tu": spec}, Options{})
+	waitState(t, sup.Server("tu"), Ready)
+
+	_, err := sup.CallTool(context.Background(), "tu__small", map[string]any{"word": "invalid"}, nil)
+	te := ToolError(err)
+	if te == nil || te.Code != promptlib.CodeInvalidInput || !strings.Contains(te.Message, "missing required argument: query") ||
+		!strings.Contains(te.Hint(), "Fix the arguments") || strings.Contains(te.Hint(), "try again") {
+		t.Fatalf("tools/call refused as invalid: got %v (%+v), want INVALID_INPUT with the server's message and 'Fix the arguments'", err, te)
+	}
+
+	_, err = sup.GetPrompt(context.Background(), "tu__greet", map[string]string{})
+	te = ToolError(err)
+	var ce *CallError
+	if te == nil || te.Code != promptlib.CodeInvalidInput || !errors.As(err, &ce) || !ce.Invalid() ||
+		!strings.Contains(te.Hint(), "prompt's arguments") {
+		t.Fatalf("prompts/get refused as invalid: got %v (%+v), want INVALID_INPUT saying to fix the prompt's arguments", err, te)
+	}
+	// A failure of the server's own is still UPSTREAM_ERROR, and no longer promises a retry helps.
+	_, err = sup.CallTool(context.Background(), "tu__broken", nil, nil)
+	if te := ToolError(err); te == nil || te.Code != promptlib.CodeUpstreamError || strings.Contains(te.Hint(), "try again") {
+		t.Errorf("a handler's failure: got %+v, want UPSTREAM_ERROR without 'try again'", te)
+	}
+}
+
+// A call that keeps reporting progress is working: each notification restarts its timeout, so a
+// tool that takes twice the timeout in all, in steps well within it, finishes (it was cut off at
+// the timeout with "no answer … try again").
+func TestProgressKeepsACallAlive(t *testing.T) {
+	spec, _ := testSpec(t, nil)
+	spec.TimeoutMs = 2000 // also bounds the start: less is too short on a loaded machine
+	sup, _ := startSupervisor(t, map[string]gate.ServerSpec{"tu": spec}, Options{})
+	waitState(t, sup.Server("tu"), Ready)
+	// No progress asked for by the caller: mcpctl asks for it itself.
+	res, err := sup.CallTool(context.Background(), "tu__progress", map[string]any{"ticks": 20, "every": "200ms"}, nil)
+	if err != nil || resultText(t, res) != "ticked" {
+		t.Fatalf("got %v %v, want the call to finish", res, err)
+	}
+
+	// A call that goes quiet is still cut off, and the error says so truthfully.
+	_, err = sup.CallTool(context.Background(), "tu__block", nil, nil)
+	te := ToolError(err)
+	if te == nil || !strings.Contains(te.Message, "no answer and no progress within 2s") || !strings.Contains(te.Hint(), "timeoutMs") {
+		t.Fatalf("quiet call: got %v (%+v), want a timeout naming no progress and timeoutMs", err, te)
+	}
+}
+
+// fakeClient is the client mcpctl serves, as the upstream package sees it.
+type fakeClient struct {
+	caps mcp.ClientCapabilities
+	mu   sync.Mutex
+	got  []string
+}
+
+func (f *fakeClient) Capabilities() mcp.ClientCapabilities { return f.caps }
+
+func (f *fakeClient) note(what string) {
+	f.mu.Lock()
+	f.got = append(f.got, what)
+	f.mu.Unlock()
+}
+
+func (f *fakeClient) CreateMessage(ctx context.Context, req mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+	f.note("sampling")
+	res := &mcp.CreateMessageResult{Model: "test", StopReason: "endTurn"}
+	res.Role, res.Content = mcp.RoleAssistant, mcp.NewTextContent("hi from the client")
+	return res, nil
+}
+
+func (f *fakeClient) Elicit(ctx context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+	f.note("elicitation")
+	res := &mcp.ElicitationResult{}
+	res.Action, res.Content = mcp.ElicitationResponseActionAccept, map[string]any{"name": "Ada"}
+	return res, nil
+}
+
+func (f *fakeClient) ListRoots(ctx context.Context, req mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
+	f.note("roots")
+	return &mcp.ListRootsResult{Roots: []mcp.Root{{URI: "file:///work", Name: "work"}}}, nil
+}
+
+// A server's sampling, elicitation and roots requests reach the client mcpctl serves, when that
+// client declared them (they were answered "no sampling handler configured").
+func TestRequestsAreRelayedToTheClient(t *testing.T) {
+	spec, _ := testSpec(t, nil)
+	fc := &fakeClient{caps: mcp.ClientCapabilities{Sampling: &mcp.SamplingCapability{}, Elicitation: &mcp.ElicitationCapability{}}}
+	fc.caps.Roots = &struct {
+		ListChanged bool `json:"listChanged,omitempty"`
+	}{ListChanged: true}
+	sup, _ := startSupervisor(t, map[string]gate.ServerSpec{"tu": spec}, Options{Client: fc})
+	waitState(t, sup.Server("tu"), Ready)
+	for what, want := range map[string]string{
+		"sampling":    "sampled: hi from the client",
+		"elicitation": "elicited: accept map[name:Ada]",
+		"roots":       "roots: file:///work",
+	} {
+		res, err := sup.CallTool(context.Background(), "tu__ask", map[string]any{"what": what}, nil)
+		if err != nil || res.IsError || textOf(res) != want {
+			t.Errorf("ask %s: got %v %q, want %q", what, err, textOf(res), want)
+		}
+	}
+}
+
+// What the client did not declare is not declared to the server either: a server asking anyway
+// is refused, and nothing reaches the client.
+func TestUndeclaredRequestsAreNotRelayed(t *testing.T) {
+	spec, _ := testSpec(t, nil)
+	fc := &fakeClient{caps: mcp.ClientCapabilities{Sampling: &mcp.SamplingCapability{}}}
+	sup, _ := startSupervisor(t, map[string]gate.ServerSpec{"tu": spec}, Options{Client: fc})
+	waitState(t, sup.Server("tu"), Ready)
+	res, err := sup.CallTool(context.Background(), "tu__ask", map[string]any{"what": "roots"}, nil)
+	if err != nil || !res.IsError {
+		t.Errorf("ask roots, undeclared: got %v %q, want the server's error result", err, textOf(res))
+	}
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	if len(fc.got) != 0 {
+		t.Errorf("the client got %v, want nothing", fc.got)
+	}
+}

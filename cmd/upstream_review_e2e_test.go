@@ -1,0 +1,252 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// reviewExtras give a fake upstream (MCPCTL_UPSTREAM_REVIEW=1) what the tests of a review's
+// findings need: a start held until a file exists (MCPCTL_UPSTREAM_HOLD), a tool that asks its
+// client for sampling, and a prompt that refuses a missing argument with -32602.
+func reviewExtras(s *server.MCPServer) {
+	if key, ok := os.LookupEnv("API_KEY"); ok && key == "" {
+		fmt.Fprintln(os.Stderr, "Error: API_KEY environment variable is required")
+		os.Exit(1)
+	}
+	if hold := os.Getenv("MCPCTL_UPSTREAM_HOLD"); hold != "" {
+		// The slow start under test: the test releases it once a call is waiting.
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			if _, err := os.Stat(hold); err == nil {
+				break
+			}
+		}
+	}
+	s.AddTool(mcp.NewTool("ask", mcp.WithDescription("Asks the client to sample a message.")),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var r mcp.CreateMessageRequest
+			r.Messages = []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.NewTextContent("say hi")}}
+			r.MaxTokens = 10
+			res, err := server.ServerFromContext(ctx).RequestSampling(ctx, r)
+			if err != nil {
+				return mcp.NewToolResultError(err.Error()), nil
+			}
+			tc, _ := res.Content.(mcp.TextContent)
+			return mcp.NewToolResultText("sampled: " + tc.Text), nil
+		})
+	server.WithPromptCapabilities(true)(s)
+	s.AddPrompt(mcp.NewPrompt("weather", mcp.WithArgument("city", mcp.RequiredArgument())),
+		func(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return mcp.NewGetPromptResult("weather", []mcp.PromptMessage{mcp.NewPromptMessage(mcp.RoleUser, mcp.NewTextContent("weather in "+req.Params.Arguments["city"]))}), nil
+		})
+	// A prompts/get without city is answered -32602, as server-everything does: pointed, before
+	// mcp-go looks it up, at a name that does not exist.
+	hooks := &server.Hooks{}
+	hooks.AddBeforeGetPrompt(func(ctx context.Context, id any, req *mcp.GetPromptRequest) {
+		if req.Params.Name == "weather" && req.Params.Arguments["city"] == "" {
+			req.Params.Name = "weather: missing required argument city"
+		}
+	})
+	server.WithHooks(hooks)(s)
+}
+
+// reviewProject is a project with one server, db, this test binary with reviewExtras.
+func reviewProject(tb testing.TB, env []string, extraEnv string) {
+	tb.Helper()
+	writeProject(tb, env, "web", fmt.Sprintf("folder: Web App\ngated: false\nservers:\n  db:\n    command: %q\n    env: {MCPCTL_BE_UPSTREAM: db, MCPCTL_UPSTREAM_REVIEW: \"1\"%s}\n    timeoutMs: 20000\n", os.Args[0], extraEnv))
+}
+
+// A call that comes while its server is starting for the first time waits for it, as a call to
+// a restarting server does (it was refused at once: "not known yet … try again in a few
+// seconds").
+func TestCallWaitsForTheFirstStart(t *testing.T) {
+	lib := projectLibrary(t)
+	env := testHome(t)
+	hold := filepath.Join(t.TempDir(), "go")
+	reviewProject(t, env, fmt.Sprintf(", MCPCTL_UPSTREAM_HOLD: %q", hold))
+	s := serve(t, env, "--library", lib.Dir, "--project", "web")
+	type answer struct {
+		res *mcp.CallToolResult
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		res, err := callTool(context.Background(), s.Client, "db__echo", map[string]any{"text": "early"}, nil)
+		done <- answer{res, err}
+	}()
+	// Release the server only once the call is waiting for it (or has been answered without).
+	eventually(t, 20*time.Second, "the call waits for db", func() bool {
+		select {
+		case a := <-done:
+			done <- a
+			return true
+		default:
+		}
+		return strings.Contains(s.stderr.String(), "a call waits for its server's first start")
+	})
+	if err := os.WriteFile(hold, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a := <-done
+	if a.err != nil || a.res.IsError || resultText(a.res) != "db: early" {
+		t.Fatalf("a call during the first start: %v %q, want it served once db is up", a.err, resultText(a.res))
+	}
+}
+
+// An untrusted repository project's servers are not started, and both the instructions and a
+// call to one of their tools say so and what to do (the call got "unknown tool … no tool of
+// that name", and nothing said 'mcpctl trust').
+func TestUntrustedServersAreExplained(t *testing.T) {
+	lib := projectLibrary(t)
+	env := testHome(t)
+	repo := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(repo, ".mcpctl"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	text := fmt.Sprintf("folder: Web App\ngated: false\nservers:\n  db:\n    command: %q\n    env: {MCPCTL_BE_UPSTREAM: db}\n", os.Args[0])
+	if err := os.WriteFile(filepath.Join(repo, ".mcpctl", "project.yaml"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := serveIn(t, repo, env, "--library", lib.Dir)
+	if ins := s.init.Instructions; !strings.Contains(ins, "db__*") || !strings.Contains(ins, "mcpctl trust") {
+		t.Errorf("instructions %q do not say that db is not started and how to trust it", ins)
+	}
+	_, err := callTool(context.Background(), s.Client, "db__echo", map[string]any{"text": "hi"}, nil)
+	if err == nil || !strings.Contains(err.Error(), "not started") || !strings.Contains(err.Error(), "mcpctl trust") {
+		t.Errorf("db__echo while untrusted: %v, want why db is not started and 'mcpctl trust'", err)
+	}
+	// A name of no declared server is still unknown.
+	if _, err := callTool(context.Background(), s.Client, "other__echo", map[string]any{}, nil); err == nil || strings.Contains(err.Error(), "mcpctl trust") {
+		t.Errorf("other__echo: %v, want unknown tool", err)
+	}
+}
+
+// An upstream prompt's missing argument is -32602 with the server's words, as the server itself
+// answers (it was -32603 UPSTREAM_ERROR "broke the protocol … try again").
+func TestUpstreamPromptInvalidArguments(t *testing.T) {
+	lib := projectLibrary(t)
+	env := testHome(t)
+	reviewProject(t, env, "")
+	s := serve(t, env, "--library", lib.Dir, "--project", "web")
+	callWhenUp(t, s, "db__echo")
+	var req mcp.GetPromptRequest
+	req.Params.Name = "db__weather"
+	_, err := s.GetPrompt(context.Background(), req)
+	if err == nil || !errors.Is(err, mcp.ErrInvalidParams) || !strings.Contains(err.Error(), "missing required argument city") ||
+		!strings.Contains(err.Error(), "INVALID_INPUT") || strings.Contains(err.Error(), "try again") {
+		t.Fatalf("prompts/get without its argument: %v, want -32602 INVALID_INPUT with the server's words", err)
+	}
+}
+
+// dialWith starts mcpctl serve as serve does, with a client that takes sampling requests.
+func dialWith(t *testing.T, env []string, opts []client.ClientOption, caps mcp.ClientCapabilities, args ...string) (*client.Client, *syncBuffer) {
+	t.Helper()
+	stderr := &syncBuffer{}
+	exact := transport.WithCommandFunc(func(ctx context.Context, command string, _ []string, args []string) (*exec.Cmd, error) {
+		c := exec.CommandContext(ctx, command, args...)
+		c.Env = env
+		return c, nil
+	})
+	tr := transport.NewStdioWithOptions(os.Args[0], env, append([]string{"serve"}, args...), exact, transport.WithCommandStderrWriter(stderr))
+	if err := tr.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	c := client.NewClient(tr, append(opts, client.WithProtocolVersion(mcp.ProtocolVersion20251125))...)
+	t.Cleanup(func() {
+		c.Close()
+		if t.Failed() {
+			t.Logf("server stderr:\n%s", stderr)
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var req mcp.InitializeRequest
+	req.Params.ProtocolVersion = mcp.ProtocolVersion20251125
+	req.Params.ClientInfo = mcp.Implementation{Name: "test"}
+	req.Params.Capabilities = caps
+	if _, err := c.Initialize(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	return c, stderr
+}
+
+type sampler struct{}
+
+func (sampler) CreateMessage(ctx context.Context, req mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+	res := &mcp.CreateMessageResult{Model: "test", StopReason: "endTurn"}
+	res.Role, res.Content = mcp.RoleAssistant, mcp.NewTextContent("hi from the client")
+	return res, nil
+}
+
+// A project server's sampling request reaches the client, when the client takes them (it was
+// answered "no sampling handler configured", with "broke the protocol … try again").
+func TestUpstreamSamplingReachesTheClient(t *testing.T) {
+	lib := projectLibrary(t)
+	env := testHome(t)
+	reviewProject(t, env, "")
+	c, _ := dialWith(t, env, []client.ClientOption{client.WithSamplingHandler(sampler{})}, mcp.ClientCapabilities{},
+		"--library", lib.Dir, "--project", "web")
+	var res *mcp.CallToolResult
+	eventually(t, 20*time.Second, "db__ask answers", func() bool {
+		var err error
+		res, err = callTool(context.Background(), c, "db__ask", map[string]any{}, nil)
+		return err == nil
+	})
+	if res.IsError || resultText(res) != "sampled: hi from the client" {
+		t.Fatalf("db__ask: %q, want the client's sample", resultText(res))
+	}
+}
+
+// A project whose servers all fail: get servers and describe server exit 1, name the ${VAR}
+// that was unset, and describe prints the fix; a command that does not exist tells the model
+// that only the user can fix it, not to try again in a few seconds.
+func TestFailedServersAreDiagnosed(t *testing.T) {
+	yaml := `servers:
+  noenv:
+    command: ` + os.Args[0] + `
+    env: {MCPCTL_BE_UPSTREAM: db, MCPCTL_UPSTREAM_REVIEW: "1", API_KEY: "${MY_API_KEY}"}
+  nocmd:
+    command: mcpctl-no-such-server
+`
+	vars := projectVars(t, yaml)
+	code, out, stderr := run(t, vars, "get", "servers", "--project", "web")
+	if code != 1 || !strings.Contains(out, "${MY_API_KEY}, unset here") || !strings.Contains(out, "not found") {
+		t.Errorf("get servers, all failing: exit %d\n%s%s\nwant exit 1 naming ${MY_API_KEY}", code, out, stderr)
+	}
+	code, out, _ = run(t, vars, "describe", "server", "noenv", "--project", "web")
+	if code != 1 || !strings.Contains(out, "Hint:     set MY_API_KEY") || !strings.Contains(out, "Hint:     Run servers.noenv.command by hand") {
+		t.Errorf("describe server noenv: exit %d\n%s\nwant exit 1 with the hints", code, out)
+	}
+	code, out, _ = run(t, vars, "describe", "server", "nocmd", "--project", "web")
+	if code != 1 || !strings.Contains(out, "Hint:     Install it, or give servers.nocmd.command as an absolute path") {
+		t.Errorf("describe server nocmd: exit %d\n%s\nwant exit 1 with the hint", code, out)
+	}
+
+	// Served: a call to the missing command's tools says the user must fix it.
+	lib := projectLibrary(t)
+	env := testHome(t)
+	writeProject(t, env, "web", "folder: Web App\ngated: false\n"+yaml)
+	s := serve(t, env, "--library", lib.Dir, "--project", "web")
+	var err error
+	eventually(t, 20*time.Second, "nocmd has failed", func() bool {
+		_, err = callTool(context.Background(), s.Client, "nocmd__query", map[string]any{}, nil)
+		return err != nil && strings.Contains(err.Error(), "not found in PATH")
+	})
+	if !strings.Contains(err.Error(), "Only the user can fix this") || strings.Contains(err.Error(), "try again in a few seconds") {
+		t.Errorf("nocmd__query: %v, want that only the user can fix it, without 'try again in a few seconds'", err)
+	}
+}
