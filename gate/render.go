@@ -15,6 +15,10 @@ type Renderer struct {
 	// TOC turns a prompt's body into the table of contents a briefing sends for it (an entry
 	// in Selection.TOC); nil sends the body.
 	TOC func(ctx context.Context, e Entry, body string) string
+	// Note ends the instructions, kept whole within ClientTextLimit (the index gives way): a
+	// fact about this session the model must not miss, such as the project's servers not being
+	// started.
+	Note string
 }
 
 // ClientTextLimit is the length, in UTF-16 code units as JavaScript counts a string, that the
@@ -29,17 +33,19 @@ const ClientTextLimit = 2048
 // exist, for the caller to log.
 func (r Renderer) Instructions(ix *Index, gated bool) (text string, unknown []string) {
 	vars := r.vars(ix.Project().DisplayName(), nil, nil, 0)
+	limit := ClientTextLimit - textLen(r.Note)
 	if gated {
 		rest, _ := Expand(r.Texts.Get(TextInstructions), vars)
-		vars[VarPromptIndex] = IndexTextWithin(ix, ClientTextLimit-textLen(rest))
-		return Expand(r.Texts.Get(TextInstructions), vars)
+		vars[VarPromptIndex] = IndexTextWithin(ix, limit-textLen(rest))
+		text, unknown = Expand(r.Texts.Get(TextInstructions), vars)
+		return text + r.Note, unknown
 	}
 	var u []string
 	head := func() string { return r.expand(r.Texts.Get(TextGreeting), vars, &u) + "\n\nPrompts in this project:\n" }
 	tail := func() string { return "\n\n" + r.expand(r.Texts.Get(TextReminder), vars, &u) }
-	index := IndexTextWithin(ix, ClientTextLimit-textLen(head())-textLen(tail()))
+	index := IndexTextWithin(ix, limit-textLen(head())-textLen(tail()))
 	vars[VarPromptIndex] = index
-	return head() + index + tail(), u
+	return head() + index + tail() + r.Note, u
 }
 
 // IndexText is the index as texts show it: Index.Lines under the project's cap, one per line,

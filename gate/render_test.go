@@ -278,6 +278,14 @@ func TestIndexFitsClientTextLimit(t *testing.T) {
 	if text, _ := (Renderer{Texts: Texts{TextGreeting: "Index: {{prompt_index}}"}}).Instructions(ix, false); !strings.Contains(text, "Index: - golden-rules: ") {
 		t.Errorf("ungated instructions with {{prompt_index}} in the greeting:\n%s", text)
 	}
+	// A note (the project's servers are not started) ends the instructions whole: the index
+	// gives way.
+	note := "\n\nThis project's own MCP servers (db) are not started. " + strings.Repeat("é", 200)
+	for _, g := range []bool{true, false} {
+		if text, _ := (Renderer{Note: note}).Instructions(ix, g); !strings.HasSuffix(text, note) || textLen(text) > ClientTextLimit {
+			t.Errorf("gated %v: instructions %d long, ending %q; want the note whole within %d", g, textLen(text), text[max(0, len(text)-80):], ClientTextLimit)
+		}
+	}
 	for room := 0; room < 3000; room += 7 { // the measured length is the made one's
 		if got := IndexTextWithin(ix, room); textLen(got) > room {
 			t.Fatalf("IndexTextWithin(%d) is %d long", room, textLen(got))

@@ -108,7 +108,9 @@ func (g *gateComponent) install() {
 	server.WithToolFilter(g.filterTools)(g.srv)
 	g.srv.GetHooks().AddAfterInitialize(func(ctx context.Context, id any, _ *mcp.InitializeRequest, res *mcp.InitializeResult) {
 		st := g.current()
-		text, unknown := g.renderer(st).Instructions(st.ix, g.sess.Gated())
+		r := g.renderer(st)
+		r.Note = g.untrustedNote()
+		text, unknown := r.Instructions(st.ix, g.sess.Gated())
 		g.logUnknown(unknown)
 		res.Instructions = text
 	})

@@ -11,7 +11,6 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpctl/mcpctl/cmd/internal/upstream"
@@ -200,12 +199,6 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 	s.closers = append(s.closers, stopView)
 	if s.gate != nil {
 		s.gate.install()
-	}
-	// After the gate's hook, which sets a project's instructions: this one adds to them.
-	if note := s.untrustedNote(); note != "" {
-		s.srv.GetHooks().AddAfterInitialize(func(_ context.Context, _ any, _ *mcp.InitializeRequest, res *mcp.InitializeResult) {
-			res.Instructions += note
-		})
 	}
 	// Every tool registered by now (read_section too); a project's servers add theirs later.
 	s.log.Info("serving", "library", cfg.Library.Dir, "mode", s.mode(), "source", cfg.Library.Source, "tools", len(s.srv.ListTools()))
