@@ -151,6 +151,10 @@ type Output struct {
 	// are sections, by the drill-down footer naming the ref (and the sections, unless the text
 	// is already their table). When the model does not apply, Text is the content unchanged.
 	Text string
+	// Body is what the stages made, without the footer: the text a caller that must bound the
+	// result further pages (the original when the model does not apply). Paging the original
+	// instead would send what a stage such as a redaction meant to remove.
+	Body string
 	// Applied reports whether the model applied (content type and minBytes).
 	Applied bool
 	// Ref names the original with its sections for ReadSection; "" without sections.
@@ -238,7 +242,7 @@ func (e *Engine) MakesSections(model string) bool {
 func (e *Engine) Transform(ctx context.Context, req Request) (Output, error) {
 	begin := time.Now()
 	orig := req.Content.Text
-	out := Output{Text: orig, Metrics: Metrics{Model: req.Model, BytesBefore: len(orig), BytesAfter: len(orig)}}
+	out := Output{Text: orig, Body: orig, Metrics: Metrics{Model: req.Model, BytesBefore: len(orig), BytesAfter: len(orig)}}
 	m, err := e.Model(req.Model)
 	if b, ok := builtinModel(req.Model); ok && req.BuiltIn {
 		m, err = b, nil
@@ -316,7 +320,7 @@ func (e *Engine) Transform(ctx context.Context, req Request) (Output, error) {
 			out.Metrics.Stages = append(out.Metrics.Stages, sm)
 		}
 	}
-	out.Text, out.Sections, out.Metadata = cur.Text, cur.Sections, cur.Metadata
+	out.Text, out.Body, out.Sections, out.Metadata = cur.Text, cur.Text, cur.Sections, cur.Metadata
 	if _, ok := out.Metadata["toc"]; ok { // internal: tells footer the text is the table
 		out.Metadata = maps.Clone(out.Metadata)
 		delete(out.Metadata, "toc")

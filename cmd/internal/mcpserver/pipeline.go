@@ -101,13 +101,13 @@ func (p *contentPipeline) transform(ctx context.Context, typ pipeline.ContentTyp
 // transformWith runs the named model over one text.
 func (p *contentPipeline) transformWith(ctx context.Context, model string, typ pipeline.ContentType, source, text string) pipeline.Output {
 	if !p.engine.Applies(model, typ, len(text)) {
-		return pipeline.Output{Text: text}
+		return pipeline.Output{Text: text, Body: text}
 	}
 	out, err := p.engine.Transform(ctx, pipeline.Request{Model: model, Project: p.project(),
 		Content: pipeline.Content{Text: text, Type: typ, Source: source}})
 	if err != nil {
 		p.log.Warn("pipeline: content passed through", "model", model, "source", source, "err", err)
-		return pipeline.Output{Text: text}
+		return pipeline.Output{Text: text, Body: text}
 	}
 	if out.Applied {
 		p.recordPipeline(ctx, out)
@@ -146,8 +146,9 @@ func (p *contentPipeline) tools(next server.ToolHandlerFunc) server.ToolHandlerF
 		if len(out.Text) > MaxResultBytes {
 			// The model in force leaves the text whole, or makes it no smaller than a result may
 			// be: the built-in default's pages bound it (whatever a default.yaml says), every
-			// page one read_section away.
-			if paged := p.page(ctx, source, text); paged.Applied {
+			// page one read_section away. It pages what the model's stages made, never the
+			// upstream's text: a redacting stage's work would be undone, and its secrets sent.
+			if paged := p.page(ctx, source, out.Body); paged.Applied {
 				out = paged
 			}
 		}
