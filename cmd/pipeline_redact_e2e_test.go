@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // writeModelAndStage writes an executable custom stage and a proxymodel under env's config directory.
@@ -51,5 +52,30 @@ func TestOverTheBoundPagesTheRedactedText(t *testing.T) {
 				t.Errorf("the sections joined: %d bytes, %d addresses unredacted; want the redacted text's %d bytes", len(joined), strings.Count(joined, "@example.com"), len(want))
 			}
 		})
+	}
+}
+
+// A redact stage that fails withholds the result: the model gets an error naming the stage, its
+// stderr and the fix, never the text the stage was there to clean. It passed the upstream's
+// text through, logged only in serve's stderr.
+func TestFailedRedactStageWithholds(t *testing.T) {
+	lib := projectLibrary(t)
+	env := testHome(t)
+	writeModelAndStage(t, env, "redact", "#!/bin/sh\necho 'redact: no rules file' >&2\nexit 2\n", "safe", "minBytes: 0\nstages: [{type: redact}]\n")
+	writeProject(t, env, "web", fmt.Sprintf("folder: Web App\ngated: false\nproxyModel: safe\nservers:\n  db:\n    command: %q\n    env: {MCPCTL_BE_UPSTREAM: db}\n", os.Args[0]))
+	s := serve(t, env, "--library", lib.Dir, "--project", "web")
+	eventually(t, 20*time.Second, "db's tools are listed", func() bool { return slicesContains(toolNames(t, s), "db__big") })
+	te := s.callError(t, "db__big", map[string]any{}, "CONTENT_WITHHELD")
+	all := te.Message + te.Hint
+	for _, want := range []string{"db/big", "stage redact", `"redact: no rules file"`, "mcpctl pipeline run --model safe", "onFailure: passthrough"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the error %q / %q does not say %q", te.Message, te.Hint, want)
+		}
+	}
+	if strings.Contains(all, "@example.com") {
+		t.Error("the error quotes the withheld content")
+	}
+	if _, err := readText(s, "test://db/guide"); err == nil || !strings.Contains(err.Error(), "withheld") {
+		t.Errorf("a resource through the failed stage: %v, want it withheld", err)
 	}
 }

@@ -221,29 +221,72 @@ func (o Output) Meta() *SectionsMeta {
 	return &SectionsMeta{Ref: o.Ref, Sections: infos, Omitted: omitted}
 }
 
-// Applies reports whether the named model transforms content of type t and size bytes; an
-// unknown or invalid model applies to nothing.
+// Applies reports whether the named model transforms content of type t and size bytes; a
+// model that cannot run (Runnable) applies to nothing.
 func (e *Engine) Applies(model string, t ContentType, size int) bool {
-	m, err := e.Model(model)
+	m, err := e.runnable(model)
 	return err == nil && m.Applies(t, size)
 }
 
 // MakesSections reports whether the named model may make sections, so the server lists
 // read_section.
 func (e *Engine) MakesSections(model string) bool {
-	m, err := e.Model(model)
+	m, err := e.runnable(model)
 	return err == nil && m.MakesSections()
 }
 
+// Runnable reports why the named model cannot run at all (it does not exist, or its file does
+// not parse), or nil. A model whose file parsed but names a stage that cannot run does run: that
+// stage fails as it comes, and a custom stage's failure withholds the content (withholds), for
+// the missing stage may be the one that makes it fit to send. A caller falls back to another
+// model only when this fails.
+func (e *Engine) Runnable(model string) error {
+	_, err := e.runnable(model)
+	return err
+}
+
+func (e *Engine) runnable(name string) (Model, error) {
+	m, err := e.Model(name)
+	if err != nil && len(m.Stages) > 0 && errors.Is(err, ErrInvalidModel) {
+		return m, nil // parsed; CheckModel found stages that do not resolve
+	}
+	return m, err
+}
+
+// withholds reports whether a failure of the stage withholds the content rather than passing
+// the stage's input on. A built-in stage only finds structure or shortens, so without it the
+// content is whole but unshortened; a custom stage may exist to remove something (a redaction),
+// and mcpctl cannot tell, so its failure is not a pass-through unless its config says
+// onFailure: passthrough.
+func withholds(spec StageSpec) bool {
+	if _, builtin := builtinStages[spec.Type]; builtin {
+		return false
+	}
+	return spec.Config["onFailure"] != "passthrough"
+}
+
+// withhold is Transform's answer when a stage that withholds failed: no part of the content,
+// a notice in its place, and a *WithheldError saying which stage failed, why and the fix.
+func (e *Engine) withhold(out Output, m Model, spec StageSpec, err error) (Output, error) {
+	we := &WithheldError{Model: m.Name, File: m.File, Stage: spec.Type, Err: err}
+	e.log.Warn("pipeline: custom stage failed; the content is withheld", "model", m.Name, "stage", spec.Type, "err", err, "fix", we.Fix())
+	out.Text = "[mcpctl withheld this content: " + strings.TrimPrefix(we.Error(), "pipeline: content withheld: ") + ". To fix: " + we.Fix() + ".]\n"
+	out.Body, out.Applied, out.Sections, out.Metadata, out.Ref = out.Text, true, nil, nil, ""
+	out.Metrics.BytesAfter = len(out.Text)
+	return out, we
+}
+
 // Transform runs the request's model over its content. Each stage's result is cached by the
-// hash of its input and the stage's name, version and config; a stage that fails or times out
-// passes its input through (logged, and in Metrics). The error is non-nil only when the model
-// cannot be loaded; Text is then the content unchanged, so a caller may always send Text.
+// hash of its input and the stage's name, version and config. A built-in stage that fails or
+// times out passes its input through (logged, and in Metrics); a custom stage that fails
+// withholds the content (withholds): the error is then a *WithheldError and Text a notice
+// saying so, never the content. Otherwise the error is non-nil only when the model cannot run
+// (Runnable), and Text is then the content unchanged. A caller may always send Text.
 func (e *Engine) Transform(ctx context.Context, req Request) (Output, error) {
 	begin := time.Now()
 	orig := req.Content.Text
 	out := Output{Text: orig, Body: orig, Metrics: Metrics{Model: req.Model, BytesBefore: len(orig), BytesAfter: len(orig)}}
-	m, err := e.Model(req.Model)
+	m, err := e.runnable(req.Model)
 	if b, ok := builtinModel(req.Model); ok && req.BuiltIn {
 		m, err = b, nil
 	}
@@ -306,6 +349,10 @@ func (e *Engine) Transform(ctx context.Context, req Request) (Output, error) {
 				next, prov, err := e.runStage(ctx, r.stage, r.err, spec, req, cur)
 				if err != nil {
 					sm.Error = err.Error()
+					if withholds(spec) {
+						out.Metrics.Stages = append(out.Metrics.Stages, sm)
+						return e.withhold(out, m, spec, err)
+					}
 					e.log.Warn("pipeline: stage failed; its input passes through", "model", m.Name, "stage", spec.Type, "bytes", len(cur.Text), "err", err)
 					key = chainKey(key, "failed") // what follows saw this stage's input, not its output
 				} else {

@@ -94,25 +94,47 @@ func (p *contentPipeline) makesSections() bool {
 }
 
 // transform runs the model in force over one text; unchanged when the model does not apply.
-func (p *contentPipeline) transform(ctx context.Context, typ pipeline.ContentType, source, server, text string) pipeline.Output {
+// The error is a *pipeline.WithheldError when a custom stage failed: Text is then a notice, and
+// the caller answers with an error rather than the content.
+func (p *contentPipeline) transform(ctx context.Context, typ pipeline.ContentType, source, server, text string) (pipeline.Output, error) {
 	return p.transformWith(ctx, p.model(source, server), typ, source, text)
 }
 
 // transformWith runs the named model over one text.
-func (p *contentPipeline) transformWith(ctx context.Context, model string, typ pipeline.ContentType, source, text string) pipeline.Output {
+func (p *contentPipeline) transformWith(ctx context.Context, model string, typ pipeline.ContentType, source, text string) (pipeline.Output, error) {
 	if !p.engine.Applies(model, typ, len(text)) {
-		return pipeline.Output{Text: text, Body: text}
+		return pipeline.Output{Text: text, Body: text}, nil
 	}
 	out, err := p.engine.Transform(ctx, pipeline.Request{Model: model, Project: p.project(),
 		Content: pipeline.Content{Text: text, Type: typ, Source: source}})
+	if errors.Is(err, pipeline.ErrWithheld) {
+		p.recordPipeline(ctx, out)
+		return out, err
+	}
 	if err != nil {
 		p.log.Warn("pipeline: content passed through", "model", model, "source", source, "err", err)
-		return pipeline.Output{Text: text, Body: text}
+		return pipeline.Output{Text: text, Body: text}, nil
 	}
 	if out.Applied {
 		p.recordPipeline(ctx, out)
 	}
-	return out
+	return out, nil
+}
+
+// codeWithheld is the error code of content a failed custom stage withheld.
+const codeWithheld promptlib.Code = "CONTENT_WITHHELD"
+
+// withheldError is what the model is told of content a custom stage withheld: which stage of
+// which model failed and why, and that only the user can fix it.
+func withheldError(source string, err error) error {
+	var we *pipeline.WithheldError
+	if !errors.As(err, &we) {
+		return err
+	}
+	return &promptlib.Error{Code: codeWithheld, Err: err,
+		Message: fmt.Sprintf("the content of %s was withheld: %s", source, strings.TrimPrefix(we.Error(), "pipeline: content withheld: ")),
+		Advice: "Calling again gives the same answer until the user fixes the content pipeline. Tell the user that mcpctl withheld this content " +
+			"because a stage of their proxymodel failed, and how to fix it: " + we.Fix() + "."}
 }
 
 // recordPipeline puts what a transform did in the call's traffic event.
@@ -142,7 +164,10 @@ func (p *contentPipeline) tools(next server.ToolHandlerFunc) server.ToolHandlerF
 		if blocks == 0 {
 			return res, nil
 		}
-		out := p.transform(ctx, pipeline.TypeToolResult, source, srv, text)
+		out, werr := p.transform(ctx, pipeline.TypeToolResult, source, srv, text)
+		if werr != nil {
+			return p.errorResult(ctx, withheldError(source, werr)), nil
+		}
 		if len(out.Text) > MaxResultBytes {
 			// The model in force leaves the text whole, or makes it no smaller than a result may
 			// be: the built-in default's pages bound it (whatever a default.yaml says), every
@@ -251,7 +276,10 @@ func (p *contentPipeline) prompts(next server.PromptHandlerFunc) server.PromptHa
 		}
 		for i, m := range res.Messages {
 			if tc, ok := m.Content.(mcp.TextContent); ok {
-				out := p.transform(ctx, pipeline.TypePrompt, name, srv, tc.Text)
+				out, werr := p.transform(ctx, pipeline.TypePrompt, name, srv, tc.Text)
+				if werr != nil {
+					return nil, withheldError("prompt "+name, werr)
+				}
 				if out.Applied {
 					res.Messages[i].Content = mcp.NewTextContent(out.Text)
 				}
@@ -273,7 +301,10 @@ func (p *contentPipeline) resources(next server.ResourceHandlerFunc) server.Reso
 		srv := callFrom(ctx).upstreamName()
 		for i, c := range res {
 			if tc, ok := c.(mcp.TextResourceContents); ok {
-				out := p.transform(ctx, pipeline.TypeResource, req.Params.URI, srv, tc.Text)
+				out, werr := p.transform(ctx, pipeline.TypeResource, req.Params.URI, srv, tc.Text)
+				if werr != nil {
+					return nil, withheldError(req.Params.URI, werr)
+				}
 				if out.Applied {
 					tc.Text = out.Text
 					res[i] = tc
@@ -303,7 +334,8 @@ func (p *contentPipeline) tocBytes(ctx context.Context, pr promptlib.Prompt) int
 // toc is a prompt's table of contents for a briefing, as tocBytes sized it (the pipeline's cache
 // answers the second run).
 func (p *contentPipeline) toc(ctx context.Context, e gate.Entry, body string) string {
-	return p.transform(ctx, pipeline.TypeBriefing, "", "", body).Text
+	out, _ := p.transform(ctx, pipeline.TypeBriefing, "", "", body) // withheld: Text is the notice
+	return out.Text
 }
 
 // readSectionTool returns one section of transformed content exactly as it stood, bounded as
