@@ -33,6 +33,9 @@ type Options struct {
 	Logger *slog.Logger
 	// LLM, when set, is used instead of config.yaml's llm.
 	LLM Completer
+	// NoLLM leaves config.yaml unread: no LLM, whatever it says. For callers that need no LLM
+	// (checking a project's models), and for serve when the file is broken.
+	NoLLM bool
 	// Getenv reads the environment (the LLM's API key); nil means os.Getenv.
 	Getenv func(string) string
 }
@@ -84,7 +87,7 @@ func NewEngine(opts Options) (*Engine, error) {
 	e.llm = opts.LLM
 	if e.llm != nil {
 		e.llmID = fmt.Sprintf("%T", e.llm)
-	} else {
+	} else if !opts.NoLLM {
 		cfg, err := LoadConfig(filepath.Join(opts.ConfigDir, "config.yaml"))
 		if err != nil {
 			return nil, err

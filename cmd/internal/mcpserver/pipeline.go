@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -24,18 +25,34 @@ import (
 type contentPipeline struct {
 	*core
 	engine *pipeline.Engine
+	warned sync.Map // model names whose fallback was logged
 }
 
 // defaultModel is the proxymodel when a project names none.
 const defaultModel = "default"
 
 func newContentPipeline(c *core, e *pipeline.Engine) *contentPipeline {
-	return &contentPipeline{core: c, engine: e}
+	p := &contentPipeline{core: c, engine: e}
+	// Said once at start, in serve's log, for what would otherwise show only as content
+	// reaching the model whole (a model that cannot run) or as CONTENT_WITHHELD errors.
+	for _, pr := range ProjectModelProblems(e, c.cfg.Project) {
+		if pr.Model != "" {
+			p.warned.Store(pr.Model, true)
+		}
+		c.log.Warn("pipeline: the project's proxymodels: "+pr.String(), "project", c.cfg.Project.Name, "file", c.cfg.Project.File)
+	}
+	return p
 }
 
-// model is the proxymodel in force for a source: the project's override for it, else the
-// upstream server's own, else the project's, else the default.
-func (p *contentPipeline) model(source, server string) string {
+// model is the proxymodel in force for a source: the project's override for it (by source, or
+// by the name the tool is served under, alias, which is what a user sees), else the upstream
+// server's own, else the project's, else the default; a named model that cannot run gives way
+// to the default (inForce).
+func (p *contentPipeline) model(source, server string, alias ...string) string {
+	return p.inForce(p.named(source, server, alias...))
+}
+
+func (p *contentPipeline) named(source, server string, alias ...string) string {
 	pr := p.cfg.Project
 	if pr == nil {
 		return defaultModel
@@ -43,11 +60,34 @@ func (p *contentPipeline) model(source, server string) string {
 	if m := pr.ProxyModelOverrides[source]; m != "" {
 		return m
 	}
+	for _, a := range alias {
+		if m := pr.ProxyModelOverrides[a]; m != "" {
+			return m
+		}
+	}
 	if spec, ok := pr.Servers[server]; ok && spec.ProxyModel != "" {
 		return spec.ProxyModel
 	}
 	if pr.ProxyModel != "" {
 		return pr.ProxyModel
+	}
+	return defaultModel
+}
+
+// inForce is model, or the default when model cannot run (it does not exist, or its file does
+// not parse): a typo in proxyModel meant no model at all, so 50 KB results went whole where the
+// default would have paged them. The fallback is logged once per model. A model whose file
+// parsed but names a stage that cannot run stays in force: its failure withholds content.
+func (p *contentPipeline) inForce(model string) string {
+	if model == defaultModel {
+		return model
+	}
+	err := p.engine.Runnable(model)
+	if err == nil {
+		return model
+	}
+	if _, done := p.warned.LoadOrStore(model, true); !done {
+		p.log.Warn("pipeline: proxymodel cannot be used; the built-in default serves instead", "model", model, "err", err)
 	}
 	return defaultModel
 }
@@ -164,7 +204,7 @@ func (p *contentPipeline) tools(next server.ToolHandlerFunc) server.ToolHandlerF
 		if blocks == 0 {
 			return res, nil
 		}
-		out, werr := p.transform(ctx, pipeline.TypeToolResult, source, srv, text)
+		out, werr := p.transformWith(ctx, p.model(source, srv, req.Params.Name), pipeline.TypeToolResult, source, text)
 		if werr != nil {
 			return p.errorResult(ctx, withheldError(source, werr)), nil
 		}
