@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -11,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/mcpctl/mcpctl/pipeline"
+	"github.com/mcpctl/mcpctl/schemas"
 )
 
 // maxPipelineInput bounds what 'pipeline run' reads.
@@ -24,12 +26,18 @@ func newEngine(env Env, verbose bool) (*pipeline.Engine, error) {
 	if verbose {
 		level = slog.LevelDebug
 	}
-	return pipeline.NewEngine(pipeline.Options{
+	e, err := pipeline.NewEngine(pipeline.Options{
 		ConfigDir: filepath.Join(configHome(env), "mcpctl"),
 		CacheDir:  filepath.Join(cacheHome(env), "mcpctl"),
 		Logger:    slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: level})),
 		Getenv:    env.Getenv,
 	})
+	if errors.Is(err, schemas.ErrInvalidFile) {
+		// config.yaml: these commands may use the LLM, so they stop, saying what to do (serve
+		// goes on without it).
+		return nil, fmt.Errorf("%s; %s", strings.TrimPrefix(err.Error(), "schemas: "), strings.TrimSuffix(configFix, ", then restart serve"))
+	}
+	return e, err
 }
 
 func runPipeline(ctx context.Context, env Env, args []string) error {

@@ -103,3 +103,40 @@ func TestProjectCommandsFlagModelProblems(t *testing.T) {
 		t.Errorf("get projects: exit %d\n%s%s", code, out, stderr)
 	}
 }
+
+// An invalid config.yaml (the optional LLM settings) does not stop serve: it serves without the
+// LLM and its log names the file, the field and the fix. serve exited 1 at start, so a client
+// saw only "failed to connect".
+func TestServeStartsWithABrokenConfigYAML(t *testing.T) {
+	for name, text := range map[string]string{
+		"unknown field": "llm:\n  url: http://localhost:11434/v1\n  modle: llama3\n",
+		"broken yaml":   "llm: {url: http://localhost:11434/v1, model: x\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			lib := projectLibrary(t)
+			env := testHome(t)
+			config := filepath.Join(envValue(env, "XDG_CONFIG_HOME"), "mcpctl")
+			if err := os.MkdirAll(config, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(config, "config.yaml"), []byte(text), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			s := serve(t, env, "--library", lib.Dir)
+			var out struct {
+				Prompts []any `json:"prompts"`
+			}
+			s.call(t, "list_prompts", map[string]any{}, &out)
+			if len(out.Prompts) == 0 {
+				t.Error("list_prompts found nothing")
+			}
+			lines := s.stderr.logLines(t, "config.yaml is not valid: serving without the LLM (summaries stay deterministic, briefings are not re-ranked)")
+			if len(lines) != 1 || !strings.HasSuffix(fmt.Sprint(lines[0]["file"]), "config.yaml") || !strings.Contains(fmt.Sprint(lines[0]["fix"]), "remove the file") {
+				t.Fatalf("serve's log about config.yaml: %v", lines)
+			}
+			if problem := fmt.Sprint(lines[0]["problem"]); name == "unknown field" && !strings.Contains(problem, "llm.modle") {
+				t.Errorf("the problem %q does not name the field", problem)
+			}
+		})
+	}
+}
