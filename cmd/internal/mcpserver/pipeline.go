@@ -534,5 +534,18 @@ func sectionError(err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
-	return &promptlib.Error{Code: promptlib.CodeInvalidInput, Message: strings.TrimPrefix(err.Error(), "pipeline: "), Err: err}
+	pe := &promptlib.Error{Code: promptlib.CodeInvalidInput, Message: strings.TrimPrefix(err.Error(), "pipeline: "), Err: err}
+	// INVALID_INPUT's hint is to fix a field, which for a ref invites retyping it: a ref that
+	// is unknown here (never made, or evicted) comes back only by making it again.
+	switch {
+	case errors.Is(err, pipeline.ErrUnknownRef):
+		pe.Advice = refAdvice
+	case errors.Is(err, pipeline.ErrUnknownSection):
+		pe.Advice = "Use one of the section ids the message lists, or the ids in the index the ref came with; read_section on a section with parts lists its sub-sections."
+	}
+	return pe
 }
+
+// refAdvice is the hint for a ref read_section does not know.
+const refAdvice = "Do not retype or guess a ref: call the tool, or read the resource or prompt, that gave this ref again with the same arguments, " +
+	"and read sections with the ref its new result names."
