@@ -12,6 +12,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -380,7 +381,7 @@ func (e *Engine) Transform(ctx context.Context, req Request) (Output, error) {
 		if _, ok := e.memo.get("d-" + out.Ref); !ok && (e.disk == nil || !e.disk.has("d-"+out.Ref)) {
 			e.store("d-"+out.Ref, entry{Text: cur.Base, Base: cur.Base, Sections: cur.Sections, Stages: m.StageNames()}, "")
 		}
-		out.Text += footer(out.Text, out.Ref, cur.Sections, cur.Metadata["toc"] == true)
+		out.Text += footer(out.Text, out.Ref, cur.Sections, cur.Metadata["toc"] == true, cur.Text == cur.Base)
 	}
 	out.Metrics.BytesAfter = len(out.Text)
 	out.Metrics.CacheHit = allHit
@@ -563,15 +564,21 @@ func (k engineKV) Put(key string, value []byte) {
 const MaxFooterSections = 100
 
 // footer is the drill-down text after a result with sections: the ref, how to read a section,
-// and, unless the text already is the table, the top-level sections (MaxFooterSections).
-func footer(text, ref string, sections []Section, listed bool) string {
+// and, unless the text already is the table, the top-level sections (MaxFooterSections). whole
+// says the text above is all the sections hold (a model of section-split alone): the footer
+// said "only part" then too, and a model re-read what it had.
+func footer(text, ref string, sections []Section, listed, whole bool) string {
 	var b strings.Builder
 	if !strings.HasSuffix(text, "\n") {
 		b.WriteString("\n")
 	}
 	b.WriteString("\n---\n")
 	if !listed {
-		fmt.Fprintf(&b, "Only part of the content is shown above; its %d sections:\n", len(sections))
+		if whole {
+			fmt.Fprintf(&b, "All of the content is shown above; %s:\n", plural(len(sections), "its one section", "its "+strconv.Itoa(len(sections))+" sections"))
+		} else {
+			fmt.Fprintf(&b, "Only part of the content is shown above; %s:\n", plural(len(sections), "its one section", "its "+strconv.Itoa(len(sections))+" sections"))
+		}
 		for _, s := range sections[:min(len(sections), MaxFooterSections)] {
 			b.WriteString(TableLine(s))
 			b.WriteString("\n")
