@@ -416,8 +416,9 @@ func (p *contentPipeline) readSectionTool() server.ServerTool {
 // MaxResultBytes, and at 10,000 tokens or so under Claude Code's 25,000-token limit even for
 // dense JSON. The bound is not the splitter's maxBytes (4–8 KB): a section up to 40 KB is worth
 // one call rather than a table and several more. A larger section with sub-sections answers
-// with their table, as the index shows sections, paged when even that is too long (a range of
-// 2,000 array elements); one without is paged as get_prompt pages a body, each page exact, so
+// with their table, as the index shows sections, paged when even that is too long (a section
+// a custom stage gave thousands of parts; section-split's JSON ranges are sized to be read
+// whole, pipeline.rangeBytes); one without is paged as get_prompt pages a body, each page exact, so
 // the pages joined are the section.
 func readSection(ref string, s pipeline.Section, text string, page int) (sectionResult, error) {
 	res := sectionResult{Ref: ref, Section: s.ID, Bytes: len(text), Page: page, Pages: 1, title: s.Title}
