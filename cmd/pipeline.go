@@ -48,11 +48,11 @@ func runPipeline(ctx context.Context, env Env, args []string) error {
 			return &usageError{msg: "pipeline: want 'run'", hint: "mcpctl pipeline run --model NAME FILE|-"}
 		}
 	}
-	fs := newFlagSet("pipeline run", "mcpctl pipeline run --model NAME [--type toolResult|resource|prompt|briefing] [--section ID] [--json] [--verbose] FILE|-",
+	fs := newFlagSet("pipeline run", "mcpctl pipeline run --model NAME [--type toolResult|resource|prompt|briefing] [--source S] [--section ID] [--json] [--verbose] FILE|-",
 		"Runs a proxymodel over a file (or stdin, '-') as the server would: prints the transformed content on\n"+
 			"stdout and the section table on stderr. --section prints one section exactly as the splitting stage\n"+
 			"received it (the file's text, unless an earlier stage such as a redaction rewrote it); --json prints\n"+
-			"{content, ref, sections, metadata}.")
+			"{content, ref, sections, metadata}, or with --section {ref, section, title, bytes, content}.")
 	model := fs.String("model", "", "the proxymodel `NAME` (see 'mcpctl get proxymodels')")
 	typ := fs.String("type", string(pipeline.TypeToolResult), "what the content is: toolResult, resource, prompt or briefing")
 	section := fs.String("section", "", "print only the section `ID`, exactly")
@@ -92,9 +92,14 @@ func runPipeline(ctx context.Context, env Env, args []string) error {
 		if out.Ref == "" {
 			return fmt.Errorf("pipeline run: the result has no sections (%s); drop --section", notApplied(out, *model, *typ))
 		}
-		s, err := e.ReadSection(ctx, out.Ref, *section)
+		sec, s, err := e.Section(ctx, out.Ref, *section)
 		if err != nil {
 			return err
+		}
+		if *asJSON { // --json was ignored with --section
+			enc := json.NewEncoder(env.Stdout)
+			enc.SetEscapeHTML(false)
+			return enc.Encode(map[string]any{"ref": out.Ref, "section": sec.ID, "title": sec.Title, "bytes": len(s), "content": s})
 		}
 		_, err = io.WriteString(env.Stdout, s)
 		return err
