@@ -53,6 +53,9 @@ func describeProject(ctx context.Context, env Env, args []string) error {
 	if p.ProxyModel != "" {
 		fmt.Fprintf(w, "Proxy model: %s\n", cell(p.ProxyModel))
 	}
+	for _, pr := range projectModelProblems(env, p) {
+		fmt.Fprintf(w, "Warning:     %s\n", cell(pr.String()))
+	}
 	if u := ix.UnknownPriorities(); len(u) > 0 {
 		fmt.Fprintf(w, "Warning:     priorities name prompts that do not exist: %s\n", cell(strings.Join(u, ", ")))
 	}

@@ -62,6 +62,13 @@ func getProjects(_ context.Context, env Env, args []string) error {
 	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tFOLDER\tGATED\tMODE\tBUDGET\tINDEX CAP\tFROM")
 	row := func(p gate.Project, from string) {
+		if problems := projectModelProblems(env, &p); len(problems) > 0 {
+			from += fmt.Sprintf(" (warning: %s", problems[0])
+			if len(problems) > 1 {
+				from += fmt.Sprintf("; %d more in 'mcpctl describe project %s'", len(problems)-1, p.Name)
+			}
+			from = cell(from) + ")"
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%v\t%s\t%d\t%d\t%s\n", cell(p.Name), orDash(cell(p.Folder)), p.Gated, cell(string(p.GateMode)), p.ByteBudget, p.IndexCap, from)
 	}
 	// An invalid row fills every column, so that tabwriter keeps the others aligned (a row of

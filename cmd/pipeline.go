@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -11,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/mcpctl/mcpctl/pipeline"
+	"github.com/mcpctl/mcpctl/schemas"
 )
 
 // maxPipelineInput bounds what 'pipeline run' reads.
@@ -24,12 +26,18 @@ func newEngine(env Env, verbose bool) (*pipeline.Engine, error) {
 	if verbose {
 		level = slog.LevelDebug
 	}
-	return pipeline.NewEngine(pipeline.Options{
+	e, err := pipeline.NewEngine(pipeline.Options{
 		ConfigDir: filepath.Join(configHome(env), "mcpctl"),
 		CacheDir:  filepath.Join(cacheHome(env), "mcpctl"),
 		Logger:    slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: level})),
 		Getenv:    env.Getenv,
 	})
+	if errors.Is(err, schemas.ErrInvalidFile) {
+		// config.yaml: these commands may use the LLM, so they stop, saying what to do (serve
+		// goes on without it).
+		return nil, fmt.Errorf("%s; %s", strings.TrimPrefix(err.Error(), "schemas: "), strings.TrimSuffix(configFix, ", then restart serve"))
+	}
+	return e, err
 }
 
 func runPipeline(ctx context.Context, env Env, args []string) error {
@@ -40,11 +48,11 @@ func runPipeline(ctx context.Context, env Env, args []string) error {
 			return &usageError{msg: "pipeline: want 'run'", hint: "mcpctl pipeline run --model NAME FILE|-"}
 		}
 	}
-	fs := newFlagSet("pipeline run", "mcpctl pipeline run --model NAME [--type toolResult|resource|prompt|briefing] [--section ID] [--json] [--verbose] FILE|-",
+	fs := newFlagSet("pipeline run", "mcpctl pipeline run --model NAME [--type toolResult|resource|prompt|briefing] [--source S] [--section ID] [--json] [--verbose] FILE|-",
 		"Runs a proxymodel over a file (or stdin, '-') as the server would: prints the transformed content on\n"+
 			"stdout and the section table on stderr. --section prints one section exactly as the splitting stage\n"+
 			"received it (the file's text, unless an earlier stage such as a redaction rewrote it); --json prints\n"+
-			"{content, ref, sections, metadata}.")
+			"{content, ref, sections, metadata}, or with --section {ref, section, title, bytes, content}.")
 	model := fs.String("model", "", "the proxymodel `NAME` (see 'mcpctl get proxymodels')")
 	typ := fs.String("type", string(pipeline.TypeToolResult), "what the content is: toolResult, resource, prompt or briefing")
 	section := fs.String("section", "", "print only the section `ID`, exactly")
@@ -84,9 +92,14 @@ func runPipeline(ctx context.Context, env Env, args []string) error {
 		if out.Ref == "" {
 			return fmt.Errorf("pipeline run: the result has no sections (%s); drop --section", notApplied(out, *model, *typ))
 		}
-		s, err := e.ReadSection(ctx, out.Ref, *section)
+		sec, s, err := e.Section(ctx, out.Ref, *section)
 		if err != nil {
 			return err
+		}
+		if *asJSON { // --json was ignored with --section
+			enc := json.NewEncoder(env.Stdout)
+			enc.SetEscapeHTML(false)
+			return enc.Encode(map[string]any{"ref": out.Ref, "section": sec.ID, "title": sec.Title, "bytes": len(s), "content": s})
 		}
 		_, err = io.WriteString(env.Stdout, s)
 		return err

@@ -94,6 +94,15 @@ func TestPipelineRunSubindexOfA120KBArray(t *testing.T) {
 		}
 		offset += s.Bytes
 	}
+	// --section with --json prints the section as JSON: --json was ignored.
+	code, js, stderr = run(t, vars, "pipeline", "run", "--model", "subindex", "--section", "1", "--json", file)
+	var sec struct {
+		Ref, Section, Content string
+		Bytes                 int
+	}
+	if err := json.Unmarshal([]byte(js), &sec); code != 0 || err != nil || sec.Section != "1" || sec.Ref != r.Ref || sec.Content != text[:r.Sections[0].Bytes] || sec.Bytes != len(sec.Content) {
+		t.Errorf("--section 1 --json: exit %d (%s), %.200q (%v)", code, stderr, js, err)
+	}
 	if offset != len(text) {
 		t.Errorf("sections cover %d bytes, want %d", offset, len(text))
 	}

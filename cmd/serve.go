@@ -198,16 +198,24 @@ const projectHelp = "the project `NAME` ($XDG_CONFIG_HOME/mcpctl/projects/NAME.y
 
 // serveEngine is the content pipeline a server runs: the proxymodels and custom stages under
 // $XDG_CONFIG_HOME/mcpctl, the cache under $XDG_CACHE_HOME/mcpctl, and the LLM config.yaml
-// names, if any.
+// names, if any. A config.yaml that cannot be read or is invalid does not stop serve: the LLM
+// is optional (summaries and re-ranking work without it), and a typo in it took down every
+// tool, prompt and the gate, seen in a client only as "failed to connect". Serve runs without
+// the LLM and says why in its log, naming the file, the field and the fix.
 func serveEngine(env Env, log *slog.Logger) (*pipeline.Engine, error) {
 	dir := filepath.Join(configHome(env), "mcpctl")
-	cfg, err := pipeline.LoadConfig(filepath.Join(dir, "config.yaml"))
-	if err != nil {
-		return nil, err
-	}
-	opts := pipeline.Options{ConfigDir: dir, CacheDir: filepath.Join(cacheHome(env), "mcpctl"), Logger: log, Getenv: env.Getenv}
-	if cfg.LLM != nil {
+	file := filepath.Join(dir, "config.yaml")
+	opts := pipeline.Options{ConfigDir: dir, CacheDir: filepath.Join(cacheHome(env), "mcpctl"), Logger: log, Getenv: env.Getenv, NoLLM: true}
+	cfg, err := pipeline.LoadConfig(file)
+	switch {
+	case err != nil:
+		log.Warn("config.yaml is not valid: serving without the LLM (summaries stay deterministic, briefings are not re-ranked)",
+			"file", file, "problem", strings.TrimPrefix(err.Error(), "schemas: "), "fix", configFix)
+	case cfg.LLM != nil:
 		opts.LLM = pipeline.NewLLMClient(*cfg.LLM, env.Getenv, nil)
 	}
 	return pipeline.NewEngine(opts)
 }
+
+// configFix is what to do about an invalid config.yaml.
+const configFix = "fix the named field (llm: {url, model, apiKeyEnv, timeoutMs}; see the README's Content pipelines section) or remove the file, then restart serve"

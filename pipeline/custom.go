@@ -16,9 +16,11 @@ import (
 	"regexp"
 	"runtime/debug"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Custom stage limits.
@@ -44,7 +46,7 @@ var builtinStages = map[string]Stage{
 // served: it is bumped when a built-in's output changes, and carries the build's VCS revision
 // where the binary has one.
 var builtinVersion = func() string {
-	v := "builtin-3"
+	v := "builtin-5"
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range bi.Settings {
 			if s.Key == "vcs.revision" || s.Key == "vcs.time" {
@@ -157,7 +159,7 @@ func (e *Engine) fileHash(path string, fi fs.FileInfo) (string, error) {
 }
 
 // customStage runs an executable: content on stdin, context in MCPCTL_STAGE_CONTEXT, result on
-// stdout as plain text or {"content", "sections", "metadata"}.
+// stdout as plain text or {"mcpctl": "stage/1", "content", "sections", "metadata"}.
 type customStage struct{ name, path string }
 
 // StageContext is the JSON a custom stage finds in MCPCTL_STAGE_CONTEXT.
@@ -171,6 +173,7 @@ type StageContext struct {
 
 // stageOutput is a custom stage's JSON answer. Sections are byte ranges of the stage's input.
 type stageOutput struct {
+	Mcpctl   string          `json:"mcpctl"` // StageProtocol, checked before decoding
 	Content  *string         `json:"content"`
 	Sections []customSection `json:"sections"`
 	Metadata map[string]any  `json:"metadata"`
@@ -234,7 +237,7 @@ func (cs customStage) Run(ctx context.Context, c Content, env Env) (Result, erro
 	case ctx.Err() != nil:
 		return Result{}, fmt.Errorf("%w: %s: %v", ErrStageFailed, cs.name, ctx.Err())
 	case err != nil:
-		return Result{}, fmt.Errorf("%w: %s: %v (stderr: %d bytes)", ErrStageFailed, cs.name, err, stderr.Len())
+		return Result{}, fmt.Errorf("%w: %s: %v%s", ErrStageFailed, cs.name, err, stderrTail(stderr.String()))
 	}
 	if stderr.Len() > 0 { // may quote content: debug only
 		env.Log.Debug("pipeline: custom stage wrote to stderr", "bytes", stderr.Len(), "stderr", stderr.String()[:runeStart(stderr.String(), min(stderr.Len(), 2000))])
@@ -242,9 +245,17 @@ func (cs customStage) Run(ctx context.Context, c Content, env Env) (Result, erro
 	return parseStageOutput(cs.name, stdout.Bytes(), c, env)
 }
 
-// parseStageOutput reads a custom stage's stdout: JSON when it starts with '{' (and then it
-// must be the documented object), else plain text. Empty output or output that is not UTF-8 is
-// a failure, so a stage that crashed quietly cannot erase content.
+// StageProtocol is the marker a custom stage's JSON answer carries as its "mcpctl" member:
+// {"mcpctl": "stage/1", "content": "...", "sections": [...], "metadata": {...}}.
+const StageProtocol = "stage/1"
+
+// parseStageOutput reads a custom stage's stdout. It is the JSON answer only when it is a JSON
+// object with the member "mcpctl": "stage/1" (StageProtocol), and then it must be exactly the
+// documented object; anything else is plain text, whatever it looks like. Output was once read
+// as the JSON answer whenever it started with '{': a sed or cat stage over a JSON tool result
+// then "failed" (and the unredacted input went on), and a result shaped like
+// {"content": "…", "metadata": {}} was replaced by its inner string. Empty output or output that
+// is not UTF-8 is a failure, so a stage that crashed quietly cannot erase content.
 func parseStageOutput(name string, out []byte, c Content, env Env) (Result, error) {
 	if len(out) == 0 && len(c.Text) > 0 {
 		return Result{}, fmt.Errorf("%w: %s printed nothing", ErrStageFailed, name)
@@ -252,14 +263,22 @@ func parseStageOutput(name string, out []byte, c Content, env Env) (Result, erro
 	if !utf8.Valid(out) {
 		return Result{}, fmt.Errorf("%w: %s printed %d bytes that are not UTF-8 text", ErrStageFailed, name, len(out))
 	}
-	if trimmed := bytes.TrimLeft(out, " \t\r\n"); len(trimmed) == 0 || trimmed[0] != '{' {
+	marker, ok := protocolMarker(out)
+	if !ok {
 		return Result{Text: string(out)}, nil
+	}
+	if marker != `"`+StageProtocol+`"` {
+		return Result{}, fmt.Errorf("%w: %s printed a JSON answer marked \"mcpctl\": %s; this mcpctl reads \"mcpctl\": %q", ErrStageFailed, name, clip(marker, 40), StageProtocol)
 	}
 	var so stageOutput
 	dec := json.NewDecoder(bytes.NewReader(out))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&so); err != nil || so.Content == nil {
-		return Result{}, fmt.Errorf("%w: %s printed JSON that is not {\"content\", \"sections\", \"metadata\"} with a string content", ErrStageFailed, name)
+		why := "no string content"
+		if err != nil {
+			why = err.Error()
+		}
+		return Result{}, fmt.Errorf("%w: %s printed a JSON answer (\"mcpctl\": %q) that is not {\"mcpctl\", \"content\", \"sections\", \"metadata\"} with a string content: %s", ErrStageFailed, name, StageProtocol, why)
 	}
 	r := Result{Text: *so.Content, Metadata: so.Metadata}
 	if len(so.Sections) > 0 { // byte ranges of the stage's input
@@ -270,6 +289,38 @@ func parseStageOutput(name string, out []byte, c Content, env Env) (Result, erro
 		r.Sections = normalize(c.Text, secs, 0, len(c.Text))
 	}
 	return r, nil
+}
+
+// protocolMarker returns the raw JSON value of the top-level "mcpctl" member when out is a JSON
+// object whose "mcpctl" is a string "stage/…"; ok is false for anything else, plain text.
+func protocolMarker(out []byte) (marker string, ok bool) {
+	t := unsafe.String(unsafe.SliceData(out), len(out)) // read only, while out lives
+	i := skipWS(t, 0)
+	if i >= len(t) || t[i] != '{' || !json.Valid(out) {
+		return "", false
+	}
+	eachItem(t, i, func(it jsonItem) bool {
+		if it.key == "mcpctl" {
+			// Only a string "stage/…" marks an answer (a later version's too, so it fails
+			// saying which this mcpctl reads); an "mcpctl" member of another kind is content.
+			marker = t[it.valStart:it.valEnd]
+			ok = strings.HasPrefix(marker, `"stage/`)
+			return false
+		}
+		return true
+	})
+	return marker, ok
+}
+
+// stderrTail is the last line a failed stage wrote to stderr, for its error: usually the reason
+// (a traceback's last line, a shell's "not found"). It is clipped, for stderr may quote content.
+func stderrTail(stderr string) string {
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	last := strings.TrimSpace(lines[len(lines)-1])
+	if last == "" {
+		return ""
+	}
+	return "; its stderr ends: " + strconv.Quote(clip(last, 200))
 }
 
 func customSections(in []customSection, n, depth int) ([]Section, error) {

@@ -24,14 +24,16 @@ half = len(data) // 2
 while half > 0 and (data[half] & 0xC0) == 0x80:
     half -= 1
 print(json.dumps({
+    "mcpctl": "stage/1",
     "content": "halves of " + ctx["source"] + " for " + ctx["project"] + " with " + str(ctx["config"].get("label")),
     "sections": [{"title": "first", "offset": 0, "bytes": half},
                  {"title": "second", "offset": half, "bytes": len(data) - half}],
     "metadata": {"type": ctx["type"]},
 }))
 `
-	shFails   = "#!/bin/sh\necho oops >&2\nexit 1\n"
-	shGarbage = "#!/bin/sh\ncat >/dev/null\necho '{this is not json'\n"
+	shFails = "#!/bin/sh\necho oops >&2\nexit 1\n"
+	// shGarbage marks its answer as the JSON protocol but gives no string content.
+	shGarbage = "#!/bin/sh\ncat >/dev/null\necho '{\"mcpctl\": \"stage/1\", \"content\": 1}'\n"
 	shSilent  = "#!/bin/sh\ncat >/dev/null\n"
 )
 
@@ -72,7 +74,11 @@ func TestCustomStagesTransform(t *testing.T) {
 	checkDrillDown(t, te.Engine, out, text)
 }
 
-func TestFailingCustomStagesPassThrough(t *testing.T) {
+// A custom stage that fails withholds the content: it may exist to remove something (a
+// redaction), so the content without its work is not sent; the error names the stage, why and
+// the fix. With onFailure: passthrough in its config its input passes through, as a built-in
+// stage's does.
+func TestFailingCustomStagesWithhold(t *testing.T) {
 	te := newTestEngine(t)
 	pidFile := filepath.Join(t.TempDir(), "child.pid")
 	te.writeStage(t, "fails", shFails)
@@ -88,43 +94,96 @@ func TestFailingCustomStagesPassThrough(t *testing.T) {
 	for _, tc := range []struct {
 		stage, config, want string
 	}{
-		{"fails", "", "exit status 1"},
-		{"garbage", "", "printed JSON that is not"},
-		{"huge", "{timeoutMs: 600000}", "printed more than"},
+		{"fails", "", `exit status 1; its stderr ends: "oops"`},
+		{"garbage", "", "printed a JSON answer"},
+		{"huge", "timeoutMs: 600000", "printed more than"},
 		{"silent", "", "printed nothing"},
-		{"hangs", "{timeoutMs: 300}", "timed out after 300ms"},
+		{"hangs", "timeoutMs: 300", "timed out after 300ms"},
 		{"missing", "", "no stage \"missing\""},
+		{"notexec", "", "chmod +x"},
 	} {
-		t.Run(tc.stage, func(t *testing.T) {
-			te.writeModel(t, tc.stage, modelWith(tc.stage, tc.config))
-			text := "content that must survive ✓"
-			out, err := te.Transform(t.Context(), Request{Model: tc.stage, Content: Content{Text: text, Type: TypeToolResult}})
-			if tc.stage == "missing" { // a model naming a missing stage is invalid, and says so
-				if !errors.Is(err, ErrInvalidModel) || !strings.Contains(err.Error(), tc.want) || out.Text != text {
-					t.Fatalf("got %v with text %q, want ErrInvalidModel saying %q and the text untouched", err, out.Text, tc.want)
+		for _, onFailure := range []string{"", "passthrough"} {
+			t.Run(tc.stage+"/"+onFailure, func(t *testing.T) {
+				var cfg []string
+				if tc.config != "" {
+					cfg = append(cfg, tc.config)
 				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if out.Text != text {
-				t.Errorf("text %q (%d bytes), want the input passed through", clip(out.Text, 60), len(out.Text))
-			}
-			if got := out.Metrics.Stages[0].Error; !strings.Contains(got, tc.want) {
-				t.Errorf("stage error %q, want it to say %q", got, tc.want)
-			}
-			if !strings.Contains(te.logs.String(), "its input passes through") {
-				t.Error("the failure was not logged")
-			}
-			if tc.stage == "hangs" {
-				waitGone(t, pidFile)
-			}
-		})
+				if onFailure != "" {
+					cfg = append(cfg, "onFailure: "+onFailure)
+				}
+				model := tc.stage + "-" + onFailure + "x"
+				te.writeModel(t, model, modelWith(tc.stage, "{"+strings.Join(cfg, ", ")+"}"))
+				text := "content that must not pass without the stage ✓"
+				out, err := te.Transform(t.Context(), Request{Model: model, Content: Content{Text: text, Type: TypeToolResult}})
+				if onFailure == "" {
+					var we *WithheldError
+					if !errors.As(err, &we) || !errors.Is(err, ErrWithheld) || !errors.Is(err, ErrStageFailed) || we.Stage != tc.stage {
+						t.Fatalf("got %v, want a *WithheldError naming stage %s", err, tc.stage)
+					}
+					if strings.Contains(out.Text, "must not pass") || strings.Contains(out.Body, "must not pass") || out.Ref != "" {
+						t.Errorf("withheld, yet the text is %q", out.Text)
+					}
+					for _, want := range []string{tc.want, "stage " + tc.stage, "mcpctl pipeline run --model " + model, "onFailure: passthrough"} {
+						if !strings.Contains(out.Text, want) {
+							t.Errorf("the notice %q does not say %q", out.Text, want)
+						}
+					}
+					if !strings.Contains(te.logs.String(), "the content is withheld") {
+						t.Error("the failure was not logged")
+					}
+				} else {
+					if err != nil {
+						t.Fatal(err)
+					}
+					if out.Text != text {
+						t.Errorf("text %q (%d bytes), want the input passed through", clip(out.Text, 60), len(out.Text))
+					}
+					if got := out.Metrics.Stages[0].Error; !strings.Contains(got, tc.want) {
+						t.Errorf("stage error %q, want it to say %q", got, tc.want)
+					}
+					if !strings.Contains(te.logs.String(), "its input passes through") {
+						t.Error("the failure was not logged")
+					}
+				}
+				if tc.stage == "hangs" {
+					waitGone(t, pidFile)
+					os.Remove(pidFile)
+				}
+			})
+		}
 	}
-	te.writeModel(t, "notexec", modelWith("notexec", ""))
-	if _, err := te.Model("notexec"); err == nil || !strings.Contains(err.Error(), "chmod +x") {
+	if _, err := te.Model("notexec-x"); err == nil || !strings.Contains(err.Error(), "chmod +x") {
 		t.Errorf("a non-executable stage: %v, want a hint to chmod +x", err)
+	}
+}
+
+// A stage's output is its JSON answer only when marked "mcpctl": "stage/1"; anything else is
+// plain text, whatever it looks like. Output starting with '{' was read as the answer: a sed
+// stage over a JSON object "failed" and the unredacted object went on, and an object shaped
+// like {"content": …, "metadata": {}} was replaced by its inner string.
+func TestStageOutputIsTextUnlessMarked(t *testing.T) {
+	te := newTestEngine(t)
+	te.writeStage(t, "redact", "#!/bin/sh\nsed -E 's/sk-[A-Za-z0-9]{20,}/sk-REDACTED/g'\n")
+	te.writeStage(t, "same", "#!/bin/sh\ncat\n")
+	te.writeModel(t, "safe", modelWith("redact", ""))
+	te.writeModel(t, "same", modelWith("same", ""))
+	key := "sk-ABCDEFGHIJKLMNOPQRSTUVWX0001"
+	for _, tc := range []struct{ model, in, want string }{
+		{"safe", `{"users": [{"user": "u1", "apiKey": "` + key + `"}]}`, `{"users": [{"user": "u1", "apiKey": "sk-REDACTED"}]}`},
+		{"safe", `{"content": "` + key + ` hello", "metadata": {}}`, `{"content": "sk-REDACTED hello", "metadata": {}}`},
+		{"same", `{"content": "x", "sections": [], "metadata": {}}`, `{"content": "x", "sections": [], "metadata": {}}`},
+		{"same", `{"mcpctl": {"version": 2}, "content": "x"}`, `{"mcpctl": {"version": 2}, "content": "x"}`},
+		{"same", `{"mcpctl": "stage/1", "content": "the answer"}`, "the answer"},
+	} {
+		out, err := te.Transform(t.Context(), Request{Model: tc.model, Content: Content{Text: tc.in, Type: TypeToolResult}})
+		if err != nil || out.Text != tc.want {
+			t.Errorf("%s over %s: %q (%v), want %q", tc.model, tc.in, out.Text, err, tc.want)
+		}
+	}
+	// A marked answer is held to the protocol: an unknown member is a failure, not text.
+	out, err := te.Transform(t.Context(), Request{Model: "same", Content: Content{Text: `{"mcpctl": "stage/1", "content": "x", "metdata": {}}`, Type: TypeToolResult}})
+	if !errors.Is(err, ErrWithheld) || !strings.Contains(out.Text, `unknown field "metdata"`) {
+		t.Errorf("a marked answer with a misspelled member: %q (%v), want it withheld naming the member", out.Text, err)
 	}
 }
 

@@ -9,6 +9,9 @@
 // under $XDG_CONFIG_HOME/mcpctl/stages. Results are cached on disk by content hash, so a second
 // identical request, also in another process or after a restart, costs a file read.
 //
-// A stage that fails or times out passes its input through; the failure is logged and reported
-// in the stage's metrics. The Engine never loses content.
+// A built-in stage that fails or times out passes its input through; the failure is logged and
+// reported in the stage's metrics. A custom stage that fails withholds the content (a
+// *WithheldError, and a notice as the text) unless its config says onFailure: passthrough: it
+// may exist to remove something, such as a redaction. The Engine never loses content, and never
+// sends it without a custom stage's work.
 package pipeline

@@ -12,6 +12,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -33,6 +34,9 @@ type Options struct {
 	Logger *slog.Logger
 	// LLM, when set, is used instead of config.yaml's llm.
 	LLM Completer
+	// NoLLM leaves config.yaml unread: no LLM, whatever it says. For callers that need no LLM
+	// (checking a project's models), and for serve when the file is broken.
+	NoLLM bool
 	// Getenv reads the environment (the LLM's API key); nil means os.Getenv.
 	Getenv func(string) string
 }
@@ -84,7 +88,7 @@ func NewEngine(opts Options) (*Engine, error) {
 	e.llm = opts.LLM
 	if e.llm != nil {
 		e.llmID = fmt.Sprintf("%T", e.llm)
-	} else {
+	} else if !opts.NoLLM {
 		cfg, err := LoadConfig(filepath.Join(opts.ConfigDir, "config.yaml"))
 		if err != nil {
 			return nil, err
@@ -151,6 +155,10 @@ type Output struct {
 	// are sections, by the drill-down footer naming the ref (and the sections, unless the text
 	// is already their table). When the model does not apply, Text is the content unchanged.
 	Text string
+	// Body is what the stages made, without the footer: the text a caller that must bound the
+	// result further pages (the original when the model does not apply). Paging the original
+	// instead would send what a stage such as a redaction meant to remove.
+	Body string
 	// Applied reports whether the model applied (content type and minBytes).
 	Applied bool
 	// Ref names the original with its sections for ReadSection; "" without sections.
@@ -217,29 +225,72 @@ func (o Output) Meta() *SectionsMeta {
 	return &SectionsMeta{Ref: o.Ref, Sections: infos, Omitted: omitted}
 }
 
-// Applies reports whether the named model transforms content of type t and size bytes; an
-// unknown or invalid model applies to nothing.
+// Applies reports whether the named model transforms content of type t and size bytes; a
+// model that cannot run (Runnable) applies to nothing.
 func (e *Engine) Applies(model string, t ContentType, size int) bool {
-	m, err := e.Model(model)
+	m, err := e.runnable(model)
 	return err == nil && m.Applies(t, size)
 }
 
 // MakesSections reports whether the named model may make sections, so the server lists
 // read_section.
 func (e *Engine) MakesSections(model string) bool {
-	m, err := e.Model(model)
+	m, err := e.runnable(model)
 	return err == nil && m.MakesSections()
 }
 
+// Runnable reports why the named model cannot run at all (it does not exist, or its file does
+// not parse), or nil. A model whose file parsed but names a stage that cannot run does run: that
+// stage fails as it comes, and a custom stage's failure withholds the content (withholds), for
+// the missing stage may be the one that makes it fit to send. A caller falls back to another
+// model only when this fails.
+func (e *Engine) Runnable(model string) error {
+	_, err := e.runnable(model)
+	return err
+}
+
+func (e *Engine) runnable(name string) (Model, error) {
+	m, err := e.Model(name)
+	if err != nil && len(m.Stages) > 0 && errors.Is(err, ErrInvalidModel) {
+		return m, nil // parsed; CheckModel found stages that do not resolve
+	}
+	return m, err
+}
+
+// withholds reports whether a failure of the stage withholds the content rather than passing
+// the stage's input on. A built-in stage only finds structure or shortens, so without it the
+// content is whole but unshortened; a custom stage may exist to remove something (a redaction),
+// and mcpctl cannot tell, so its failure is not a pass-through unless its config says
+// onFailure: passthrough.
+func withholds(spec StageSpec) bool {
+	if _, builtin := builtinStages[spec.Type]; builtin {
+		return false
+	}
+	return spec.Config["onFailure"] != "passthrough"
+}
+
+// withhold is Transform's answer when a stage that withholds failed: no part of the content,
+// a notice in its place, and a *WithheldError saying which stage failed, why and the fix.
+func (e *Engine) withhold(out Output, m Model, spec StageSpec, err error) (Output, error) {
+	we := &WithheldError{Model: m.Name, File: m.File, Stage: spec.Type, Err: err}
+	e.log.Warn("pipeline: custom stage failed; the content is withheld", "model", m.Name, "stage", spec.Type, "err", err, "fix", we.Fix())
+	out.Text = "[mcpctl withheld this content: " + strings.TrimPrefix(we.Error(), "pipeline: content withheld: ") + ". To fix: " + we.Fix() + ".]\n"
+	out.Body, out.Applied, out.Sections, out.Metadata, out.Ref = out.Text, true, nil, nil, ""
+	out.Metrics.BytesAfter = len(out.Text)
+	return out, we
+}
+
 // Transform runs the request's model over its content. Each stage's result is cached by the
-// hash of its input and the stage's name, version and config; a stage that fails or times out
-// passes its input through (logged, and in Metrics). The error is non-nil only when the model
-// cannot be loaded; Text is then the content unchanged, so a caller may always send Text.
+// hash of its input and the stage's name, version and config. A built-in stage that fails or
+// times out passes its input through (logged, and in Metrics); a custom stage that fails
+// withholds the content (withholds): the error is then a *WithheldError and Text a notice
+// saying so, never the content. Otherwise the error is non-nil only when the model cannot run
+// (Runnable), and Text is then the content unchanged. A caller may always send Text.
 func (e *Engine) Transform(ctx context.Context, req Request) (Output, error) {
 	begin := time.Now()
 	orig := req.Content.Text
-	out := Output{Text: orig, Metrics: Metrics{Model: req.Model, BytesBefore: len(orig), BytesAfter: len(orig)}}
-	m, err := e.Model(req.Model)
+	out := Output{Text: orig, Body: orig, Metrics: Metrics{Model: req.Model, BytesBefore: len(orig), BytesAfter: len(orig)}}
+	m, err := e.runnable(req.Model)
 	if b, ok := builtinModel(req.Model); ok && req.BuiltIn {
 		m, err = b, nil
 	}
@@ -302,6 +353,10 @@ func (e *Engine) Transform(ctx context.Context, req Request) (Output, error) {
 				next, prov, err := e.runStage(ctx, r.stage, r.err, spec, req, cur)
 				if err != nil {
 					sm.Error = err.Error()
+					if withholds(spec) {
+						out.Metrics.Stages = append(out.Metrics.Stages, sm)
+						return e.withhold(out, m, spec, err)
+					}
 					e.log.Warn("pipeline: stage failed; its input passes through", "model", m.Name, "stage", spec.Type, "bytes", len(cur.Text), "err", err)
 					key = chainKey(key, "failed") // what follows saw this stage's input, not its output
 				} else {
@@ -316,7 +371,7 @@ func (e *Engine) Transform(ctx context.Context, req Request) (Output, error) {
 			out.Metrics.Stages = append(out.Metrics.Stages, sm)
 		}
 	}
-	out.Text, out.Sections, out.Metadata = cur.Text, cur.Sections, cur.Metadata
+	out.Text, out.Body, out.Sections, out.Metadata = cur.Text, cur.Text, cur.Sections, cur.Metadata
 	if _, ok := out.Metadata["toc"]; ok { // internal: tells footer the text is the table
 		out.Metadata = maps.Clone(out.Metadata)
 		delete(out.Metadata, "toc")
@@ -326,7 +381,7 @@ func (e *Engine) Transform(ctx context.Context, req Request) (Output, error) {
 		if _, ok := e.memo.get("d-" + out.Ref); !ok && (e.disk == nil || !e.disk.has("d-"+out.Ref)) {
 			e.store("d-"+out.Ref, entry{Text: cur.Base, Base: cur.Base, Sections: cur.Sections, Stages: m.StageNames()}, "")
 		}
-		out.Text += footer(out.Text, out.Ref, cur.Sections, cur.Metadata["toc"] == true)
+		out.Text += footer(out.Text, out.Ref, cur.Sections, cur.Metadata["toc"] == true, cur.Text == cur.Base)
 	}
 	out.Metrics.BytesAfter = len(out.Text)
 	out.Metrics.CacheHit = allHit
@@ -509,15 +564,21 @@ func (k engineKV) Put(key string, value []byte) {
 const MaxFooterSections = 100
 
 // footer is the drill-down text after a result with sections: the ref, how to read a section,
-// and, unless the text already is the table, the top-level sections (MaxFooterSections).
-func footer(text, ref string, sections []Section, listed bool) string {
+// and, unless the text already is the table, the top-level sections (MaxFooterSections). whole
+// says the text above is all the sections hold (a model of section-split alone): the footer
+// said "only part" then too, and a model re-read what it had.
+func footer(text, ref string, sections []Section, listed, whole bool) string {
 	var b strings.Builder
 	if !strings.HasSuffix(text, "\n") {
 		b.WriteString("\n")
 	}
 	b.WriteString("\n---\n")
 	if !listed {
-		fmt.Fprintf(&b, "Only part of the content is shown above; its %d sections:\n", len(sections))
+		if whole {
+			fmt.Fprintf(&b, "All of the content is shown above; %s:\n", plural(len(sections), "its one section", "its "+strconv.Itoa(len(sections))+" sections"))
+		} else {
+			fmt.Fprintf(&b, "Only part of the content is shown above; %s:\n", plural(len(sections), "its one section", "its "+strconv.Itoa(len(sections))+" sections"))
+		}
 		for _, s := range sections[:min(len(sections), MaxFooterSections)] {
 			b.WriteString(TableLine(s))
 			b.WriteString("\n")

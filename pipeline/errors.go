@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/mcpctl/mcpctl/schemas"
@@ -19,9 +20,39 @@ var (
 	ErrUnknownRef = errors.New("pipeline: unknown ref")
 	// ErrUnknownSection means the ref is known but has no section with that id.
 	ErrUnknownSection = errors.New("pipeline: unknown section")
-	// ErrStageFailed wraps every stage failure: the Engine passes the input through instead.
+	// ErrStageFailed wraps every stage failure: the Engine passes a built-in stage's input
+	// through instead, and withholds the content when a custom stage fails (ErrWithheld).
 	ErrStageFailed = errors.New("pipeline: stage failed")
+	// ErrWithheld means a custom stage failed and the content was withheld rather than passed
+	// on without the stage's work; the error is a *WithheldError.
+	ErrWithheld = errors.New("pipeline: content withheld")
 )
+
+// WithheldError says which stage of which model failed, so the content was withheld. A custom
+// stage's work may be what makes content fit to send (a redaction): mcpctl cannot tell, so its
+// failure is not a pass-through unless its config says onFailure: passthrough.
+type WithheldError struct {
+	Model string // the proxymodel
+	File  string // the proxymodel's file, "" for a built-in
+	Stage string // the stage that failed
+	Err   error  // why, wrapping ErrStageFailed
+}
+
+func (e *WithheldError) Error() string {
+	return fmt.Sprintf("pipeline: content withheld: stage %s of proxymodel %s failed: %s", e.Stage, e.Model, strings.TrimPrefix(e.Err.Error(), "pipeline: stage failed: "))
+}
+
+// Fix says what the user can do, for error messages and hints.
+func (e *WithheldError) Fix() string {
+	where := "its config in the proxymodel"
+	if e.File != "" {
+		where = "its config in " + e.File
+	}
+	return fmt.Sprintf("see why with 'mcpctl pipeline run --model %s --verbose FILE' and fix the stage (%s); "+
+		"if its work is optional, set onFailure: passthrough in %s", e.Model, e.Stage, where)
+}
+
+func (e *WithheldError) Unwrap() []error { return []error{ErrWithheld, e.Err} }
 
 // Error is an operation on a file, stage or model that failed.
 type Error struct {

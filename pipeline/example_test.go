@@ -42,7 +42,7 @@ func ExampleEngine_Transform() {
 	section, _ := e.ReadSection(context.Background(), out.Ref, "2.1")
 	fmt.Println(section)
 	// Output:
-	// JSON array of 300 elements, 9.4 KB, in 6 sections:
+	// JSON array of 300 elements, 9.4 KB, in 3 sections:
 	// subindex [section-split summarize-tree] 9381 bytes in
-	// {"id": 50, "name": "item-50"},
+	// {"id": 131, "name": "item-131"},
 }

@@ -70,8 +70,8 @@ func Infos(sections []Section) []SectionInfo {
 // InfosWithin converts a section tree to its program form level by level, as deep as the
 // sections down to that level number at most n (the top level alone is cut at n). A section
 // whose children are left out carries their number in Parts, and omitted counts every section
-// left out. A 20,000-element JSON array is ten ranges of 2,000 elements: its whole tree is
-// 20,010 sections (880 KB of JSON) where its index shows ten lines.
+// left out. A 20,000-element JSON array is a few ranges of ranges of elements: its whole tree
+// is over 20,000 sections (880 KB of JSON) where its index shows a few lines.
 func InfosWithin(sections []Section, n int) (infos []SectionInfo, omitted int) {
 	depth := 1
 	for shown := countTo(sections, 1); ; depth++ {

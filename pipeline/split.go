@@ -112,6 +112,11 @@ func (sp splitter) groupFlat(t string, sections []Section) []Section {
 	return groupRanges(sections, sp.maxSections, KindRange, func(a, b int) string {
 		first := 1 + strings.Count(t[:starts[a]], "\n")
 		last := first + strings.Count(strings.TrimSuffix(t[starts[a]:starts[b+1]], "\n"), "\n")
+		if last == first {
+			// Parts of one long line (minified JSON, a one-line log) were all "lines 1–1":
+			// their byte ranges tell them apart, as splitLines titles its parts.
+			return "line " + strconv.Itoa(first) + ", bytes " + strconv.Itoa(starts[a]) + "–" + strconv.Itoa(starts[b+1]-1)
+		}
 		return "lines " + strconv.Itoa(first) + "–" + strconv.Itoa(last)
 	})
 }

@@ -76,11 +76,14 @@ func TestSectionSplitStructure(t *testing.T) {
 		if len(sections) > defaultMaxSections {
 			t.Fatalf("got %d top-level sections, want at most %d ranges", len(sections), defaultMaxSections)
 		}
-		if got, want := sections[0].Title, "[0–199]"; got != want {
-			t.Errorf("first range titled %q, want %q", got, want)
+		// Ranges are sized by bytes, to be read whole by read_section, each element a child.
+		for _, s := range sections {
+			if s.Bytes() > rangeBytes+64 || len(s.Children) < 2 || s.Children[0].Kind != KindJSONElement {
+				t.Errorf("range %q: %d bytes, %d children; want at most %d bytes of elements", s.Title, s.Bytes(), len(s.Children), rangeBytes)
+			}
 		}
-		if got := len(sections[0].Children); got != 200 {
-			t.Errorf("first range has %d children, want its 200 elements", got)
+		if got := sections[0].Title; !strings.HasPrefix(got, "[0–") {
+			t.Errorf("first range titled %q, want [0–…]", got)
 		}
 		el := sections[0].Children[5]
 		if !strings.Contains(el.Text(text), `"name": "flow-5"`) || !strings.HasPrefix(el.Title, "[5] name=") {

@@ -17,10 +17,12 @@ const shStarter = `#!/bin/sh
 #
 # mcpctl runs this file with the content on stdin and the context as JSON in
 # $MCPCTL_STAGE_CONTEXT: {"stage", "type", "source", "project", "config"}. Print the new content
-# on stdout, as plain text or as JSON {"content": "...", "sections": [{"title": "...",
-# "offset": 0, "bytes": 10}], "metadata": {}} (sections are byte ranges of the input). Exit
-# non-zero, print nothing, or run past timeoutMs (default 5000) and mcpctl passes the content
-# through unchanged. Try it: mcpctl pipeline run --model MODEL --verbose FILE
+# on stdout as plain text (JSON, too, is plain text), or as the JSON answer {"mcpctl":
+# "stage/1", "content": "...", "sections": [{"title": "...", "offset": 0, "bytes": 10}],
+# "metadata": {}} (sections are byte ranges of the input). Exit non-zero, print nothing, or run
+# past timeoutMs (default 5000) and mcpctl withholds the content, with an error naming this
+# stage, rather than send it without this stage's work; set onFailure: passthrough in the
+# stage's config if that work is optional. Try it: mcpctl pipeline run --model MODEL --verbose FILE
 #
 # This starter passes the content through and shows its context on stderr.
 echo "{{NAME}} received context: $MCPCTL_STAGE_CONTEXT" >&2
@@ -32,10 +34,12 @@ const pyStarter = `#!/usr/bin/env python3
 
 mcpctl runs this file with the content on stdin and the context as JSON in
 $MCPCTL_STAGE_CONTEXT: {"stage", "type", "source", "project", "config"}. Print the new content
-on stdout, as plain text or as JSON {"content": "...", "sections": [{"title": "...",
-"offset": 0, "bytes": 10}], "metadata": {}} (sections are byte ranges of the input, in UTF-8
-bytes). Exit non-zero, print nothing, or run past timeoutMs (default 5000) and mcpctl passes the
-content through unchanged. Try it: mcpctl pipeline run --model MODEL --json FILE
+on stdout as plain text (JSON, too, is plain text), or as the JSON answer {"mcpctl": "stage/1",
+"content": "...", "sections": [{"title": "...", "offset": 0, "bytes": 10}], "metadata": {}}
+(sections are byte ranges of the input, in UTF-8 bytes). Exit non-zero, print nothing, or run
+past timeoutMs (default 5000) and mcpctl withholds the content, with an error naming this stage,
+rather than send it without this stage's work; set onFailure: passthrough in the stage's config
+if that work is optional. Try it: mcpctl pipeline run --model MODEL --json FILE
 
 This starter passes the content through and shows its context in the metadata.
 """
@@ -45,17 +49,19 @@ import sys
 
 content = sys.stdin.read()
 context = json.loads(os.environ.get("MCPCTL_STAGE_CONTEXT", "{}"))
-json.dump({"content": content, "metadata": {"{{NAME}}": {"context": context}}}, sys.stdout)
+json.dump({"mcpctl": "stage/1", "content": content, "metadata": {"{{NAME}}": {"context": context}}}, sys.stdout)
 `
 
 const goStarter = `// Command {{NAME}} is a custom mcpctl content stage.
 //
 // mcpctl runs the built binary with the content on stdin and the context as JSON in
 // $MCPCTL_STAGE_CONTEXT: {"stage", "type", "source", "project", "config"}. Print the new content
-// on stdout, as plain text or as JSON {"content": "...", "sections": [{"title": "...",
-// "offset": 0, "bytes": 10}], "metadata": {}} (sections are byte ranges of the input). Exit
-// non-zero, print nothing, or run past timeoutMs (default 5000) and mcpctl passes the content
-// through unchanged. Rebuild after an edit:
+// on stdout as plain text (JSON, too, is plain text), or as the JSON answer {"mcpctl":
+// "stage/1", "content": "...", "sections": [{"title": "...", "offset": 0, "bytes": 10}],
+// "metadata": {}} (sections are byte ranges of the input). Exit non-zero, print nothing, or run
+// past timeoutMs (default 5000) and mcpctl withholds the content, with an error naming this
+// stage, rather than send it without this stage's work; set onFailure: passthrough in the
+// stage's config if that work is optional. Rebuild after an edit:
 //
 //	go build -o {{BINARY}} .
 //
@@ -78,6 +84,7 @@ func main() {
 	var context map[string]any
 	_ = json.Unmarshal([]byte(os.Getenv("MCPCTL_STAGE_CONTEXT")), &context)
 	out := map[string]any{
+		"mcpctl":   "stage/1", // marks this as the JSON answer, not plain text
 		"content":  string(content),
 		"metadata": map[string]any{"{{NAME}}": map[string]any{"context": context}},
 	}

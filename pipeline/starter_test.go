@@ -43,6 +43,11 @@ func TestStageStartersPassContentThrough(t *testing.T) {
 			if out.Text != text || out.Metrics.Stages[0].Error != "" {
 				t.Fatalf("starter gave %q (error %q), want the content unchanged", out.Text, out.Metrics.Stages[0].Error)
 			}
+			// A JSON object is content like any other: the starters passed it through "failed".
+			obj := `{"content": "x", "metadata": {}}`
+			if o, err := te.Transform(t.Context(), Request{Model: name, Content: Content{Text: obj, Type: TypeToolResult}}); err != nil || o.Text != obj {
+				t.Errorf("starter over a JSON object gave %q (%v), want it unchanged", o.Text, err)
+			}
 			if lang == "sh" {
 				if !strings.Contains(te.logs.String(), `received context: {\"stage\":\"start-sh\"`) {
 					t.Errorf("the shell starter did not show its context on stderr; logs:\n%s", te.logs.String())

@@ -183,8 +183,8 @@ func renderTree(b *strings.Builder, t string, ss []Section, summaries map[string
 func summarize(t string, s Section) string {
 	switch s.Kind {
 	case KindRange:
-		if len(s.Children) > 0 && isJSONKind(s.Children[0].Kind) {
-			return clip(jsonRangeFacts(t, s.Children), 120)
+		if items := jsonItemSections(s.Children); len(items) > 0 && isJSONKind(items[0].Kind) {
+			return clip(jsonRangeFacts(t, items), 120)
 		}
 		return ""
 	case KindJSONElement, KindJSONMember:

@@ -14,7 +14,8 @@ func TestSummarizeTreeWithoutLLM(t *testing.T) {
 	}{
 		{"json array: counts, keys with types, a sample", jsonArray(t, 2000), []string{
 			"JSON array of 2000 elements",
-			"- 1 [0–199] (17.7 KB, 200 parts): 200 objects {id:number, name:string, enabled:boolean, tags:array, owner:string}; e.g. name=\"flow-0\"",
+			"- 1 [0–",
+			" objects {id:number, name:string, enabled:boolean, tags:array, owner:string}; e.g. name=\"flow-0\"",
 		}},
 		{"nested json: members with their kinds", nestedJSON(t), []string{
 			`- 1 "service" (23 B): string "billing"`,

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -24,18 +25,34 @@ import (
 type contentPipeline struct {
 	*core
 	engine *pipeline.Engine
+	warned sync.Map // model names whose fallback was logged
 }
 
 // defaultModel is the proxymodel when a project names none.
 const defaultModel = "default"
 
 func newContentPipeline(c *core, e *pipeline.Engine) *contentPipeline {
-	return &contentPipeline{core: c, engine: e}
+	p := &contentPipeline{core: c, engine: e}
+	// Said once at start, in serve's log, for what would otherwise show only as content
+	// reaching the model whole (a model that cannot run) or as CONTENT_WITHHELD errors.
+	for _, pr := range ProjectModelProblems(e, c.cfg.Project) {
+		if pr.Model != "" {
+			p.warned.Store(pr.Model, true)
+		}
+		c.log.Warn("pipeline: the project's proxymodels: "+pr.String(), "project", c.cfg.Project.Name, "file", c.cfg.Project.File)
+	}
+	return p
 }
 
-// model is the proxymodel in force for a source: the project's override for it, else the
-// upstream server's own, else the project's, else the default.
-func (p *contentPipeline) model(source, server string) string {
+// model is the proxymodel in force for a source: the project's override for it (by source, or
+// by the name the tool is served under, alias, which is what a user sees), else the upstream
+// server's own, else the project's, else the default; a named model that cannot run gives way
+// to the default (inForce).
+func (p *contentPipeline) model(source, server string, alias ...string) string {
+	return p.inForce(p.named(source, server, alias...))
+}
+
+func (p *contentPipeline) named(source, server string, alias ...string) string {
 	pr := p.cfg.Project
 	if pr == nil {
 		return defaultModel
@@ -43,11 +60,34 @@ func (p *contentPipeline) model(source, server string) string {
 	if m := pr.ProxyModelOverrides[source]; m != "" {
 		return m
 	}
+	for _, a := range alias {
+		if m := pr.ProxyModelOverrides[a]; m != "" {
+			return m
+		}
+	}
 	if spec, ok := pr.Servers[server]; ok && spec.ProxyModel != "" {
 		return spec.ProxyModel
 	}
 	if pr.ProxyModel != "" {
 		return pr.ProxyModel
+	}
+	return defaultModel
+}
+
+// inForce is model, or the default when model cannot run (it does not exist, or its file does
+// not parse): a typo in proxyModel meant no model at all, so 50 KB results went whole where the
+// default would have paged them. The fallback is logged once per model. A model whose file
+// parsed but names a stage that cannot run stays in force: its failure withholds content.
+func (p *contentPipeline) inForce(model string) string {
+	if model == defaultModel {
+		return model
+	}
+	err := p.engine.Runnable(model)
+	if err == nil {
+		return model
+	}
+	if _, done := p.warned.LoadOrStore(model, true); !done {
+		p.log.Warn("pipeline: proxymodel cannot be used; the built-in default serves instead", "model", model, "err", err)
 	}
 	return defaultModel
 }
@@ -94,25 +134,47 @@ func (p *contentPipeline) makesSections() bool {
 }
 
 // transform runs the model in force over one text; unchanged when the model does not apply.
-func (p *contentPipeline) transform(ctx context.Context, typ pipeline.ContentType, source, server, text string) pipeline.Output {
+// The error is a *pipeline.WithheldError when a custom stage failed: Text is then a notice, and
+// the caller answers with an error rather than the content.
+func (p *contentPipeline) transform(ctx context.Context, typ pipeline.ContentType, source, server, text string) (pipeline.Output, error) {
 	return p.transformWith(ctx, p.model(source, server), typ, source, text)
 }
 
 // transformWith runs the named model over one text.
-func (p *contentPipeline) transformWith(ctx context.Context, model string, typ pipeline.ContentType, source, text string) pipeline.Output {
+func (p *contentPipeline) transformWith(ctx context.Context, model string, typ pipeline.ContentType, source, text string) (pipeline.Output, error) {
 	if !p.engine.Applies(model, typ, len(text)) {
-		return pipeline.Output{Text: text}
+		return pipeline.Output{Text: text, Body: text}, nil
 	}
 	out, err := p.engine.Transform(ctx, pipeline.Request{Model: model, Project: p.project(),
 		Content: pipeline.Content{Text: text, Type: typ, Source: source}})
+	if errors.Is(err, pipeline.ErrWithheld) {
+		p.recordPipeline(ctx, out)
+		return out, err
+	}
 	if err != nil {
 		p.log.Warn("pipeline: content passed through", "model", model, "source", source, "err", err)
-		return pipeline.Output{Text: text}
+		return pipeline.Output{Text: text, Body: text}, nil
 	}
 	if out.Applied {
 		p.recordPipeline(ctx, out)
 	}
-	return out
+	return out, nil
+}
+
+// codeWithheld is the error code of content a failed custom stage withheld.
+const codeWithheld promptlib.Code = "CONTENT_WITHHELD"
+
+// withheldError is what the model is told of content a custom stage withheld: which stage of
+// which model failed and why, and that only the user can fix it.
+func withheldError(source string, err error) error {
+	var we *pipeline.WithheldError
+	if !errors.As(err, &we) {
+		return err
+	}
+	return &promptlib.Error{Code: codeWithheld, Err: err,
+		Message: fmt.Sprintf("the content of %s was withheld: %s", source, strings.TrimPrefix(we.Error(), "pipeline: content withheld: ")),
+		Advice: "Calling again gives the same answer until the user fixes the content pipeline. Tell the user that mcpctl withheld this content " +
+			"because a stage of their proxymodel failed, and how to fix it: " + we.Fix() + "."}
 }
 
 // recordPipeline puts what a transform did in the call's traffic event.
@@ -142,12 +204,16 @@ func (p *contentPipeline) tools(next server.ToolHandlerFunc) server.ToolHandlerF
 		if blocks == 0 {
 			return res, nil
 		}
-		out := p.transform(ctx, pipeline.TypeToolResult, source, srv, text)
+		out, werr := p.transformWith(ctx, p.model(source, srv, req.Params.Name), pipeline.TypeToolResult, source, text)
+		if werr != nil {
+			return p.errorResult(ctx, withheldError(source, werr)), nil
+		}
 		if len(out.Text) > MaxResultBytes {
 			// The model in force leaves the text whole, or makes it no smaller than a result may
 			// be: the built-in default's pages bound it (whatever a default.yaml says), every
-			// page one read_section away.
-			if paged := p.page(ctx, source, text); paged.Applied {
+			// page one read_section away. It pages what the model's stages made, never the
+			// upstream's text: a redacting stage's work would be undone, and its secrets sent.
+			if paged := p.page(ctx, source, out.Body); paged.Applied {
 				out = paged
 			}
 		}
@@ -250,7 +316,10 @@ func (p *contentPipeline) prompts(next server.PromptHandlerFunc) server.PromptHa
 		}
 		for i, m := range res.Messages {
 			if tc, ok := m.Content.(mcp.TextContent); ok {
-				out := p.transform(ctx, pipeline.TypePrompt, name, srv, tc.Text)
+				out, werr := p.transform(ctx, pipeline.TypePrompt, name, srv, tc.Text)
+				if werr != nil {
+					return nil, withheldError("prompt "+name, werr)
+				}
 				if out.Applied {
 					res.Messages[i].Content = mcp.NewTextContent(out.Text)
 				}
@@ -272,7 +341,10 @@ func (p *contentPipeline) resources(next server.ResourceHandlerFunc) server.Reso
 		srv := callFrom(ctx).upstreamName()
 		for i, c := range res {
 			if tc, ok := c.(mcp.TextResourceContents); ok {
-				out := p.transform(ctx, pipeline.TypeResource, req.Params.URI, srv, tc.Text)
+				out, werr := p.transform(ctx, pipeline.TypeResource, req.Params.URI, srv, tc.Text)
+				if werr != nil {
+					return nil, withheldError(req.Params.URI, werr)
+				}
 				if out.Applied {
 					tc.Text = out.Text
 					res[i] = tc
@@ -302,7 +374,8 @@ func (p *contentPipeline) tocBytes(ctx context.Context, pr promptlib.Prompt) int
 // toc is a prompt's table of contents for a briefing, as tocBytes sized it (the pipeline's cache
 // answers the second run).
 func (p *contentPipeline) toc(ctx context.Context, e gate.Entry, body string) string {
-	return p.transform(ctx, pipeline.TypeBriefing, "", "", body).Text
+	out, _ := p.transform(ctx, pipeline.TypeBriefing, "", "", body) // withheld: Text is the notice
+	return out.Text
 }
 
 // readSectionTool returns one section of transformed content exactly as it stood, bounded as
@@ -343,8 +416,9 @@ func (p *contentPipeline) readSectionTool() server.ServerTool {
 // MaxResultBytes, and at 10,000 tokens or so under Claude Code's 25,000-token limit even for
 // dense JSON. The bound is not the splitter's maxBytes (4–8 KB): a section up to 40 KB is worth
 // one call rather than a table and several more. A larger section with sub-sections answers
-// with their table, as the index shows sections, paged when even that is too long (a range of
-// 2,000 array elements); one without is paged as get_prompt pages a body, each page exact, so
+// with their table, as the index shows sections, paged when even that is too long (a section
+// a custom stage gave thousands of parts; section-split's JSON ranges are sized to be read
+// whole, pipeline.rangeBytes); one without is paged as get_prompt pages a body, each page exact, so
 // the pages joined are the section.
 func readSection(ref string, s pipeline.Section, text string, page int) (sectionResult, error) {
 	res := sectionResult{Ref: ref, Section: s.ID, Bytes: len(text), Page: page, Pages: 1, title: s.Title}
@@ -461,5 +535,18 @@ func sectionError(err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
-	return &promptlib.Error{Code: promptlib.CodeInvalidInput, Message: strings.TrimPrefix(err.Error(), "pipeline: "), Err: err}
+	pe := &promptlib.Error{Code: promptlib.CodeInvalidInput, Message: strings.TrimPrefix(err.Error(), "pipeline: "), Err: err}
+	// INVALID_INPUT's hint is to fix a field, which for a ref invites retyping it: a ref that
+	// is unknown here (never made, or evicted) comes back only by making it again.
+	switch {
+	case errors.Is(err, pipeline.ErrUnknownRef):
+		pe.Advice = refAdvice
+	case errors.Is(err, pipeline.ErrUnknownSection):
+		pe.Advice = "Use one of the section ids the message lists, or the ids in the index the ref came with; read_section on a section with parts lists its sub-sections."
+	}
+	return pe
 }
+
+// refAdvice is the hint for a ref read_section does not know.
+const refAdvice = "Do not retype or guess a ref: call the tool, or read the resource or prompt, that gave this ref again with the same arguments, " +
+	"and read sections with the ref its new result names."

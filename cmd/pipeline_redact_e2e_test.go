@@ -1,0 +1,81 @@
+package cmd
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// writeModelAndStage writes an executable custom stage and a proxymodel under env's config directory.
+func writeModelAndStage(tb testing.TB, env []string, stage, script, model, yaml string) {
+	tb.Helper()
+	config := filepath.Join(envValue(env, "XDG_CONFIG_HOME"), "mcpctl")
+	for _, dir := range []string{"proxymodels", "stages"} {
+		if err := os.MkdirAll(filepath.Join(config, dir), 0o700); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if stage != "" {
+		if err := os.WriteFile(filepath.Join(config, "stages", stage), []byte(script), 0o700); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(config, "proxymodels", model+".yaml"), []byte(yaml), 0o600); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// redactScript hides the records' e-mail domains, as the README's redact stage hides keys.
+const redactScript = "#!/bin/sh\nsed -e 's/@example[.]com/@REDACTED/g'\n"
+
+// A result the model's stages leave over the bound is paged from what the stages made: it was
+// paged from the upstream's text, so a redacting stage was undone for every result over 100 KB
+// and the secrets reached the model and read_section.
+func TestOverTheBoundPagesTheRedactedText(t *testing.T) {
+	for _, stages := range []string{"[{type: redact}]", "[{type: redact}, {type: section-split}]"} {
+		t.Run(stages, func(t *testing.T) {
+			lib := projectLibrary(t)
+			env := testHome(t)
+			writeModelAndStage(t, env, "redact", redactScript, "safe", "appliesTo: [toolResult]\nminBytes: 0\nstages: "+stages+"\n")
+			writeProject(t, env, "web", fmt.Sprintf("folder: Web App\ngated: false\nproxyModel: safe\nservers:\n  db:\n    command: %q\n    env: {MCPCTL_BE_UPSTREAM: db}\n", os.Args[0]))
+			s := serve(t, env, "--library", lib.Dir, "--project", "web")
+			res := callWhenUp(t, s, "db__big")
+			text := resultText(res)
+			if strings.Contains(text, "@example.com") || !strings.Contains(text, "@REDACTED") || len(text) > 16<<10 {
+				t.Errorf("the first page: %d bytes, %d addresses unredacted; want a page of the redacted text", len(text), strings.Count(text, "@example.com"))
+			}
+			_, joined := readSections(t, s, res)
+			if want := strings.ReplaceAll(bigRecords(), "@example.com", "@REDACTED"); joined != want {
+				t.Errorf("the sections joined: %d bytes, %d addresses unredacted; want the redacted text's %d bytes", len(joined), strings.Count(joined, "@example.com"), len(want))
+			}
+		})
+	}
+}
+
+// A redact stage that fails withholds the result: the model gets an error naming the stage, its
+// stderr and the fix, never the text the stage was there to clean. It passed the upstream's
+// text through, logged only in serve's stderr.
+func TestFailedRedactStageWithholds(t *testing.T) {
+	lib := projectLibrary(t)
+	env := testHome(t)
+	writeModelAndStage(t, env, "redact", "#!/bin/sh\necho 'redact: no rules file' >&2\nexit 2\n", "safe", "minBytes: 0\nstages: [{type: redact}]\n")
+	writeProject(t, env, "web", fmt.Sprintf("folder: Web App\ngated: false\nproxyModel: safe\nservers:\n  db:\n    command: %q\n    env: {MCPCTL_BE_UPSTREAM: db}\n", os.Args[0]))
+	s := serve(t, env, "--library", lib.Dir, "--project", "web")
+	eventually(t, 20*time.Second, "db's tools are listed", func() bool { return slicesContains(toolNames(t, s), "db__big") })
+	te := s.callError(t, "db__big", map[string]any{}, "CONTENT_WITHHELD")
+	all := te.Message + te.Hint
+	for _, want := range []string{"db/big", "stage redact", `"redact: no rules file"`, "mcpctl pipeline run --model safe", "onFailure: passthrough"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the error %q / %q does not say %q", te.Message, te.Hint, want)
+		}
+	}
+	if strings.Contains(all, "@example.com") {
+		t.Error("the error quotes the withheld content")
+	}
+	if _, err := readText(s, "test://db/guide"); err == nil || !strings.Contains(err.Error(), "withheld") {
+		t.Errorf("a resource through the failed stage: %v, want it withheld", err)
+	}
+}
