@@ -391,16 +391,78 @@ func TestPipelineFile(t *testing.T) {
 	}
 }
 
+// payloadText reads what serve records: the whole JSON-RPC message, the content under result.
 func TestPayloadText(t *testing.T) {
-	for _, tc := range []struct{ payload, want string }{
-		{`{"content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}`, "a\n\nb"},
-		{`{"contents":[{"uri":"prompt://x","text":"# X"}]}`, "# X"},
-		{`{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}]}`, "hi"},
-		{`{"structured":{"k":1}}`, `{"structured":{"k":1}}`},
-		{`not json`, `not json`},
+	for _, tc := range []struct {
+		payload, want string
+		ok            bool
+	}{
+		{`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"a"},{"type":"image","data":"AA=="},{"type":"text","text":"b"}]}}`, "a\n\nb", true},
+		{`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"resource","resource":{"uri":"file:///x","text":"embedded"}}]}}`, "embedded", true},
+		{`{"jsonrpc":"2.0","id":2,"result":{"contents":[{"uri":"prompt://x","mimeType":"text/markdown","text":"# X"}]}}`, "# X", true},
+		{`{"jsonrpc":"2.0","id":3,"result":{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}]}}`, "hi", true},
+		{`{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":""}]}}`, "", true}, // empty, but content
+		// Nothing a pipeline would see.
+		{`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"get_prompt","arguments":{"id":"x"}}}`, "", false},
+		{`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{}}}`, "", false},
+		{`{"jsonrpc":"2.0","method":"notifications/initialized"}`, "", false},
+		{`{"jsonrpc":"2.0","id":6,"error":{"code":-32602,"message":"bad"}}`, "", false},
+		{`{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"image","data":"AA=="}]}}`, "", false},
+		{`{"content":[{"type":"text","text":"a bare result is not what serve records"}]}`, "", false},
+		{`not json`, "", false},
 	} {
-		if got := payloadText([]byte(tc.payload)); got != tc.want {
-			t.Errorf("payloadText(%s) = %q, want %q", tc.payload, got, tc.want)
+		got, ok := payloadText([]byte(tc.payload))
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("payloadText(%s) = %q, %v; want %q, %v", tc.payload, got, ok, tc.want, tc.ok)
 		}
+	}
+}
+
+// e takes the text of a traced result, as serve's pipeline would, and passes over the events
+// that hold none: requests, initialize, notifications, errors.
+func TestPipelineEventTakesResultText(t *testing.T) {
+	f := newFixture(t, 5)
+	f.cfg.Pipeline = splitter{}
+	at := func(s int) time.Time { return clock.Add(time.Duration(s) * time.Second) }
+	ev := func(s int, kind, method, name, status, payload string) traffic.Event {
+		return traffic.Event{TS: at(s), Session: "s1", Kind: kind, Method: method, Name: name, Status: status, Payload: json.RawMessage(payload)}
+	}
+	contentless := []traffic.Event{
+		ev(0, traffic.KindRequest, "initialize", "", "", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}`),
+		ev(1, traffic.KindResponse, "initialize", "", traffic.StatusOK, `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18"}}`),
+		ev(2, traffic.KindNotification, "notifications/initialized", "", "", `{"jsonrpc":"2.0","method":"notifications/initialized"}`),
+		ev(3, traffic.KindRequest, "tools/call", "get_prompt", "", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_prompt"}}`),
+	}
+	result := ev(4, traffic.KindResponse, "tools/call", "get_prompt", traffic.StatusOK,
+		`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"# Doc\n\n## One\n\nfirst"}]}}`)
+	later := ev(5, traffic.KindRequest, "tools/list", "", "", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+
+	screen := func(evs ...traffic.Event) *pipelineScreen {
+		s := newPipelineScreen(env{cfg: &f.cfg, st: newStyles(false)})
+		s.resize(100, 30)
+		s.update(trafficMsg{events: evs})
+		return s
+	}
+	press := func(s *pipelineScreen) {
+		if cmd := s.update(keyMsg("e")); cmd != nil {
+			s.update(cmd())
+		}
+	}
+
+	s := screen(append(append(contentless, result), later)...)
+	for i := range 3 { // the only event with content, each time
+		press(s)
+		if s.input != "# Doc\n\n## One\n\nfirst" || !strings.Contains(s.source, "tools/call get_prompt") {
+			t.Fatalf("e #%d: source %q input %q, want the tool result's text", i+1, s.source, s.input)
+		}
+	}
+	if v := s.view(); !strings.Contains(v, "20B → ") || strings.Contains(v, "jsonrpc") {
+		t.Errorf("the view does not show the result's text transformed:\n%s", v)
+	}
+
+	s = screen(contentless...)
+	press(s)
+	if v := s.view(); !strings.Contains(v, "nothing to transform") || s.out != nil {
+		t.Errorf("e with only contentless events: want a note that there is nothing to transform:\n%s", v)
 	}
 }
