@@ -466,3 +466,35 @@ func TestPipelineEventTakesResultText(t *testing.T) {
 		t.Errorf("e with only contentless events: want a note that there is nothing to transform:\n%s", v)
 	}
 }
+
+// The Traffic table's columns use the width there is: sizes are never cut, and a notification's
+// NAME is what follows notifications/, so notifications can be told apart.
+func TestTrafficColumnsUseTheWidth(t *testing.T) {
+	f := newFixture(t, 5)
+	evs := []traffic.Event{
+		{TS: clock, Session: "a1b2c3d4", Kind: traffic.KindResponse, Method: "tools/call", ID: "7", Name: "list_folders", DurationMs: 9,
+			BytesIn: 105, BytesOut: 11_200, Status: traffic.StatusOK},
+		{TS: clock.Add(time.Second), Session: "a1b2c3d4", Kind: traffic.KindNotification, Method: "notifications/prompts/list_changed", BytesOut: 60},
+		{TS: clock.Add(2 * time.Second), Session: "a1b2c3d4", Kind: traffic.KindNotification, Method: "notifications/initialized", BytesIn: 55},
+		{TS: clock.Add(3 * time.Second), Session: "a1b2c3d4", Kind: traffic.KindResponse, Method: "tools/call", ID: "8",
+			Name: "review-threat-model-in-depth-for-payments", DurationMs: 12_345, BytesIn: 147, BytesOut: 85_300, Status: traffic.StatusOK,
+			Pipeline: &traffic.Pipeline{Model: "subindex", BytesBefore: 85_300, BytesAfter: 1_300}},
+	}
+	for _, w := range []int{160, 120, 80} {
+		m := newModel(t, f.cfg)
+		m.Update(tea.WindowSizeMsg{Width: w, Height: 20})
+		m.Update(trafficMsg{events: evs})
+		m.Update(keyMsg("3"))
+		v := m.View()
+		checkSize(t, v, w, 20)
+		want := []string{"105B/11.2k", "147B/85.3k", "12345", "notifications", "initialized", "0B/60B"}
+		if w >= 120 {
+			want = append(want, "prompts/list_changed", "review-threat-model-in-depth-for-payments", "85.3k→1.3k")
+		}
+		for _, s := range want {
+			if !strings.Contains(v, s) {
+				t.Errorf("at %d columns the Traffic screen lacks %q:\n%s", w, s, v)
+			}
+		}
+	}
+}
