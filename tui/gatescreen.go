@@ -240,13 +240,14 @@ func (s *gateScreen) view() string {
 			fmt.Fprintf(&r, ", %d beyond the cap", v.Omitted)
 		}
 		r.WriteString("\n")
-		r.WriteString(s.st.title.Render(cell(fmt.Sprintf("  %-11s %-22s %3s %4s %6s", "GROUP", "NAME", "PRI", "HITS", "BYTES"), rw)) + "\n")
+		nameW := gateNameWidth(v.Rows, rw)
+		r.WriteString(s.st.title.Render(cell(fmt.Sprintf("  %-11s %s %3s %4s %6s", "GROUP", cell("NAME", nameW), "PRI", "HITS", "BYTES"), rw)) + "\n")
 		if len(v.Rows) == 0 {
 			r.WriteString(wrap("No prompt matched these tags; begin_session sends the index only. Try other tags.", rw))
 		} else {
 			r.WriteString(s.rows.render(s.st, rw, s.onRows, func(i int) string {
 				row := v.Rows[i]
-				return fmt.Sprintf("%-11s %s %3d %4d %6s", row.Group, cell(row.Name, 22), row.Priority, row.Hits, size(row.Bytes))
+				return fmt.Sprintf("%-11s %s %3d %4d %6s", row.Group, cell(row.Name, nameW), row.Priority, row.Hits, size(row.Bytes))
 			}))
 			if len(v.Rows) > 0 {
 				r.WriteString("\n" + s.st.dim.Render(cell("why: "+v.Rows[s.rows.cursor].Why, rw)))
@@ -254,6 +255,18 @@ func (s *gateScreen) view() string {
 		}
 	}
 	return sideBySide(left, lw, r.String(), rw, s.h)
+}
+
+// gateNameWidth is the NAME column's width: the longest name, as far as the pane allows once the
+// marker and the other columns (GROUP 11, PRI 3, HITS 4, BYTES 6 and the spaces) have theirs.
+// Names of one family share long prefixes (review-threat-model-in-…), so they are told apart
+// only by what a fixed width would cut.
+func gateNameWidth(rows []gateRow, rw int) int {
+	longest := len("NAME")
+	for _, r := range rows {
+		longest = max(longest, displayWidth(r.Name))
+	}
+	return max(len("NAME"), min(longest, rw-2-11-3-4-6-4))
 }
 
 func countGroup(rows []gateRow, g string) int {

@@ -498,3 +498,28 @@ func TestTrafficColumnsUseTheWidth(t *testing.T) {
 		}
 	}
 }
+
+// The Gate screen's NAME column grows with the terminal, so names of one family can be told apart.
+func TestGateNamesGrowWithTheWidth(t *testing.T) {
+	f := newFixture(t, 30)
+	m := newModel(t, f.cfg)
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 30})
+	for _, k := range []string{"4", "t", "sql review"} {
+		m.Update(keyMsg(k))
+	}
+	_, cmd := m.Update(keyMsg("enter"))
+	if cmd == nil {
+		t.Fatal("enter ran no preview")
+	}
+	m.Update(cmd())
+	gs := m.screens[3].(*gateScreen)
+	if gs.view_ == nil || len(gs.view_.Rows) == 0 {
+		t.Fatalf("no rows to show (err %v)", gs.err)
+	}
+	v := m.View()
+	for _, r := range gs.view_.Rows {
+		if !strings.Contains(v, " "+r.Name+" ") {
+			t.Errorf("at 160 columns the name %q is not shown whole:\n%s", r.Name, v)
+		}
+	}
+}
