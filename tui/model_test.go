@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 
 	"github.com/mcpctl/mcpctl/promptlib"
+	"github.com/mcpctl/mcpctl/queue"
 	"github.com/mcpctl/mcpctl/tui/traffic"
 )
 
@@ -521,5 +522,55 @@ func TestGateNamesGrowWithTheWidth(t *testing.T) {
 		if !strings.Contains(v, " "+r.Name+" ") {
 			t.Errorf("at 160 columns the name %q is not shown whole:\n%s", r.Name, v)
 		}
+	}
+}
+
+// The Queue screen says whether anything processes the queue, as 'mcpctl queue status' does,
+// and shows a failure's reason whole.
+func TestQueueProcessorAndReason(t *testing.T) {
+	f := newFixture(t, 5)
+	f.withQueue(t)
+	q := f.cfg.QueueDir
+	long := "FOLDER_NOT_EMPTY: folder Engineering / Web App holds 37 prompts and 1 subfolder; use recursive: true to delete " +
+		"it with everything in it, or move them out first with move_prompt and delete_folder on the subfolder, then try again; the end"
+	writeFile(t, filepath.Join(q, "failed", failedID+".error"), long+"\n2026-01-02T03:04:05Z\n", time.Time{})
+	screen := func() *queueScreen {
+		s := newQueueScreen(env{cfg: &f.cfg, st: newStyles(false)})
+		s.resize(80, 22)
+		s.update(s.scan()())
+		return s
+	}
+	if v := screen().view(); !strings.Contains(v, "processor: the Prompteka app") {
+		t.Errorf("a Prompteka library's queue: want the app named as its processor:\n%s", v)
+	}
+
+	writeFile(t, filepath.Join(f.lib.Dir, queue.MarkerName), "{}", time.Time{}) // a standalone library
+	s := screen()
+	if v := s.view(); !strings.Contains(v, "processor: mcpctl, not running (start 'mcpctl serve' or 'mcpctl queue process')") {
+		t.Errorf("no processor runs: the view does not say so:\n%s", v)
+	}
+	lock, err := queue.TryLock(q) // what a running processor holds
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.update(s.scan()())
+	if v := s.view(); !strings.Contains(v, "processor: mcpctl, running") {
+		t.Errorf("a processor holds the lock: the view does not say it runs:\n%s", v)
+	}
+	lock.Release()
+
+	for i, op := range s.state.Ops {
+		if op.ID == failedID {
+			s.l.cursor = i
+		}
+	}
+	s.update(keyMsg("x")) // any key lays the screen out for the new selection, as a move would
+	v := s.view()
+	checkSize(t, fit(v, 80, 22), 80, 22)
+	if got := strings.Join(strings.Fields(v), " "); !strings.Contains(got, failedID+": "+long) {
+		t.Errorf("the failure's reason is not shown whole:\n%s", v)
+	}
+	if strings.Count(v, "\n") >= 22 {
+		t.Errorf("the view is %d lines, more than the screen's 22:\n%s", strings.Count(v, "\n")+1, v)
 	}
 }

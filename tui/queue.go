@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -16,6 +17,8 @@ var (
 type (
 	queueMsg struct {
 		state queueState
+		proc  string // processorState
+		idle  bool
 		err   error
 	}
 	queueActionMsg struct {
@@ -30,6 +33,8 @@ type queueScreen struct {
 	env
 	w, h    int
 	state   queueState
+	proc    string // who processes the queue (processorState); "" when unknown
+	idle    bool   // nothing processes it
 	err     error
 	loaded  bool
 	l       listView
@@ -53,30 +58,47 @@ func (s *queueScreen) init() tea.Cmd {
 }
 
 func (s *queueScreen) scan() tea.Cmd {
-	dir := s.cfg.QueueDir
+	dir, lib := s.cfg.QueueDir, s.cfg.LibraryDir
 	return func() tea.Msg {
 		st, err := scanQueue(dir)
+		proc, idle := processorState(lib, dir)
 		// Operation files, their names and error files are anyone's text (see display). The id
 		// stays as named on disk, for r and d to act on; Shown is what the screen lays out.
 		for i := range st.Ops {
 			op := &st.Ops[i]
 			op.Kind, op.Reason, op.Shown = display(op.Kind), display(op.Reason), display(op.ID)
 		}
-		return queueMsg{state: st, err: err}
+		return queueMsg{state: st, proc: proc, idle: idle, err: err}
 	}
 }
 
 func (s *queueScreen) resize(w, h int) {
 	s.w, s.h = w, h
-	s.l.setHeight(max(1, h-7))
+	s.layout()
+}
+
+// layout gives the list the lines the header and the detail below it leave: the detail is the
+// selected failure's whole reason, which takes as many lines as it needs.
+func (s *queueScreen) layout() {
+	top := 4 // counts, directory, a blank line, the column titles
+	if s.proc != "" {
+		top++
+	}
+	s.l.setHeight(max(1, s.h-top-len(s.detail())))
 }
 
 func (s *queueScreen) update(msg tea.Msg) tea.Cmd {
+	cmd := s.handle(msg)
+	s.layout() // the selection, the note or the processor line may have changed
+	return cmd
+}
+
+func (s *queueScreen) handle(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case queueChangedMsg:
 		return tea.Batch(s.scan(), s.src.waitQueue())
 	case queueMsg:
-		s.loaded, s.err = true, msg.err
+		s.loaded, s.err, s.proc, s.idle = true, msg.err, msg.proc, msg.idle
 		if msg.err == nil {
 			var keep string
 			if len(s.state.Ops) > 0 {
@@ -159,6 +181,13 @@ func (s *queueScreen) view() string {
 	var b strings.Builder
 	c := s.state.Counts
 	fmt.Fprintf(&b, "pending %d · processing %d · processed %d · failed %d\n", c["pending"], c["processing"], c["processed"], c["failed"])
+	if s.proc != "" {
+		proc := cell("processor: "+s.proc, s.w)
+		if s.idle && c["pending"]+c["processing"] > 0 { // operations that will wait
+			proc = s.st.warn.Render(proc)
+		}
+		b.WriteString(proc + "\n")
+	}
 	b.WriteString(s.st.dim.Render(cell(s.cfg.QueueDir, s.w)) + "\n\n")
 	if len(s.state.Ops) == 0 {
 		b.WriteString(wrap("The queue is empty: nothing pending, processing, processed or failed. Writes from an AI client "+
@@ -179,15 +208,28 @@ func (s *queueScreen) view() string {
 		return fmt.Sprintf("%s %5s  %-14s %-8s  %s", state, age(now, op.At), op.Kind, cell(op.Shown, 8), reason)
 	}), s.w, s.l.height))
 	b.WriteString("\n")
-	switch op, _ := s.selected(); {
-	case s.confirm != "":
-		b.WriteString(s.st.warn.Render(cell(fmt.Sprintf("Discard failed operation %s for good? y/n", display(s.confirm)), s.w)))
-	case s.note != "":
-		b.WriteString(cell(display(s.note), s.w)) // it names the operation's file
-	case op.State == "failed":
-		b.WriteString(cell(op.Shown+": "+strings.ReplaceAll(op.Reason, "\n", " "), s.w))
-	default:
-		b.WriteString(s.st.dim.Render(cell(op.Shown+" · select a failed one: r puts it back in the queue, d discards it", s.w)))
-	}
+	b.WriteString(strings.Join(s.detail(), "\n"))
 	return b.String()
+}
+
+// detail is what the lines under the list say: the question d asks, the outcome of the last
+// action, or the selected operation; a failure's reason whole, wrapped, as far as half the
+// screen (and where to read the rest beyond that).
+func (s *queueScreen) detail() []string {
+	op, ok := s.selected()
+	switch {
+	case s.confirm != "":
+		return []string{s.st.warn.Render(cell(fmt.Sprintf("Discard failed operation %s for good? y/n", display(s.confirm)), s.w))}
+	case s.note != "":
+		return []string{cell(display(s.note), s.w)} // it names the operation's file
+	case !ok:
+		return nil
+	case op.State == "failed":
+		lines := strings.Split(wrap(op.Shown+": "+op.Reason, s.w), "\n")
+		if most := max(1, (s.h-5)/2); len(lines) > most {
+			lines = append(lines[:most-1], cell("… the rest is in "+display(filepath.Join(s.cfg.QueueDir, "failed", op.ID+".error")), s.w))
+		}
+		return lines
+	}
+	return []string{s.st.dim.Render(cell(op.Shown+" · select a failed one: r puts it back in the queue, d discards it", s.w))}
 }
