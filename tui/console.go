@@ -270,16 +270,26 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		m.full = true
 		return nil
 	case key.Matches(msg, keyNext):
-		m.active = (m.active + 1) % len(m.screens)
-		return nil
+		return m.show((m.active + 1) % len(m.screens))
 	case key.Matches(msg, keyPrev):
-		m.active = (m.active + len(m.screens) - 1) % len(m.screens)
-		return nil
+		return m.show((m.active + len(m.screens) - 1) % len(m.screens))
 	case key.Matches(msg, keyScreens):
-		m.active = int(msg.String()[0] - '1')
-		return nil
+		return m.show(int(msg.String()[0] - '1'))
 	}
 	return cur.update(msg)
+}
+
+// shower is a screen that reads something again each time it is shown: what it shows has no
+// change notification to follow.
+type shower interface{ shown() tea.Cmd }
+
+// show makes screen i the active one.
+func (m *Model) show(i int) tea.Cmd {
+	m.active = i
+	if s, ok := m.screens[i].(shower); ok {
+		return s.shown()
+	}
+	return nil
 }
 
 func (m *Model) resize(w, h int) {

@@ -20,8 +20,9 @@ var (
 
 type (
 	projectsMsg struct {
-		names []string
-		err   error
+		names   []string
+		invalid map[string]error
+		err     error
 	}
 	gateMsg struct {
 		project string
@@ -38,6 +39,9 @@ type gateScreen struct {
 	env
 	w, h     int
 	projects []string
+	invalid  map[string]error // the entries that are not valid projects, and why
+	listed   bool             // the projects have been read once: later reads keep the selection
+	listErr  error            // why the projects directory cannot be read
 	pl       listView
 	tags     textinput.Model
 	view_    *gateView
@@ -63,11 +67,17 @@ func (s *gateScreen) keys() []key.Binding {
 	return []key.Binding{keyUp, keyDown, keyLeft, keyRight, keyTags, keyBriefing}
 }
 
-func (s *gateScreen) init() tea.Cmd {
+func (s *gateScreen) init() tea.Cmd { return s.listProjects() }
+
+// shown reads the projects again each time the screen is shown: files added, removed or broken
+// since are listed as they are now.
+func (s *gateScreen) shown() tea.Cmd { return s.listProjects() }
+
+func (s *gateScreen) listProjects() tea.Cmd {
 	dir, repo := s.cfg.ProjectsDir, s.cfg.Repo
 	return func() tea.Msg {
-		names, err := gateProjects(dir, repo)
-		return projectsMsg{names: names, err: err}
+		names, invalid, err := gateProjects(dir, repo)
+		return projectsMsg{names: names, invalid: invalid, err: err}
 	}
 }
 
@@ -79,7 +89,28 @@ func (s *gateScreen) resize(w, h int) {
 	s.tags.Width = s.rightWidth() - 8
 }
 
-func (s *gateScreen) leftWidth() int  { return min(20, s.w/4) }
+// leftWidth fits the longest project entry, in at most a quarter of the screen.
+func (s *gateScreen) leftWidth() int {
+	longest := 0
+	for i := range s.projects {
+		longest = max(longest, displayWidth(s.label(i)))
+	}
+	return min(max(20, longest+2), s.w/4)
+}
+
+// label is how the project list shows entry i.
+func (s *gateScreen) label(i int) string {
+	switch n := s.projects[i]; {
+	case n == "":
+		return "(none: all)"
+	case n == repoEntry:
+		return display(s.cfg.Repo.Name) + " (repo)"
+	case s.invalid[n] != nil:
+		return "✗ " + display(n) + " (invalid)" // a file's name
+	default:
+		return display(n)
+	}
+}
 func (s *gateScreen) rightWidth() int { return max(10, s.w-s.leftWidth()-1) }
 
 func (s *gateScreen) project() string {
@@ -98,6 +129,9 @@ func (s *gateScreen) preview() tea.Cmd {
 	}
 	project, tags, dir, repo := s.project(), s.tags.Value(), s.cfg.ProjectsDir, s.cfg.Repo
 	lib, version := s.lib, s.version
+	if err := s.invalid[project]; err != nil {
+		return func() tea.Msg { return gateMsg{project: project, tags: tags, err: err} }
+	}
 	return func() tea.Msg {
 		m := gateMsg{project: project, tags: tags}
 		if v := db.Version(); lib == nil || v != version {
@@ -123,17 +157,26 @@ func (s *gateScreen) preview() tea.Cmd {
 func (s *gateScreen) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case projectsMsg:
-		s.projects, s.err = msg.names, msg.err
-		s.pl.setLen(len(s.projects))
-		start := s.cfg.Project
-		if start == "" && s.cfg.Repo != nil {
-			start = repoEntry
+		before, wasInvalid := s.project(), s.invalid[s.project()]
+		start := before
+		if !s.listed {
+			start = s.cfg.Project
+			if start == "" && s.cfg.Repo != nil {
+				start = repoEntry
+			}
 		}
+		s.listed = true
+		s.projects, s.invalid, s.listErr = msg.names, msg.invalid, msg.err
+		s.pl.setLen(len(s.projects))
+		s.resize(s.w, s.h) // the list's width follows its longest entry
 		for i, n := range s.projects {
 			if n == start {
 				s.pl.cursor = i
 				s.pl.scroll()
 			}
+		}
+		if s.project() != before || (s.invalid[s.project()] == nil) != (wasInvalid == nil) {
+			return s.preview() // the selected project went away, or became valid or invalid
 		}
 		return nil
 	case gateMsg:
@@ -203,22 +246,20 @@ func (s *gateScreen) key(msg tea.KeyMsg) tea.Cmd {
 
 func (s *gateScreen) view() string {
 	lw, rw := s.leftWidth(), s.rightWidth()
-	left := s.st.title.Render("Projects") + "\n" + s.pl.render(s.st, lw, !s.tags.Focused() && !s.onRows, func(i int) string {
-		switch s.projects[i] {
-		case "":
-			return "(none: all)"
-		case repoEntry:
-			return display(s.cfg.Repo.Name) + " (repo)"
-		}
-		return display(s.projects[i]) // a file's name
-	})
+	left := s.st.title.Render("Projects") + "\n" + s.pl.render(s.st, lw, !s.tags.Focused() && !s.onRows, s.label)
 	var r strings.Builder
 	r.WriteString(s.tags.View() + "\n")
 	switch {
 	case s.cfg.DB == nil:
 		r.WriteString(wrap(libraryProblem(*s.cfg), rw))
-	case s.err != nil:
-		r.WriteString(wrap(display(s.err.Error()), rw)) // it may quote a project file
+	case s.invalid[s.project()] != nil:
+		r.WriteString(wrap(display("This project file is not valid, so no session can use it: "+s.invalid[s.project()].Error()), rw))
+	case s.err != nil || s.listErr != nil:
+		err := s.err
+		if err == nil {
+			err = s.listErr
+		}
+		r.WriteString(wrap(display(err.Error()), rw)) // it may quote a project file
 		if len(s.projects) <= 1 {
 			r.WriteString("\n\nProjects are YAML files in\n  " + s.cfg.ProjectsDir)
 		}

@@ -574,3 +574,48 @@ func TestQueueProcessorAndReason(t *testing.T) {
 		t.Errorf("the view is %d lines, more than the screen's 22:\n%s", strings.Count(v, "\n")+1, v)
 	}
 }
+
+// The Gate screen reads the projects again each time it is shown, keeping the selection, and
+// lists a file that is not a valid project with the reason, as 'mcpctl get projects' does.
+func TestGateProjectsReadOnEachVisit(t *testing.T) {
+	f := newFixture(t, 10)
+	f.withProject(t, "web", "byteBudget: 2000\n")
+	m := newModel(t, f.cfg)
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 24})
+	gs := m.screens[3].(*gateScreen)
+	visit := func(n string) {
+		_, cmd := m.Update(keyMsg(n))
+		if cmd != nil {
+			m.Update(cmd())
+		}
+	}
+	m.Update(gs.init()())
+	visit("4")
+	m.Update(keyMsg("j")) // web
+	if gs.project() != "web" {
+		t.Fatalf("selected %q, want web (%q)", gs.project(), gs.projects)
+	}
+
+	f.withProject(t, "late", "byteBudget: 3000\n")
+	f.withProject(t, "broken", "byteBudget: [\n")
+	f.withProject(t, "My Web", "byteBudget: 3000\n")
+	visit("1")
+	visit("4")
+	v := m.View()
+	for _, want := range []string{"late", "✗ broken (invalid)", "✗ My Web.yaml (invalid)"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("after a visit the project list lacks %q:\n%s", want, v)
+		}
+	}
+	if gs.project() != "web" {
+		t.Errorf("the visit moved the selection to %q, want it kept on web", gs.project())
+	}
+	for i, n := range gs.projects {
+		if n == "My Web.yaml" {
+			gs.pl.cursor = i
+		}
+	}
+	if v := m.View(); !strings.Contains(strings.Join(strings.Fields(v), " "), "is not a project name") {
+		t.Errorf("the invalid file selected: its reason is not shown:\n%s", v)
+	}
+}
