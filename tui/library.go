@@ -487,7 +487,11 @@ func (s *libraryScreen) view() string {
 			return emoji + " " + cell(p.Title, titleW) + " " + s.st.colorMark(p.Color) + " " + date
 		}), rw, s.listHeight()))
 	}
-	r.WriteString("\n" + s.st.dim.Render(strings.Repeat("─", rw)) + "\n")
+	if s.focus == 2 { // the lists' markers say when they have the keys; this says when the preview has them
+		r.WriteString("\n" + s.st.title.Render(padRight("▸ preview (↑/↓ scroll, esc back) "+strings.Repeat("─", rw), rw)) + "\n")
+	} else {
+		r.WriteString("\n" + s.st.dim.Render(strings.Repeat("─", rw)) + "\n")
+	}
 	r.WriteString(s.preview.View())
 	return sideBySide(left, lw, r.String(), rw, s.h)
 }

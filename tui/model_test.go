@@ -619,3 +619,18 @@ func TestGateProjectsReadOnEachVisit(t *testing.T) {
 		t.Errorf("the invalid file selected: its reason is not shown:\n%s", v)
 	}
 }
+
+// Without color the Library screen still shows which pane has the keys.
+func TestFocusShowsWithoutColor(t *testing.T) {
+	f := newFixture(t, 10)
+	m := newModel(t, f.cfg) // the tests run as NO_COLOR does (TestMain): no style shows
+	loadLibrary(t, m)
+	views := map[string]int{}
+	for pane := range 3 {
+		if other, seen := views[m.View()]; seen {
+			t.Errorf("focus on pane %d looks the same as on pane %d:\n%s", pane, other, m.View())
+		}
+		views[m.View()] = pane
+		m.Update(keyMsg("l"))
+	}
+}
