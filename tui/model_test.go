@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/teatest"
 
@@ -632,5 +633,78 @@ func TestFocusShowsWithoutColor(t *testing.T) {
 		}
 		views[m.View()] = pane
 		m.Update(keyMsg("l"))
+	}
+}
+
+// Every key that does something on a screen is in that screen's ? help: a key pressed on each
+// screen (in a state where moving and scrolling have somewhere to go) that changes what the
+// screen shows must be one of its keys or a global one.
+func TestHelpListsWorkingKeys(t *testing.T) {
+	f := newFixture(t, 30)
+	f.withQueue(t)
+	f.withProject(t, "web", "byteBudget: 2000\n")
+	f.withProject(t, "api", "byteBudget: 2000\n")
+	f.cfg.Pipeline = splitter{}
+	var long strings.Builder
+	for i := range 80 {
+		fmt.Fprintf(&long, "line %d\n", i)
+	}
+	doc := filepath.Join(t.TempDir(), "long.md")
+	writeFile(t, doc, long.String(), time.Time{})
+
+	special := map[string]tea.KeyType{"up": tea.KeyUp, "down": tea.KeyDown, "left": tea.KeyLeft, "right": tea.KeyRight,
+		"pgup": tea.KeyPgUp, "pgdown": tea.KeyPgDown, "home": tea.KeyHome, "end": tea.KeyEnd, "ctrl+u": tea.KeyCtrlU,
+		"ctrl+d": tea.KeyCtrlD, "enter": tea.KeyEnter, "esc": tea.KeyEsc, " ": tea.KeySpace}
+	press := func(k string) tea.KeyMsg {
+		if t, ok := special[k]; ok {
+			return tea.KeyMsg{Type: t}
+		}
+		return keyMsg(k)
+	}
+	universe := []string{"up", "down", "left", "right", "pgup", "pgdown", "home", "end", "ctrl+u", "ctrl+d", "enter", "esc", " ",
+		"k", "j", "h", "l", "g", "G", "/", "f", "b", "t", "m", "o", "e", "r", "d", "u", "n", "y", "x"}
+
+	// ready is the console on screen n, with its data in and, on the Pipeline, a long file shown.
+	ready := func(n int) *Model {
+		m := newModel(t, f.cfg)
+		m.Update(tea.WindowSizeMsg{Width: 100, Height: 20})
+		loadLibrary(t, m)
+		m.Update(m.screens[1].(*queueScreen).scan()())
+		m.Update(trafficMsg{events: trafficEvents()})
+		m.Update(m.screens[3].(*gateScreen).init()())
+		m.Update(keyMsg(fmt.Sprint(n + 1)))
+		if n == 4 {
+			for _, k := range []string{"o", doc} {
+				m.Update(keyMsg(k))
+			}
+			_, cmd := m.Update(press("enter"))
+			m.Update(cmd())
+			m.Update(press("down")) // somewhere to go up from
+		}
+		return m
+	}
+	for n := range 5 {
+		bound := append([]key.Binding(nil), globalKeys...)
+		bound = append(bound, ready(n).screens[n].keys()...)
+		for _, k := range universe {
+			m := ready(n)
+			before := m.View()
+			m.Update(press(k))
+			if m.View() == before {
+				continue
+			}
+			listed := false
+			for _, b := range bound {
+				listed = listed || key.Matches(press(k), b)
+			}
+			if !listed {
+				t.Errorf("on the %s screen %q does something, but its help does not list it", m.screens[n].title(), k)
+			}
+		}
+	}
+	m := ready(0)
+	m.Update(keyMsg("?"))
+	if v := m.View(); !strings.Contains(v, "ctrl+c") {
+		t.Errorf("the help does not say ctrl+c quits:\n%s", v)
 	}
 }

@@ -74,7 +74,7 @@ func newPipelineScreen(e env) *pipelineScreen {
 func (s *pipelineScreen) title() string   { return "Pipeline" }
 func (s *pipelineScreen) capturing() bool { return s.path.Focused() }
 func (s *pipelineScreen) keys() []key.Binding {
-	return []key.Binding{keyModel, keyOpen, keyEvent, keyUp, keyDown}
+	return []key.Binding{keyModel, keyOpen, keyEvent, keyUp, keyDown, keyPgUp, keyPgDn, keyHome, keyEnd}
 }
 func (s *pipelineScreen) init() tea.Cmd { return nil }
 
@@ -172,6 +172,10 @@ func (s *pipelineScreen) key(msg tea.KeyMsg) tea.Cmd {
 		s.scroll(s.colHeight())
 	case key.Matches(msg, keyPgUp):
 		s.scroll(-s.colHeight())
+	case key.Matches(msg, keyHome):
+		s.offset = 0
+	case key.Matches(msg, keyEnd):
+		s.scroll(maxPipelineInput) // scroll stops at the last page
 	}
 	return nil
 }

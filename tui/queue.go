@@ -47,7 +47,7 @@ func newQueueScreen(e env) *queueScreen { return &queueScreen{env: e} }
 func (s *queueScreen) title() string   { return "Queue" }
 func (s *queueScreen) capturing() bool { return s.confirm != "" }
 func (s *queueScreen) keys() []key.Binding {
-	return []key.Binding{keyUp, keyDown, keyRetry, keyDiscard}
+	return []key.Binding{keyUp, keyDown, keyRetry, keyDiscard, keyPgUp, keyPgDn, keyHome, keyEnd}
 }
 
 func (s *queueScreen) init() tea.Cmd {
