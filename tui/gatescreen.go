@@ -52,6 +52,10 @@ type gateScreen struct {
 	vp       viewport.Model
 	lib      *promptlib.Library // the snapshot the last preview used
 	version  uint64
+	// A preview reads the whole library after a change (half a second at 10,000 prompts): during
+	// a burst of changes, one runs at a time and the changes meanwhile make one more.
+	inflight int  // previews asked for and not answered
+	stale    bool // the library changed while one was in flight
 }
 
 func newGateScreen(e env) *gateScreen {
@@ -123,6 +127,14 @@ func (s *gateScreen) project() string {
 // preview runs begin_session for the selected project and the typed tags, reading the library
 // again only when it changed since the last preview.
 func (s *gateScreen) preview() tea.Cmd {
+	cmd := s.previewCmd()
+	if cmd != nil {
+		s.inflight++
+	}
+	return cmd
+}
+
+func (s *gateScreen) previewCmd() tea.Cmd {
 	db := s.cfg.DB
 	if db == nil || len(strings.Fields(s.tags.Value())) == 0 {
 		return nil
@@ -180,8 +192,14 @@ func (s *gateScreen) update(msg tea.Msg) tea.Cmd {
 		}
 		return nil
 	case gateMsg:
+		s.inflight = max(0, s.inflight-1)
+		var again tea.Cmd
+		if s.inflight == 0 && s.stale {
+			s.stale = false
+			again = s.preview()
+		}
 		if msg.project != s.project() || msg.tags != s.tags.Value() {
-			return nil // an answer to an earlier question
+			return again // an answer to an earlier question
 		}
 		if msg.lib != nil {
 			s.lib, s.version = msg.lib, msg.version
@@ -195,8 +213,12 @@ func (s *gateScreen) update(msg tea.Msg) tea.Cmd {
 			s.rows.top()
 			s.vp.SetContent(wrap(v.Text, s.rightWidth()))
 		}
-		return nil
+		return again
 	case libraryChangedMsg, libraryOpenedMsg: // changed, or opened after the console started
+		if s.inflight > 0 {
+			s.stale = true
+			return nil
+		}
 		return s.preview()
 	case tea.KeyMsg:
 		return s.key(msg)

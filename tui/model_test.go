@@ -708,3 +708,90 @@ func TestHelpListsWorkingKeys(t *testing.T) {
 		t.Errorf("the help does not say ctrl+c quits:\n%s", v)
 	}
 }
+
+// A burst of changes costs the Library screen one reload in flight and one after it, however
+// many changes arrive meanwhile, and the last change is shown.
+func TestLibraryReloadsCoalesce(t *testing.T) {
+	f := newFixture(t, 30)
+	m := newModel(t, f.cfg)
+	loadLibrary(t, m)
+	m.src.unsubscribe()
+	m.src.library = nil                   // the test sends the changes itself
+	m.screens[0].(*libraryScreen).gap = 0 // the pause between reloads is time, which a test does not wait for
+	reloads := 0
+	// exec runs a command's work, as the program does off its goroutine, and returns what it says.
+	var exec func(tea.Cmd) []tea.Msg
+	exec = func(c tea.Cmd) []tea.Msg {
+		if c == nil {
+			return nil
+		}
+		msg := c()
+		if b, ok := msg.(tea.BatchMsg); ok {
+			var out []tea.Msg
+			for _, c := range b {
+				out = append(out, exec(c)...)
+			}
+			return out
+		}
+		if _, ok := msg.(foldersMsg); ok {
+			reloads++
+		}
+		return []tea.Msg{msg}
+	}
+
+	_, first := m.Update(libraryChangedMsg{})
+	read := exec(first) // the first reload reads the library as it stands
+	f.lib.Exec(t, `INSERT INTO prompts (id, title, body, folder_id, icon, color, url, created_at, updated_at)
+		VALUES ('ABCDEF01-0000-4000-8000-000000000002', 'Written during the reload', 'x', NULL, NULL, NULL, NULL, ?, ?)`, clock.Unix(), clock.Unix())
+	var pending []tea.Cmd
+	for range 99 { // the burst's other changes arrive before the first reload's answer
+		_, c := m.Update(libraryChangedMsg{})
+		pending = append(pending, c)
+	}
+	for _, msg := range read {
+		_, c := m.Update(msg)
+		pending = append(pending, c)
+	}
+	for len(pending) > 0 {
+		c := pending[0]
+		pending = pending[1:]
+		for _, msg := range exec(c) {
+			_, c := m.Update(msg)
+			pending = append(pending, c)
+		}
+	}
+	if reloads != 2 {
+		t.Errorf("100 changes cost %d reloads, want 2: the one in flight and one for the changes during it", reloads)
+	}
+	if v := m.View(); !strings.Contains(v, "All prompts (31)") || !strings.Contains(v, "Written during the reload") {
+		t.Errorf("the last change is not shown:\n%s", v)
+	}
+}
+
+// The Gate screen's preview reads the whole library after a change: a burst costs the preview
+// in flight and one more.
+func TestGatePreviewsCoalesce(t *testing.T) {
+	f := newFixture(t, 30)
+	m := newModel(t, f.cfg)
+	for _, k := range []string{"4", "t", "sql review"} {
+		m.Update(keyMsg(k))
+	}
+	_, first := m.Update(keyMsg("enter"))
+	previews := 1
+	var pending []tea.Cmd
+	gs := m.screens[3]
+	for range 50 {
+		if c := gs.update(libraryChangedMsg{}); c != nil {
+			pending = append(pending, c)
+		}
+	}
+	previews += len(pending)
+	_, again := m.Update(first())
+	for again != nil {
+		previews++
+		_, again = m.Update(again())
+	}
+	if previews != 2 {
+		t.Errorf("50 changes during a preview cost %d previews, want 2", previews)
+	}
+}
