@@ -795,3 +795,59 @@ func TestGatePreviewsCoalesce(t *testing.T) {
 		t.Errorf("50 changes during a preview cost %d previews, want 2", previews)
 	}
 }
+
+// A burst of queue changes costs one scan in flight and one after it, and the last change shows.
+func TestQueueScansCoalesce(t *testing.T) {
+	f := newFixture(t, 5)
+	f.withQueue(t)
+	done, cancel := context.WithCancel(context.Background())
+	cancel() // the wait for the next change returns at once: the test sends the changes itself
+	s := newQueueScreen(env{cfg: &f.cfg, src: &sources{ctx: done, queue: make(chan struct{}, 1)}, st: newStyles(false)})
+	s.gap = 0 // the pause between scans is time, which a test does not wait for
+	s.resize(80, 22)
+	scans := 0
+	var exec func(tea.Cmd) []tea.Msg
+	exec = func(c tea.Cmd) []tea.Msg {
+		if c == nil {
+			return nil
+		}
+		switch msg := c().(type) {
+		case nil:
+			return nil
+		case tea.BatchMsg:
+			var out []tea.Msg
+			for _, c := range msg {
+				out = append(out, exec(c)...)
+			}
+			return out
+		case queueMsg:
+			scans++
+			return []tea.Msg{msg}
+		default:
+			return []tea.Msg{msg}
+		}
+	}
+	first := exec(s.update(queueChangedMsg{}))
+	late := "44444444-4444-4444-8444-444444444444"
+	writeFile(t, filepath.Join(f.cfg.QueueDir, late+".json"), opJSON(t, late, promptlib.OpCreatePrompt, `{"title":"Late","content":"x"}`), clock)
+	var pending []tea.Cmd
+	for range 50 {
+		pending = append(pending, s.update(queueChangedMsg{}))
+	}
+	for _, msg := range first {
+		pending = append(pending, s.update(msg))
+	}
+	for len(pending) > 0 {
+		c := pending[0]
+		pending = pending[1:]
+		for _, msg := range exec(c) {
+			pending = append(pending, s.update(msg))
+		}
+	}
+	if scans != 2 {
+		t.Errorf("51 changes cost %d scans, want 2", scans)
+	}
+	if v := s.view(); !strings.Contains(v, "pending 2") {
+		t.Errorf("the last change is not shown:\n%s", v)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -16,10 +17,11 @@ var (
 
 type (
 	queueMsg struct {
-		state queueState
-		proc  string // processorState
-		idle  bool
-		err   error
+		rescan bool // the answer to a change (rescan)
+		state  queueState
+		proc   string // processorState
+		idle   bool
+		err    error
 	}
 	queueActionMsg struct {
 		text string
@@ -40,9 +42,34 @@ type queueScreen struct {
 	l       listView
 	confirm string // the id d asks about
 	note    string // the outcome of the last retry or discard
+
+	// A server applying a burst of writes moves a file in the queue every few milliseconds, and
+	// a scan decodes up to processedShown operation files: one scan at a time, and changes
+	// during it make one more, rescanGap after it began (as the Library's reloads).
+	scanning bool
+	stale    bool
+	started  time.Time
+	gap      time.Duration // rescanGap; tests that run the commands themselves set 0
 }
 
-func newQueueScreen(e env) *queueScreen { return &queueScreen{env: e} }
+// rescanGap is the least time from one change-driven scan's start to the next's.
+const rescanGap = 200 * time.Millisecond
+
+// rescanDueMsg: the pause after a scan is over, and the queue changed meanwhile.
+type rescanDueMsg struct{}
+
+// rescan scans the queue for a change, marking the scan in flight.
+func (s *queueScreen) rescan() tea.Cmd {
+	s.scanning, s.stale, s.started = true, false, time.Now()
+	scan := s.scan()
+	return func() tea.Msg {
+		m := scan().(queueMsg)
+		m.rescan = true
+		return m
+	}
+}
+
+func newQueueScreen(e env) *queueScreen { return &queueScreen{env: e, gap: rescanGap} }
 
 func (s *queueScreen) title() string   { return "Queue" }
 func (s *queueScreen) capturing() bool { return s.confirm != "" }
@@ -96,8 +123,21 @@ func (s *queueScreen) update(msg tea.Msg) tea.Cmd {
 func (s *queueScreen) handle(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case queueChangedMsg:
-		return tea.Batch(s.scan(), s.src.waitQueue())
+		if s.scanning {
+			s.stale = true
+			return s.src.waitQueue()
+		}
+		return tea.Batch(s.rescan(), s.src.waitQueue())
+	case rescanDueMsg:
+		return s.rescan()
 	case queueMsg:
+		var again tea.Cmd
+		if msg.rescan {
+			s.scanning = s.stale
+			if s.stale {
+				again = tea.Tick(max(0, s.gap-time.Since(s.started)), func(time.Time) tea.Msg { return rescanDueMsg{} })
+			}
+		}
 		s.loaded, s.err, s.proc, s.idle = true, msg.err, msg.proc, msg.idle
 		if msg.err == nil {
 			var keep string
@@ -113,7 +153,7 @@ func (s *queueScreen) handle(msg tea.Msg) tea.Cmd {
 				}
 			}
 		}
-		return nil
+		return again
 	case queueActionMsg:
 		s.note = msg.text
 		if msg.err != nil {
