@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -62,6 +63,9 @@ var (
 	keyNext    = key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next screen"))
 	keyPrev    = key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous screen"))
 	keyScreens = key.NewBinding(key.WithKeys("1", "2", "3", "4", "5"), key.WithHelp("1-5", "screens"))
+	// keyInterrupt quits before any other key is looked at (Model.key), even while an input
+	// has the keys.
+	keyInterrupt = key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit, even while typing"))
 )
 
 // Keys the screens share.
@@ -251,7 +255,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		return tea.Batch(cmds...)
 	}
 	cur := m.screens[m.active]
-	if msg.String() == "ctrl+c" {
+	if key.Matches(msg, keyInterrupt) {
 		return tea.Quit
 	}
 	if cur.capturing() {
@@ -270,21 +274,30 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		m.full = true
 		return nil
 	case key.Matches(msg, keyNext):
-		m.active = (m.active + 1) % len(m.screens)
-		return nil
+		return m.show((m.active + 1) % len(m.screens))
 	case key.Matches(msg, keyPrev):
-		m.active = (m.active + len(m.screens) - 1) % len(m.screens)
-		return nil
+		return m.show((m.active + len(m.screens) - 1) % len(m.screens))
 	case key.Matches(msg, keyScreens):
-		m.active = int(msg.String()[0] - '1')
-		return nil
+		return m.show(int(msg.String()[0] - '1'))
 	}
 	return cur.update(msg)
 }
 
+// shower is a screen that reads something again each time it is shown: what it shows has no
+// change notification to follow.
+type shower interface{ shown() tea.Cmd }
+
+// show makes screen i the active one.
+func (m *Model) show(i int) tea.Cmd {
+	m.active = i
+	if s, ok := m.screens[i].(shower); ok {
+		return s.shown()
+	}
+	return nil
+}
+
 func (m *Model) resize(w, h int) {
 	m.w, m.h = max(w, 20), max(h, 6)
-	m.help.Width = m.w
 	for _, s := range m.screens {
 		s.resize(m.w, m.h-2)
 	}
@@ -302,8 +315,28 @@ func (m *Model) View() string {
 		b.WriteString(fit(m.screens[m.active].view(), m.w, m.h-2))
 	}
 	b.WriteByte('\n')
-	b.WriteString(padRight(m.help.ShortHelpView(append(m.screens[m.active].keys(), keyHelp, keyQuit)), m.w))
+	b.WriteString(m.footer())
 	return guardTerminal(b.String())
+}
+
+// footer is the active screen's keys, as many as fit, then "? keys" and "q quit", which always
+// show: ? is how to find the rest. The paging keys every list shares are left to ?.
+func (m *Model) footer() string {
+	h := m.help
+	h.Width = 0
+	tail := h.ShortHelpView([]key.Binding{keyHelp, keyQuit})
+	var own []key.Binding
+	for _, k := range m.screens[m.active].keys() {
+		if !slices.ContainsFunc(pagingKeys, func(p key.Binding) bool { return p.Help() == k.Help() }) {
+			own = append(own, k)
+		}
+	}
+	sep := h.ShortSeparator
+	h.Width = max(0, m.w-displayWidth(tail)-displayWidth(sep))
+	if head := h.ShortHelpView(own); head != "" && h.Width > 0 {
+		tail = head + sep + tail
+	}
+	return padRight(tail, m.w)
 }
 
 func (m *Model) header() string {
@@ -319,16 +352,28 @@ func (m *Model) header() string {
 	return padRight(strings.Join(parts, " "), m.w)
 }
 
+// pagingKeys move through any list: the help lists them, the footer leaves them out.
+var pagingKeys = []key.Binding{keyPgUp, keyPgDn, keyHome, keyEnd}
+
+// globalKeys are the keys of every screen, as the help lists them.
+var globalKeys = []key.Binding{keyScreens, keyNext, keyPrev, keyHelp, keyQuit, keyInterrupt}
+
 func (m *Model) fullHelp() string {
 	cur := m.screens[m.active]
-	var b strings.Builder
-	fmt.Fprintf(&b, "Keys on the %s screen (any key closes this)\n\n", cur.title())
-	for _, k := range cur.keys() {
-		fmt.Fprintf(&b, "  %-12s %s\n", k.Help().Key, k.Help().Desc)
+	list := func(keys []key.Binding) string {
+		var b strings.Builder
+		for _, k := range keys {
+			fmt.Fprintf(&b, "  %-12s %s\n", k.Help().Key, k.Help().Desc)
+		}
+		return b.String()
 	}
-	b.WriteString("\nEverywhere\n\n")
-	for _, k := range []key.Binding{keyScreens, keyNext, keyPrev, keyHelp, keyQuit} {
-		fmt.Fprintf(&b, "  %-12s %s\n", k.Help().Key, k.Help().Desc)
+	own := fmt.Sprintf("Keys on the %s screen (any key closes this)\n\n", cur.title()) + list(cur.keys())
+	all := "Everywhere\n\n" + list(globalKeys)
+	h := m.h - 2
+	if n := strings.Count(own, "\n") + 1 + strings.Count(all, "\n"); n <= h || m.w < 80 {
+		return own + "\n" + all
 	}
-	return b.String()
+	// Too tall for the terminal: the two lists side by side, so that neither is cut.
+	lw := m.w / 2
+	return sideBySide(own, lw, all, m.w-lw-1, h)
 }

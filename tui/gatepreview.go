@@ -6,6 +6,10 @@ package tui
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
 
 	"github.com/mcpctl/mcpctl/gate"
 	"github.com/mcpctl/mcpctl/promptlib"
@@ -47,14 +51,36 @@ type RepoProject struct {
 const repoEntry = "/repository"
 
 // gateProjects lists the project names, "" (no project: the whole library) first, then the
-// repository's project (repoEntry) when there is one.
-func gateProjects(dir string, repo *RepoProject) ([]string, error) {
-	names, err := gate.ListProjects(dir)
-	first := []string{""}
+// repository's project (repoEntry) when there is one. Files that are not valid projects are
+// listed too, as 'mcpctl get projects' lists them, with the reason in invalid: a file whose name
+// is not a project name under its file name (which no project name can be, as it ends in
+// .yaml), one that does not load under its project name.
+func gateProjects(dir string, repo *RepoProject) (names []string, invalid map[string]error, err error) {
+	valid, err := gate.ListProjects(dir)
+	names = []string{""}
 	if repo != nil {
-		first = append(first, repoEntry)
+		names = append(names, repoEntry)
 	}
-	return append(first, names...), err
+	invalid = map[string]error{}
+	listed := map[string]bool{}
+	for _, n := range valid {
+		listed[n] = true
+		if _, perr := gate.LoadProject(dir, n); perr != nil {
+			invalid[n] = perr
+		}
+	}
+	entries, _ := os.ReadDir(dir) // ListProjects has read it (or said why not)
+	for _, e := range entries {
+		name, ok := strings.CutSuffix(e.Name(), gate.ProjectExt)
+		if !ok || listed[name] || e.IsDir() {
+			continue
+		}
+		valid = append(valid, e.Name())
+		invalid[e.Name()] = fmt.Errorf("%s: %q is not a project name: a project name is letters, digits, '.', '_' and '-' "+
+			"(at most 64, starting with a letter or digit); rename the file", filepath.Join(dir, e.Name()), name)
+	}
+	sort.Strings(valid)
+	return append(names, valid...), invalid, err
 }
 
 // previewGate loads the project (repoEntry: the repository's) and runs a new session's

@@ -20,8 +20,9 @@ var (
 
 type (
 	projectsMsg struct {
-		names []string
-		err   error
+		names   []string
+		invalid map[string]error
+		err     error
 	}
 	gateMsg struct {
 		project string
@@ -38,6 +39,9 @@ type gateScreen struct {
 	env
 	w, h     int
 	projects []string
+	invalid  map[string]error // the entries that are not valid projects, and why
+	listed   bool             // the projects have been read once: later reads keep the selection
+	listErr  error            // why the projects directory cannot be read
 	pl       listView
 	tags     textinput.Model
 	view_    *gateView
@@ -48,6 +52,10 @@ type gateScreen struct {
 	vp       viewport.Model
 	lib      *promptlib.Library // the snapshot the last preview used
 	version  uint64
+	// A preview reads the whole library after a change (half a second at 10,000 prompts): during
+	// a burst of changes, one runs at a time and the changes meanwhile make one more.
+	inflight int  // previews asked for and not answered
+	stale    bool // the library changed while one was in flight
 }
 
 func newGateScreen(e env) *gateScreen {
@@ -60,14 +68,20 @@ func newGateScreen(e env) *gateScreen {
 func (s *gateScreen) title() string   { return "Gate" }
 func (s *gateScreen) capturing() bool { return s.tags.Focused() }
 func (s *gateScreen) keys() []key.Binding {
-	return []key.Binding{keyUp, keyDown, keyLeft, keyRight, keyTags, keyBriefing}
+	return []key.Binding{keyUp, keyDown, keyLeft, keyRight, keyTags, keyBriefing, keyPgUp, keyPgDn, keyHome, keyEnd}
 }
 
-func (s *gateScreen) init() tea.Cmd {
+func (s *gateScreen) init() tea.Cmd { return s.listProjects() }
+
+// shown reads the projects again each time the screen is shown: files added, removed or broken
+// since are listed as they are now.
+func (s *gateScreen) shown() tea.Cmd { return s.listProjects() }
+
+func (s *gateScreen) listProjects() tea.Cmd {
 	dir, repo := s.cfg.ProjectsDir, s.cfg.Repo
 	return func() tea.Msg {
-		names, err := gateProjects(dir, repo)
-		return projectsMsg{names: names, err: err}
+		names, invalid, err := gateProjects(dir, repo)
+		return projectsMsg{names: names, invalid: invalid, err: err}
 	}
 }
 
@@ -79,7 +93,28 @@ func (s *gateScreen) resize(w, h int) {
 	s.tags.Width = s.rightWidth() - 8
 }
 
-func (s *gateScreen) leftWidth() int  { return min(20, s.w/4) }
+// leftWidth fits the longest project entry, in at most a quarter of the screen.
+func (s *gateScreen) leftWidth() int {
+	longest := 0
+	for i := range s.projects {
+		longest = max(longest, displayWidth(s.label(i)))
+	}
+	return min(max(20, longest+2), s.w/4)
+}
+
+// label is how the project list shows entry i.
+func (s *gateScreen) label(i int) string {
+	switch n := s.projects[i]; {
+	case n == "":
+		return "(none: all)"
+	case n == repoEntry:
+		return display(s.cfg.Repo.Name) + " (repo)"
+	case s.invalid[n] != nil:
+		return "✗ " + display(n) + " (invalid)" // a file's name
+	default:
+		return display(n)
+	}
+}
 func (s *gateScreen) rightWidth() int { return max(10, s.w-s.leftWidth()-1) }
 
 func (s *gateScreen) project() string {
@@ -92,12 +127,23 @@ func (s *gateScreen) project() string {
 // preview runs begin_session for the selected project and the typed tags, reading the library
 // again only when it changed since the last preview.
 func (s *gateScreen) preview() tea.Cmd {
+	cmd := s.previewCmd()
+	if cmd != nil {
+		s.inflight++
+	}
+	return cmd
+}
+
+func (s *gateScreen) previewCmd() tea.Cmd {
 	db := s.cfg.DB
 	if db == nil || len(strings.Fields(s.tags.Value())) == 0 {
 		return nil
 	}
 	project, tags, dir, repo := s.project(), s.tags.Value(), s.cfg.ProjectsDir, s.cfg.Repo
 	lib, version := s.lib, s.version
+	if err := s.invalid[project]; err != nil {
+		return func() tea.Msg { return gateMsg{project: project, tags: tags, err: err} }
+	}
 	return func() tea.Msg {
 		m := gateMsg{project: project, tags: tags}
 		if v := db.Version(); lib == nil || v != version {
@@ -123,22 +169,37 @@ func (s *gateScreen) preview() tea.Cmd {
 func (s *gateScreen) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case projectsMsg:
-		s.projects, s.err = msg.names, msg.err
-		s.pl.setLen(len(s.projects))
-		start := s.cfg.Project
-		if start == "" && s.cfg.Repo != nil {
-			start = repoEntry
+		before, wasInvalid := s.project(), s.invalid[s.project()]
+		start := before
+		if !s.listed {
+			start = s.cfg.Project
+			if start == "" && s.cfg.Repo != nil {
+				start = repoEntry
+			}
 		}
+		s.listed = true
+		s.projects, s.invalid, s.listErr = msg.names, msg.invalid, msg.err
+		s.pl.setLen(len(s.projects))
+		s.resize(s.w, s.h) // the list's width follows its longest entry
 		for i, n := range s.projects {
 			if n == start {
 				s.pl.cursor = i
 				s.pl.scroll()
 			}
 		}
+		if s.project() != before || (s.invalid[s.project()] == nil) != (wasInvalid == nil) {
+			return s.preview() // the selected project went away, or became valid or invalid
+		}
 		return nil
 	case gateMsg:
+		s.inflight = max(0, s.inflight-1)
+		var again tea.Cmd
+		if s.inflight == 0 && s.stale {
+			s.stale = false
+			again = s.preview()
+		}
 		if msg.project != s.project() || msg.tags != s.tags.Value() {
-			return nil // an answer to an earlier question
+			return again // an answer to an earlier question
 		}
 		if msg.lib != nil {
 			s.lib, s.version = msg.lib, msg.version
@@ -152,8 +213,12 @@ func (s *gateScreen) update(msg tea.Msg) tea.Cmd {
 			s.rows.top()
 			s.vp.SetContent(wrap(v.Text, s.rightWidth()))
 		}
-		return nil
+		return again
 	case libraryChangedMsg, libraryOpenedMsg: // changed, or opened after the console started
+		if s.inflight > 0 {
+			s.stale = true
+			return nil
+		}
 		return s.preview()
 	case tea.KeyMsg:
 		return s.key(msg)
@@ -203,22 +268,20 @@ func (s *gateScreen) key(msg tea.KeyMsg) tea.Cmd {
 
 func (s *gateScreen) view() string {
 	lw, rw := s.leftWidth(), s.rightWidth()
-	left := s.st.title.Render("Projects") + "\n" + s.pl.render(s.st, lw, !s.tags.Focused() && !s.onRows, func(i int) string {
-		switch s.projects[i] {
-		case "":
-			return "(none: all)"
-		case repoEntry:
-			return display(s.cfg.Repo.Name) + " (repo)"
-		}
-		return display(s.projects[i]) // a file's name
-	})
+	left := s.st.title.Render("Projects") + "\n" + s.pl.render(s.st, lw, !s.tags.Focused() && !s.onRows, s.label)
 	var r strings.Builder
 	r.WriteString(s.tags.View() + "\n")
 	switch {
 	case s.cfg.DB == nil:
 		r.WriteString(wrap(libraryProblem(*s.cfg), rw))
-	case s.err != nil:
-		r.WriteString(wrap(display(s.err.Error()), rw)) // it may quote a project file
+	case s.invalid[s.project()] != nil:
+		r.WriteString(wrap(display("This project file is not valid, so no session can use it: "+s.invalid[s.project()].Error()), rw))
+	case s.err != nil || s.listErr != nil:
+		err := s.err
+		if err == nil {
+			err = s.listErr
+		}
+		r.WriteString(wrap(display(err.Error()), rw)) // it may quote a project file
 		if len(s.projects) <= 1 {
 			r.WriteString("\n\nProjects are YAML files in\n  " + s.cfg.ProjectsDir)
 		}
@@ -240,13 +303,14 @@ func (s *gateScreen) view() string {
 			fmt.Fprintf(&r, ", %d beyond the cap", v.Omitted)
 		}
 		r.WriteString("\n")
-		r.WriteString(s.st.title.Render(cell(fmt.Sprintf("  %-11s %-22s %3s %4s %6s", "GROUP", "NAME", "PRI", "HITS", "BYTES"), rw)) + "\n")
+		nameW := gateNameWidth(v.Rows, rw)
+		r.WriteString(s.st.title.Render(cell(fmt.Sprintf("  %-11s %s %3s %4s %6s", "GROUP", cell("NAME", nameW), "PRI", "HITS", "BYTES"), rw)) + "\n")
 		if len(v.Rows) == 0 {
 			r.WriteString(wrap("No prompt matched these tags; begin_session sends the index only. Try other tags.", rw))
 		} else {
 			r.WriteString(s.rows.render(s.st, rw, s.onRows, func(i int) string {
 				row := v.Rows[i]
-				return fmt.Sprintf("%-11s %s %3d %4d %6s", row.Group, cell(row.Name, 22), row.Priority, row.Hits, size(row.Bytes))
+				return fmt.Sprintf("%-11s %s %3d %4d %6s", row.Group, cell(row.Name, nameW), row.Priority, row.Hits, size(row.Bytes))
 			}))
 			if len(v.Rows) > 0 {
 				r.WriteString("\n" + s.st.dim.Render(cell("why: "+v.Rows[s.rows.cursor].Why, rw)))
@@ -254,6 +318,18 @@ func (s *gateScreen) view() string {
 		}
 	}
 	return sideBySide(left, lw, r.String(), rw, s.h)
+}
+
+// gateNameWidth is the NAME column's width: the longest name, as far as the pane allows once the
+// marker and the other columns (GROUP 11, PRI 3, HITS 4, BYTES 6 and the spaces) have theirs.
+// Names of one family share long prefixes (review-threat-model-in-…), so they are told apart
+// only by what a fixed width would cut.
+func gateNameWidth(rows []gateRow, rw int) int {
+	longest := len("NAME")
+	for _, r := range rows {
+		longest = max(longest, displayWidth(r.Name))
+	}
+	return max(len("NAME"), min(longest, rw-2-11-3-4-6-4))
 }
 
 func countGroup(rows []gateRow, g string) int {

@@ -112,8 +112,11 @@ func trafficEvents() []traffic.Event {
 		{TS: at(1.1), Session: "a1b2c3d4", Project: "web", Kind: traffic.KindNotification, Method: "notifications/tools/list_changed"},
 		{TS: at(5), Session: "e5f6a7b8", Kind: traffic.KindResponse, Method: "resources/read", ID: "3", Name: "prompt://review", DurationMs: 30, BytesIn: 70, BytesOut: 1200, Status: traffic.StatusOK,
 			Pipeline: &traffic.Pipeline{Model: "subindex", Stages: []string{"section-split", "summarize-tree"}, BytesBefore: 9000, BytesAfter: 1200, CacheHit: true},
-			Payload:  json.RawMessage(`{"contents":[{"text":"# Review\n\n## Scope\n\nEvery change.\n\n## Checklist\n\n- names\n- tests\n"}]}`)},
-		{TS: at(9), Session: "e5f6a7b8", Kind: traffic.KindResponse, Method: "tools/call", ID: "4", Name: "get_prompt", DurationMs: 2, BytesIn: 60, BytesOut: 300, Status: traffic.StatusError, ErrorCode: "NOT_FOUND"},
+			// Traced as serve records it (mcpserver's observe.go): the whole JSON-RPC message.
+			Payload: json.RawMessage(`{"jsonrpc":"2.0","id":3,"result":{"contents":[{"uri":"prompt://review","mimeType":"text/markdown",` +
+				`"text":"# Review\n\n## Scope\n\nEvery change.\n\n## Checklist\n\n- names\n- tests\n"}]}}`)},
+		{TS: at(9), Session: "e5f6a7b8", Kind: traffic.KindResponse, Method: "tools/call", ID: "4", Name: "get_prompt", DurationMs: 2, BytesIn: 60, BytesOut: 300, Status: traffic.StatusError, ErrorCode: "NOT_FOUND",
+			Payload: json.RawMessage(`{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"NOT_FOUND: no prompt has this id"}],"isError":true}}`)},
 	}
 	for i, d := range []float64{3, 5, 8, 4} {
 		evs = append(evs, traffic.Event{TS: at(10 + float64(i)), Session: "a1b2c3d4", Project: "web", Kind: traffic.KindResponse, Method: "tools/call",

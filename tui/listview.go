@@ -37,8 +37,9 @@ func (l *listView) scroll() {
 	l.offset = max(0, min(l.offset, l.n-l.height))
 }
 
-// render draws the visible rows: row(i) gives a row's text; the cursor's row is marked with
-// "▸" (and shown reversed when focused and in color).
+// render draws the visible rows: row(i) gives a row's text. The cursor's row is marked "▸" in
+// the list that has the keys (and shown reversed in color), "·" in one that has not: without
+// color (NO_COLOR) the marker is all that tells which list j and k move.
 func (l *listView) render(st styles, w int, focused bool, row func(i int) string) string {
 	var b strings.Builder
 	end := min(l.n, l.offset+l.height)
@@ -47,8 +48,11 @@ func (l *listView) render(st styles, w int, focused bool, row func(i int) string
 			b.WriteByte('\n')
 		}
 		mark := "  "
-		if i == l.cursor {
+		switch {
+		case i == l.cursor && focused:
 			mark = "▸ "
+		case i == l.cursor:
+			mark = "· "
 		}
 		line := cell(mark+row(i), w)
 		if i == l.cursor && focused {

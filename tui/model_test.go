@@ -10,10 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/teatest"
 
 	"github.com/mcpctl/mcpctl/promptlib"
+	"github.com/mcpctl/mcpctl/queue"
 	"github.com/mcpctl/mcpctl/tui/traffic"
 )
 
@@ -391,16 +393,461 @@ func TestPipelineFile(t *testing.T) {
 	}
 }
 
+// payloadText reads what serve records: the whole JSON-RPC message, the content under result.
 func TestPayloadText(t *testing.T) {
-	for _, tc := range []struct{ payload, want string }{
-		{`{"content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}`, "a\n\nb"},
-		{`{"contents":[{"uri":"prompt://x","text":"# X"}]}`, "# X"},
-		{`{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}]}`, "hi"},
-		{`{"structured":{"k":1}}`, `{"structured":{"k":1}}`},
-		{`not json`, `not json`},
+	for _, tc := range []struct {
+		payload, want string
+		ok            bool
+	}{
+		{`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"a"},{"type":"image","data":"AA=="},{"type":"text","text":"b"}]}}`, "a\n\nb", true},
+		{`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"resource","resource":{"uri":"file:///x","text":"embedded"}}]}}`, "embedded", true},
+		{`{"jsonrpc":"2.0","id":2,"result":{"contents":[{"uri":"prompt://x","mimeType":"text/markdown","text":"# X"}]}}`, "# X", true},
+		{`{"jsonrpc":"2.0","id":3,"result":{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}]}}`, "hi", true},
+		{`{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":""}]}}`, "", true}, // empty, but content
+		// Nothing a pipeline would see.
+		{`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"get_prompt","arguments":{"id":"x"}}}`, "", false},
+		{`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{}}}`, "", false},
+		{`{"jsonrpc":"2.0","method":"notifications/initialized"}`, "", false},
+		{`{"jsonrpc":"2.0","id":6,"error":{"code":-32602,"message":"bad"}}`, "", false},
+		{`{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"image","data":"AA=="}]}}`, "", false},
+		{`{"content":[{"type":"text","text":"a bare result is not what serve records"}]}`, "", false},
+		{`not json`, "", false},
 	} {
-		if got := payloadText([]byte(tc.payload)); got != tc.want {
-			t.Errorf("payloadText(%s) = %q, want %q", tc.payload, got, tc.want)
+		got, ok := payloadText([]byte(tc.payload))
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("payloadText(%s) = %q, %v; want %q, %v", tc.payload, got, ok, tc.want, tc.ok)
 		}
+	}
+}
+
+// e takes the text of a traced result, as serve's pipeline would, and passes over the events
+// that hold none: requests, initialize, notifications, errors.
+func TestPipelineEventTakesResultText(t *testing.T) {
+	f := newFixture(t, 5)
+	f.cfg.Pipeline = splitter{}
+	at := func(s int) time.Time { return clock.Add(time.Duration(s) * time.Second) }
+	ev := func(s int, kind, method, name, status, payload string) traffic.Event {
+		return traffic.Event{TS: at(s), Session: "s1", Kind: kind, Method: method, Name: name, Status: status, Payload: json.RawMessage(payload)}
+	}
+	contentless := []traffic.Event{
+		ev(0, traffic.KindRequest, "initialize", "", "", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}`),
+		ev(1, traffic.KindResponse, "initialize", "", traffic.StatusOK, `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18"}}`),
+		ev(2, traffic.KindNotification, "notifications/initialized", "", "", `{"jsonrpc":"2.0","method":"notifications/initialized"}`),
+		ev(3, traffic.KindRequest, "tools/call", "get_prompt", "", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_prompt"}}`),
+	}
+	result := ev(4, traffic.KindResponse, "tools/call", "get_prompt", traffic.StatusOK,
+		`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"# Doc\n\n## One\n\nfirst"}]}}`)
+	later := ev(5, traffic.KindRequest, "tools/list", "", "", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+
+	screen := func(evs ...traffic.Event) *pipelineScreen {
+		s := newPipelineScreen(env{cfg: &f.cfg, st: newStyles(false)})
+		s.resize(100, 30)
+		s.update(trafficMsg{events: evs})
+		return s
+	}
+	press := func(s *pipelineScreen) {
+		if cmd := s.update(keyMsg("e")); cmd != nil {
+			s.update(cmd())
+		}
+	}
+
+	s := screen(append(append(contentless, result), later)...)
+	for i := range 3 { // the only event with content, each time
+		press(s)
+		if s.input != "# Doc\n\n## One\n\nfirst" || !strings.Contains(s.source, "tools/call get_prompt") {
+			t.Fatalf("e #%d: source %q input %q, want the tool result's text", i+1, s.source, s.input)
+		}
+	}
+	if v := s.view(); !strings.Contains(v, "20B → ") || strings.Contains(v, "jsonrpc") {
+		t.Errorf("the view does not show the result's text transformed:\n%s", v)
+	}
+
+	s = screen(contentless...)
+	press(s)
+	if v := s.view(); !strings.Contains(v, "nothing to transform") || s.out != nil {
+		t.Errorf("e with only contentless events: want a note that there is nothing to transform:\n%s", v)
+	}
+}
+
+// The Traffic table's columns use the width there is: sizes are never cut, and a notification's
+// NAME is what follows notifications/, so notifications can be told apart.
+func TestTrafficColumnsUseTheWidth(t *testing.T) {
+	f := newFixture(t, 5)
+	evs := []traffic.Event{
+		{TS: clock, Session: "a1b2c3d4", Kind: traffic.KindResponse, Method: "tools/call", ID: "7", Name: "list_folders", DurationMs: 9,
+			BytesIn: 105, BytesOut: 11_200, Status: traffic.StatusOK},
+		{TS: clock.Add(time.Second), Session: "a1b2c3d4", Kind: traffic.KindNotification, Method: "notifications/prompts/list_changed", BytesOut: 60},
+		{TS: clock.Add(2 * time.Second), Session: "a1b2c3d4", Kind: traffic.KindNotification, Method: "notifications/initialized", BytesIn: 55},
+		{TS: clock.Add(3 * time.Second), Session: "a1b2c3d4", Kind: traffic.KindResponse, Method: "tools/call", ID: "8",
+			Name: "review-threat-model-in-depth-for-payments", DurationMs: 12_345, BytesIn: 147, BytesOut: 85_300, Status: traffic.StatusOK,
+			Pipeline: &traffic.Pipeline{Model: "subindex", BytesBefore: 85_300, BytesAfter: 1_300}},
+	}
+	for _, w := range []int{160, 120, 80} {
+		m := newModel(t, f.cfg)
+		m.Update(tea.WindowSizeMsg{Width: w, Height: 20})
+		m.Update(trafficMsg{events: evs})
+		m.Update(keyMsg("3"))
+		v := m.View()
+		checkSize(t, v, w, 20)
+		want := []string{"105B/11.2k", "147B/85.3k", "12345", "notifications", "initialized", "0B/60B"}
+		if w >= 120 {
+			want = append(want, "prompts/list_changed", "review-threat-model-in-depth-for-payments", "85.3k→1.3k")
+		}
+		for _, s := range want {
+			if !strings.Contains(v, s) {
+				t.Errorf("at %d columns the Traffic screen lacks %q:\n%s", w, s, v)
+			}
+		}
+	}
+}
+
+// The Gate screen's NAME column grows with the terminal, so names of one family can be told apart.
+func TestGateNamesGrowWithTheWidth(t *testing.T) {
+	f := newFixture(t, 30)
+	m := newModel(t, f.cfg)
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 30})
+	for _, k := range []string{"4", "t", "sql review"} {
+		m.Update(keyMsg(k))
+	}
+	_, cmd := m.Update(keyMsg("enter"))
+	if cmd == nil {
+		t.Fatal("enter ran no preview")
+	}
+	m.Update(cmd())
+	gs := m.screens[3].(*gateScreen)
+	if gs.view_ == nil || len(gs.view_.Rows) == 0 {
+		t.Fatalf("no rows to show (err %v)", gs.err)
+	}
+	v := m.View()
+	for _, r := range gs.view_.Rows {
+		if !strings.Contains(v, " "+r.Name+" ") {
+			t.Errorf("at 160 columns the name %q is not shown whole:\n%s", r.Name, v)
+		}
+	}
+}
+
+// The Queue screen says whether anything processes the queue, as 'mcpctl queue status' does,
+// and shows a failure's reason whole.
+func TestQueueProcessorAndReason(t *testing.T) {
+	f := newFixture(t, 5)
+	f.withQueue(t)
+	q := f.cfg.QueueDir
+	long := "FOLDER_NOT_EMPTY: folder Engineering / Web App holds 37 prompts and 1 subfolder; use recursive: true to delete " +
+		"it with everything in it, or move them out first with move_prompt and delete_folder on the subfolder, then try again; the end"
+	writeFile(t, filepath.Join(q, "failed", failedID+".error"), long+"\n2026-01-02T03:04:05Z\n", time.Time{})
+	screen := func() *queueScreen {
+		s := newQueueScreen(env{cfg: &f.cfg, st: newStyles(false)})
+		s.resize(80, 22)
+		s.update(s.scan()())
+		return s
+	}
+	if v := screen().view(); !strings.Contains(v, "processor: the Prompteka app") {
+		t.Errorf("a Prompteka library's queue: want the app named as its processor:\n%s", v)
+	}
+
+	writeFile(t, filepath.Join(f.lib.Dir, queue.MarkerName), "{}", time.Time{}) // a standalone library
+	s := screen()
+	if v := s.view(); !strings.Contains(v, "processor: mcpctl, not running (start 'mcpctl serve' or 'mcpctl queue process')") {
+		t.Errorf("no processor runs: the view does not say so:\n%s", v)
+	}
+	lock, err := queue.TryLock(q) // what a running processor holds
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.update(s.scan()())
+	if v := s.view(); !strings.Contains(v, "processor: mcpctl, running") {
+		t.Errorf("a processor holds the lock: the view does not say it runs:\n%s", v)
+	}
+	lock.Release()
+
+	for i, op := range s.state.Ops {
+		if op.ID == failedID {
+			s.l.cursor = i
+		}
+	}
+	s.update(keyMsg("x")) // any key lays the screen out for the new selection, as a move would
+	v := s.view()
+	checkSize(t, fit(v, 80, 22), 80, 22)
+	if got := strings.Join(strings.Fields(v), " "); !strings.Contains(got, failedID+": "+long) {
+		t.Errorf("the failure's reason is not shown whole:\n%s", v)
+	}
+	if strings.Count(v, "\n") >= 22 {
+		t.Errorf("the view is %d lines, more than the screen's 22:\n%s", strings.Count(v, "\n")+1, v)
+	}
+}
+
+// The Gate screen reads the projects again each time it is shown, keeping the selection, and
+// lists a file that is not a valid project with the reason, as 'mcpctl get projects' does.
+func TestGateProjectsReadOnEachVisit(t *testing.T) {
+	f := newFixture(t, 10)
+	f.withProject(t, "web", "byteBudget: 2000\n")
+	m := newModel(t, f.cfg)
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 24})
+	gs := m.screens[3].(*gateScreen)
+	visit := func(n string) {
+		_, cmd := m.Update(keyMsg(n))
+		if cmd != nil {
+			m.Update(cmd())
+		}
+	}
+	m.Update(gs.init()())
+	visit("4")
+	m.Update(keyMsg("j")) // web
+	if gs.project() != "web" {
+		t.Fatalf("selected %q, want web (%q)", gs.project(), gs.projects)
+	}
+
+	f.withProject(t, "late", "byteBudget: 3000\n")
+	f.withProject(t, "broken", "byteBudget: [\n")
+	f.withProject(t, "My Web", "byteBudget: 3000\n")
+	visit("1")
+	visit("4")
+	v := m.View()
+	for _, want := range []string{"late", "✗ broken (invalid)", "✗ My Web.yaml (invalid)"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("after a visit the project list lacks %q:\n%s", want, v)
+		}
+	}
+	if gs.project() != "web" {
+		t.Errorf("the visit moved the selection to %q, want it kept on web", gs.project())
+	}
+	for i, n := range gs.projects {
+		if n == "My Web.yaml" {
+			gs.pl.cursor = i
+		}
+	}
+	if v := m.View(); !strings.Contains(strings.Join(strings.Fields(v), " "), "is not a project name") {
+		t.Errorf("the invalid file selected: its reason is not shown:\n%s", v)
+	}
+}
+
+// Without color the Library screen still shows which pane has the keys.
+func TestFocusShowsWithoutColor(t *testing.T) {
+	f := newFixture(t, 10)
+	m := newModel(t, f.cfg) // the tests run as NO_COLOR does (TestMain): no style shows
+	loadLibrary(t, m)
+	views := map[string]int{}
+	for pane := range 3 {
+		if other, seen := views[m.View()]; seen {
+			t.Errorf("focus on pane %d looks the same as on pane %d:\n%s", pane, other, m.View())
+		}
+		views[m.View()] = pane
+		m.Update(keyMsg("l"))
+	}
+}
+
+// Every key that does something on a screen is in that screen's ? help: a key pressed on each
+// screen (in a state where moving and scrolling have somewhere to go) that changes what the
+// screen shows must be one of its keys or a global one.
+func TestHelpListsWorkingKeys(t *testing.T) {
+	f := newFixture(t, 30)
+	f.withQueue(t)
+	f.withProject(t, "web", "byteBudget: 2000\n")
+	f.withProject(t, "api", "byteBudget: 2000\n")
+	f.cfg.Pipeline = splitter{}
+	var long strings.Builder
+	for i := range 80 {
+		fmt.Fprintf(&long, "line %d\n", i)
+	}
+	doc := filepath.Join(t.TempDir(), "long.md")
+	writeFile(t, doc, long.String(), time.Time{})
+
+	special := map[string]tea.KeyType{"up": tea.KeyUp, "down": tea.KeyDown, "left": tea.KeyLeft, "right": tea.KeyRight,
+		"pgup": tea.KeyPgUp, "pgdown": tea.KeyPgDown, "home": tea.KeyHome, "end": tea.KeyEnd, "ctrl+u": tea.KeyCtrlU,
+		"ctrl+d": tea.KeyCtrlD, "enter": tea.KeyEnter, "esc": tea.KeyEsc, " ": tea.KeySpace}
+	press := func(k string) tea.KeyMsg {
+		if t, ok := special[k]; ok {
+			return tea.KeyMsg{Type: t}
+		}
+		return keyMsg(k)
+	}
+	universe := []string{"up", "down", "left", "right", "pgup", "pgdown", "home", "end", "ctrl+u", "ctrl+d", "enter", "esc", " ",
+		"k", "j", "h", "l", "g", "G", "/", "f", "b", "t", "m", "o", "e", "r", "d", "u", "n", "y", "x"}
+
+	// ready is the console on screen n, with its data in and, on the Pipeline, a long file shown.
+	ready := func(n int) *Model {
+		m := newModel(t, f.cfg)
+		m.Update(tea.WindowSizeMsg{Width: 100, Height: 20})
+		loadLibrary(t, m)
+		m.Update(m.screens[1].(*queueScreen).scan()())
+		m.Update(trafficMsg{events: trafficEvents()})
+		m.Update(m.screens[3].(*gateScreen).init()())
+		m.Update(keyMsg(fmt.Sprint(n + 1)))
+		if n == 4 {
+			for _, k := range []string{"o", doc} {
+				m.Update(keyMsg(k))
+			}
+			_, cmd := m.Update(press("enter"))
+			m.Update(cmd())
+			m.Update(press("down")) // somewhere to go up from
+		}
+		return m
+	}
+	for n := range 5 {
+		bound := append([]key.Binding(nil), globalKeys...)
+		bound = append(bound, ready(n).screens[n].keys()...)
+		for _, k := range universe {
+			m := ready(n)
+			before := m.View()
+			m.Update(press(k))
+			if m.View() == before {
+				continue
+			}
+			listed := false
+			for _, b := range bound {
+				listed = listed || key.Matches(press(k), b)
+			}
+			if !listed {
+				t.Errorf("on the %s screen %q does something, but its help does not list it", m.screens[n].title(), k)
+			}
+		}
+	}
+	m := ready(0)
+	m.Update(keyMsg("?"))
+	if v := m.View(); !strings.Contains(v, "ctrl+c") {
+		t.Errorf("the help does not say ctrl+c quits:\n%s", v)
+	}
+}
+
+// A burst of changes costs the Library screen one reload in flight and one after it, however
+// many changes arrive meanwhile, and the last change is shown.
+func TestLibraryReloadsCoalesce(t *testing.T) {
+	f := newFixture(t, 30)
+	m := newModel(t, f.cfg)
+	loadLibrary(t, m)
+	m.src.unsubscribe()
+	m.src.library = nil                   // the test sends the changes itself
+	m.screens[0].(*libraryScreen).gap = 0 // the pause between reloads is time, which a test does not wait for
+	reloads := 0
+	// exec runs a command's work, as the program does off its goroutine, and returns what it says.
+	var exec func(tea.Cmd) []tea.Msg
+	exec = func(c tea.Cmd) []tea.Msg {
+		if c == nil {
+			return nil
+		}
+		msg := c()
+		if b, ok := msg.(tea.BatchMsg); ok {
+			var out []tea.Msg
+			for _, c := range b {
+				out = append(out, exec(c)...)
+			}
+			return out
+		}
+		if _, ok := msg.(foldersMsg); ok {
+			reloads++
+		}
+		return []tea.Msg{msg}
+	}
+
+	_, first := m.Update(libraryChangedMsg{})
+	read := exec(first) // the first reload reads the library as it stands
+	f.lib.Exec(t, `INSERT INTO prompts (id, title, body, folder_id, icon, color, url, created_at, updated_at)
+		VALUES ('ABCDEF01-0000-4000-8000-000000000002', 'Written during the reload', 'x', NULL, NULL, NULL, NULL, ?, ?)`, clock.Unix(), clock.Unix())
+	var pending []tea.Cmd
+	for range 99 { // the burst's other changes arrive before the first reload's answer
+		_, c := m.Update(libraryChangedMsg{})
+		pending = append(pending, c)
+	}
+	for _, msg := range read {
+		_, c := m.Update(msg)
+		pending = append(pending, c)
+	}
+	for len(pending) > 0 {
+		c := pending[0]
+		pending = pending[1:]
+		for _, msg := range exec(c) {
+			_, c := m.Update(msg)
+			pending = append(pending, c)
+		}
+	}
+	if reloads != 2 {
+		t.Errorf("100 changes cost %d reloads, want 2: the one in flight and one for the changes during it", reloads)
+	}
+	if v := m.View(); !strings.Contains(v, "All prompts (31)") || !strings.Contains(v, "Written during the reload") {
+		t.Errorf("the last change is not shown:\n%s", v)
+	}
+}
+
+// The Gate screen's preview reads the whole library after a change: a burst costs the preview
+// in flight and one more.
+func TestGatePreviewsCoalesce(t *testing.T) {
+	f := newFixture(t, 30)
+	m := newModel(t, f.cfg)
+	for _, k := range []string{"4", "t", "sql review"} {
+		m.Update(keyMsg(k))
+	}
+	_, first := m.Update(keyMsg("enter"))
+	previews := 1
+	var pending []tea.Cmd
+	gs := m.screens[3]
+	for range 50 {
+		if c := gs.update(libraryChangedMsg{}); c != nil {
+			pending = append(pending, c)
+		}
+	}
+	previews += len(pending)
+	_, again := m.Update(first())
+	for again != nil {
+		previews++
+		_, again = m.Update(again())
+	}
+	if previews != 2 {
+		t.Errorf("50 changes during a preview cost %d previews, want 2", previews)
+	}
+}
+
+// A burst of queue changes costs one scan in flight and one after it, and the last change shows.
+func TestQueueScansCoalesce(t *testing.T) {
+	f := newFixture(t, 5)
+	f.withQueue(t)
+	done, cancel := context.WithCancel(context.Background())
+	cancel() // the wait for the next change returns at once: the test sends the changes itself
+	s := newQueueScreen(env{cfg: &f.cfg, src: &sources{ctx: done, queue: make(chan struct{}, 1)}, st: newStyles(false)})
+	s.gap = 0 // the pause between scans is time, which a test does not wait for
+	s.resize(80, 22)
+	scans := 0
+	var exec func(tea.Cmd) []tea.Msg
+	exec = func(c tea.Cmd) []tea.Msg {
+		if c == nil {
+			return nil
+		}
+		switch msg := c().(type) {
+		case nil:
+			return nil
+		case tea.BatchMsg:
+			var out []tea.Msg
+			for _, c := range msg {
+				out = append(out, exec(c)...)
+			}
+			return out
+		case queueMsg:
+			scans++
+			return []tea.Msg{msg}
+		default:
+			return []tea.Msg{msg}
+		}
+	}
+	first := exec(s.update(queueChangedMsg{}))
+	late := "44444444-4444-4444-8444-444444444444"
+	writeFile(t, filepath.Join(f.cfg.QueueDir, late+".json"), opJSON(t, late, promptlib.OpCreatePrompt, `{"title":"Late","content":"x"}`), clock)
+	var pending []tea.Cmd
+	for range 50 {
+		pending = append(pending, s.update(queueChangedMsg{}))
+	}
+	for _, msg := range first {
+		pending = append(pending, s.update(msg))
+	}
+	for len(pending) > 0 {
+		c := pending[0]
+		pending = pending[1:]
+		for _, msg := range exec(c) {
+			pending = append(pending, s.update(msg))
+		}
+	}
+	if scans != 2 {
+		t.Errorf("51 changes cost %d scans, want 2", scans)
+	}
+	if v := s.view(); !strings.Contains(v, "pending 2") {
+		t.Errorf("the last change is not shown:\n%s", v)
 	}
 }

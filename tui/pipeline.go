@@ -40,8 +40,10 @@ type pipelineScreen struct {
 	models  []string
 	model   int
 	path    textinput.Model
-	traced  []traffic.Event // events with payloads, newest last
-	ev      int             // the traced event shown, -1 for none
+	traced  []traffic.Event // traced responses that may hold content (transformable), newest last
+	payload int             // traced events seen, of any kind: says why e finds nothing
+	ev      int             // the traced event shown, counted from the newest; -1 for none
+	evIn    Input           // what that event holds, taken when e picked it: newer events shift ev
 	source  string
 	input   string
 	out     *Output
@@ -72,7 +74,7 @@ func newPipelineScreen(e env) *pipelineScreen {
 func (s *pipelineScreen) title() string   { return "Pipeline" }
 func (s *pipelineScreen) capturing() bool { return s.path.Focused() }
 func (s *pipelineScreen) keys() []key.Binding {
-	return []key.Binding{keyModel, keyOpen, keyEvent, keyUp, keyDown}
+	return []key.Binding{keyModel, keyOpen, keyEvent, keyUp, keyDown, keyPgUp, keyPgDn, keyHome, keyEnd}
 }
 func (s *pipelineScreen) init() tea.Cmd { return nil }
 
@@ -91,6 +93,9 @@ func (s *pipelineScreen) update(msg tea.Msg) tea.Cmd {
 	case trafficMsg:
 		for _, e := range msg.events {
 			if len(e.Payload) > 0 {
+				s.payload++
+			}
+			if transformable(e) {
 				s.traced = append(s.traced, e)
 			}
 		}
@@ -158,14 +163,7 @@ func (s *pipelineScreen) key(msg tea.KeyMsg) tea.Cmd {
 		s.path.SetValue("") // a new path, not one typed after the last
 		return s.path.Focus()
 	case key.Matches(msg, keyEvent):
-		if len(s.traced) == 0 {
-			s.err = fmt.Errorf("no traced event yet: start a server with --trace-content (or MCPCTL_TRACE=content) to record payloads")
-			return nil
-		}
-		s.ev = (s.ev + 1) % len(s.traced)
-		e := s.traced[len(s.traced)-1-s.ev]
-		s.source = fmt.Sprintf("event:%s %s %s %s", e.TS.Format("15:04:05.000"), e.Session, e.Method, e.Name)
-		return s.run()
+		return s.nextEvent()
 	case key.Matches(msg, keyUp):
 		s.scroll(-1)
 	case key.Matches(msg, keyDown):
@@ -174,6 +172,10 @@ func (s *pipelineScreen) key(msg tea.KeyMsg) tea.Cmd {
 		s.scroll(s.colHeight())
 	case key.Matches(msg, keyPgUp):
 		s.scroll(-s.colHeight())
+	case key.Matches(msg, keyHome):
+		s.offset = 0
+	case key.Matches(msg, keyEnd):
+		s.scroll(maxPipelineInput) // scroll stops at the last page
 	}
 	return nil
 }
@@ -209,8 +211,8 @@ func (s *pipelineScreen) run() tea.Cmd {
 		in.Source = path
 		text, readErr = readInput(path)
 	} else {
-		e := s.traced[len(s.traced)-1-s.ev]
-		text, in.Source, in.Type = payloadText(e.Payload), e.Name, contentType(e.Method)
+		in = s.evIn
+		text = in.Text
 	}
 	in.Text = text
 	s.pending = true
@@ -221,6 +223,32 @@ func (s *pipelineScreen) run() tea.Cmd {
 		}
 		return m
 	}
+}
+
+// nextEvent picks the next older traced response that holds text, wrapping to the newest, and
+// transforms it. Responses whose result has no text (a tool's image) are passed over; when none
+// has any, the screen says why rather than transforming a JSON-RPC message.
+func (s *pipelineScreen) nextEvent() tea.Cmd {
+	n := len(s.traced)
+	for i := 1; i <= n; i++ {
+		ev := (s.ev + i) % n
+		e := s.traced[n-1-ev]
+		text, ok := payloadText(e.Payload)
+		if !ok {
+			continue
+		}
+		s.ev, s.evIn = ev, Input{Text: text, Type: contentType(e.Method), Source: e.Name}
+		s.source = fmt.Sprintf("event:%s %s %s %s", e.TS.Format("15:04:05.000"), e.Session, e.Method, e.Name)
+		return s.run()
+	}
+	s.ev, s.source, s.out = -1, "", nil
+	if s.payload == 0 {
+		s.err = fmt.Errorf("no traced event yet: start a server with --trace-content (or MCPCTL_TRACE=content) to record payloads")
+	} else {
+		s.err = fmt.Errorf("nothing to transform: none of the %d traced events holds content. Requests, notifications, "+
+			"initialize and lists carry none; a tools/call, prompts/get or resources/read answered with text does", s.payload)
+	}
+	return nil
 }
 
 // contentType is the pipeline's content type for a method's result.
@@ -234,34 +262,73 @@ func contentType(method string) string {
 	return "toolResult"
 }
 
-// payloadText is the text a pipeline would see in a traced payload: the texts of a result's
-// content (tools), contents (resources) or messages (prompts), joined; the payload itself when
-// it holds none.
-func payloadText(payload []byte) string {
-	var r struct {
-		Content  []struct{ Text string } `json:"content"`
-		Contents []struct{ Text string } `json:"contents"`
-		Messages []struct {
-			Content struct{ Text string } `json:"content"`
-		} `json:"messages"`
+// payloadText is the text a pipeline would see in a traced response, and whether it holds any.
+// serve records the whole JSON-RPC message (observe.go), so the content is under "result": the
+// texts of a tool result's content (text blocks and embedded text resources, joined as serve's
+// pipeline joins them), of a resource's contents, or of a prompt's messages. Requests,
+// notifications, errors and results such as initialize's hold none.
+func payloadText(payload []byte) (string, bool) {
+	type resource struct {
+		Text *string `json:"text"`
 	}
-	if json.Unmarshal(payload, &r) != nil {
-		return string(payload)
+	type block struct {
+		Type     string   `json:"type"`
+		Text     *string  `json:"text"`
+		Resource resource `json:"resource"`
+	}
+	var msg struct {
+		Result *struct {
+			Content  []block    `json:"content"`
+			Contents []resource `json:"contents"`
+			Messages []struct {
+				Content block `json:"content"`
+			} `json:"messages"`
+		} `json:"result"`
+	}
+	if json.Unmarshal(payload, &msg) != nil || msg.Result == nil {
+		return "", false
 	}
 	var texts []string
+	add := func(t *string) {
+		if t != nil {
+			texts = append(texts, *t)
+		}
+	}
+	r := msg.Result
 	for _, c := range r.Content {
-		texts = append(texts, c.Text)
+		switch c.Type {
+		case "text":
+			add(c.Text)
+		case "resource":
+			add(c.Resource.Text)
+		}
 	}
 	for _, c := range r.Contents {
-		texts = append(texts, c.Text)
+		add(c.Text)
 	}
 	for _, m := range r.Messages {
-		texts = append(texts, m.Content.Text)
+		if m.Content.Type == "text" {
+			add(m.Content.Text)
+		}
 	}
-	if strings.TrimSpace(strings.Join(texts, "")) == "" {
-		return string(payload)
+	if len(texts) == 0 {
+		return "", false
 	}
-	return strings.Join(texts, "\n\n")
+	return strings.Join(texts, "\n\n"), true
+}
+
+// transformable is whether an event may carry content for a pipeline: a successful response of
+// a method whose result serve's pipeline transforms. A cheap test of the event's fields, so that
+// payloads are decoded only when e picks one.
+func transformable(e traffic.Event) bool {
+	if e.Kind != traffic.KindResponse || e.Status != traffic.StatusOK || len(e.Payload) == 0 {
+		return false
+	}
+	switch e.Method {
+	case "tools/call", "prompts/get", "resources/read":
+		return true
+	}
+	return false
 }
 
 func readInput(path string) (string, error) {
@@ -313,7 +380,7 @@ func (s *pipelineScreen) view() string {
 		b.WriteString("transforming…")
 		return b.String()
 	case s.out == nil:
-		b.WriteString(wrap(fmt.Sprintf("Choose what to transform: o and a file path, or e for the payload of a traced event (%d recorded). "+
+		b.WriteString(wrap(fmt.Sprintf("Choose what to transform: o and a file path, or e for the text of a traced result (%d recorded). "+
 			"m switches the proxymodel (%d available).", len(s.traced), len(s.models)), s.w))
 		return b.String()
 	}

@@ -2,7 +2,9 @@ package tui
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -15,8 +17,11 @@ var (
 
 type (
 	queueMsg struct {
-		state queueState
-		err   error
+		rescan bool // the answer to a change (rescan)
+		state  queueState
+		proc   string // processorState
+		idle   bool
+		err    error
 	}
 	queueActionMsg struct {
 		text string
@@ -30,19 +35,46 @@ type queueScreen struct {
 	env
 	w, h    int
 	state   queueState
+	proc    string // who processes the queue (processorState); "" when unknown
+	idle    bool   // nothing processes it
 	err     error
 	loaded  bool
 	l       listView
 	confirm string // the id d asks about
 	note    string // the outcome of the last retry or discard
+
+	// A server applying a burst of writes moves a file in the queue every few milliseconds, and
+	// a scan decodes up to processedShown operation files: one scan at a time, and changes
+	// during it make one more, rescanGap after it began (as the Library's reloads).
+	scanning bool
+	stale    bool
+	started  time.Time
+	gap      time.Duration // rescanGap; tests that run the commands themselves set 0
 }
 
-func newQueueScreen(e env) *queueScreen { return &queueScreen{env: e} }
+// rescanGap is the least time from one change-driven scan's start to the next's.
+const rescanGap = 200 * time.Millisecond
+
+// rescanDueMsg: the pause after a scan is over, and the queue changed meanwhile.
+type rescanDueMsg struct{}
+
+// rescan scans the queue for a change, marking the scan in flight.
+func (s *queueScreen) rescan() tea.Cmd {
+	s.scanning, s.stale, s.started = true, false, time.Now()
+	scan := s.scan()
+	return func() tea.Msg {
+		m := scan().(queueMsg)
+		m.rescan = true
+		return m
+	}
+}
+
+func newQueueScreen(e env) *queueScreen { return &queueScreen{env: e, gap: rescanGap} }
 
 func (s *queueScreen) title() string   { return "Queue" }
 func (s *queueScreen) capturing() bool { return s.confirm != "" }
 func (s *queueScreen) keys() []key.Binding {
-	return []key.Binding{keyUp, keyDown, keyRetry, keyDiscard}
+	return []key.Binding{keyUp, keyDown, keyRetry, keyDiscard, keyPgUp, keyPgDn, keyHome, keyEnd}
 }
 
 func (s *queueScreen) init() tea.Cmd {
@@ -53,30 +85,60 @@ func (s *queueScreen) init() tea.Cmd {
 }
 
 func (s *queueScreen) scan() tea.Cmd {
-	dir := s.cfg.QueueDir
+	dir, lib := s.cfg.QueueDir, s.cfg.LibraryDir
 	return func() tea.Msg {
 		st, err := scanQueue(dir)
+		proc, idle := processorState(lib, dir)
 		// Operation files, their names and error files are anyone's text (see display). The id
 		// stays as named on disk, for r and d to act on; Shown is what the screen lays out.
 		for i := range st.Ops {
 			op := &st.Ops[i]
 			op.Kind, op.Reason, op.Shown = display(op.Kind), display(op.Reason), display(op.ID)
 		}
-		return queueMsg{state: st, err: err}
+		return queueMsg{state: st, proc: proc, idle: idle, err: err}
 	}
 }
 
 func (s *queueScreen) resize(w, h int) {
 	s.w, s.h = w, h
-	s.l.setHeight(max(1, h-7))
+	s.layout()
+}
+
+// layout gives the list the lines the header and the detail below it leave: the detail is the
+// selected failure's whole reason, which takes as many lines as it needs.
+func (s *queueScreen) layout() {
+	top := 4 // counts, directory, a blank line, the column titles
+	if s.proc != "" {
+		top++
+	}
+	s.l.setHeight(max(1, s.h-top-len(s.detail())))
 }
 
 func (s *queueScreen) update(msg tea.Msg) tea.Cmd {
+	cmd := s.handle(msg)
+	s.layout() // the selection, the note or the processor line may have changed
+	return cmd
+}
+
+func (s *queueScreen) handle(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case queueChangedMsg:
-		return tea.Batch(s.scan(), s.src.waitQueue())
+		if s.scanning {
+			s.stale = true
+			return s.src.waitQueue()
+		}
+		return tea.Batch(s.rescan(), s.src.waitQueue())
+	case rescanDueMsg:
+		return s.rescan()
 	case queueMsg:
-		s.loaded, s.err = true, msg.err
+		var again tea.Cmd
+		if msg.rescan {
+			s.scanning = s.stale
+			if s.stale {
+				again = tea.Tick(max(0, s.gap-time.Since(s.started)), func(time.Time) tea.Msg { return rescanDueMsg{} })
+			}
+		}
+		s.loaded, s.err, s.proc, s.idle = true, msg.err, msg.proc, msg.idle
 		if msg.err == nil {
 			var keep string
 			if len(s.state.Ops) > 0 {
@@ -91,7 +153,7 @@ func (s *queueScreen) update(msg tea.Msg) tea.Cmd {
 				}
 			}
 		}
-		return nil
+		return again
 	case queueActionMsg:
 		s.note = msg.text
 		if msg.err != nil {
@@ -159,6 +221,13 @@ func (s *queueScreen) view() string {
 	var b strings.Builder
 	c := s.state.Counts
 	fmt.Fprintf(&b, "pending %d · processing %d · processed %d · failed %d\n", c["pending"], c["processing"], c["processed"], c["failed"])
+	if s.proc != "" {
+		proc := cell("processor: "+s.proc, s.w)
+		if s.idle && c["pending"]+c["processing"] > 0 { // operations that will wait
+			proc = s.st.warn.Render(proc)
+		}
+		b.WriteString(proc + "\n")
+	}
 	b.WriteString(s.st.dim.Render(cell(s.cfg.QueueDir, s.w)) + "\n\n")
 	if len(s.state.Ops) == 0 {
 		b.WriteString(wrap("The queue is empty: nothing pending, processing, processed or failed. Writes from an AI client "+
@@ -179,15 +248,28 @@ func (s *queueScreen) view() string {
 		return fmt.Sprintf("%s %5s  %-14s %-8s  %s", state, age(now, op.At), op.Kind, cell(op.Shown, 8), reason)
 	}), s.w, s.l.height))
 	b.WriteString("\n")
-	switch op, _ := s.selected(); {
-	case s.confirm != "":
-		b.WriteString(s.st.warn.Render(cell(fmt.Sprintf("Discard failed operation %s for good? y/n", display(s.confirm)), s.w)))
-	case s.note != "":
-		b.WriteString(cell(display(s.note), s.w)) // it names the operation's file
-	case op.State == "failed":
-		b.WriteString(cell(op.Shown+": "+strings.ReplaceAll(op.Reason, "\n", " "), s.w))
-	default:
-		b.WriteString(s.st.dim.Render(cell(op.Shown+" · select a failed one: r puts it back in the queue, d discards it", s.w)))
-	}
+	b.WriteString(strings.Join(s.detail(), "\n"))
 	return b.String()
+}
+
+// detail is what the lines under the list say: the question d asks, the outcome of the last
+// action, or the selected operation; a failure's reason whole, wrapped, as far as half the
+// screen (and where to read the rest beyond that).
+func (s *queueScreen) detail() []string {
+	op, ok := s.selected()
+	switch {
+	case s.confirm != "":
+		return []string{s.st.warn.Render(cell(fmt.Sprintf("Discard failed operation %s for good? y/n", display(s.confirm)), s.w))}
+	case s.note != "":
+		return []string{cell(display(s.note), s.w)} // it names the operation's file
+	case !ok:
+		return nil
+	case op.State == "failed":
+		lines := strings.Split(wrap(op.Shown+": "+op.Reason, s.w), "\n")
+		if most := max(1, (s.h-5)/2); len(lines) > most {
+			lines = append(lines[:most-1], cell("… the rest is in "+display(filepath.Join(s.cfg.QueueDir, "failed", op.ID+".error")), s.w))
+		}
+		return lines
+	}
+	return []string{s.st.dim.Render(cell(op.Shown+" · select a failed one: r puts it back in the queue, d discards it", s.w))}
 }

@@ -56,7 +56,7 @@ func newTrafficScreen(e env) *trafficScreen {
 func (s *trafficScreen) title() string   { return "Traffic" }
 func (s *trafficScreen) capturing() bool { return s.filter.Focused() }
 func (s *trafficScreen) keys() []key.Binding {
-	return []key.Binding{keyUp, keyDown, keyEnter, keyFilter, keyBack}
+	return []key.Binding{keyUp, keyDown, keyEnter, keyFilter, keyBack, keyPgUp, keyPgDn, keyHome, keyEnd}
 }
 
 func (s *trafficScreen) init() tea.Cmd {
@@ -292,36 +292,79 @@ func (s *trafficScreen) view() string {
 	}
 	b.WriteByte('\n')
 	b.WriteString(s.sparks())
-	b.WriteString(s.st.title.Render(cell("  TIME     SESS   METHOD         NAME              MS STAT  IN/OUT    GATE/PIPE", s.w)) + "\n")
-	loc := s.cfg.Now().Location()
-	b.WriteString(s.l.render(s.st, s.w, true, func(i int) string {
-		e := s.events[s.shown[i]]
-		ms := ""
-		if e.Kind == traffic.KindResponse {
-			ms = fmt.Sprintf("%.0f", e.DurationMs)
-		}
-		status := e.Status
-		if e.Kind != traffic.KindResponse {
-			status = e.Kind // request → "req", notification → "not"
-			if len(status) > 3 {
-				status = status[:3]
-			}
-		}
-		if e.Status == traffic.StatusError {
-			status = s.st.bad.Render(cell(status, 5))
-		}
-		extra := ""
-		if g := e.Gate; g != nil {
-			extra = fmt.Sprintf("%s %d/%d ", g.State, g.Sent, g.Matched)
-		}
-		if p := e.Pipeline; p != nil {
-			extra += size(p.BytesBefore) + "→" + size(p.BytesAfter)
-		}
-		return fmt.Sprintf("%s %s %s %s %4s %s %s %s",
-			e.TS.In(loc).Format("15:04:05"), cell(e.Session, 6), cell(e.Method, 14), cell(e.Name, 15), ms,
-			cell(status, 5), cell(size(e.BytesIn)+"/"+size(e.BytesOut), 9), extra)
-	}))
+	rows := make([]trafficRow, 0, s.l.height)
+	for i := s.l.offset; i < min(len(s.shown), s.l.offset+s.l.height); i++ {
+		rows = append(rows, s.row(s.events[s.shown[i]]))
+	}
+	cols := trafficColumns(rows, s.w)
+	b.WriteString(s.st.title.Render(cell("  "+cols.line(trafficRow{"TIME", "SESS", "METHOD", "NAME", "MS", "STAT", "IN/OUT", "GATE/PIPE", false}, s.st), s.w)) + "\n")
+	b.WriteString(s.l.render(s.st, s.w, true, func(i int) string { return cols.line(rows[i-s.l.offset], s.st) }))
 	return b.String()
+}
+
+// trafficRow is one event's cells on the Traffic screen.
+type trafficRow struct {
+	time, sess, method, name, ms, status, inOut, extra string
+	bad                                                bool
+}
+
+// notificationPrefix is the common part of every notification's method: the column shows it
+// once and NAME the rest, which is what tells notifications apart.
+const notificationPrefix = "notifications/"
+
+func (s *trafficScreen) row(e traffic.Event) trafficRow {
+	r := trafficRow{time: e.TS.In(s.cfg.Now().Location()).Format("15:04:05"), sess: e.Session, method: e.Method, name: e.Name,
+		status: e.Status, inOut: size(e.BytesIn) + "/" + size(e.BytesOut), bad: e.Status == traffic.StatusError}
+	if e.Kind == traffic.KindResponse {
+		r.ms = fmt.Sprintf("%.0f", e.DurationMs)
+	} else {
+		r.status = e.Kind // request → "req", notification → "not"
+		if len(r.status) > 3 {
+			r.status = r.status[:3]
+		}
+	}
+	if tail, ok := strings.CutPrefix(e.Method, notificationPrefix); ok && r.name == "" {
+		r.method, r.name = strings.TrimSuffix(notificationPrefix, "/"), tail
+	}
+	var extra []string
+	if g := e.Gate; g != nil {
+		extra = append(extra, fmt.Sprintf("%s %d/%d", g.State, g.Sent, g.Matched))
+	}
+	if p := e.Pipeline; p != nil {
+		extra = append(extra, size(p.BytesBefore)+"→"+size(p.BytesAfter))
+	}
+	r.extra = strings.Join(extra, " ")
+	return r
+}
+
+// trafficCols are the Traffic table's column widths for the rows on screen. Time, duration,
+// status and sizes are short and read whole or not at all, so they always get what they need;
+// the session, method, name and gate/pipeline columns share the rest (shareWidths).
+type trafficCols struct{ sess, method, name, ms, inOut, extra int }
+
+func trafficColumns(rows []trafficRow, w int) trafficCols {
+	c := trafficCols{ms: len("MS"), inOut: len("IN/OUT")}
+	need := []int{len("SESS"), len("METHOD"), len("NAME"), len("GATE/PIPE")}
+	for _, r := range rows {
+		c.ms, c.inOut = max(c.ms, len(r.ms)), max(c.inOut, displayWidth(r.inOut))
+		for i, t := range []string{r.sess, r.method, r.name, r.extra} {
+			need[i] = max(need[i], displayWidth(t))
+		}
+	}
+	// The mark, time, ms, status (5) and sizes, and a space after each of the eight columns but the last.
+	fixed := 2 + 8 + c.ms + 5 + c.inOut + 7
+	got := shareWidths(need, w-fixed)
+	c.sess, c.method, c.name, c.extra = got[0], got[1], got[2], got[3]
+	return c
+}
+
+func (c trafficCols) line(r trafficRow, st styles) string {
+	status := cell(r.status, 5)
+	if r.bad {
+		status = st.bad.Render(status)
+	}
+	return strings.Join([]string{cell(r.time, 8), cell(r.sess, c.sess), cell(r.method, c.method), cell(r.name, c.name),
+		fmt.Sprintf("%*s", c.ms, r.ms), status, cell(r.inOut, c.inOut), cell(r.extra, c.extra)}, " ")
 }
 
 // sparks are the latency sparklines of the busiest methods.

@@ -91,6 +91,44 @@ func cell(s string, w int) string {
 	return padRight(s, w)
 }
 
+// shareWidths divides avail columns among columns that need need[i] each: every column that
+// fits in an equal share gets all it needs, and the others split what is left equally (the
+// widest are cut, the narrow ones never). Whatever is left over goes to the last column.
+func shareWidths(need []int, avail int) []int {
+	if len(need) == 0 {
+		return nil
+	}
+	got := make([]int, len(need))
+	avail = max(0, avail)
+	left := map[int]bool{}
+	for i := range need {
+		left[i] = true
+	}
+	for len(left) > 0 {
+		share := avail / len(left)
+		fitted := false
+		for i := range left {
+			if need[i] <= share {
+				got[i], avail, fitted = need[i], avail-need[i], true
+				delete(left, i)
+			}
+		}
+		if fitted {
+			continue
+		}
+		// None fits its share: the rest are cut to it, the remainder to the first of them.
+		extra := avail - share*len(left)
+		for i := range need {
+			if left[i] {
+				got[i], extra = share+extra, 0
+			}
+		}
+		return got
+	}
+	got[len(got)-1] += avail
+	return got
+}
+
 // sideBySide joins two blocks of lines with a separator column.
 func sideBySide(left string, lw int, right string, rw, h int) string {
 	l := strings.Split(fit(left, lw, h), "\n")
