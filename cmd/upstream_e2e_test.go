@@ -302,19 +302,27 @@ func resultText(res *mcp.CallToolResult) string {
 	return b.String()
 }
 
-// Skipping begin_session in soft mode, a first call to an upstream tool runs and carries the
-// briefing before its result.
-func TestUpstreamCallIsIntercepted(t *testing.T) {
+// firstUpstreamCall serves the soft-mode upstream project and makes the session's first call,
+// to tool, once its server is up: the call the gate intercepts.
+func firstUpstreamCall(t *testing.T, tool string, args map[string]any) (*session, *mcp.CallToolResult) {
+	t.Helper()
 	lib := projectLibrary(t)
 	env := testHome(t)
 	upstreamProject(t, env, "soft")
 	s := serve(t, env, "--library", lib.Dir, "--project", "web")
 	var res *mcp.CallToolResult
-	eventually(t, 20*time.Second, "db__echo answers", func() bool {
+	eventually(t, 20*time.Second, tool+" answers", func() bool {
 		var err error
-		res, err = callTool(context.Background(), s.Client, "db__echo", map[string]any{"text": "sql queries"}, nil)
+		res, err = callTool(context.Background(), s.Client, tool, args, nil)
 		return err == nil && !strings.Contains(resultText(res), "UPSTREAM_UNAVAILABLE") && !strings.Contains(resultText(res), "no tool")
 	})
+	return s, res
+}
+
+// Skipping begin_session in soft mode, a first call to an upstream tool runs and carries the
+// briefing before its result.
+func TestUpstreamCallIsIntercepted(t *testing.T) {
+	s, res := firstUpstreamCall(t, "db__echo", map[string]any{"text": "sql queries"})
 	if len(res.Content) < 2 {
 		t.Fatalf("got %d contents, want the briefing then the result", len(res.Content))
 	}
@@ -337,16 +345,7 @@ func TestUpstreamCallIsIntercepted(t *testing.T) {
 // A first call whose result carries 400 KB of audio (base64) keeps it beside the briefing: the
 // bound they share is on text. It was RESULT_TOO_LARGE, with "call the tool again".
 func TestInterceptedAudioStaysBesideTheBriefing(t *testing.T) {
-	lib := projectLibrary(t)
-	env := testHome(t)
-	upstreamProject(t, env, "soft")
-	s := serve(t, env, "--library", lib.Dir, "--project", "web")
-	var res *mcp.CallToolResult
-	eventually(t, 20*time.Second, "docs__screenshot answers", func() bool {
-		var err error
-		res, err = callTool(context.Background(), s.Client, "docs__screenshot", map[string]any{"kind": "audio"}, nil)
-		return err == nil
-	})
+	_, res := firstUpstreamCall(t, "docs__screenshot", map[string]any{"kind": "audio"})
 	if res.IsError || len(res.Content) != 3 {
 		t.Fatalf("error %v, %d blocks; want the briefing, the text and the recording: %.300s", res.IsError, len(res.Content), resultText(res))
 	}

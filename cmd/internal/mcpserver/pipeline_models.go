@@ -2,7 +2,8 @@ package mcpserver
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/mcpctl/mcpctl/cmd/internal/upstream"
@@ -47,10 +48,10 @@ func ProjectModelProblems(e *pipeline.Engine, p *gate.Project) []ModelProblem {
 		}
 	}
 	check("proxyModel", p.ProxyModel)
-	for _, name := range sortedKeys(p.Servers) {
+	for _, name := range slices.Sorted(maps.Keys(p.Servers)) {
 		check("servers."+name+".proxyModel", p.Servers[name].ProxyModel)
 	}
-	for _, key := range sortedKeys(p.ProxyModelOverrides) {
+	for _, key := range slices.Sorted(maps.Keys(p.ProxyModelOverrides)) {
 		field := "proxyModelOverrides." + key
 		check(field, p.ProxyModelOverrides[key])
 		if _, _, ok := servedToolKey(p, key); ok {
@@ -75,13 +76,4 @@ func servedToolKey(p *gate.Project, key string) (server, tool string, ok bool) {
 		}
 	}
 	return "", "", false
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
