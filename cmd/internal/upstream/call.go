@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -106,27 +107,62 @@ func (s *Server) callCap() time.Duration { return capFactor * s.timeout }
 // deadline is one request's: it ends the request once it has gone the server's timeout without
 // an answer or a progress notification (touch restarts that wait), and in any case after
 // callCap. A long tool that reports progress keeps working; a hung one is cut off as before.
+// While the server waits on mcpctl's client (relay), the quiet wait is held.
 type deadline struct {
+	s          *Server
 	quiet, cap *time.Timer
 	timeout    time.Duration
 	cancel     context.CancelCauseFunc
+
+	mu   sync.Mutex
+	held bool
 }
 
 // newDeadline is ctx with the request's deadline; stop it when the request is over.
 func (s *Server) newDeadline(ctx context.Context) (context.Context, *deadline) {
 	callCtx, cancel := context.WithCancelCause(ctx)
-	d := &deadline{timeout: s.timeout, cancel: cancel}
+	d := &deadline{s: s, timeout: s.timeout, cancel: cancel}
 	d.quiet = time.AfterFunc(s.timeout, func() { cancel(&TimeoutError{Quiet: s.timeout, Cap: s.callCap()}) })
 	d.cap = time.AfterFunc(s.callCap(), func() { cancel(&TimeoutError{Quiet: s.timeout, Cap: s.callCap(), Capped: true}) })
+	s.mu.Lock()
+	s.calls[d] = true
+	if s.relaying > 0 {
+		d.hold(true) // under s.mu, so the relay's end cannot come between
+	}
+	s.mu.Unlock()
 	return callCtx, d
 }
 
-// touch restarts the quiet wait: the request is working. Once the request has been cancelled
-// a reset timer only cancels it again, which does nothing.
-func (d *deadline) touch() { d.quiet.Reset(d.timeout) }
+// touch restarts the quiet wait: the request is working. A held wait stays held. Once the
+// request is over, a reset timer only cancels a context already cancelled, which does nothing.
+func (d *deadline) touch() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.held {
+		d.quiet.Reset(d.timeout)
+	}
+}
+
+// hold stops the quiet wait (on) or starts it afresh (off).
+func (d *deadline) hold(on bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.held = on
+	if on {
+		d.quiet.Stop()
+	} else {
+		d.quiet.Reset(d.timeout)
+	}
+}
 
 func (d *deadline) stop() {
+	d.s.mu.Lock()
+	delete(d.s.calls, d)
+	d.s.mu.Unlock()
+	d.mu.Lock()
+	d.held = true // no relay restarts it
 	d.quiet.Stop()
+	d.mu.Unlock()
 	d.cap.Stop()
 	d.cancel(nil)
 }

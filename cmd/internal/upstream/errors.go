@@ -91,7 +91,7 @@ type TimeoutError struct {
 
 func (e *TimeoutError) Error() string {
 	if e.Capped {
-		return fmt.Sprintf("still running after %v, the most a call may take even while it reports progress (10 × the server's timeout), so the request was cancelled upstream", e.Cap)
+		return fmt.Sprintf("still running after %v, the most a call may take even while it reports progress (%d × the server's timeout), so the request was cancelled upstream", e.Cap, capFactor)
 	}
 	return fmt.Sprintf("no answer and no progress within %v, so the request was cancelled upstream", e.Quiet)
 }
@@ -124,12 +124,16 @@ func ToolError(err error) *promptlib.Error {
 	e := &promptlib.Error{Code: ce.Code(), Message: ce.Error(), Err: err}
 	var te *TimeoutError
 	switch {
+	case errors.Is(ce.Err, mcp.ErrMethodNotFound):
+		// The server knows no such method (or, for some servers, no such tool): no argument
+		// fixes that.
+		e.Advice = fmt.Sprintf("Server %s does not offer this; list its tools, prompts or resources again and use one it offers.", ce.Server)
 	case ce.Invalid() && ce.Method == "prompts/get":
 		e.Advice = "Fix the prompt's arguments as the server's message says, and get it again; prompts/list gives the arguments it takes."
 	case ce.Invalid():
 		e.Advice = "Fix the arguments as the server's message says, and call the tool again; its input schema (tools/list) lists what it takes."
 	case errors.As(err, &te) && te.Capped:
-		e.Advice = fmt.Sprintf("The tool was still working: calling it again unchanged will be cut off again. Ask the user to raise servers.%s.timeoutMs in the project file (a call may take 10 times it), or do the work in smaller parts.", ce.Server)
+		e.Advice = fmt.Sprintf("The tool was still working: calling it again unchanged will be cut off again. Ask the user to raise servers.%s.timeoutMs in the project file (a call may take %d times it), or do the work in smaller parts.", ce.Server, capFactor)
 	case errors.As(err, &te):
 		e.Advice = fmt.Sprintf("If the tool is slow but working, calling it again will be cut off again: ask the user to raise servers.%s.timeoutMs in the project file. If it hangs, use another tool.", ce.Server)
 	}

@@ -127,6 +127,8 @@ type Server struct {
 	lists      lists
 	wake       chan struct{} // closed and replaced on every state change
 	progress   map[string]ProgressFunc
+	calls      map[*deadline]bool // the requests under way, whose quiet waits a relay holds
+	relaying   int                // the server's requests to the client under way (relay)
 }
 
 // conn is a running server's MCP connection.
@@ -149,7 +151,7 @@ func newServer(name string, spec gate.ServerSpec, opts *Options, changed func())
 		log:    opts.Logger.With("server", name),
 		filter: toolFilter{allow: spec.Allow, deny: spec.Deny},
 		state:  Stopped, since: time.Now(), wake: make(chan struct{}),
-		progress: map[string]ProgressFunc{},
+		progress: map[string]ProgressFunc{}, calls: map[*deadline]bool{},
 	}
 }
 
@@ -429,27 +431,51 @@ func (s *Server) relayOptions(c *conn) []client.ClientOption {
 	return append(opts, client.WithClientCapabilities(declared))
 }
 
-// relay passes a server's requests to the client mcpctl serves. Each waits at most the server's
-// timeout: elicitation waits for the user, but a client that never answers must not hold a
-// goroutine for good (the server's own call has its deadline too).
+// relay passes a server's requests to the client mcpctl serves. While one is under way the
+// server is waiting on mcpctl's client (a user answering an elicitation, a model sampling), not
+// hanging, and sends no progress: its calls' quiet waits are held (hold), so only their cap
+// still runs. A relayed request waits at most that cap itself: a client that never answers must
+// not hold a goroutine for good.
 type relay struct{ s *Server }
 
 func (r relay) CreateMessage(ctx context.Context, req mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
-	ctx, cancel := context.WithTimeout(ctx, r.s.timeout)
-	defer cancel()
+	ctx, done := r.s.hold(ctx)
+	defer done()
 	return r.s.opts.Client.CreateMessage(ctx, req)
 }
 
 func (r relay) Elicit(ctx context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
-	ctx, cancel := context.WithTimeout(ctx, r.s.timeout)
-	defer cancel()
+	ctx, done := r.s.hold(ctx)
+	defer done()
 	return r.s.opts.Client.Elicit(ctx, req)
 }
 
 func (r relay) ListRoots(ctx context.Context, req mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
-	ctx, cancel := context.WithTimeout(ctx, r.s.timeout)
-	defer cancel()
+	ctx, done := r.s.hold(ctx)
+	defer done()
 	return r.s.opts.Client.ListRoots(ctx, req)
+}
+
+// hold holds the quiet waits of the server's requests under way until done, and bounds ctx by
+// the cap of a call.
+func (s *Server) hold(ctx context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithTimeout(ctx, s.callCap())
+	s.mu.Lock()
+	s.relaying++
+	for d := range s.calls {
+		d.hold(true)
+	}
+	s.mu.Unlock()
+	return ctx, func() {
+		cancel()
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.relaying--; s.relaying == 0 {
+			for d := range s.calls {
+				d.hold(false)
+			}
+		}
+	}
 }
 
 // died reports whether the child has exited, giving it a moment to be reaped after its pipes

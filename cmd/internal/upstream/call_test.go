@@ -3,6 +3,7 @@ package upstream
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -66,9 +67,10 @@ func TestProgressKeepsACallAlive(t *testing.T) {
 
 // fakeClient is the client mcpctl serves, as the upstream package sees it.
 type fakeClient struct {
-	caps mcp.ClientCapabilities
-	mu   sync.Mutex
-	got  []string
+	caps   mcp.ClientCapabilities
+	during func() // runs inside Elicit, while the user would be answering
+	mu     sync.Mutex
+	got    []string
 }
 
 func (f *fakeClient) Capabilities() mcp.ClientCapabilities { return f.caps }
@@ -88,6 +90,9 @@ func (f *fakeClient) CreateMessage(ctx context.Context, req mcp.CreateMessageReq
 
 func (f *fakeClient) Elicit(ctx context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
 	f.note("elicitation")
+	if f.during != nil {
+		f.during()
+	}
 	res := &mcp.ElicitationResult{}
 	res.Action, res.Content = mcp.ElicitationResponseActionAccept, map[string]any{"name": "Ada"}
 	return res, nil
@@ -120,6 +125,43 @@ func TestRequestsAreRelayedToTheClient(t *testing.T) {
 	}
 }
 
+// While a server waits on the client (a user answering its elicitation), its call's quiet wait
+// is held: the server sends no progress then, and the call was cut off at timeoutMs as if hung.
+// Only the call's cap runs; once the answer is back, the quiet wait starts afresh.
+func TestRelayHoldsTheCallsQuietWait(t *testing.T) {
+	spec, _ := testSpec(t, nil)
+	fc := &fakeClient{caps: mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{}}}
+	sup, _ := startSupervisor(t, map[string]gate.ServerSpec{"tu": spec}, Options{Client: fc})
+	srv := sup.Server("tu")
+	waitState(t, srv, Ready)
+	heldAll := func() (n int, held bool) {
+		srv.mu.Lock()
+		defer srv.mu.Unlock()
+		held = true
+		for d := range srv.calls {
+			d.mu.Lock()
+			held = held && d.held
+			d.mu.Unlock()
+		}
+		return len(srv.calls), held
+	}
+	var during struct {
+		n    int
+		held bool
+	}
+	fc.during = func() { during.n, during.held = heldAll() }
+	res, err := sup.CallTool(context.Background(), "tu__ask", map[string]any{"what": "elicitation"}, nil)
+	if err != nil || res.IsError {
+		t.Fatalf("ask elicitation: %v %q", err, textOf(res))
+	}
+	if during.n != 1 || !during.held {
+		t.Errorf("while the client answered: %d calls under way, held %v; want the one call, held", during.n, during.held)
+	}
+	if n, _ := heldAll(); n != 0 {
+		t.Errorf("%d calls left registered after the call ended", n)
+	}
+}
+
 // What the client did not declare is not declared to the server either: a server asking anyway
 // is refused, and nothing reaches the client.
 func TestUndeclaredRequestsAreNotRelayed(t *testing.T) {
@@ -135,5 +177,14 @@ func TestUndeclaredRequestsAreNotRelayed(t *testing.T) {
 	defer fc.mu.Unlock()
 	if len(fc.got) != 0 {
 		t.Errorf("the client got %v, want nothing", fc.got)
+	}
+}
+
+// A server that knows no such method is not told to fix its arguments: no argument can help.
+func TestMethodNotFoundIsNotAnArgumentToFix(t *testing.T) {
+	err := &CallError{Server: "db", Method: "tools/call", Name: "query", Err: fmt.Errorf("request failed: %w", mcp.ErrMethodNotFound)}
+	te := ToolError(err)
+	if te == nil || te.Code != promptlib.CodeInvalidInput || strings.Contains(te.Hint(), "Fix the arguments") || !strings.Contains(te.Hint(), "does not offer") {
+		t.Errorf("method not found: %+v, hint %q; want INVALID_INPUT saying the server does not offer it", te, te.Hint())
 	}
 }
