@@ -25,10 +25,14 @@ import (
 func addSizeTools(s *server.MCPServer) {
 	// A 200 KB JSON text with the same JSON as structuredContent, as servers with an output
 	// schema answer.
-	s.AddTool(mcp.NewTool("structured", mcp.WithDescription("200 KB of records, also as structuredContent.")),
+	s.AddTool(mcp.NewTool("structured", mcp.WithDescription("200 KB of records, also as structuredContent (only there, with only: true)."), mcp.WithBoolean("only")),
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			text := bigRecords()
-			return mcp.NewToolResultStructured(json.RawMessage(`{"records":`+text+`}`), text), nil
+			res := mcp.NewToolResultStructured(json.RawMessage(`{"records":`+text+`}`), text)
+			if req.GetBool("only", false) {
+				res.Content = nil
+			}
+			return res, nil
 		})
 	// A full-page screenshot, 1280×9000 pixels, also as base64 in structuredContent, as some
 	// servers answer.
@@ -87,6 +91,13 @@ func TestUpstreamResultIsBoundedWhole(t *testing.T) {
 	res := callWhenUp(t, s, "db__structured")
 	if wire, _ := json.Marshal(res); res.StructuredContent != nil || len(res.RawStructuredContent) > 0 || len(wire) > 16<<10 {
 		t.Errorf("db__structured: %d bytes on the wire, structuredContent %v; want an index alone", len(wire), res.StructuredContent != nil || len(res.RawStructuredContent) > 0)
+	}
+
+	// Sent as structuredContent alone, the same records are text to the pipeline: paged like
+	// any text, where they passed whole (the JSON is what Claude Code shows the model).
+	only, err := callTool(context.Background(), s.Client, "db__structured", map[string]any{"only": true}, nil)
+	if wire, _ := json.Marshal(only); err != nil || only.StructuredContent != nil || len(only.RawStructuredContent) > 0 || len(wire) > 16<<10 {
+		t.Errorf("db__structured only: %v, %d bytes on the wire, structuredContent %v; want an index alone", err, len(wire), only != nil && (only.StructuredContent != nil || len(only.RawStructuredContent) > 0))
 	}
 
 	res = callWhenUp(t, s, "db__blocks")

@@ -171,8 +171,8 @@ func (g *gateComponent) intercept(next server.ToolHandlerFunc) server.ToolHandle
 		r := g.renderer(st)
 		// The briefing and the result are one tool result, bounded like any other: first the
 		// briefing's lines naming prompts are cut, then (from the whole briefing again) it names
-		// its matches instead of sending them, and if the result alone is that large, it stays
-		// in structuredContent and its text is left for a second call.
+		// its matches instead of sending them, and if the result alone is that large, the call
+		// answers RESULT_TOO_LARGE: called again once the session is open, it comes alone.
 		size := textBytes(res.Content) + callFrom(ctx).preparedText()
 		whole := b
 		b, text, unknown, berr := fitBriefing(ctx, r, whole, g.bodies, MaxResultBytes-size)
@@ -207,7 +207,7 @@ func (g *gateComponent) intercept(next server.ToolHandlerFunc) server.ToolHandle
 // its prompts counted as sent. mcpctl's own tools carry it in a "briefing" field their output
 // schemas allow; a project server's tool listed without an output schema (as every one is once a
 // content pipeline runs) loses its structuredContent, the text content then carrying briefing
-// and result (the structured JSON too, when the server sent no text). An error result needs
+// and result. An error result needs
 // neither: clients read an error's text.
 func (g *gateComponent) carryBriefing(ctx context.Context, name string, res *mcp.CallToolResult, text string) {
 	if res.IsError || callFrom(ctx).addBriefing(text) {
@@ -229,14 +229,8 @@ func (g *gateComponent) carryBriefing(ctx context.Context, name string, res *mcp
 	if t := g.srv.GetTool(name); t == nil || t.Tool.RawOutputSchema != nil || t.Tool.OutputSchema.Type != "" {
 		return // its schema promises structuredContent, and may not allow a field of ours
 	}
-	if !slices.ContainsFunc(res.Content[1:], func(c mcp.Content) bool { _, ok := blockText(c); return ok }) {
-		// The server sent its result as structuredContent only.
-		raw := res.RawStructuredContent
-		if len(raw) == 0 {
-			raw, _ = json.Marshal(res.StructuredContent)
-		}
-		res.Content = append(res.Content, mcp.NewTextContent(string(raw)))
-	}
+	// A result the server sent as structuredContent alone has its JSON as text already: the
+	// pipeline made it so, and the bound was counted with it.
 	dropStructured(res)
 }
 

@@ -202,7 +202,20 @@ func (p *contentPipeline) tools(next server.ToolHandlerFunc) server.ToolHandlerF
 		source := srv + "/" + own
 		text, blocks := resultText(res.Content)
 		if blocks == 0 {
-			return res, nil
+			// A result sent as structuredContent alone: its JSON is what a model reads of it
+			// (Claude Code passes structuredContent as text), so it is text here, and goes
+			// through the model in force as any text does: paged, redacted, and counted in the
+			// bound a briefing shares with it. It passed whole, past any redact stage.
+			raw := res.RawStructuredContent
+			if len(raw) == 0 && res.StructuredContent != nil {
+				raw, _ = json.Marshal(res.StructuredContent)
+			}
+			if len(raw) == 0 {
+				return res, nil
+			}
+			text, blocks = string(raw), 1
+			res.Content = append(res.Content, mcp.NewTextContent(text))
+			dropStructured(res)
 		}
 		out, werr := p.transformWith(ctx, p.model(source, srv, req.Params.Name), pipeline.TypeToolResult, source, text)
 		if werr != nil {
