@@ -111,6 +111,7 @@ func TestServeStartsWithABrokenConfigYAML(t *testing.T) {
 	for name, text := range map[string]string{
 		"unknown field": "llm:\n  url: http://localhost:11434/v1\n  modle: llama3\n",
 		"broken yaml":   "llm: {url: http://localhost:11434/v1, model: x\n",
+		"unreadable":    "", // a directory in its place: no field to fix (as root, a chmod 000 file is read anyway)
 	} {
 		t.Run(name, func(t *testing.T) {
 			lib := projectLibrary(t)
@@ -119,7 +120,13 @@ func TestServeStartsWithABrokenConfigYAML(t *testing.T) {
 			if err := os.MkdirAll(config, 0o700); err != nil {
 				t.Fatal(err)
 			}
-			if err := os.WriteFile(filepath.Join(config, "config.yaml"), []byte(text), 0o600); err != nil {
+			write := func() error { return os.WriteFile(filepath.Join(config, "config.yaml"), []byte(text), 0o600) }
+			what, fix := "is not valid", "remove the file"
+			if text == "" {
+				write = func() error { return os.Mkdir(filepath.Join(config, "config.yaml"), 0o700) }
+				what, fix = "cannot be read", "make it readable"
+			}
+			if err := write(); err != nil {
 				t.Fatal(err)
 			}
 			s := serve(t, env, "--library", lib.Dir)
@@ -130,8 +137,8 @@ func TestServeStartsWithABrokenConfigYAML(t *testing.T) {
 			if len(out.Prompts) == 0 {
 				t.Error("list_prompts found nothing")
 			}
-			lines := s.stderr.logLines(t, "config.yaml is not valid: serving without the LLM (summaries stay deterministic, briefings are not re-ranked)")
-			if len(lines) != 1 || !strings.HasSuffix(fmt.Sprint(lines[0]["file"]), "config.yaml") || !strings.Contains(fmt.Sprint(lines[0]["fix"]), "remove the file") {
+			lines := s.stderr.logLines(t, "config.yaml "+what+": serving without the LLM (summaries stay deterministic, briefings are not re-ranked)")
+			if len(lines) != 1 || !strings.HasSuffix(fmt.Sprint(lines[0]["file"]), "config.yaml") || !strings.Contains(fmt.Sprint(lines[0]["fix"]), fix) {
 				t.Fatalf("serve's log about config.yaml: %v", lines)
 			}
 			if problem := fmt.Sprint(lines[0]["problem"]); name == "unknown field" && !strings.Contains(problem, "llm.modle") {

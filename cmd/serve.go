@@ -209,8 +209,13 @@ func serveEngine(env Env, log *slog.Logger) (*pipeline.Engine, error) {
 	cfg, err := pipeline.LoadConfig(file)
 	switch {
 	case err != nil:
-		log.Warn("config.yaml is not valid: serving without the LLM (summaries stay deterministic, briefings are not re-ranked)",
-			"file", file, "problem", strings.TrimPrefix(err.Error(), "schemas: "), "fix", configFix)
+		// A file that cannot be read (its mode, say) is not one to fix field by field.
+		what, fix := "is not valid", configFix
+		if pe := (*pipeline.Error)(nil); errors.As(err, &pe) {
+			what, fix = "cannot be read", "make it readable by the user serve runs as, or remove it, then restart serve"
+		}
+		log.Warn("config.yaml "+what+": serving without the LLM (summaries stay deterministic, briefings are not re-ranked)",
+			"file", file, "problem", strings.TrimPrefix(err.Error(), "schemas: "), "fix", fix)
 	case cfg.LLM != nil:
 		opts.LLM = pipeline.NewLLMClient(*cfg.LLM, env.Getenv, nil)
 	}

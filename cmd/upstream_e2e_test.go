@@ -1063,6 +1063,12 @@ func TestUpstreamDownKeepsItsPromptsAndResources(t *testing.T) {
 	if !strings.Contains(te.Message, "server db") {
 		t.Errorf("db__echo while db is down: %q", te.Message)
 	}
+	// A name db never offered: it is not said to be waiting for a first start, which db is
+	// past and nothing waited for.
+	if _, err := callTool(ctx, s.Client, "db__nosuch", map[string]any{}, nil); err == nil || strings.Contains(err.Error(), "did not finish starting") ||
+		!strings.Contains(err.Error(), "server db") {
+		t.Errorf("db__nosuch while db is down: %v, want why, without a first start", err)
+	}
 
 	// Back up, the same names answer again.
 	if err := os.Remove(dead); err != nil {

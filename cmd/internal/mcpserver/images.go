@@ -29,8 +29,9 @@ const (
 	maxImageSide = 2000
 	// maxImageData is the API's bound on an image's base64 data, 5 MB.
 	maxImageData = 5 << 20
-	// maxImagePixels bounds what mcpctl decodes to scale (4 bytes a pixel, 200 MB): a larger
-	// image is left out with a note rather than risking the server's memory.
+	// maxImagePixels bounds what mcpctl decodes to scale (4 bytes a pixel, 200 MB; a 16-bit
+	// PNG takes 8, 400 MB): a larger image is left out with a note rather than risking the
+	// server's memory.
 	maxImagePixels = 50_000_000
 )
 
@@ -144,7 +145,11 @@ func encodeImage(img image.Image, format string) (data, mime string, err error) 
 		}
 		buf.Reset()
 	}
-	if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: 85}); err != nil {
+	// JPEG has no transparency: what was transparent would turn black, so it goes on white.
+	flat := image.NewRGBA(img.Bounds())
+	draw.Draw(flat, flat.Bounds(), image.White, image.Point{}, draw.Src)
+	draw.Draw(flat, flat.Bounds(), img, img.Bounds().Min, draw.Over)
+	if err := jpeg.Encode(&buf, flat, &jpeg.Options{Quality: 85}); err != nil {
 		return "", "", err
 	}
 	return base64.StdEncoding.EncodeToString(buf.Bytes()), "image/jpeg", nil

@@ -241,3 +241,19 @@ func BenchmarkFitMediaScreenshot(b *testing.B) {
 		fitMedia(content)
 	}
 }
+
+// What was transparent is white in a JPEG, not black.
+func TestEncodeImageFlattensOnWhite(t *testing.T) {
+	data, mime, err := encodeImage(image.NewNRGBA(image.Rect(0, 0, 8, 8)), "webp") // all transparent
+	if err != nil || mime != "image/jpeg" {
+		t.Fatalf("%v %s", err, mime)
+	}
+	raw, _ := base64.StdEncoding.DecodeString(data)
+	img, err := jpeg.Decode(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, g, b, _ := img.At(4, 4).RGBA(); r>>8 < 250 || g>>8 < 250 || b>>8 < 250 {
+		t.Errorf("a transparent pixel became %d,%d,%d, want white", r>>8, g>>8, b>>8)
+	}
+}

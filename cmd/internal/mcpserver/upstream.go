@@ -601,10 +601,18 @@ func (u *upstreams) notServed(kind, name string) (msg string, ok bool) {
 		}
 		return msg + fmt.Sprintf(". Call %ss/list for its %ss.", kind, kind), true
 	case upstream.Starting:
-		if kind == "tool" {
-			// checkCallTool waited for it.
+		u.mu.Lock()
+		_, ranBefore := u.offers[st.Name]
+		u.mu.Unlock()
+		switch {
+		case ranBefore:
+			// Restarting: what it offered when it last ran is still listed, and this was not.
+			return fmt.Sprintf("unknown %s '%s': server %s is restarting, and offered no %s of that name when it last ran. Call %ss/list for its %ss.",
+				kind, name, st.Name, kind, kind, kind), true
+		case kind == "tool":
+			// checkCallTool waited for its first start.
 			msg = fmt.Sprintf("%s '%s' is not known yet: server %s did not finish starting within %v", kind, name, st.Name, srv.Timeout())
-		} else {
+		default:
 			msg = fmt.Sprintf("%s '%s' is not known yet: server %s is starting, and its %ss are listed once it is ready", kind, name, st.Name, kind)
 		}
 		if st.LastError != "" {
