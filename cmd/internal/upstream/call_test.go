@@ -188,3 +188,20 @@ func TestMethodNotFoundIsNotAnArgumentToFix(t *testing.T) {
 		t.Errorf("method not found: %+v, hint %q; want INVALID_INPUT saying the server does not offer it", te, te.Hint())
 	}
 }
+
+// A client's roots/list_changed reaches the servers told of roots, so those that asked for them
+// ask again; it is passed on off the client's read loop.
+func TestRootsChangedReachesTheServers(t *testing.T) {
+	spec, _ := testSpec(t, nil)
+	fc := &fakeClient{}
+	fc.caps.Roots = &struct {
+		ListChanged bool `json:"listChanged,omitempty"`
+	}{ListChanged: true}
+	sup, _ := startSupervisor(t, map[string]gate.ServerSpec{"tu": spec}, Options{Client: fc})
+	waitState(t, sup.Server("tu"), Ready)
+	sup.RootsChanged(context.Background())
+	eventually(t, "the server heard the roots changed", func() bool {
+		res, err := sup.CallTool(context.Background(), "tu__ask", map[string]any{"what": "rootsChanged"}, nil)
+		return err == nil && textOf(res) == "roots changed: 1"
+	})
+}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -178,6 +179,8 @@ func runTestUpstream() int {
 			}
 			return text("done"), nil
 		})
+	var rootsChanged atomic.Int64
+	s.AddNotificationHandler("notifications/roots/list_changed", func(context.Context, mcp.JSONRPCNotification) { rootsChanged.Add(1) })
 	s.AddTool(mcp.NewTool("ask", mcp.WithDescription("asks its client for sampling, elicitation or roots"), mcp.WithString("what")),
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			srv := server.ServerFromContext(ctx)
@@ -212,6 +215,8 @@ func runTestUpstream() int {
 					uris = append(uris, r.URI)
 				}
 				return text("roots: " + strings.Join(uris, " ")), nil
+			case "rootsChanged":
+				return text(fmt.Sprintf("roots changed: %d", rootsChanged.Load())), nil
 			}
 			return mcp.NewToolResultError("ask what?"), nil
 		})

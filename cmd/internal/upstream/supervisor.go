@@ -153,17 +153,24 @@ func (s *Supervisor) fireChange() {
 }
 
 // RootsChanged tells every running server that the client's roots changed
-// (notifications/roots/list_changed), so that those that asked for them ask again.
+// (notifications/roots/list_changed), so that those that asked for them ask again. Each is
+// told on its own goroutine, within its timeout: the caller is the client's read loop, which a
+// server not reading its stdin would otherwise stall for every request.
 func (s *Supervisor) RootsChanged(ctx context.Context) {
+	ctx = context.WithoutCancel(ctx) // the notification's context ends with its handler
 	for _, name := range s.names {
 		srv := s.servers[name]
 		srv.mu.Lock()
 		c := srv.conn
 		srv.mu.Unlock()
 		if c != nil && c.roots {
-			if err := c.client.RootListChanges(ctx); err != nil {
-				srv.log.Warn("upstream: roots list_changed not passed on", "error", err)
-			}
+			go func() {
+				ctx, cancel := context.WithTimeout(ctx, srv.timeout)
+				defer cancel()
+				if err := c.client.RootListChanges(ctx); err != nil {
+					srv.log.Warn("upstream: roots list_changed not passed on", "error", err)
+				}
+			}()
 		}
 	}
 }
