@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -204,4 +206,29 @@ func TestRootsChangedReachesTheServers(t *testing.T) {
 		res, err := sup.CallTool(context.Background(), "tu__ask", map[string]any{"what": "rootsChanged"}, nil)
 		return err == nil && textOf(res) == "roots changed: 1"
 	})
+}
+
+// A request that keeps reporting progress is still ended at the cap, and its cause says so; one
+// that goes quiet ends for that.
+func TestDeadlineCapsAWorkingRequest(t *testing.T) {
+	s := &Server{name: "tu", timeout: 5 * time.Millisecond, calls: map[*deadline]bool{}}
+	ctx, d := s.newDeadline(context.Background())
+	for ctx.Err() == nil {
+		d.touch() // progress, as fast as it comes
+		runtime.Gosched()
+	}
+	d.stop()
+	var te *TimeoutError
+	if !errors.As(context.Cause(ctx), &te) || !te.Capped || !strings.Contains(te.Error(), "10 × the server's timeout") {
+		t.Errorf("a request touched until it ended: cause %v, want the cap", context.Cause(ctx))
+	}
+	ctx, d = s.newDeadline(context.Background())
+	<-ctx.Done()
+	d.stop()
+	if !errors.As(context.Cause(ctx), &te) || te.Capped || !strings.Contains(te.Error(), "no answer and no progress") {
+		t.Errorf("a quiet request: cause %v, want the quiet wait", context.Cause(ctx))
+	}
+	if len(s.calls) != 0 {
+		t.Errorf("%d requests left registered", len(s.calls))
+	}
 }
