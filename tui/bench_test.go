@@ -135,3 +135,33 @@ func BenchmarkPipelineScroll(b *testing.B) {
 		_ = s.view()
 	}
 }
+
+// One reading of a queue that holds 50 pending and 300 processed create_prompt operations of
+// 20 KB each: what the Queue screen does after each change to the queue, the first time and
+// again (the kinds it decoded remembered).
+func BenchmarkScanQueue(b *testing.B) {
+	q := b.TempDir()
+	body := strings.Repeat("a line of a prompt's body\n", 800)
+	for i := range 350 {
+		sub := q
+		if i >= 50 {
+			sub = filepath.Join(q, "processed")
+		}
+		if err := os.MkdirAll(sub, 0o700); err != nil {
+			b.Fatal(err)
+		}
+		op := fmt.Sprintf(`{"id":"%08d-0000-4000-8000-000000000000","operation":"create_prompt","timestamp":"2026-01-01T00:00:00Z","data":{"title":"t%d","content":%q}}`, i, i, body)
+		if err := os.WriteFile(filepath.Join(sub, fmt.Sprintf("%08d-0000-4000-8000-000000000000.json", i)), []byte(op), 0o600); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for name, kinds := range map[string]*opKinds{"first": nil, "again": {}} {
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				if st, err := scanQueueWith(q, kinds); err != nil || len(st.Ops) != 150 {
+					b.Fatalf("%v, %d operations", err, len(st.Ops))
+				}
+			}
+		})
+	}
+}

@@ -851,3 +851,48 @@ func TestQueueScansCoalesce(t *testing.T) {
 		t.Errorf("the last change is not shown:\n%s", v)
 	}
 }
+
+// A rescan takes the kinds it decoded before from opKinds, and reads a file again once it
+// changed; a file no longer there leaves the cache.
+func TestScanQueueRemembersKinds(t *testing.T) {
+	q := t.TempDir()
+	write := func(id, op string) string {
+		t.Helper()
+		path := filepath.Join(q, id+".json")
+		if err := os.WriteFile(path, []byte(`{"id":"`+id+`","operation":"`+op+`"}`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	a := write("a", "create_prompt")
+	write("b", "delete_prompt")
+	kinds := &opKinds{}
+	kindOf := func() map[string]string {
+		t.Helper()
+		st, err := scanQueueWith(q, kinds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for _, op := range st.Ops {
+			out[op.ID] = op.Kind
+		}
+		return out
+	}
+	if got := kindOf(); got["a"] != "create_prompt" || got["b"] != "delete_prompt" || len(kinds.m) != 2 {
+		t.Fatalf("first scan: %v, %d remembered", got, len(kinds.m))
+	}
+	// Remembered: a rescan does not read the file again (a kind only the cache holds shows).
+	kinds.m[a] = opKind{size: kinds.m[a].size, at: kinds.m[a].at, kind: "remembered"}
+	if got := kindOf(); got["a"] != "remembered" {
+		t.Errorf("rescan: a is %q, want the remembered kind", got["a"])
+	}
+	// Rewritten (a new time): read again. Removed: forgotten.
+	write("a", "update_folder")
+	if err := os.Remove(filepath.Join(q, "b.json")); err != nil {
+		t.Fatal(err)
+	}
+	if got := kindOf(); got["a"] != "update_folder" || len(kinds.m) != 1 {
+		t.Errorf("after a change: %v, %d remembered; want a read again and b forgotten", got, len(kinds.m))
+	}
+}

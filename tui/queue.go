@@ -46,6 +46,7 @@ type queueScreen struct {
 	// A server applying a burst of writes moves a file in the queue every few milliseconds, and
 	// a scan decodes up to processedShown operation files: one scan at a time, and changes
 	// during it make one more, rescanGap after it began (as the Library's reloads).
+	kinds    *opKinds // what the last scan decoded
 	scanning bool
 	stale    bool
 	started  time.Time
@@ -69,7 +70,9 @@ func (s *queueScreen) rescan() tea.Cmd {
 	}
 }
 
-func newQueueScreen(e env) *queueScreen { return &queueScreen{env: e, gap: rescanGap} }
+func newQueueScreen(e env) *queueScreen {
+	return &queueScreen{env: e, gap: rescanGap, kinds: &opKinds{}}
+}
 
 func (s *queueScreen) title() string   { return "Queue" }
 func (s *queueScreen) capturing() bool { return s.confirm != "" }
@@ -85,9 +88,9 @@ func (s *queueScreen) init() tea.Cmd {
 }
 
 func (s *queueScreen) scan() tea.Cmd {
-	dir, lib := s.cfg.QueueDir, s.cfg.LibraryDir
+	dir, lib, kinds := s.cfg.QueueDir, s.cfg.LibraryDir, s.kinds
 	return func() tea.Msg {
-		st, err := scanQueue(dir)
+		st, err := scanQueueWith(dir, kinds)
 		proc, idle := processorState(lib, dir)
 		// Operation files, their names and error files are anyone's text (see display). The id
 		// stays as named on disk, for r and d to act on; Shown is what the screen lays out.

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -34,6 +35,7 @@ type queueOp struct {
 	Kind   string // the operation's kind, "?" when the file cannot be read
 	At     time.Time
 	Reason string // failed/{id}.error
+	size   int64  // of the file, -1 when unknown
 }
 
 // queueState is one reading of the queue directory.
@@ -45,7 +47,48 @@ type queueState struct {
 
 // scanQueue reads the queue directory. It only reads: operation files are opened without
 // following links and without blocking on a FIFO, and only their kind is decoded.
-func scanQueue(dir string) (queueState, error) {
+func scanQueue(dir string) (queueState, error) { return scanQueueWith(dir, nil) }
+
+// opKinds remembers the kind of each operation file a scan decoded, by its path, size and
+// time: an operation file is written once, and decoding one means reading all of it (a prompt's
+// whole body), so a screen that rescans after every change decoded the same 150 files each time
+// (18 ms a scan for 20 KB operations). Safe for concurrent use.
+type opKinds struct {
+	mu sync.Mutex
+	m  map[string]opKind
+}
+
+type opKind struct {
+	size int64
+	at   time.Time
+	kind string
+}
+
+// scanQueueWith is scanQueue that takes the kinds it knows from kinds (nil: none) and leaves
+// there those of this scan.
+func scanQueueWith(dir string, kinds *opKinds) (queueState, error) {
+	seen := map[string]opKind{}
+	if kinds != nil {
+		defer func() {
+			kinds.mu.Lock()
+			kinds.m = seen // only the files still there: the cache never outgrows a scan
+			kinds.mu.Unlock()
+		}()
+	}
+	known := func(path string, size int64, at time.Time) string {
+		if kinds != nil {
+			kinds.mu.Lock()
+			k, ok := kinds.m[path]
+			kinds.mu.Unlock()
+			if ok && k.size == size && k.at.Equal(at) {
+				seen[path] = k
+				return k.kind
+			}
+		}
+		kind := readOpKind(path)
+		seen[path] = opKind{size: size, at: at, kind: kind}
+		return kind
+	}
 	st := queueState{Counts: map[string]int{}}
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 		st.Missing = true
@@ -66,9 +109,9 @@ func scanQueue(dir string) (queueState, error) {
 			if strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".json") || e.IsDir() {
 				continue
 			}
-			op := queueOp{State: state, ID: strings.TrimSuffix(name, ".json")}
+			op := queueOp{State: state, ID: strings.TrimSuffix(name, ".json"), size: -1}
 			if fi, err := e.Info(); err == nil {
-				op.At = fi.ModTime()
+				op.At, op.size = fi.ModTime(), fi.Size()
 			}
 			ops = append(ops, op)
 		}
@@ -78,7 +121,7 @@ func scanQueue(dir string) (queueState, error) {
 			ops = ops[:processedShown]
 		}
 		for i := range ops {
-			ops[i].Kind = opKind(filepath.Join(sub, ops[i].ID+".json"))
+			ops[i].Kind = known(filepath.Join(sub, ops[i].ID+".json"), ops[i].size, ops[i].At)
 			if state == "failed" {
 				ops[i].Reason = queue.FailureReason(sub, ops[i].ID)
 			}
@@ -95,8 +138,8 @@ func scanQueue(dir string) (queueState, error) {
 	return st, nil
 }
 
-// opKind reads the operation kind of an operation file, "?" if it is not one.
-func opKind(path string) string {
+// readOpKind reads the operation kind of an operation file, "?" if it is not one.
+func readOpKind(path string) string {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return "?"
