@@ -309,13 +309,15 @@ func TestServeUnknownProject(t *testing.T) {
 func TestGatedSessionBriefsAFailedFirstCall(t *testing.T) {
 	s, _ := serveWeb(t)
 
+	// Claude Code passes the model only an error result's first block: the error and the
+	// briefing are one, the error's fields first.
 	var te toolError
 	res := s.call(t, "get_prompt", map[string]any{"id": "00000000-0000-4000-8000-000000000000"}, &te)
-	if !res.IsError || te.Error != "PROMPT_NOT_FOUND" || len(res.Content) != 2 {
-		t.Fatalf("got isError=%v %s with %d blocks, want PROMPT_NOT_FOUND after a briefing", res.IsError, te.Error, len(res.Content))
+	if !res.IsError || te.Error != "PROMPT_NOT_FOUND" || len(res.Content) != 1 {
+		t.Fatalf("got isError=%v %s with %d blocks, want PROMPT_NOT_FOUND with its briefing in one block", res.IsError, te.Error, len(res.Content))
 	}
-	if brief, _ := mcp.AsTextContent(res.Content[0]); !strings.Contains(brief.Text, "Never log secrets") {
-		t.Errorf("briefing of the failed call lacks the critical rule:\n%s", brief.Text)
+	if !strings.Contains(te.Briefing, "Never log secrets") || !strings.HasPrefix(resultText(res), `{"error":"PROMPT_NOT_FOUND"`) {
+		t.Errorf("the failed call's error %.80s, briefing lacking the critical rule:\n%s", resultText(res), te.Briefing)
 	}
 	s.waitNotification(t, mcp.MethodNotificationToolsListChanged, 10*time.Second)
 }

@@ -87,12 +87,12 @@ func TestInterceptedResultStaysWithinTheLimit(t *testing.T) {
 		s := serve(t, env, "--library", lib.Dir, "--project", "web")
 		var all promptsOut
 		res := s.call(t, "list_prompts", map[string]any{"includeContent": true, "limit": 3}, nil)
-		if n := textBytes(res); n > 100_000 || len(res.Content) != 2 || !res.IsError {
-			t.Fatalf("the intercepted list is %d bytes of text in %d blocks (error %v); want at most 100 KB, a briefing and an error", n, len(res.Content), res.IsError)
+		if n := textBytes(res); n > 100_000 || len(res.Content) != 1 || !res.IsError {
+			t.Fatalf("the intercepted list is %d bytes of text in %d blocks (error %v); want at most 100 KB, an error with its briefing", n, len(res.Content), res.IsError)
 		}
 		var te toolError
-		if err := json.Unmarshal(resultJSON(t, res), &te); err != nil || te.Error != "RESULT_TOO_LARGE" || !strings.Contains(te.Hint, "Call the tool again with the same arguments") {
-			t.Errorf("the error does not say to call again: %+v (%v)", te, err)
+		if err := json.Unmarshal(resultJSON(t, res), &te); err != nil || te.Error != "RESULT_TOO_LARGE" || !strings.Contains(te.Hint, "Call the tool again with the same arguments") || te.Briefing == "" {
+			t.Errorf("the error does not say to call again, or lacks the briefing: %+v (%v)", te, err)
 		}
 		s.waitNotification(t, mcp.MethodNotificationToolsListChanged, 10*time.Second)
 		res = s.call(t, "list_prompts", map[string]any{"includeContent": true, "limit": 3}, &all)

@@ -191,8 +191,12 @@ func (g *gateComponent) intercept(next server.ToolHandlerFunc) server.ToolHandle
 			g.log.Error("gate: briefing bodies could not be read", "err", berr)
 		}
 		g.logUnknown(unknown)
-		res.Content = append([]mcp.Content{mcp.NewTextContent(text)}, res.Content...)
-		g.carryBriefing(ctx, name, res, text)
+		if res.IsError {
+			res.Content = errorWithBriefing(res.Content, text)
+		} else {
+			res.Content = append([]mcp.Content{mcp.NewTextContent(text)}, res.Content...)
+			g.carryBriefing(ctx, name, res, text)
+		}
 		g.record(ctx, b, len(text))
 		if b.Ungated {
 			g.ungated()
@@ -201,16 +205,43 @@ func (g *gateComponent) intercept(next server.ToolHandlerFunc) server.ToolHandle
 	}
 }
 
+// errorWithBriefing is a failed call's content with the briefing in its one text block: Claude
+// Code passes the model only the first content block of an error result (claude-code #1804,
+// #39976), so a briefing before the error hid the failure (RESULT_TOO_LARGE's "call it again"
+// too), and one after it was never read. mcpctl's own error ({"error", "message", "hint"}) gains
+// a "briefing" field, after the rest; another (a project server's own error) is its text, then
+// the briefing. Images and audio follow.
+func errorWithBriefing(content []mcp.Content, briefing string) []mcp.Content {
+	var texts []string
+	var rest []mcp.Content
+	for _, c := range content {
+		if t, ok := blockText(c); ok {
+			texts = append(texts, t)
+		} else {
+			rest = append(rest, c)
+		}
+	}
+	var text string
+	var ours struct {
+		Error string `json:"error"`
+	}
+	if len(texts) == 1 && json.Unmarshal([]byte(texts[0]), &ours) == nil && ours.Error != "" {
+		text = string(withBriefingField([]byte(texts[0]), briefing, false))
+	} else {
+		text = strings.Join(append(texts, "[The project's briefing for this session, which the failed call carries:]\n\n"+briefing), "\n\n")
+	}
+	return append([]mcp.Content{mcp.NewTextContent(text)}, rest...)
+}
+
 // carryBriefing makes the briefing reach a client that reads only a result's structuredContent
 // when it has one: Claude Code (2.1.280, claude-code #79944) and VS Code hand the model
 // JSON.stringify(structuredContent) alone, so a briefing only in the text content was lost while
 // its prompts counted as sent. mcpctl's own tools carry it in a "briefing" field their output
 // schemas allow; a project server's tool listed without an output schema (as every one is once a
 // content pipeline runs) loses its structuredContent, the text content then carrying briefing
-// and result. An error result needs
-// neither: clients read an error's text.
+// and result. An error result has its own way (errorWithBriefing).
 func (g *gateComponent) carryBriefing(ctx context.Context, name string, res *mcp.CallToolResult, text string) {
-	if res.IsError || callFrom(ctx).addBriefing(text) {
+	if callFrom(ctx).addBriefing(text) {
 		return
 	}
 	if res.StructuredContent == nil && len(res.RawStructuredContent) == 0 {
@@ -222,7 +253,7 @@ func (g *gateComponent) carryBriefing(ctx context.Context, name string, res *mcp
 	}
 	if !upstream {
 		if raw, ok := res.StructuredContent.(json.RawMessage); ok {
-			res.StructuredContent = json.RawMessage(withBriefingField(raw, text)) // a handler called without the wire
+			res.StructuredContent = json.RawMessage(withBriefingField(raw, text, true)) // a handler called without the wire
 		}
 		return
 	}

@@ -117,20 +117,27 @@ func (c *call) addBriefing(text string) bool {
 	if pr.prose == "" {
 		pr.prose = string(pr.structured)
 	}
-	pr.structured = withBriefingField(pr.structured, text)
+	pr.structured = withBriefingField(pr.structured, text, true)
 	return true
 }
 
-// withBriefingField is the JSON object obj with a first field "briefing" holding text.
-func withBriefingField(obj []byte, text string) []byte {
+// withBriefingField is the JSON object obj with a field "briefing" holding text, first or last:
+// first where the briefing is to be read before the result, last where what comes before it
+// must not be cut off behind it (an error). obj is an object, as every result of ours is.
+func withBriefingField(obj []byte, text string, first bool) []byte {
 	field, _ := json.Marshal(text) // a string always marshals
-	out := make([]byte, 0, len(obj)+len(field)+len(`"briefing":,`))
-	out = append(append(append(out, `{"briefing":`...), field...), ',')
-	rest := bytes.TrimSpace(obj)[1:] // after the object's '{'
-	if bytes.HasPrefix(bytes.TrimSpace(rest), []byte("}")) {
-		out = out[:len(out)-1] // an empty object: no field follows
+	obj = bytes.TrimSpace(obj)
+	inner := bytes.TrimSpace(obj[1 : len(obj)-1]) // between the braces
+	out := make([]byte, 0, len(obj)+len(field)+len(`,"briefing":`))
+	out = append(out, '{')
+	if !first && len(inner) > 0 {
+		out = append(append(out, inner...), ',')
 	}
-	return append(out, rest...)
+	out = append(append(out, `"briefing":`...), field...)
+	if first && len(inner) > 0 {
+		out = append(append(out, ','), inner...)
+	}
+	return append(out, '}')
 }
 
 // write puts the prepared bytes where mcp-go wrote the markers in msg and passes the message to

@@ -133,6 +133,8 @@ type ToolError struct {
 	Hint        string `json:"hint"`
 	OperationID string `json:"operationId,omitempty"`
 	Applied     string `json:"applied,omitempty"`
+	// Briefing is the project's briefing when the call was a gated session's first (errorWithBriefing).
+	Briefing string `json:"briefing,omitempty"`
 }
 
 // errorResult shapes err for the model. Errors the user can act on keep their code; driver and
