@@ -26,6 +26,9 @@ type promptSurface struct {
 	log  *slog.Logger
 
 	up *upstreams // the project's servers' prompts and resources, listed beside the library's
+	// untrusted explains a name of a server the project declares but does not start (nil when
+	// it starts them all): core.untrustedName.
+	untrusted func(kind, name string) (string, bool)
 
 	// listing is the resources/list of the current snapshot, in name order.
 	listing atomic.Pointer[resourceList]

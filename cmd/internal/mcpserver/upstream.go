@@ -712,14 +712,25 @@ func (c *core) untrustedCall(_ context.Context, _ any, req *mcp.CallToolRequest)
 	if req == nil {
 		return
 	}
-	server, _, ok := strings.Cut(req.Params.Name, upstream.Separator)
+	if msg, ok := c.untrustedName("tool", req.Params.Name); ok {
+		req.Params.Name = carry(msg)
+	}
+}
+
+// untrustedName explains a name of a tool or prompt (kind) of a server the project declares but
+// does not start: ok is false for any other name.
+func (c *core) untrustedName(kind, name string) (msg string, ok bool) {
+	if c.cfg.Untrusted == "" || c.cfg.Project == nil {
+		return "", false
+	}
+	server, _, ok := strings.Cut(name, upstream.Separator)
 	if !ok {
-		return
+		return "", false
 	}
 	if _, declared := c.cfg.Project.Servers[server]; !declared {
-		return
+		return "", false
 	}
-	req.Params.Name = carry(fmt.Sprintf("tool '%s' is not available: it is a tool of the project's server %s, and the project's servers are not started: %s. "+
+	return fmt.Sprintf("%s '%s' is not available: it is a %s of the project's server %s, and the project's servers are not started: %s. "+
 		"Only the user can do that: tell them, and once they have, reconnecting this MCP server starts the servers.",
-		req.Params.Name, server, strings.TrimSuffix(c.cfg.Untrusted, ".")))
+		kind, name, kind, server, strings.TrimSuffix(c.cfg.Untrusted, ".")), true
 }
