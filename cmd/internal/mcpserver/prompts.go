@@ -47,6 +47,7 @@ func newPromptSurface(srv *server.MCPServer, v *view, log *slog.Logger) *promptS
 	s.listing.Store(newResourceList(v.current()))
 	server.WithPaginationLimit(promptPageSize)(srv)
 	server.WithResourceCompletionProvider(idCompleter{s})(srv)
+	server.WithPromptCompletionProvider(promptCompleter{s})(srv)
 	hooks := srv.GetHooks()
 	if hooks == nil {
 		hooks = &server.Hooks{}
