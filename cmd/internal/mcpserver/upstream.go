@@ -475,7 +475,11 @@ func (u *upstreams) reader(name string) server.ResourceHandlerFunc {
 		if err != nil {
 			return nil, fault(ctx, err)
 		}
-		return res.Contents, nil
+		contents, notes := fitResourceImages(res.Contents)
+		for _, note := range notes {
+			u.log.Info("upstream: a resource's image scaled or left out to fit the Claude API's limits", "server", name, "uri", req.Params.URI, "note", note)
+		}
+		return contents, nil
 	}
 }
 
@@ -490,6 +494,10 @@ func (u *upstreams) getPrompt(ctx context.Context, req mcp.GetPromptRequest) (*m
 	res, err := u.sup.GetPrompt(ctx, req.Params.Name, req.Params.Arguments)
 	if err != nil {
 		return nil, fault(ctx, err)
+	}
+	if msgs, changed := fitPromptImages(res.Messages); changed {
+		res.Messages = msgs
+		u.log.Info("upstream: a prompt's image scaled or left out to fit the Claude API's limits", "prompt", req.Params.Name)
 	}
 	return res, nil
 }
