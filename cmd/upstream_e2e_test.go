@@ -62,6 +62,9 @@ func beUpstream(name string) int {
 	if os.Getenv("MCPCTL_UPSTREAM_REVIEW") == "1" {
 		reviewExtras(s)
 	}
+	if mode := os.Getenv("MCPCTL_UPSTREAM_PROMPTS"); mode != "" {
+		promptExtras(s, name, mode)
+	}
 	if os.Getenv("MCPCTL_UPSTREAM_EXTRAS") == "1" {
 		if code, stop := upstreamExtras(s, name); stop {
 			return code

@@ -131,6 +131,16 @@ func TestUntrustedServersAreExplained(t *testing.T) {
 	if _, err := callTool(context.Background(), s.Client, "other__echo", map[string]any{}, nil); err == nil || strings.Contains(err.Error(), "mcpctl trust") {
 		t.Errorf("other__echo: %v, want unknown tool", err)
 	}
+	// So is a prompt of theirs (it was "unknown prompt … not a prompt of this library"), as the
+	// -32602 an unknown prompt is.
+	_, err = s.GetPrompt(context.Background(), getPromptRequest("db__checklist", nil))
+	if err == nil || !errors.Is(err, mcp.ErrInvalidParams) || !strings.Contains(err.Error(), "prompt 'db__checklist'") ||
+		!strings.Contains(err.Error(), "not started") || !strings.Contains(err.Error(), "mcpctl trust") || strings.Contains(err.Error(), "of this library") {
+		t.Errorf("prompts/get db__checklist while untrusted: %v, want -32602 saying why db is not started and 'mcpctl trust'", err)
+	}
+	if _, err := s.GetPrompt(context.Background(), getPromptRequest("other__checklist", nil)); err == nil || strings.Contains(err.Error(), "mcpctl trust") {
+		t.Errorf("prompts/get other__checklist: %v, want unknown prompt", err)
+	}
 }
 
 // An upstream prompt's missing argument is -32602 with the server's words, as the server itself

@@ -25,7 +25,14 @@ var _ server.ResourceCompletionProvider = idCompleter{}
 // CompleteResourceArgument ranks matches: an exact id or name, then an id prefix, then a name,
 // title or path prefix, then a word of the title or path starting with the value, then the
 // value anywhere in them. Ties keep the listing order (prompts by name, folders in tree order).
-func (c idCompleter) CompleteResourceArgument(_ context.Context, uri string, arg mcp.CompleteArgument, _ mcp.CompleteContext) (*mcp.Completion, error) {
+func (c idCompleter) CompleteResourceArgument(ctx context.Context, uri string, arg mcp.CompleteArgument, cc mcp.CompleteContext) (*mcp.Completion, error) {
+	if uri != promptURITemplate && uri != folderURITemplate {
+		// A project server's template: its server completes it.
+		if srv, ok := c.s.up.templateServer(uri); ok {
+			return c.s.up.complete(ctx, srv, mcp.ResourceReference{URI: uri}, arg, cc)
+		}
+		return &mcp.Completion{Values: []string{}}, nil
+	}
 	if arg.Name != "id" {
 		return &mcp.Completion{Values: []string{}}, nil
 	}
@@ -54,8 +61,6 @@ func (c idCompleter) CompleteResourceArgument(_ context.Context, uri string, arg
 		for i, f := range snap.folders {
 			add(f.info.ID, i, rankMatch(typed, f.info.ID, strings.ToLower(f.info.Name), []byte(f.lowerPath)))
 		}
-	default:
-		return &mcp.Completion{Values: []string{}}, nil
 	}
 	sort.SliceStable(matches, func(i, j int) bool {
 		if matches[i].rank != matches[j].rank {
@@ -69,6 +74,54 @@ func (c idCompleter) CompleteResourceArgument(_ context.Context, uri string, arg
 	}
 	return &mcp.Completion{Values: values, Total: len(matches), HasMore: len(matches) > maxCompletions}, nil
 }
+
+// promptCompleter completes the arguments of a project server's prompt by asking the server.
+// Library prompts' arguments are free text: they have no completion.
+type promptCompleter struct{ s *promptSurface }
+
+var _ server.PromptCompletionProvider = promptCompleter{}
+
+func (c promptCompleter) CompletePromptArgument(ctx context.Context, name string, arg mcp.CompleteArgument, cc mcp.CompleteContext) (*mcp.Completion, error) {
+	if !c.s.up.servesPrompt(name) {
+		return &mcp.Completion{Values: []string{}}, nil
+	}
+	srv, _ := c.s.up.sup.Owner(name)
+	return c.s.up.complete(ctx, srv.Name(), mcp.PromptReference{Name: name}, arg, cc)
+}
+
+// templateServer is the project server a resource template registered by sync is read from.
+func (u *upstreams) templateServer(uri string) (string, bool) {
+	if u == nil {
+		return "", false
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	srv, ok := u.templates[uri]
+	return srv, ok
+}
+
+// complete forwards a completion to the project server that serves ref. It never fails: a
+// client asks on every keystroke and shows an error as a broken input field, so a server that
+// does not complete, is down, or answers with an error gives no values, and the reason goes to
+// mcpctl's log at debug level (a server down is already logged, once per failure).
+func (u *upstreams) complete(ctx context.Context, name string, ref any, arg mcp.CompleteArgument, cc mcp.CompleteContext) (*mcp.Completion, error) {
+	res, err := u.sup.Server(name).Complete(ctx, ref, arg, cc.Arguments)
+	switch {
+	case ctx.Err() != nil:
+		return nil, ctx.Err() // cancelled: the wire sends no response
+	case err != nil:
+		u.log.Debug("upstream: completion answered with none", "server", name, "err", err)
+		return &mcp.Completion{Values: []string{}}, nil
+	}
+	if len(res.Values) > maxServerCompletions {
+		// The protocol's bound: a server that sends more breaks it for the client.
+		res.Values, res.HasMore = res.Values[:maxServerCompletions], true
+	}
+	return res, nil
+}
+
+// maxServerCompletions is the protocol's bound on one completion answer's values.
+const maxServerCompletions = 100
 
 // rankMatch scores how well typed (lower case) matches an item, lower is better, -1 for no
 // match. Everything matches an empty value. id is compared ignoring case (the app writes upper

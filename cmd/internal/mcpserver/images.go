@@ -9,6 +9,7 @@ import (
 	_ "image/gif" // decoded to be scaled: screenshots come as PNG, JPEG, GIF or WebP
 	"image/jpeg"
 	"image/png"
+	"slices"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -39,7 +40,17 @@ const (
 // block after each, what it changed: a scaled image's original size (a point in it is then a
 // known factor from the original's, which a model clicking or measuring needs), or why one was
 // left out. Content without images is returned as it is; audio passes untouched.
-func fitMedia(content []mcp.Content) ([]mcp.Content, bool) {
+func fitMedia(content []mcp.Content) ([]mcp.Content, bool) { return fitContent(content, askTool) }
+
+// What a note for an image left out tells the model to do instead, by where the image came
+// from: a tool can be asked again with other arguments; a prompt or resource cannot.
+const (
+	askTool   = "Ask the tool for a smaller image (a lower resolution, or a region of it), or for a file path to it."
+	askServer = "If the server has a tool that gives a smaller image (a lower resolution, or a region of it) or a file path to it, use that instead."
+)
+
+// fitContent is fitMedia with the advice a note for an image left out gives (askTool, askServer).
+func fitContent(content []mcp.Content, ask string) ([]mcp.Content, bool) {
 	var out []mcp.Content
 	for i, c := range content {
 		img, ok := c.(mcp.ImageContent)
@@ -49,7 +60,7 @@ func fitMedia(content []mcp.Content) ([]mcp.Content, bool) {
 			}
 			continue
 		}
-		fitted, note := fitImage(img)
+		fitted, note := fitImage(img, ask)
 		if note == "" {
 			if out != nil {
 				out = append(out, c)
@@ -60,7 +71,7 @@ func fitMedia(content []mcp.Content) ([]mcp.Content, bool) {
 			out = append(make([]mcp.Content, 0, len(content)+1), content[:i]...)
 		}
 		if fitted != nil {
-			out = append(out, fitted)
+			out = append(out, *fitted)
 		}
 		out = append(out, mcp.NewTextContent(note))
 	}
@@ -70,32 +81,91 @@ func fitMedia(content []mcp.Content) ([]mcp.Content, bool) {
 	return out, true
 }
 
+// fitPromptImages fits the image messages of an upstream's prompt as fitMedia fits a tool's
+// content: a prompt's messages go into the conversation as they are, and one image over the
+// limits ends it as surely. A message holds one block, so a scaled image stays a message and its
+// note follows in a text message of the same role; an image left out becomes a text message
+// with the note.
+func fitPromptImages(msgs []mcp.PromptMessage) ([]mcp.PromptMessage, bool) {
+	var out []mcp.PromptMessage
+	for i, m := range msgs {
+		blocks, changed := fitContent([]mcp.Content{m.Content}, askServer)
+		if !changed {
+			if out != nil {
+				out = append(out, m)
+			}
+			continue
+		}
+		if out == nil {
+			out = append(make([]mcp.PromptMessage, 0, len(msgs)+1), msgs[:i]...)
+		}
+		for _, b := range blocks {
+			out = append(out, mcp.PromptMessage{Role: m.Role, Content: b})
+		}
+	}
+	if out == nil {
+		return msgs, false
+	}
+	return out, true
+}
+
+// fitResourceImages fits the image blobs (mimeType image/*) of an upstream's resource, which a
+// client attaches to the conversation as an image. A scaled blob keeps its place and URI (its
+// mimeType changes with a re-encoding), and contents have no place for a note beside it: the
+// notes are returned for the log. One that cannot be fitted becomes text contents under the
+// same URI, saying what it was and why it is not there.
+func fitResourceImages(contents []mcp.ResourceContents) (out []mcp.ResourceContents, notes []string) {
+	out = contents
+	for i, c := range contents {
+		b, ok := c.(mcp.BlobResourceContents)
+		if !ok || !strings.HasPrefix(b.MIMEType, "image/") {
+			continue
+		}
+		fitted, note := fitImage(mcp.NewImageContent(b.Blob, b.MIMEType), askServer)
+		if note == "" {
+			continue
+		}
+		if len(notes) == 0 {
+			out = slices.Clone(contents) // the caller's slice is the upstream's result
+		}
+		notes = append(notes, note)
+		if fitted == nil {
+			out[i] = mcp.TextResourceContents{URI: b.URI, MIMEType: "text/plain", Text: note}
+			continue
+		}
+		b.Blob, b.MIMEType = fitted.Data, fitted.MIMEType
+		out[i] = b
+	}
+	return out, notes
+}
+
 // fitImage is img within the API's limits, or nil when it cannot be made so, and a note saying
-// what was done; an image already within them comes back with no note.
-func fitImage(img mcp.ImageContent) (mcp.Content, string) {
+// what was done (for one left out, ending with ask); an image already within them comes back
+// with no note.
+func fitImage(img mcp.ImageContent, ask string) (*mcp.ImageContent, string) {
 	raw, err := base64.StdEncoding.DecodeString(img.Data)
 	if err != nil {
 		if len(img.Data) > maxImageData {
-			return nil, leftOut(img, "", "its data is not valid base64")
+			return nil, leftOut(img, "", "its data is not valid base64", ask)
 		}
-		return img, "" // not ours to judge: the client decides what to do with it
+		return &img, "" // not ours to judge: the client decides what to do with it
 	}
 	cfg, format, err := image.DecodeConfig(bytes.NewReader(raw))
 	switch {
 	case err != nil && len(img.Data) > maxImageData:
-		return nil, leftOut(img, "", "mcpctl cannot read its format ("+img.MIMEType+") to scale it")
+		return nil, leftOut(img, "", "mcpctl cannot read its format ("+img.MIMEType+") to scale it", ask)
 	case err != nil:
-		return img, ""
+		return &img, ""
 	case cfg.Width <= maxImageSide && cfg.Height <= maxImageSide && len(img.Data) <= maxImageData:
-		return img, ""
+		return &img, ""
 	}
 	dims := fmt.Sprintf("%d×%d pixels", cfg.Width, cfg.Height)
 	if cfg.Width*cfg.Height > maxImagePixels {
-		return nil, leftOut(img, dims, fmt.Sprintf("it is too large for mcpctl to scale (over %d million pixels)", maxImagePixels/1_000_000))
+		return nil, leftOut(img, dims, fmt.Sprintf("it is too large for mcpctl to scale (over %d million pixels)", maxImagePixels/1_000_000), ask)
 	}
 	src, _, err := image.Decode(bytes.NewReader(raw))
 	if err != nil {
-		return nil, leftOut(img, dims, "it could not be decoded to scale it: "+err.Error())
+		return nil, leftOut(img, dims, "it could not be decoded to scale it: "+err.Error(), ask)
 	}
 	var fitted image.Image = src
 	w, h := fitSides(cfg.Width, cfg.Height)
@@ -106,17 +176,17 @@ func fitImage(img mcp.ImageContent) (mcp.Content, string) {
 	}
 	data, mime, err := encodeImage(fitted, format)
 	if err != nil {
-		return nil, leftOut(img, dims, "it could not be encoded once scaled: "+err.Error())
+		return nil, leftOut(img, dims, "it could not be encoded once scaled: "+err.Error(), ask)
 	}
 	out := img
 	out.Data, out.MIMEType = data, mime
 	if fitted == src {
 		// Within the sides, over the data bound: a photo saved as PNG, say.
-		return out, fmt.Sprintf("[mcpctl re-encoded the image above (%s) as %s, %s of data where it had %s, to fit the Claude API's 5 MB]",
+		return &out, fmt.Sprintf("[mcpctl re-encoded the image above (%s) as %s, %s of data where it had %s, to fit the Claude API's 5 MB]",
 			dims, mime, sizeOf(len(data)), sizeOf(len(img.Data)))
 	}
 	note := fmt.Sprintf("[mcpctl scaled the image above from %s to %d×%d to fit the Claude API's limits (%d pixels a side, 5 MB)", dims, w, h, maxImageSide)
-	return out, note + fmt.Sprintf("; a point (x, y) in it is (%.4g·x, %.4g·y) in the original]", float64(cfg.Width)/float64(w), float64(cfg.Height)/float64(h))
+	return &out, note + fmt.Sprintf("; a point (x, y) in it is (%.4g·x, %.4g·y) in the original]", float64(cfg.Width)/float64(w), float64(cfg.Height)/float64(h))
 }
 
 // fitSides scales w×h down to fit maxImageSide on both sides, keeping its aspect (and at least
@@ -156,14 +226,14 @@ func encodeImage(img image.Image, format string) (data, mime string, err error) 
 }
 
 // leftOut is the note that stands for an image mcpctl could not fit: what it was, why, and
-// what the model can ask for instead.
-func leftOut(img mcp.ImageContent, dims, why string) string {
+// what the model can ask for instead (ask).
+func leftOut(img mcp.ImageContent, dims, why, ask string) string {
 	what := img.MIMEType
 	if dims != "" {
 		what += ", " + dims
 	}
-	return fmt.Sprintf("[mcpctl left out an image here (%s, %s of data): the Claude API refuses an image over %d pixels a side or 5 MB, which would end this conversation, and %s. Ask the tool for a smaller image (a lower resolution, or a region of it), or for a file path to it.]",
-		what, sizeOf(len(img.Data)), maxImageSide, why)
+	return fmt.Sprintf("[mcpctl left out an image here (%s, %s of data): the Claude API refuses an image over %d pixels a side or 5 MB, which would end this conversation, and %s. %s]",
+		what, sizeOf(len(img.Data)), maxImageSide, why, ask)
 }
 
 // sizeOf is n bytes as a person reads it.

@@ -10,6 +10,7 @@ import (
 	"image/color"
 	"image/jpeg"
 	"image/png"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -182,6 +183,83 @@ func TestFitMediaLeavesOutWhatItCannotFit(t *testing.T) {
 				t.Errorf("%s: note %q does not say %q", name, note.Text, want)
 			}
 		}
+	}
+}
+
+// A prompt's image messages are fitted as a tool's images are: a scaled image stays a message of
+// its role with its note in a text message after it, one left out becomes a text message of its
+// role, and the other messages pass as they came.
+func TestFitPromptImages(t *testing.T) {
+	intro := mcp.NewPromptMessage(mcp.RoleUser, mcp.NewTextContent("look at these"))
+	small := mcp.NewPromptMessage(mcp.RoleUser, mcp.NewImageContent(pngData(t, stripes(100, 100)), "image/png"))
+	msgs := []mcp.PromptMessage{
+		intro,
+		mcp.NewPromptMessage(mcp.RoleUser, mcp.NewImageContent(pngData(t, stripes(1200, 6000)), "image/png")),
+		mcp.NewPromptMessage(mcp.RoleAssistant, mcp.NewImageContent(headerOnlyPNG(t, 20000, 20000), "image/png")),
+		small,
+	}
+	out, changed := fitPromptImages(msgs)
+	if !changed || len(out) != 5 {
+		t.Fatalf("changed %v, %d messages; want the text, the scaled image, its note, the note for the one left out and the small image", changed, len(out))
+	}
+	if !reflect.DeepEqual(out[0], intro) || !reflect.DeepEqual(out[4], small) {
+		t.Errorf("a message that needed no fitting changed: %v, %v", out[0], out[4])
+	}
+	if cfg, _ := decodeBlock(t, out[1].Content); out[1].Role != mcp.RoleUser || cfg.Width != 400 || cfg.Height != 2000 {
+		t.Errorf("the scaled image: %s %d×%d, want user 400×2000", out[1].Role, cfg.Width, cfg.Height)
+	}
+	if note, _ := out[2].Content.(mcp.TextContent); out[2].Role != mcp.RoleUser || !strings.Contains(note.Text, "scaled the image above from 1200×6000") {
+		t.Errorf("the note after it: %s %q, want the user's, saying it was scaled", out[2].Role, note.Text)
+	}
+	note, _ := out[3].Content.(mcp.TextContent)
+	if out[3].Role != mcp.RoleAssistant || !strings.Contains(note.Text, "left out an image here") || !strings.Contains(note.Text, "tool that gives a smaller image") ||
+		strings.Contains(note.Text, "Ask the tool") {
+		t.Errorf("the one left out: %s %q, want the assistant's note saying to use a tool of the server, if it has one", out[3].Role, note.Text)
+	}
+	if msgs[1].Content.(mcp.ImageContent).MIMEType != "image/png" || len(msgs) != 4 {
+		t.Error("the upstream's messages were changed in place")
+	}
+
+	plain := []mcp.PromptMessage{intro, small}
+	if out, changed := fitPromptImages(plain); changed || len(out) != 2 {
+		t.Errorf("messages within the limits: changed %v, %d messages; want them as they came", changed, len(out))
+	}
+}
+
+// A resource's image blob is scaled in place under its URI; one that cannot be fitted becomes
+// text under the same URI; other blobs and texts pass as they came.
+func TestFitResourceImages(t *testing.T) {
+	bin := mcp.BlobResourceContents{URI: "test://a/data", MIMEType: "application/octet-stream", Blob: base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{1}, 8<<20))}
+	text := mcp.TextResourceContents{URI: "test://a/readme", Text: "read me"}
+	contents := []mcp.ResourceContents{
+		mcp.BlobResourceContents{URI: "test://a/shot", MIMEType: "image/png", Blob: pngData(t, stripes(1200, 6000))},
+		bin,
+		mcp.BlobResourceContents{URI: "test://a/huge", MIMEType: "image/png", Blob: headerOnlyPNG(t, 20000, 20000)},
+		text,
+	}
+	out, notes := fitResourceImages(contents)
+	if len(out) != 4 || len(notes) != 2 {
+		t.Fatalf("%d contents, %d notes; want 4 and 2", len(out), len(notes))
+	}
+	shot, ok := out[0].(mcp.BlobResourceContents)
+	if !ok || shot.URI != "test://a/shot" {
+		t.Fatalf("the screenshot: %T %v, want a blob under its URI", out[0], out[0])
+	}
+	if cfg, _ := decodeBlock(t, mcp.NewImageContent(shot.Blob, shot.MIMEType)); cfg.Width != 400 || cfg.Height != 2000 {
+		t.Errorf("the screenshot is %d×%d, want 400×2000", cfg.Width, cfg.Height)
+	}
+	if !reflect.DeepEqual(out[1], bin) || !reflect.DeepEqual(out[3], text) {
+		t.Error("a blob that is no image, or a text, changed")
+	}
+	huge, ok := out[2].(mcp.TextResourceContents)
+	if !ok || huge.URI != "test://a/huge" || !strings.Contains(huge.Text, "20000×20000 pixels") {
+		t.Errorf("the image that cannot be fitted: %T %v, want text under its URI saying what it was", out[2], out[2])
+	}
+	if contents[0].(mcp.BlobResourceContents).Blob == shot.Blob {
+		t.Error("the upstream's contents were changed in place")
+	}
+	if out, notes := fitResourceImages(contents[1:2]); len(notes) != 0 || !reflect.DeepEqual(out[0], bin) {
+		t.Errorf("a blob that is no image: %d notes, want it as it came", len(notes))
 	}
 }
 

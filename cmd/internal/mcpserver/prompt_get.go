@@ -127,6 +127,14 @@ func (s *promptSurface) checkGetPrompt(_ context.Context, _ any, req *mcp.GetPro
 		req.Params.Name = carry(msg)
 		return
 	}
+	if s.untrusted != nil {
+		if msg, ok := s.untrusted("prompt", name); ok {
+			// A prompt of a server that is not started until the user trusts the project file:
+			// "unknown prompt" would have the assistant conclude it does not exist.
+			req.Params.Name = carry(msg)
+			return
+		}
+	}
 	snap := s.snap()
 	sp, ok := snap.prompt(name)
 	if !ok {

@@ -26,6 +26,9 @@ type promptSurface struct {
 	log  *slog.Logger
 
 	up *upstreams // the project's servers' prompts and resources, listed beside the library's
+	// untrusted explains a name of a server the project declares but does not start (nil when
+	// it starts them all): core.untrustedName.
+	untrusted func(kind, name string) (string, bool)
 
 	// listing is the resources/list of the current snapshot, in name order.
 	listing atomic.Pointer[resourceList]
@@ -44,6 +47,7 @@ func newPromptSurface(srv *server.MCPServer, v *view, log *slog.Logger) *promptS
 	s.listing.Store(newResourceList(v.current()))
 	server.WithPaginationLimit(promptPageSize)(srv)
 	server.WithResourceCompletionProvider(idCompleter{s})(srv)
+	server.WithPromptCompletionProvider(promptCompleter{s})(srv)
 	hooks := srv.GetHooks()
 	if hooks == nil {
 		hooks = &server.Hooks{}

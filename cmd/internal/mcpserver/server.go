@@ -184,7 +184,11 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 			s.srv.GetHooks().AddBeforeCallTool(s.untrustedCall)
 		}
 	}
-	newPromptSurface(s.srv, s.view, s.log).up = s.up
+	ps := newPromptSurface(s.srv, s.view, s.log)
+	ps.up = s.up
+	if cfg.Untrusted != "" {
+		ps.untrusted = s.untrustedName
+	}
 	chain(s.srv, s.obs, s.gate, s.pipe)
 
 	// A project's first load (or its kept view) comes before serving: the initialize

@@ -475,7 +475,11 @@ func (u *upstreams) reader(name string) server.ResourceHandlerFunc {
 		if err != nil {
 			return nil, fault(ctx, err)
 		}
-		return res.Contents, nil
+		contents, notes := fitResourceImages(res.Contents)
+		for _, note := range notes {
+			u.log.Info("upstream: a resource's image scaled or left out to fit the Claude API's limits", "server", name, "uri", req.Params.URI, "note", note)
+		}
+		return contents, nil
 	}
 }
 
@@ -490,6 +494,10 @@ func (u *upstreams) getPrompt(ctx context.Context, req mcp.GetPromptRequest) (*m
 	res, err := u.sup.GetPrompt(ctx, req.Params.Name, req.Params.Arguments)
 	if err != nil {
 		return nil, fault(ctx, err)
+	}
+	if msgs, changed := fitPromptImages(res.Messages); changed {
+		res.Messages = msgs
+		u.log.Info("upstream: a prompt's image scaled or left out to fit the Claude API's limits", "prompt", req.Params.Name)
 	}
 	return res, nil
 }
@@ -712,14 +720,25 @@ func (c *core) untrustedCall(_ context.Context, _ any, req *mcp.CallToolRequest)
 	if req == nil {
 		return
 	}
-	server, _, ok := strings.Cut(req.Params.Name, upstream.Separator)
+	if msg, ok := c.untrustedName("tool", req.Params.Name); ok {
+		req.Params.Name = carry(msg)
+	}
+}
+
+// untrustedName explains a name of a tool or prompt (kind) of a server the project declares but
+// does not start: ok is false for any other name.
+func (c *core) untrustedName(kind, name string) (msg string, ok bool) {
+	if c.cfg.Untrusted == "" || c.cfg.Project == nil {
+		return "", false
+	}
+	server, _, ok := strings.Cut(name, upstream.Separator)
 	if !ok {
-		return
+		return "", false
 	}
 	if _, declared := c.cfg.Project.Servers[server]; !declared {
-		return
+		return "", false
 	}
-	req.Params.Name = carry(fmt.Sprintf("tool '%s' is not available: it is a tool of the project's server %s, and the project's servers are not started: %s. "+
+	return fmt.Sprintf("%s '%s' is not available: it is a %s of the project's server %s, and the project's servers are not started: %s. "+
 		"Only the user can do that: tell them, and once they have, reconnecting this MCP server starts the servers.",
-		req.Params.Name, server, strings.TrimSuffix(c.cfg.Untrusted, ".")))
+		kind, name, kind, server, strings.TrimSuffix(c.cfg.Untrusted, ".")), true
 }

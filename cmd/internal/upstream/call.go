@@ -252,6 +252,47 @@ func (s *Server) ReadResource(ctx context.Context, uri string) (*mcp.ReadResourc
 	return res, nil
 }
 
+// Complete asks the server to complete an argument: of the prompt served as ref's name
+// (mcp.PromptReference, the server's prompt asked by its own name), or of one of its resource
+// templates (mcp.ResourceReference, as the server gave it). args are the arguments already
+// filled in. A server that did not declare completions answers none without being asked: it
+// would refuse the method. Otherwise like GetPrompt: within its timeout, a server still starting
+// waited for, and the same errors.
+func (s *Server) Complete(ctx context.Context, ref any, arg mcp.CompleteArgument, args map[string]string) (*mcp.Completion, error) {
+	callCtx, dl := s.newDeadline(ctx)
+	defer dl.stop()
+	c, l, err := s.await(ctx, callCtx)
+	if err != nil {
+		return nil, err
+	}
+	if c.caps.Completions == nil {
+		return &mcp.Completion{Values: []string{}}, nil
+	}
+	var req mcp.CompleteRequest
+	name := ""
+	switch r := ref.(type) {
+	case mcp.PromptReference:
+		own, ok := l.promptOwn[r.Name]
+		if !ok {
+			return nil, fmt.Errorf("%w: server %s serves no prompt %s", ErrUnknown, s.name, r.Name)
+		}
+		r.Type, r.Name = "ref/prompt", own
+		req.Params.Ref, name = r, own
+	case mcp.ResourceReference:
+		r.Type = "ref/resource"
+		req.Params.Ref, name = r, r.URI
+	default:
+		return nil, fmt.Errorf("%w: a completion of %T", ErrUnknown, ref)
+	}
+	req.Params.Argument = arg
+	req.Params.Context.Arguments = args
+	res, err := c.client.Complete(callCtx, req)
+	if err != nil {
+		return nil, s.callError(ctx, callCtx, c, "completion/complete", name, err)
+	}
+	return &res.Completion, nil
+}
+
 // Wait waits until the server is ready or has failed (or is stopped), or ctx ends, and returns
 // its status then. 'mcpctl get servers' uses it to start each server once and report.
 func (s *Server) Wait(ctx context.Context) Status {

@@ -232,3 +232,38 @@ func TestDeadlineCapsAWorkingRequest(t *testing.T) {
 		t.Errorf("%d requests left registered", len(s.calls))
 	}
 }
+
+// Completion is asked of the server by its own names: a prompt's argument under the prompt's own
+// name, a template's under the template the server gave, with the arguments already filled in.
+// A server that declared no completions answers none, and is not asked.
+func TestCompleteAsksTheServer(t *testing.T) {
+	spec, _ := testSpec(t, map[string]string{envComplete: "1"})
+	plain, _ := testSpec(t, nil)
+	sup, _ := startSupervisor(t, map[string]gate.ServerSpec{"tu": spec, "pl": plain}, Options{})
+	tu := sup.Server("tu")
+	waitState(t, tu, Ready)
+	ctx := context.Background()
+
+	c, err := tu.Complete(ctx, mcp.PromptReference{Name: "tu__greet"}, mcp.CompleteArgument{Name: "name", Value: "Al"}, nil)
+	if err != nil || strings.Join(c.Values, " ") != "Alice Alan" {
+		t.Errorf("greet's name from Al: %v %v, want Alice Alan", c, err)
+	}
+	c, err = tu.Complete(ctx, mcp.ResourceReference{URI: "test://item/{id}"}, mcp.CompleteArgument{Name: "id", Value: "4"}, nil)
+	if err != nil || strings.Join(c.Values, " ") != "41 42" {
+		t.Errorf("item's id from 4: %v %v, want 41 42", c, err)
+	}
+	c, err = tu.Complete(ctx, mcp.ResourceReference{URI: "test://item/{id}"}, mcp.CompleteArgument{Name: "id", Value: "1"}, map[string]string{"kind": "old"})
+	if err != nil || strings.Join(c.Values, " ") != "17 19" {
+		t.Errorf("item's id from 1 of kind old: %v %v, want 17 19", c, err)
+	}
+	if _, err := tu.Complete(ctx, mcp.PromptReference{Name: "tu__nope"}, mcp.CompleteArgument{Name: "x"}, nil); !errors.Is(err, ErrUnknown) {
+		t.Errorf("a prompt it does not serve: %v, want ErrUnknown", err)
+	}
+
+	pl := sup.Server("pl")
+	waitState(t, pl, Ready)
+	c, err = pl.Complete(ctx, mcp.PromptReference{Name: "pl__greet"}, mcp.CompleteArgument{Name: "name", Value: "Al"}, nil)
+	if err != nil || c == nil || len(c.Values) != 0 {
+		t.Errorf("a server without completions: %v %v, want none and no error", c, err)
+	}
+}

@@ -34,6 +34,7 @@ const (
 	envSleeper  = "MCPCTL_TEST_SLEEPER"  // sleep until killed
 	envGarbage  = "MCPCTL_TEST_GARBAGE"  // "1": write lines that are not JSON-RPC to stdout first
 	envExit     = "MCPCTL_TEST_EXIT"     // "1": say why on stderr and exit 1 without serving
+	envComplete = "MCPCTL_TEST_COMPLETE" // "1": declare completions and complete greet and item
 )
 
 // bigResult is the size of the big tool's result.
@@ -254,6 +255,11 @@ func runTestUpstream() int {
 		func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 			return []mcp.ResourceContents{mcp.TextResourceContents{URI: req.Params.URI, Text: "item " + req.Params.URI}}, nil
 		})
+	if os.Getenv(envComplete) == "1" {
+		server.WithCompletions()(s)
+		server.WithPromptCompletionProvider(testCompleter{})(s)
+		server.WithResourceCompletionProvider(testCompleter{})(s)
+	}
 	err := server.NewStdioServer(s).Listen(context.Background(), os.Stdin, os.Stdout)
 	if os.Getenv(envHold) == "1" {
 		select {} // outlive stdin: only a signal it cannot ignore ends it
@@ -263,6 +269,38 @@ func runTestUpstream() int {
 		return 1
 	}
 	return 0
+}
+
+// testCompleter completes greet's name and the item template's id by prefix, under the names
+// the test server gives them: a completion asked by the served name would find none.
+type testCompleter struct{}
+
+func (testCompleter) CompletePromptArgument(_ context.Context, prompt string, arg mcp.CompleteArgument, _ mcp.CompleteContext) (*mcp.Completion, error) {
+	if prompt != "greet" || arg.Name != "name" {
+		return &mcp.Completion{Values: []string{}}, nil
+	}
+	return prefixed(arg.Value, "Alice", "Alan", "Bob"), nil
+}
+
+func (testCompleter) CompleteResourceArgument(_ context.Context, uri string, arg mcp.CompleteArgument, cc mcp.CompleteContext) (*mcp.Completion, error) {
+	if uri != "test://item/{id}" || arg.Name != "id" {
+		return &mcp.Completion{Values: []string{}}, nil
+	}
+	// The arguments already filled in reach the server: "kind" picks the ids.
+	if cc.Arguments["kind"] == "old" {
+		return prefixed(arg.Value, "17", "19"), nil
+	}
+	return prefixed(arg.Value, "41", "42", "7"), nil
+}
+
+func prefixed(typed string, values ...string) *mcp.Completion {
+	out := []string{}
+	for _, v := range values {
+		if strings.HasPrefix(v, typed) {
+			out = append(out, v)
+		}
+	}
+	return &mcp.Completion{Values: out}
 }
 
 // runTestParent runs a supervisor with one held test server, writes the server's pid to
