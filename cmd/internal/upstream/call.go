@@ -97,6 +97,9 @@ func (s *Server) callError(ctx, callCtx context.Context, c *conn, method, name s
 	return &CallError{Server: s.name, Method: method, Name: name, Err: err}
 }
 
+// completeWait is the most a completion waits for its server, starting or answering.
+const completeWait = 3 * time.Second
+
 // capFactor is how many times its server's timeout a call may take in all while it keeps
 // reporting progress.
 const capFactor = 10
@@ -259,6 +262,10 @@ func (s *Server) ReadResource(ctx context.Context, uri string) (*mcp.ReadResourc
 // would refuse the method. Otherwise like GetPrompt: within its timeout, a server still starting
 // waited for, and the same errors.
 func (s *Server) Complete(ctx context.Context, ref any, arg mcp.CompleteArgument, args map[string]string) (*mcp.Completion, error) {
+	// A completion answers a keystroke: one that comes later than completeWait is of no use,
+	// and a restarting server must not hold a worker for its whole timeout per keystroke.
+	ctx, cancel := context.WithTimeout(ctx, min(completeWait, s.timeout))
+	defer cancel()
 	callCtx, dl := s.newDeadline(ctx)
 	defer dl.stop()
 	c, l, err := s.await(ctx, callCtx)
