@@ -200,10 +200,10 @@ func TestUpstreamPromptAndResourceImagesFitTheAPI(t *testing.T) {
 	if want := []string{"user text", "user image", "user text", "assistant text", "user image"}; !slices.Equal(roles, want) {
 		t.Fatalf("db__shots: messages %q, want %q: the scaled screenshot and its note, the huge one's note in its place, the small one", roles, want)
 	}
-	if cfg := imageSize(t, res.Messages[1].Content.(mcp.ImageContent).Data); cfg.Width != 284 || cfg.Height != 2000 {
-		t.Errorf("the screenshot is %d×%d, want 284×2000", cfg.Width, cfg.Height)
+	if cfg := imageSize(t, res.Messages[1].Content.(mcp.ImageContent).Data); cfg.Width != 266 || cfg.Height != 2000 {
+		t.Errorf("the screenshot is %d×%d, want 266×2000", cfg.Width, cfg.Height)
 	}
-	if note := res.Messages[2].Content.(mcp.TextContent).Text; !strings.Contains(note, "from 1280×9000 pixels to 284×2000") {
+	if note := res.Messages[2].Content.(mcp.TextContent).Text; !strings.Contains(note, "from 400×3000 pixels to 266×2000") {
 		t.Errorf("the note after the screenshot: %q, want its original size", note)
 	}
 	if note := res.Messages[3].Content.(mcp.TextContent).Text; !strings.Contains(note, "left out an image here (image/png, 20000×20000 pixels") {
@@ -224,8 +224,8 @@ func TestUpstreamPromptAndResourceImagesFitTheAPI(t *testing.T) {
 	if !ok || shot.URI != "test://db/shot.png" || shot.MIMEType != "image/png" {
 		t.Fatalf("test://db/shot.png: %T %s %s, want a PNG blob under its URI", shot, shot.URI, shot.MIMEType)
 	}
-	if cfg := imageSize(t, shot.Blob); cfg.Width != 284 || cfg.Height != 2000 {
-		t.Errorf("test://db/shot.png is %d×%d, want 284×2000", cfg.Width, cfg.Height)
+	if cfg := imageSize(t, shot.Blob); cfg.Width != 266 || cfg.Height != 2000 {
+		t.Errorf("test://db/shot.png is %d×%d, want 266×2000", cfg.Width, cfg.Height)
 	}
 	huge, ok := read("test://db/huge.png").(mcp.TextResourceContents)
 	if !ok || huge.URI != "test://db/huge.png" || !strings.Contains(huge.Text, "20000×20000 pixels") {

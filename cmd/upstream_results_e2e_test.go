@@ -34,7 +34,7 @@ func addSizeTools(s *server.MCPServer) {
 			}
 			return res, nil
 		})
-	// A full-page screenshot, 1280×9000 pixels, also as base64 in structuredContent, as some
+	// A full-page screenshot, 400×3000 pixels, also as base64 in structuredContent, as some
 	// servers answer.
 	s.AddTool(mcp.NewTool("screenshot", mcp.WithDescription("A full-page screenshot, or with kind audio a 300 KB recording."), mcp.WithString("kind")),
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -43,7 +43,7 @@ func addSizeTools(s *server.MCPServer) {
 					mcp.NewAudioContent(base64.StdEncoding.EncodeToString(make([]byte, 300<<10)), "audio/wav")}}, nil
 			}
 			data := screenshotData()
-			res := mcp.NewToolResultStructured(map[string]any{"width": 1280, "height": 9000, "png": data}, "the whole page")
+			res := mcp.NewToolResultStructured(map[string]any{"width": 400, "height": 3000, "png": data}, "the whole page")
 			res.Content = append(res.Content, mcp.NewImageContent(data, "image/png"))
 			return res, nil
 		})
@@ -54,10 +54,11 @@ func addSizeTools(s *server.MCPServer) {
 		})
 }
 
-// screenshotData is a 1280×9000 PNG, base64: stripes, with noise enough to weigh as a long
-// page's screenshot does (3.5 MB).
+// screenshotData is a 400×3000 PNG, base64: a long page's screenshot, stripes with some noise.
+// It is small for one (BenchmarkFitMediaScreenshot has 1280×9000): the race detector makes
+// decoding and scaling it twenty times slower, and a 1280×9000 one took 50 s a test.
 var screenshotData = sync.OnceValue(func() string {
-	img := image.NewGray(image.Rect(0, 0, 1280, 9000))
+	img := image.NewGray(image.Rect(0, 0, 400, 3000))
 	x := uint32(1)
 	for i := range img.Pix {
 		x ^= x << 13
@@ -142,10 +143,10 @@ func TestUpstreamScreenshotFitsTheAPI(t *testing.T) {
 			}
 		}
 	}
-	if images != 1 || cfg.Width != 284 || cfg.Height != 2000 {
-		t.Errorf("%d images, %d×%d; want one, scaled to 284×2000", images, cfg.Width, cfg.Height)
+	if images != 1 || cfg.Width != 266 || cfg.Height != 2000 {
+		t.Errorf("%d images, %d×%d; want one, scaled to 266×2000", images, cfg.Width, cfg.Height)
 	}
-	if note := strings.Join(texts, "\n"); !strings.Contains(note, "the whole page") || !strings.Contains(note, "from 1280×9000 pixels to 284×2000") {
+	if note := strings.Join(texts, "\n"); !strings.Contains(note, "the whole page") || !strings.Contains(note, "from 400×3000 pixels to 266×2000") {
 		t.Errorf("the texts %q; want the server's and a note of the original size", note)
 	}
 	// The copy is marked, or gone with the rest of structuredContent when the images alone are
