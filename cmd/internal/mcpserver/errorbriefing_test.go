@@ -10,11 +10,12 @@ import (
 // A failed first call's error and briefing are one text block, the error first: Claude Code
 // passes the model only an error result's first block.
 func TestErrorWithBriefing(t *testing.T) {
-	ours := errorWithBriefing([]mcp.Content{mcp.NewTextContent(`{"error":"PROMPT_NOT_FOUND","message":"m","hint":"h"}`)}, "read this")
+	ours := errorWithBriefing([]mcp.Content{mcp.NewTextContent(`{"error":"PROMPT_NOT_FOUND","message":"m","hint":"h"}`)}, `<prompt name="a">read this</prompt>`)
 	if len(ours) != 1 {
 		t.Fatalf("%d blocks, want one", len(ours))
 	}
-	if got := ours[0].(mcp.TextContent).Text; got != `{"error":"PROMPT_NOT_FOUND","message":"m","hint":"h","briefing":"read this"}` {
+	// The briefing's tags as they are: \u003c would cost the model's context 5 bytes a bracket.
+	if got := ours[0].(mcp.TextContent).Text; got != `{"error":"PROMPT_NOT_FOUND","message":"m","hint":"h","briefing":"<prompt name=\"a\">read this</prompt>"}` {
 		t.Errorf("mcpctl's error: %s", got)
 	}
 	img := mcp.NewImageContent("aGk=", "image/png")

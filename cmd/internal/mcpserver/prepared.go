@@ -125,7 +125,13 @@ func (c *call) addBriefing(text string) bool {
 // first where the briefing is to be read before the result, last where what comes before it
 // must not be cut off behind it (an error). obj is an object, as every result of ours is.
 func withBriefingField(obj []byte, text string, first bool) []byte {
-	field, _ := json.Marshal(text) // a string always marshals
+	// Unescaped <, > and &: a briefing's <prompt> tags would cost 6 bytes a bracket of the
+	// model's context as \u003c, in a text the model reads as it is.
+	var enc bytes.Buffer
+	e := json.NewEncoder(&enc)
+	e.SetEscapeHTML(false)
+	_ = e.Encode(text) // a string always encodes
+	field := bytes.TrimSuffix(enc.Bytes(), []byte("\n"))
 	obj = bytes.TrimSpace(obj)
 	inner := bytes.TrimSpace(obj[1 : len(obj)-1]) // between the braces
 	out := make([]byte, 0, len(obj)+len(field)+len(`,"briefing":`))
