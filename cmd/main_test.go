@@ -38,7 +38,7 @@ func TestMain(m *testing.M) {
 		if path := os.Getenv("MCPCTL_TEST_HEAPPROFILE"); path != "" { // what the server holds, on SIGUSR1
 			profileHeapOnSignal(path)
 		}
-		ctx, stop := signalContext()
+		ctx, stop := SignalContext()
 		code := Main(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
 		stop()
 		pprof.StopCPUProfile() // os.Exit runs no deferred call

@@ -288,15 +288,3 @@ func (db *DB) isClosed() bool {
 	defer db.mu.RUnlock()
 	return db.closed
 }
-
-// execRaw runs a statement through a reader connection: the test hook that proves the
-// connection cannot write.
-func (db *DB) execRaw(ctx context.Context, query string) error {
-	pool, release, err := db.acquire()
-	if err != nil {
-		return err
-	}
-	defer release()
-	_, err = pool.ExecContext(ctx, query)
-	return err
-}

@@ -236,3 +236,15 @@ func TestClosed(t *testing.T) {
 		}
 	}
 }
+
+// execRaw runs a statement through a reader connection: the test hook that proves the
+// connection cannot write.
+func (db *DB) execRaw(ctx context.Context, query string) error {
+	pool, release, err := db.acquire()
+	if err != nil {
+		return err
+	}
+	defer release()
+	_, err = pool.ExecContext(ctx, query)
+	return err
+}

@@ -181,13 +181,6 @@ func (s *sidecar) stopped() {
 	s.done = make(chan struct{})
 }
 
-// attempt returns a channel closed after the next sync attempt or state change.
-func (s *sidecar) attempt() <-chan struct{} {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.done
-}
-
 // bigSync is the number of rows a sync must have written for its garbage to be freed at once.
 const bigSync = 10_000
 

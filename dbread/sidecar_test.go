@@ -392,3 +392,10 @@ func TestNoFTS5(t *testing.T) {
 		t.Errorf("message %q", got)
 	}
 }
+
+// attempt returns a channel closed after the next sync attempt or state change.
+func (s *sidecar) attempt() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.done
+}

@@ -111,20 +111,6 @@ func normPath(p string) string {
 	return strings.Join(parts, "/")
 }
 
-// FolderScope is the set of folder ids (as promptlib.Key) a project sees: its folder and everything below it, for
-// the server to scope tools, prompts and resources. It is nil (everything) when the project has
-// no folder. Prompts at the top level are outside every folder scope.
-func FolderScope(folders []promptlib.Folder, p Project) (map[string]bool, error) {
-	if p.Folder == "" {
-		return nil, nil
-	}
-	root, err := ResolveFolder(folders, p.Folder)
-	if err != nil {
-		return nil, inFile(err, p.File)
-	}
-	return subtree(folders, root), nil
-}
-
 // subtree is the set of folder ids (as promptlib.Key) at or below root.
 func subtree(folders []promptlib.Folder, root string) map[string]bool {
 	children := make(map[string][]string, len(folders))

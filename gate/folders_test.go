@@ -2,7 +2,6 @@ package gate
 
 import (
 	"errors"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -108,22 +107,30 @@ func TestResolveFolderAmbiguousPath(t *testing.T) {
 	}
 }
 
-func TestFolderScope(t *testing.T) {
+func TestNewScopeFolders(t *testing.T) {
 	f := newFixture(t)
 	goID := f.folder("Engineering / Backend / Go")
-	f.folder("Writing")
+	writing := f.folder("Writing")
 	p := NoProject()
-	if got, err := FolderScope(f.lib.Folders, p); got != nil || err != nil {
-		t.Errorf("no folder: got %v, %v; want nil, nil", got, err)
+	if s, err := NewScope(f.lib.Folders, p); err != nil || !s.Sees(nil) || !s.Sees(&writing) {
+		t.Errorf("no folder: got %v; want every prompt seen", err)
 	}
 	p.Folder = "Engineering / Backend"
-	got, err := FolderScope(f.lib.Folders, p)
-	want := map[string]bool{f.paths["Engineering / Backend"]: true, goID: true}
-	if err != nil || !reflect.DeepEqual(got, want) {
-		t.Errorf("got %v, %v; want %v", got, err, want)
+	s, err := NewScope(f.lib.Folders, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	backend := f.paths["Engineering / Backend"]
+	for id, want := range map[string]bool{backend: true, goID: true, writing: false, f.paths["Engineering"]: false} {
+		if s.Sees(&id) != want {
+			t.Errorf("Sees(%s) = %v, want %v", id, !want, want)
+		}
+	}
+	if s.Sees(nil) {
+		t.Error("a project with a folder sees the top level")
 	}
 	p.Folder, p.File = "Nope", "/repo/.mcpctl/project.yaml"
-	_, err = FolderScope(f.lib.Folders, p)
+	_, err = NewScope(f.lib.Folders, p)
 	var ge *Error
 	if !errors.Is(err, ErrNoFolder) || !errors.As(err, &ge) {
 		t.Fatalf("got %v, want a *Error matching ErrNoFolder", err)
@@ -141,16 +148,16 @@ func TestFolderScope(t *testing.T) {
 
 // The app may spell a parent's id in another case in a child's parent_id: the child is still in
 // the project's scope, and its path still runs through the parent.
-func TestFolderScopeIgnoresIDCase(t *testing.T) {
+func TestNewScopeIgnoresIDCase(t *testing.T) {
 	parent := promptlib.Folder{ID: "AAAA0000-0000-4000-8000-000000000001", Name: "Web"}
 	child := promptlib.Folder{ID: "BBBB0000-0000-4000-8000-000000000002", Name: "API", ParentID: promptlib.Ptr("aaaa0000-0000-4000-8000-000000000001")}
 	folders := []promptlib.Folder{parent, child}
-	scope, err := FolderScope(folders, Project{Folder: "Web"})
+	scope, err := NewScope(folders, Project{Folder: "Web"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !scope[promptlib.Key(child.ID)] {
-		t.Errorf("scope %v lacks the child whose parent_id is lower case", scope)
+	if !scope.Sees(&child.ID) {
+		t.Error("the scope lacks the child whose parent_id is lower case")
 	}
 	if got := FolderPaths(folders)[promptlib.Key(child.ID)]; got != "Web / API" {
 		t.Errorf("child path %q, want Web / API", got)

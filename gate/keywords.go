@@ -11,33 +11,6 @@ import (
 	"unicode/utf8"
 )
 
-// MaxKeywordValue is the longest string argument keywords are taken from, in characters: longer
-// values are content, not a description of the task.
-const MaxKeywordValue = 200
-
-// ExtractKeywords guesses what an intercepted tool call is about, as tags for matching:
-//   - the tool name, then each string value in the arguments, in document order;
-//   - split into words at anything that is not a letter or digit (so snake_case, kebab-case and
-//     paths split) and at camelCase humps ("getHTTPStatus" → get, http, status);
-//   - string values longer than MaxKeywordValue characters are skipped, and so is everything
-//     under a "content" or "body" key (any case, any depth): that is the user's text;
-//   - values that are UUIDs are skipped (an id says nothing about the task);
-//   - stop words, words without a letter and one-letter words are dropped;
-//   - lower case, duplicates dropped, at most MaxTags.
-//
-// Arguments that are not valid JSON give keywords up to the first error.
-func ExtractKeywords(tool string, args json.RawMessage) []string {
-	k := keywords{seen: map[string]bool{}}
-	k.add(tool)
-	callValues(args, func(v string) bool {
-		if utf8.RuneCountInString(v) <= MaxKeywordValue && !uuidLike.MatchString(strings.TrimSpace(v)) {
-			k.add(v)
-		}
-		return len(k.out) < MaxTags
-	})
-	return k.out
-}
-
 // callValues calls fn with each string value of a tool call's JSON arguments, in document order,
 // except those under a "content" or "body" key (any case, any depth): that is the user's text,
 // not a description of the task. It stops when fn returns false, and at the first JSON error.
@@ -101,25 +74,6 @@ func callValues(args json.RawMessage, fn func(v string) bool) {
 			}
 		}
 		afterValue()
-	}
-}
-
-type keywords struct {
-	out  []string
-	seen map[string]bool
-}
-
-func (k *keywords) add(s string) {
-	for _, w := range splitWords(s) {
-		if len(k.out) == MaxTags {
-			return
-		}
-		w = normalizeTag(w) // the same lower case as tags, rune by rune
-		if k.seen[w] || stopWords[w] || utf8.RuneCountInString(w) < 2 || utf8.RuneCountInString(w) > MaxTagLen || !hasLetter(w) {
-			continue
-		}
-		k.seen[w] = true
-		k.out = append(k.out, w)
 	}
 }
 

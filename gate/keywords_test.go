@@ -9,61 +9,31 @@ import (
 	"testing"
 )
 
-func TestExtractKeywords(t *testing.T) {
-	long := strings.Repeat("verbose ", 30) // 240 characters
-	tests := []struct {
-		name, tool, args string
-		want             []string
-	}{
-		{"tool name only", "search_prompts", ``, []string{}},
-		{"snake, camel, kebab", "home-assistant/getEntities_byArea", `{}`, []string{"home", "assistant", "entities", "area"}},
-		{"acronyms split cleanly", "getHTTPStatus", `null`, []string{"status"}},
-		{"string values in order", "search_prompts", `{"query": "SQL migrations", "folder": {"name": "Backend"}}`, []string{"sql", "migrations", "backend"}},
-		{"values in arrays", "tag", `{"tags": ["zigbee", "Lights", ["mqtt"]]}`, []string{"tag", "zigbee", "lights", "mqtt"}},
-		{"keys are not keywords", "x", `{"domain": "light"}`, []string{"light"}},
-		{"content and body never read", "create_prompt", `{"title": "Deploy checklist", "content": "secret plans", "Body": {"x": "hidden"}, "z": "after"}`,
-			[]string{"deploy", "checklist", "after"}},
-		{"content nested deeper", "update", `{"data": {"content": ["no", {"a": "never"}], "title": "Yes"}}`, []string{"yes"}},
-		{"long values skipped", "x", `{"a": "` + long + `", "b": "short"}`, []string{"short"}},
-		{"uuids skipped", "get_prompt", `{"id": "3F2A1B4C-0000-4000-8000-00000000000A"}`, []string{}},
-		{"numbers, booleans and stop words dropped", "list", `{"limit": 5, "x": true, "q": "the 42 and of it"}`, []string{}},
-		{"non-word characters dropped", "x", `{"q": "rate-limiting (API) v2!"}`, []string{"rate", "limiting", "api", "v2"}},
-		{"at most 10, deduplicated", "a", `{"q": "one two three one four five six seven eight nine ten eleven"}`,
-			[]string{"one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"}},
-		{"invalid JSON: what came before the error", "x", `{"q": "kept", "r": [`, []string{"kept"}},
-		{"non-ascii", "x", `{"q": "Données analyse"}`, []string{"données", "analyse"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := ExtractKeywords(tt.tool, json.RawMessage(tt.args))
-			if !reflect.DeepEqual(got, tt.want) && !(len(got) == 0 && len(tt.want) == 0) {
-				t.Errorf("ExtractKeywords(%q, %s) = %q, want %q", tt.tool, tt.args, got, tt.want)
-			}
-		})
-	}
-}
-
-func FuzzExtractKeywords(f *testing.F) {
-	f.Add("search_prompts", []byte(`{"query": "error handling in Go"}`))
+// FuzzInterceptTags checks what every intercept's tags guarantee, whatever the call: normalised
+// tags, at most MaxTags, and nothing taken from the user's text under "content".
+func FuzzInterceptTags(f *testing.F) {
+	f.Add("search_prompts", []byte(`{"query": "database migrations and request timeouts"}`))
 	f.Add("getHTTPStatus", []byte(`{"content": "x", "a": ["b", {"body": "c"}], "n": 1}`))
+	f.Add("fs__read_file", []byte(`{"path": "web/src/pages/AccountPage.tsx"}`))
 	f.Add("", []byte(`[[[[[[`))
 	f.Add("x", []byte(`{"a":"\ud800"}`))
+	fx := newFixture(f)
+	fx.prompt("Engineering / Database", "Database Migrations", "Reversible, with a rollback.\n")
+	fx.prompt("Engineering / Api", "Request Timeouts", "Every HTTP call has a timeout.\n")
+	fx.prompt("Engineering / Frontend", "React Error Boundaries", "Wrap each page.\n")
+	ix := fx.index(f, project(1000, nil))
 	f.Fuzz(func(t *testing.T, tool string, args []byte) {
-		got := ExtractKeywords(tool, args)
+		got := ix.InterceptTags(tool, args)
 		checkTags(t, got)
-		for _, k := range got {
-			if stopWords[k] || strings.ContainsAny(k, " -_") {
-				t.Errorf("keyword %q is a stop word or not one word", k)
-			}
-			// Nothing under content/body is ever used: a keyword must come from the tool name
-			// or appear (case-insensitively) in the arguments outside such values, so at least
-			// somewhere in the input.
-			if !strings.Contains(strings.ToLower(tool+string(args)), k) && !strings.Contains(strings.ToLower(tool), k) {
-				// JSON escapes (\u00e9) can spell a keyword the raw bytes do not contain.
-				if !strings.Contains(string(args), `\`) {
-					t.Errorf("keyword %q appears nowhere in the input", k)
-				}
-			}
+		if len(got) > MaxTags {
+			t.Errorf("%d tags, more than MaxTags", len(got))
+		}
+		if !json.Valid(args) {
+			return
+		}
+		hidden := ix.InterceptTags(tool, json.RawMessage(`{"content": `+string(args)+`}`))
+		if bare := ix.InterceptTags(tool, json.RawMessage(`{}`)); !slices.Equal(hidden, bare) {
+			t.Errorf("tags %q from under \"content\", want only the tool name's %q", hidden, bare)
 		}
 	})
 }

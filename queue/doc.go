@@ -21,7 +21,7 @@
 // ids compare without case everywhere, applied_ops included (it records them in lower case).
 //
 // CheckDir is the one check of a queue directory, run by the Writer before every operation and
-// reported by health_check. For a standalone library, RunElectedConfig reports the elected
+// reported by health_check. For a standalone library, RunElected reports the elected
 // processor's state to a ProcessorStatus, and a Writer given its Alive (WithProcessor) fails at
 // once with the real reason when the processor cannot run, instead of waiting for an answer.
 package queue

@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// ElectConfig says how RunElectedConfig runs a library's processor.
+// ElectConfig says how RunElected runs a library's processor.
 type ElectConfig struct {
 	Dir string // the import queue
 	DB  string // the library database
@@ -25,23 +25,17 @@ type ElectConfig struct {
 	Tune func(*Processor)
 	// Status, when set, receives the processor's state for health_check and for writers
 	// (Writer.WithProcessor(status.Alive)): waiting while another process holds the lock,
-	// running, failed with the reason, stopped once RunElectedConfig returns.
+	// running, failed with the reason, stopped once RunElected returns.
 	Status *ProcessorStatus
 }
 
-// RunElected runs a processor on the library (queue dir, database db) whenever this process
-// holds the library's processor lock, until ctx ends. Several servers on one library call it;
-// exactly one processes at a time, and when that one exits another takes over within retry.
-// Processors are tuned by tune (nil for the defaults). It is RunElectedConfig without a status.
-func RunElected(ctx context.Context, dir, db string, log *slog.Logger, retry time.Duration, tune func(*Processor)) {
-	RunElectedConfig(ctx, ElectConfig{Dir: dir, DB: db, Log: log, Retry: retry, Tune: tune})
-}
-
-// RunElectedConfig runs the library's processor whenever this process wins the election, until
-// ctx ends, reporting its state to cfg.Status. A processor that cannot run (the lock is a
-// symlink, processed/ is a symlink, the database cannot be opened) is retried every cfg.Retry,
-// its status failed with the reason meanwhile.
-func RunElectedConfig(ctx context.Context, cfg ElectConfig) {
+// RunElected runs the library's processor whenever this process holds the library's processor
+// lock, until ctx ends, reporting its state to cfg.Status. Several servers on one library call
+// it; exactly one processes at a time, and when that one exits another takes over within
+// cfg.Retry. A processor that cannot run (the lock is a symlink, processed/ is a symlink, the
+// database cannot be opened) is retried every cfg.Retry, its status failed with the reason
+// meanwhile.
+func RunElected(ctx context.Context, cfg ElectConfig) {
 	log := cfg.Log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)

@@ -40,7 +40,7 @@ func TestRunElectedHandsOver(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			RunElected(e.ctx, l.Queue, filepath.Join(l.Dir, DBName), slog.New(slog.DiscardHandler), 20*time.Millisecond, tune(e.name))
+			RunElected(e.ctx, ElectConfig{Dir: l.Queue, DB: filepath.Join(l.Dir, DBName), Log: slog.New(slog.DiscardHandler), Retry: 20 * time.Millisecond, Tune: tune(e.name)})
 		}()
 	}
 	defer func() { stopA(); stopB(); wg.Wait() }()
@@ -98,7 +98,7 @@ func replaceUnderProcessor(t *testing.T, reading bool) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		RunElectedConfig(ctx, ElectConfig{Dir: l.Queue, DB: filepath.Join(l.Dir, DBName), Log: testLogger(t),
+		RunElected(ctx, ElectConfig{Dir: l.Queue, DB: filepath.Join(l.Dir, DBName), Log: testLogger(t),
 			Retry: 20 * time.Millisecond, Status: &status,
 			Tune: func(p *Processor) { p.Rescan = time.Hour }}) // no rescan retries the checkpoint
 	}()

@@ -37,7 +37,7 @@ func ExampleWriter_Submit() {
 
 // A server on a standalone library: it runs the elected processor with a status, writes through
 // a writer that fails fast when that processor cannot run, and reports both in health_check.
-func ExampleRunElectedConfig() {
+func ExampleRunElected() {
 	dir, _ := os.MkdirTemp("", "example")
 	defer os.RemoveAll(dir)
 	if err := queue.CreateLibrary(context.Background(), dir, promptlib.Library{}); err != nil {
@@ -49,7 +49,7 @@ func ExampleRunElectedConfig() {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		queue.RunElectedConfig(ctx, queue.ElectConfig{Dir: q, DB: filepath.Join(dir, queue.DBName), Retry: time.Second, Status: status})
+		queue.RunElected(ctx, queue.ElectConfig{Dir: q, DB: filepath.Join(dir, queue.DBName), Retry: time.Second, Status: status})
 	}()
 
 	w := queue.NewWriter(q, nil).WithProcessor(status.Alive)

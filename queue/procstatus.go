@@ -11,14 +11,14 @@ const (
 	ProcRunning  = "running"  // this process holds the lock and processes the queue
 	ProcWaiting  = "waiting"  // another process holds the lock: it processes the queue
 	ProcFailed   = "failed"   // cannot process: the error says why (a symlinked processed/, a full disk, ...)
-	ProcStopped  = "stopped"  // RunElectedConfig has returned
+	ProcStopped  = "stopped"  // RunElected has returned
 )
 
 // ErrProcessorStopped is the reason Alive gives once the elected processor has stopped for good.
 var ErrProcessorStopped = errors.New("queue: the library's queue processor has stopped")
 
 // ProcessorStatus is the state of a standalone library's elected processor, written by
-// RunElectedConfig and its Processor, read by the server: health_check reports State, and a
+// RunElected and its Processor, read by the server: health_check reports State, and a
 // Writer given Alive (WithProcessor) fails fast with the real reason instead of waiting for an
 // answer that cannot come. The zero value is ready to use (state "starting"); safe for
 // concurrent use.

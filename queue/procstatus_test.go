@@ -13,7 +13,7 @@ import (
 	"github.com/mcpctl/mcpctl/promptlib"
 )
 
-// runElected runs RunElectedConfig on l with a status until the test ends.
+// runElected runs RunElected on l with a status until the test ends.
 func runElected(t *testing.T, l *testLib, tune func(*Processor)) *ProcessorStatus {
 	t.Helper()
 	status := &ProcessorStatus{}
@@ -22,14 +22,14 @@ func runElected(t *testing.T, l *testLib, tune func(*Processor)) *ProcessorStatu
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		RunElectedConfig(ctx, ElectConfig{Dir: l.Queue, DB: filepath.Join(l.Dir, DBName), Log: testLogger(t),
+		RunElected(ctx, ElectConfig{Dir: l.Queue, DB: filepath.Join(l.Dir, DBName), Log: testLogger(t),
 			Retry: 20 * time.Millisecond, BusyTimeout: 200 * time.Millisecond, Tune: tune, Status: status})
 	}()
 	t.Cleanup(func() {
 		cancel()
 		wg.Wait()
 		if state, _ := status.State(); state != ProcStopped {
-			t.Errorf("state after RunElectedConfig returned: %s, want %s", state, ProcStopped)
+			t.Errorf("state after RunElected returned: %s, want %s", state, ProcStopped)
 		}
 	})
 	return status

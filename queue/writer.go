@@ -154,9 +154,6 @@ type Result struct {
 	Response    promptlib.Response
 }
 
-// OpID is the operation id, for the tool call's log line.
-func (r Result) OpID() string { return r.OperationID }
-
 // Submit queues one operation and waits for its answer. data is the tool input (validated by the
 // caller against the schema and the domain rules). On success it returns the response. Every
 // failure is a *promptlib.Error naming the operation id and saying whether the operation was

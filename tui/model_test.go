@@ -896,3 +896,7 @@ func TestScanQueueRemembersKinds(t *testing.T) {
 		t.Errorf("after a change: %v, %d remembered; want a read again and b forgotten", got, len(kinds.m))
 	}
 }
+
+// scanQueue reads the queue directory. It only reads: operation files are opened without
+// following links and without blocking on a FIFO, and only their kind is decoded.
+func scanQueue(dir string) (queueState, error) { return scanQueueWith(dir, nil) }

@@ -45,10 +45,6 @@ type queueState struct {
 	Missing bool      // the directory does not exist
 }
 
-// scanQueue reads the queue directory. It only reads: operation files are opened without
-// following links and without blocking on a FIFO, and only their kind is decoded.
-func scanQueue(dir string) (queueState, error) { return scanQueueWith(dir, nil) }
-
 // opKinds remembers the kind of each operation file a scan decoded, by its path, size and
 // time: an operation file is written once, and decoding one means reading all of it (a prompt's
 // whole body), so a screen that rescans after every change decoded the same 150 files each time

@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"bufio"
-	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -90,13 +89,6 @@ func saveView(path, db string, snap *snapshot) error {
 // project's session, the gate's documents (count, then each as a string); last, the CRC-32C of
 // all that (viewCRC). Strings are a uvarint length and the bytes, counts a uvarint, numbers
 // little endian.
-
-// encodeView is the kept view of snap as one slice, for tests and benchmarks.
-func encodeView(db string, snap *snapshot) []byte {
-	var buf bytes.Buffer
-	writeView(&buf, db, snap) // a bytes.Buffer does not fail
-	return buf.Bytes()
-}
 
 // writeView writes the kept view of snap to out a buffer at a time: made whole in memory first,
 // the view of 10k prompts with their documents was 15 MB more on a server's first run.

@@ -249,3 +249,19 @@ func TestViewOldestKeepsName(t *testing.T) {
 	named(restarted, "security-review-ffff", orig.ID)
 	named(restarted, "security-review-0000", newcomer.ID)
 }
+
+// encodeView is the kept view of snap as one slice, for tests and benchmarks.
+func encodeView(db string, snap *snapshot) []byte {
+	var buf bytes.Buffer
+	writeView(&buf, db, snap) // a bytes.Buffer does not fail
+	return buf.Bytes()
+}
+
+// byIDKey finds a prompt by its id, compared as promptlib.Key does.
+func (t *promptTable) byIDKey(id string) (servedPrompt, bool) {
+	i, ok := t.indexByID(id)
+	if !ok {
+		return servedPrompt{}, false
+	}
+	return t.at(i), true
+}

@@ -120,15 +120,6 @@ func (t *promptTable) byName(name string) (servedPrompt, bool) {
 	return t.at(i), true
 }
 
-// byIDKey finds a prompt by its id, compared as promptlib.Key does.
-func (t *promptTable) byIDKey(id string) (servedPrompt, bool) {
-	i, ok := t.indexByID(id)
-	if !ok {
-		return servedPrompt{}, false
-	}
-	return t.at(i), true
-}
-
 // indexByID is the index in name order of the prompt with the id, compared as promptlib.Key
 // does.
 func (t *promptTable) indexByID(id string) (int, bool) {

@@ -46,7 +46,7 @@ func newWriteTools(ctx context.Context, c *core) (*writeTools, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			queue.RunElectedConfig(ctx, queue.ElectConfig{Dir: d.lib.Queue, DB: d.lib.DB, Log: d.log, Retry: electionRetry, Status: &d.proc})
+			queue.RunElected(ctx, queue.ElectConfig{Dir: d.lib.Queue, DB: d.lib.DB, Log: d.log, Retry: electionRetry, Status: &d.proc})
 		}()
 		d.close = func() { cancel(); wg.Wait() }
 	}

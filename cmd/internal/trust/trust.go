@@ -170,20 +170,6 @@ func (s Store) Trust(file string) (Record, error) {
 	return rec, nil
 }
 
-// Trusted reports whether file, as it is now, was trusted; reason says why or why not, and when
-// not, which command trusts it. See TrustedData to check bytes already read.
-func (s Store) Trusted(file string) (ok bool, reason string) {
-	abs, err := filepath.Abs(file)
-	if err != nil {
-		return false, err.Error()
-	}
-	data, err := ReadFile(abs)
-	if err != nil {
-		return false, err.Error()
-	}
-	return s.TrustedData(abs, data)
-}
-
 // TrustedData is Trusted for data read from file (by ReadFile).
 func (s Store) TrustedData(file string, data []byte) (ok bool, reason string) {
 	abs, err := filepath.Abs(file)

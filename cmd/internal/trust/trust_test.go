@@ -219,3 +219,17 @@ func TestLoadRepo(t *testing.T) {
 		t.Errorf("no repository project: got %v, want ErrNotFound", err)
 	}
 }
+
+// Trusted reports whether file, as it is now, was trusted; reason says why or why not, and when
+// not, which command trusts it. See TrustedData to check bytes already read.
+func (s Store) Trusted(file string) (ok bool, reason string) {
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return false, err.Error()
+	}
+	data, err := ReadFile(abs)
+	if err != nil {
+		return false, err.Error()
+	}
+	return s.TrustedData(abs, data)
+}
