@@ -163,15 +163,12 @@ func processorState(lib Library) string {
 	if !lib.Standalone {
 		return "the Prompteka app"
 	}
-	lock, err := queue.TryLock(lib.Queue)
+	running, err := queue.Running(lib.Queue)
 	switch {
-	case errors.Is(err, queue.ErrLocked):
-		return "mcpctl, running"
-	case errors.Is(err, iofs.ErrNotExist): // a processor makes the queue before it locks it
-		return "mcpctl, not running (start 'mcpctl serve' or 'mcpctl queue process')"
 	case err != nil:
 		return "mcpctl, state unknown: " + err.Error()
+	case running:
+		return "mcpctl, running"
 	}
-	lock.Release()
 	return "mcpctl, not running (start 'mcpctl serve' or 'mcpctl queue process')"
 }

@@ -2,6 +2,7 @@ package queue
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"syscall"
 
@@ -32,3 +33,23 @@ func TryLock(dir string) (*Lock, error) {
 
 // Release gives the lock up.
 func (l *Lock) Release() error { return l.f.Close() }
+
+// Running reports whether a processor holds the lock of the queue in dir now: what 'mcpctl
+// queue status' and the console show. A queue that does not exist yet has none (a processor
+// makes the queue before it locks it).
+//
+// flock has no test that does not take the lock, so a free lock is taken for an instant: a
+// processor starting in that instant finds it held (a server's election tries again; 'queue
+// process' says so and exits).
+func Running(dir string) (bool, error) {
+	lock, err := TryLock(dir)
+	switch {
+	case errors.Is(err, ErrLocked):
+		return true, nil
+	case errors.Is(err, fs.ErrNotExist):
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	return false, lock.Release()
+}
