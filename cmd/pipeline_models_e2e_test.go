@@ -144,6 +144,16 @@ func TestServeStartsWithABrokenConfigYAML(t *testing.T) {
 			if problem := fmt.Sprint(lines[0]["problem"]); name == "unknown field" && !strings.Contains(problem, "llm.modle") {
 				t.Errorf("the problem %q does not name the field", problem)
 			}
+			// health_check says so too: a user asking why briefings are not re-ranked learns it
+			// from the model, not only from a log they may never open.
+			var health struct {
+				Status string `json:"status"`
+				LLM    string `json:"llm"`
+			}
+			s.call(t, "health_check", map[string]any{}, &health)
+			if health.Status != "degraded" || !strings.Contains(health.LLM, "config.yaml "+what) || !strings.Contains(health.LLM, fix) {
+				t.Errorf("health_check: status %q, llm %q; want degraded, naming the file and the fix", health.Status, health.LLM)
+			}
 		})
 	}
 }

@@ -64,7 +64,7 @@ func runServe(ctx context.Context, env Env, args []string) error {
 	if project != nil {
 		up = upstream.Options{Dir: upstream.BaseDir(*project), Getenv: env.Getenv, Project: project.File, Environ: childEnviron(os.Environ())}
 	}
-	engine, err := serveEngine(env, log)
+	engine, llmProblem, err := serveEngine(env, log)
 	if err != nil {
 		log.Error("bad pipeline configuration", "err", err)
 		return err
@@ -85,6 +85,7 @@ func runServe(ctx context.Context, env Env, args []string) error {
 		Logger:       log,
 		Upstream:     up,
 		Untrusted:    untrusted,
+		LLMProblem:   llmProblem,
 		Pipeline:     engine,
 		Reranker:     rr,
 	}, env.Stdin, env.Stdout)
@@ -201,8 +202,9 @@ const projectHelp = "the project `NAME` ($XDG_CONFIG_HOME/mcpctl/projects/NAME.y
 // names, if any. A config.yaml that cannot be read or is invalid does not stop serve: the LLM
 // is optional (summaries and re-ranking work without it), and a typo in it took down every
 // tool, prompt and the gate, seen in a client only as "failed to connect". Serve runs without
-// the LLM and says why in its log, naming the file, the field and the fix.
-func serveEngine(env Env, log *slog.Logger) (*pipeline.Engine, error) {
+// the LLM and says why in its log, naming the file, the field and the fix; problem says the
+// same for health_check.
+func serveEngine(env Env, log *slog.Logger) (engine *pipeline.Engine, problem string, err error) {
 	dir := filepath.Join(configHome(env), "mcpctl")
 	file := filepath.Join(dir, "config.yaml")
 	opts := pipeline.Options{ConfigDir: dir, CacheDir: filepath.Join(cacheHome(env), "mcpctl"), Logger: log, Getenv: env.Getenv, NoLLM: true}
@@ -214,12 +216,15 @@ func serveEngine(env Env, log *slog.Logger) (*pipeline.Engine, error) {
 		if pe := (*pipeline.Error)(nil); errors.As(err, &pe) {
 			what, fix = "cannot be read", "make it readable by the user serve runs as, or remove it, then restart serve"
 		}
-		log.Warn("config.yaml "+what+": serving without the LLM (summaries stay deterministic, briefings are not re-ranked)",
-			"file", file, "problem", strings.TrimPrefix(err.Error(), "schemas: "), "fix", fix)
+		const without = "serving without the LLM (summaries stay deterministic, briefings are not re-ranked)"
+		detail := strings.TrimPrefix(err.Error(), "schemas: ")
+		log.Warn("config.yaml "+what+": "+without, "file", file, "problem", detail, "fix", fix)
+		problem = fmt.Sprintf("%s %s (%s): %s. To fix: %s.", file, what, detail, without, fix)
 	case cfg.LLM != nil:
 		opts.LLM = pipeline.NewLLMClient(*cfg.LLM, env.Getenv, nil)
 	}
-	return pipeline.NewEngine(opts)
+	engine, err = pipeline.NewEngine(opts)
+	return engine, problem, err
 }
 
 // configFix is what to do about an invalid config.yaml.

@@ -239,6 +239,7 @@ type HealthResult struct {
 	} `json:"counts"`
 	Upstreams []upstream.Status `json:"upstreams,omitempty"`
 	Untrusted string            `json:"untrusted,omitempty"`
+	LLM       string            `json:"llm,omitempty"`
 }
 
 // healthCheck never fails: what is wrong is the answer.
@@ -292,7 +293,7 @@ func (d readTools) healthCheck(ctx context.Context, _ json.RawMessage) (any, err
 	if serr != nil {
 		h.Search.Error = promptlib.Ptr(serr.Error())
 	}
-	h.Upstreams, h.Untrusted = d.up.states(), d.cfg.Untrusted
+	h.Upstreams, h.Untrusted, h.LLM = d.up.states(), d.cfg.Untrusted, d.cfg.LLMProblem
 	upstreamDown := false
 	for _, u := range h.Upstreams {
 		upstreamDown = upstreamDown || u.State == upstream.Failed
@@ -302,7 +303,7 @@ func (d readTools) healthCheck(ctx context.Context, _ json.RawMessage) (any, err
 		h.Status = "unhealthy"
 	case h.Queue.State != queue.DirWritable || h.Queue.Error != nil || h.Queue.Processor.State == queue.ProcFailed ||
 		h.Queue.Processor.Error != nil || h.Search.Index == "unavailable" ||
-		upstreamDown || h.Untrusted != "":
+		upstreamDown || h.Untrusted != "" || h.LLM != "":
 		h.Status = "degraded"
 	default:
 		h.Status = "healthy"

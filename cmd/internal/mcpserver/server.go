@@ -47,6 +47,9 @@ type Config struct {
 	// repository's project file nobody has trusted yet) and which command trusts it.
 	Upstream  upstream.Options
 	Untrusted string
+	// LLMProblem, when set, says what is wrong with the LLM's config.yaml, which serve runs
+	// without (for health_check).
+	LLMProblem string
 	// Pipeline runs the content pipelines; nil serves content unchanged.
 	Pipeline *pipeline.Engine
 	// Reranker, with a project, re-ranks each briefing's candidates (an LLM, DESIGN §9); nil
