@@ -36,8 +36,8 @@ const (
 	maxImagePixels = 50_000_000
 )
 
-// fitMedia fits the images of an upstream's content to the API's limits and says, in a text
-// block after each, what it changed: a scaled image's original size (a point in it is then a
+// fitMedia fits the images of an upstream's content (image blocks, and image blobs embedded as
+// resources) to the API's limits and says, in a text block after each, what it changed: a scaled image's original size (a point in it is then a
 // known factor from the original's, which a model clicking or measuring needs), or why one was
 // left out. Content without images is returned as it is; audio passes untouched.
 func fitMedia(content []mcp.Content) ([]mcp.Content, bool) { return fitContent(content, askTool) }
@@ -53,15 +53,8 @@ const (
 func fitContent(content []mcp.Content, ask string) ([]mcp.Content, bool) {
 	var out []mcp.Content
 	for i, c := range content {
-		img, ok := c.(mcp.ImageContent)
-		if !ok {
-			if out != nil {
-				out = append(out, c)
-			}
-			continue
-		}
-		fitted, note := fitImage(img, ask)
-		if note == "" {
+		fitted, changed := fitBlock(c, ask)
+		if !changed {
 			if out != nil {
 				out = append(out, c)
 			}
@@ -70,15 +63,40 @@ func fitContent(content []mcp.Content, ask string) ([]mcp.Content, bool) {
 		if out == nil {
 			out = append(make([]mcp.Content, 0, len(content)+1), content[:i]...)
 		}
-		if fitted != nil {
-			out = append(out, *fitted)
-		}
-		out = append(out, mcp.NewTextContent(note))
+		out = append(out, fitted...)
 	}
 	if out == nil {
 		return content, false
 	}
 	return out, true
+}
+
+// fitBlock is what takes c's place when c is an image over the API's limits, or an embedded
+// resource holding one (a client may attach that as an image too): the fitted image and a note,
+// or the note alone. changed is false for every other block.
+func fitBlock(c mcp.Content, ask string) (blocks []mcp.Content, changed bool) {
+	switch c := c.(type) {
+	case mcp.ImageContent:
+		fitted, note := fitImage(c, ask)
+		if note == "" {
+			return nil, false
+		}
+		if fitted != nil {
+			blocks = append(blocks, *fitted)
+		}
+		return append(blocks, mcp.NewTextContent(note)), true
+	case mcp.EmbeddedResource:
+		fitted, notes := fitResourceImages([]mcp.ResourceContents{c.Resource}, ask)
+		if len(notes) == 0 {
+			return nil, false
+		}
+		c.Resource = fitted[0]
+		if _, left := c.Resource.(mcp.TextResourceContents); left {
+			return []mcp.Content{c}, true // the resource's text is the note
+		}
+		return []mcp.Content{c, mcp.NewTextContent(notes[0])}, true
+	}
+	return nil, false
 }
 
 // fitPromptImages fits the image messages of an upstream's prompt as fitMedia fits a tool's
@@ -113,15 +131,15 @@ func fitPromptImages(msgs []mcp.PromptMessage) ([]mcp.PromptMessage, bool) {
 // client attaches to the conversation as an image. A scaled blob keeps its place and URI (its
 // mimeType changes with a re-encoding), and contents have no place for a note beside it: the
 // notes are returned for the log. One that cannot be fitted becomes text contents under the
-// same URI, saying what it was and why it is not there.
-func fitResourceImages(contents []mcp.ResourceContents) (out []mcp.ResourceContents, notes []string) {
+// same URI, saying what it was and why it is not there, and ask: what to do instead.
+func fitResourceImages(contents []mcp.ResourceContents, ask string) (out []mcp.ResourceContents, notes []string) {
 	out = contents
 	for i, c := range contents {
 		b, ok := c.(mcp.BlobResourceContents)
 		if !ok || !strings.HasPrefix(b.MIMEType, "image/") {
 			continue
 		}
-		fitted, note := fitImage(mcp.NewImageContent(b.Blob, b.MIMEType), askServer)
+		fitted, note := fitImage(mcp.NewImageContent(b.Blob, b.MIMEType), ask)
 		if note == "" {
 			continue
 		}

@@ -237,7 +237,7 @@ func TestFitResourceImages(t *testing.T) {
 		mcp.BlobResourceContents{URI: "test://a/huge", MIMEType: "image/png", Blob: headerOnlyPNG(t, 20000, 20000)},
 		text,
 	}
-	out, notes := fitResourceImages(contents)
+	out, notes := fitResourceImages(contents, askServer)
 	if len(out) != 4 || len(notes) != 2 {
 		t.Fatalf("%d contents, %d notes; want 4 and 2", len(out), len(notes))
 	}
@@ -258,7 +258,7 @@ func TestFitResourceImages(t *testing.T) {
 	if contents[0].(mcp.BlobResourceContents).Blob == shot.Blob {
 		t.Error("the upstream's contents were changed in place")
 	}
-	if out, notes := fitResourceImages(contents[1:2]); len(notes) != 0 || !reflect.DeepEqual(out[0], bin) {
+	if out, notes := fitResourceImages(contents[1:2], askServer); len(notes) != 0 || !reflect.DeepEqual(out[0], bin) {
 		t.Errorf("a blob that is no image: %d notes, want it as it came", len(notes))
 	}
 }
@@ -333,5 +333,34 @@ func TestEncodeImageFlattensOnWhite(t *testing.T) {
 	}
 	if r, g, b, _ := img.At(4, 4).RGBA(); r>>8 < 250 || g>>8 < 250 || b>>8 < 250 {
 		t.Errorf("a transparent pixel became %d,%d,%d, want white", r>>8, g>>8, b>>8)
+	}
+}
+
+// An image a tool embeds as a resource is fitted as an image block is: scaled in place with a
+// note after it, or, when it cannot be, its resource becomes the note under the same URI.
+func TestFitMediaFitsEmbeddedImages(t *testing.T) {
+	shot := mcp.EmbeddedResource{Type: "resource", Resource: mcp.BlobResourceContents{URI: "test://a/shot", MIMEType: "image/png", Blob: pngData(t, stripes(300, 3000))}}
+	huge := mcp.EmbeddedResource{Type: "resource", Resource: mcp.BlobResourceContents{URI: "test://a/huge", MIMEType: "image/png", Blob: headerOnlyPNG(t, 20000, 20000)}}
+	doc := mcp.EmbeddedResource{Type: "resource", Resource: mcp.TextResourceContents{URI: "test://a/doc", Text: "a document"}}
+	out, changed := fitMedia([]mcp.Content{shot, doc, huge})
+	if !changed || len(out) != 4 {
+		t.Fatalf("changed %v, %d blocks; want the screenshot, its note, the document and the note for the huge one", changed, len(out))
+	}
+	scaled, ok := out[0].(mcp.EmbeddedResource).Resource.(mcp.BlobResourceContents)
+	if !ok || scaled.URI != "test://a/shot" {
+		t.Fatalf("the screenshot: %#v, want a blob under its URI", out[0])
+	}
+	if cfg, _ := decodeBlock(t, mcp.NewImageContent(scaled.Blob, scaled.MIMEType)); cfg.Width != 200 || cfg.Height != 2000 {
+		t.Errorf("the screenshot is %d×%d, want 200×2000", cfg.Width, cfg.Height)
+	}
+	if note, _ := blockText(out[1]); !strings.Contains(note, "300×3000") {
+		t.Errorf("the note after it %q does not give the original size", note)
+	}
+	if !reflect.DeepEqual(out[2], doc) {
+		t.Errorf("the embedded document changed: %#v", out[2])
+	}
+	left, ok := out[3].(mcp.EmbeddedResource).Resource.(mcp.TextResourceContents)
+	if !ok || left.URI != "test://a/huge" || !strings.Contains(left.Text, "20000×20000 pixels") || !strings.Contains(left.Text, askTool) {
+		t.Errorf("the image that cannot be fitted: %#v, want text under its URI saying what it was and what to ask the tool", out[3])
 	}
 }

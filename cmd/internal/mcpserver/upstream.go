@@ -475,7 +475,7 @@ func (u *upstreams) reader(name string) server.ResourceHandlerFunc {
 		if err != nil {
 			return nil, fault(ctx, err)
 		}
-		contents, notes := fitResourceImages(res.Contents)
+		contents, notes := fitResourceImages(res.Contents, askServer)
 		for _, note := range notes {
 			u.log.Info("upstream: a resource's image scaled or left out to fit the Claude API's limits", "server", name, "uri", req.Params.URI, "note", note)
 		}
