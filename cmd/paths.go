@@ -132,46 +132,25 @@ func dbAccessError(lib Library, err error) error {
 	}
 }
 
-func dataHome(env Env) string {
-	if d := env.Getenv("XDG_DATA_HOME"); d != "" {
-		return d
-	}
-	if h := env.Getenv("HOME"); h != "" && runtime.GOOS != "darwin" {
-		return filepath.Join(h, ".local", "share")
-	}
-	return xdg.DataHome
-}
+// The XDG base directories mcpctl keeps its files under: the library ($XDG_DATA_HOME), config
+// files, proxymodels and projects ($XDG_CONFIG_HOME), the content cache ($XDG_CACHE_HOME), trust
+// records and traffic logs ($XDG_STATE_HOME).
+func dataHome(env Env) string   { return xdgHome(env, "XDG_DATA_HOME", ".local/share", xdg.DataHome) }
+func configHome(env Env) string { return xdgHome(env, "XDG_CONFIG_HOME", ".config", xdg.ConfigHome) }
+func cacheHome(env Env) string  { return xdgHome(env, "XDG_CACHE_HOME", ".cache", xdg.CacheHome) }
+func stateHome(env Env) string  { return xdgHome(env, "XDG_STATE_HOME", ".local/state", xdg.StateHome) }
 
-// stateHome is $XDG_STATE_HOME: trust records and traffic logs live under it.
-func stateHome(env Env) string {
-	if d := env.Getenv("XDG_STATE_HOME"); d != "" {
+// xdgHome reads the variable from env rather than the process, so tests and 'serve' started with
+// another HOME agree. With HOME set it applies the XDG default below it itself (xdg resolved it once
+// at start, from the process's HOME); on macOS it keeps xdg's ~/Library locations.
+func xdgHome(env Env, variable, underHome, resolved string) string {
+	if d := env.Getenv(variable); d != "" {
 		return d
 	}
 	if h := env.Getenv("HOME"); h != "" && runtime.GOOS != "darwin" {
-		return filepath.Join(h, ".local", "state")
+		return filepath.Join(h, filepath.FromSlash(underHome))
 	}
-	return xdg.StateHome
-}
-
-func cacheHome(env Env) string {
-	if d := env.Getenv("XDG_CACHE_HOME"); d != "" {
-		return d
-	}
-	if h := env.Getenv("HOME"); h != "" && runtime.GOOS != "darwin" {
-		return filepath.Join(h, ".cache")
-	}
-	return xdg.CacheHome
-}
-
-// stateHome is $XDG_STATE_HOME: where traffic files live.
-func configHome(env Env) string {
-	if d := env.Getenv("XDG_CONFIG_HOME"); d != "" {
-		return d
-	}
-	if h := env.Getenv("HOME"); h != "" && runtime.GOOS != "darwin" {
-		return filepath.Join(h, ".config")
-	}
-	return xdg.ConfigHome
+	return resolved
 }
 
 // ensureStandalone creates the default standalone library with the starter prompts, once. It
