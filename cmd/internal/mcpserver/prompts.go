@@ -13,7 +13,10 @@ import (
 
 // promptPageSize is how many prompts or resources one list page holds: small enough that the
 // first page of a 100k-prompt library is quick to send and read, large enough that a client
-// scrolling a normal library needs a page or two.
+// scrolling a normal library needs a page or two. The surface pages those lists itself; tools/list
+// (and the few resource templates) are never paged, so mcp-go gets no pagination limit: Claude
+// Code, Codex and claude.ai read only the first page of tools, and a project whose servers bring
+// hundreds of tools would lose the rest, mcpctl's own among them.
 const promptPageSize = 200
 
 // promptSurface is the library as MCP prompts and resources (with templates and completion).
@@ -45,7 +48,6 @@ func newPromptSurface(srv *server.MCPServer, v *view, log *slog.Logger) *promptS
 	}
 	s := &promptSurface{srv: srv, view: v, db: v.db, log: log}
 	s.listing.Store(newResourceList(v.current()))
-	server.WithPaginationLimit(promptPageSize)(srv)
 	server.WithResourceCompletionProvider(idCompleter{s})(srv)
 	server.WithPromptCompletionProvider(promptCompleter{s})(srv)
 	hooks := srv.GetHooks()

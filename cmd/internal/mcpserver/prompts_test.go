@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"fmt"
 	"hash/fnv"
 	"slices"
 	"strings"
@@ -414,5 +415,31 @@ func TestViewRenamesUnchangedPromptOnClash(t *testing.T) {
 	}
 	if got, ok := v.current().prompt("review"); !ok || got.id != "AAAA0000-0000-4000-8000-000000000000" {
 		t.Errorf("review now names %+v, want the new prompt", got)
+	}
+}
+
+// TestToolsListIsOnePage: prompts and resources page, tools do not. Claude Code, Codex and
+// claude.ai read only the first page of tools/list, so a project whose servers bring hundreds of
+// tools would otherwise hide every tool past the page, mcpctl's own included.
+func TestToolsListIsOnePage(t *testing.T) {
+	ts := newTestSurface(t, promptlib.Library{})
+	const n = 2*promptPageSize + 50
+	for i := range n {
+		ts.srv.AddTool(mcp.NewTool(fmt.Sprintf("up__tool_%04d", i)), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText("ok"), nil
+		})
+	}
+	ts.srv.AddTool(mcp.NewTool("search_prompts"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText("ok"), nil
+	})
+	var res mcp.ListToolsResult
+	if e := ts.rpc(t, "tools/list", map[string]any{}, &res); e != nil {
+		t.Fatalf("tools/list: %+v", e)
+	}
+	if res.NextCursor != "" || len(res.Tools) != n+1 {
+		t.Errorf("tools/list: %d tools and nextCursor %q, want all %d on one page", len(res.Tools), res.NextCursor, n+1)
+	}
+	if !slices.ContainsFunc(res.Tools, func(tl mcp.Tool) bool { return tl.Name == "search_prompts" }) {
+		t.Error("tools/list: search_prompts is missing")
 	}
 }
