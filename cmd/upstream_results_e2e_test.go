@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"image"
 	"image/png"
@@ -25,14 +26,30 @@ import (
 func addSizeTools(s *server.MCPServer) {
 	// A 200 KB JSON text with the same JSON as structuredContent, as servers with an output
 	// schema answer.
-	s.AddTool(mcp.NewTool("structured", mcp.WithDescription("200 KB of records, also as structuredContent (only there, with only: true)."), mcp.WithBoolean("only")),
+	s.AddTool(mcp.NewTool("structured", mcp.WithDescription("200 KB of records, also as structuredContent (only there, with only: true; "+
+		"beside a one-line summary, with summary: true; as an error, with fail: true)."), mcp.WithBoolean("only"), mcp.WithBoolean("summary"), mcp.WithBoolean("fail")),
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			text := bigRecords()
 			res := mcp.NewToolResultStructured(json.RawMessage(`{"records":`+text+`}`), text)
-			if req.GetBool("only", false) {
+			switch {
+			case req.GetBool("only", false):
 				res.Content = nil
+			case req.GetBool("summary", false):
+				res.Content = []mcp.Content{mcp.NewTextContent("1400 records")}
+			case req.GetBool("fail", false):
+				res.IsError = true
 			}
 			return res, nil
+		})
+	// 3,000 resource links, about 400 KB: a search that names every file it found.
+	s.AddTool(mcp.NewTool("links", mcp.WithDescription("3,000 resource links.")),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: sizeLinks()}, nil
+		})
+	// A JSON-RPC error with a 1 MB message.
+	s.AddTool(mcp.NewTool("rpcfail", mcp.WithDescription("Fails with a 1 MB message.")),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return nil, errors.New("failed: " + strings.Repeat("x", 1<<20) + " the end")
 		})
 	// A full-page screenshot, 400×3000 pixels, also as base64 in structuredContent, as some
 	// servers answer.
@@ -73,6 +90,14 @@ var screenshotData = sync.OnceValue(func() string {
 	return base64.StdEncoding.EncodeToString(buf.Bytes())
 })
 
+func sizeLinks() []mcp.Content {
+	var out []mcp.Content
+	for i := range 3000 {
+		out = append(out, mcp.NewResourceLink(fmt.Sprintf("test://db/files/%04d.go", i), fmt.Sprintf("%04d.go", i), "a source file of the project", "text/x-go"))
+	}
+	return out
+}
+
 func sizeBlocks() []mcp.Content {
 	var out []mcp.Content
 	for i := range 200 {
@@ -99,6 +124,36 @@ func TestUpstreamResultIsBoundedWhole(t *testing.T) {
 	only, err := callTool(context.Background(), s.Client, "db__structured", map[string]any{"only": true}, nil)
 	if wire, _ := json.Marshal(only); err != nil || only.StructuredContent != nil || len(only.RawStructuredContent) > 0 || len(wire) > 16<<10 {
 		t.Errorf("db__structured only: %v, %d bytes on the wire, structuredContent %v; want an index alone", err, len(wire), only != nil && (only.StructuredContent != nil || len(only.RawStructuredContent) > 0))
+	}
+
+	// Beside a one-line summary, the same records as structuredContent are what Claude Code
+	// shows the model: text to the pipeline too, where they passed whole.
+	summary, err := callTool(context.Background(), s.Client, "db__structured", map[string]any{"summary": true}, nil)
+	if wire, _ := json.Marshal(summary); err != nil || summary.StructuredContent != nil || len(summary.RawStructuredContent) > 0 || len(wire) > 16<<10 {
+		t.Errorf("db__structured summary: %v, %d bytes on the wire; want an index alone", err, len(wire))
+	} else if _, joined := readSections(t, s, summary); !strings.Contains(joined, "1400 records") || !strings.Contains(joined, bigRecords()) {
+		t.Errorf("the sections of db__structured summary hold %d bytes, want the summary and every record", len(joined))
+	}
+
+	// An error result is bounded too: a failing run's log passed whole.
+	failed, err := callTool(context.Background(), s.Client, "db__structured", map[string]any{"fail": true}, nil)
+	if wire, _ := json.Marshal(failed); err != nil || !failed.IsError || len(wire) > 16<<10 {
+		t.Errorf("db__structured fail: %v, isError %v, %d bytes on the wire; want an error of an index", err, failed != nil && failed.IsError, len(wire))
+	}
+
+	// Resource links count: 3,000 of them were 400 KB no bound saw. They become lines of text,
+	// paged.
+	links, err := callTool(context.Background(), s.Client, "db__links", map[string]any{}, nil)
+	if wire, _ := json.Marshal(links); err != nil || len(wire) > 16<<10 {
+		t.Errorf("db__links: %v, %d bytes on the wire; want an index", err, len(wire))
+	} else if _, joined := readSections(t, s, links); !strings.Contains(joined, "<test://db/files/0000.go>") || !strings.Contains(joined, "<test://db/files/2999.go>") {
+		t.Errorf("the sections of db__links (%d bytes) do not list every link", len(joined))
+	}
+
+	// A server's JSON-RPC error message is clipped, its start and end kept.
+	rpc, err := callTool(context.Background(), s.Client, "db__rpcfail", map[string]any{}, nil)
+	if wire, _ := json.Marshal(rpc); err != nil || !rpc.IsError || len(wire) > 4<<10 || !strings.Contains(resultText(rpc), "bytes left out") || !strings.Contains(resultText(rpc), "the end") {
+		t.Errorf("db__rpcfail: %v, %d bytes on the wire: %.300s; want UPSTREAM_ERROR with the message clipped", err, len(wire), wire)
 	}
 
 	res = callWhenUp(t, s, "db__blocks")

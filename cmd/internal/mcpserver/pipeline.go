@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -188,11 +189,13 @@ func (p *contentPipeline) recordPipeline(ctx context.Context, out pipeline.Outpu
 
 // tools is the chain's pipeline stage for tool calls: an upstream tool's text goes through the
 // model in force, as one text however many blocks carry it (200 blocks of 2 KB are one
-// 400 KB result to the model, though each is under any model's minBytes).
+// 400 KB result to the model, though each is under any model's minBytes). An error result is
+// the tool's answer too: a failing test run's log can be megabytes, and a redacting stage must
+// see it as it sees any other; mcpctl's own errors are clipped (errorResult) far under minBytes.
 func (p *contentPipeline) tools(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		res, err := next(ctx, req)
-		if err != nil || res == nil || res.IsError || p.up == nil {
+		if err != nil || res == nil || p.up == nil {
 			return res, err
 		}
 		srv, own, ok := p.up.source(req.Params.Name)
@@ -200,22 +203,9 @@ func (p *contentPipeline) tools(next server.ToolHandlerFunc) server.ToolHandlerF
 			return res, err // one of ours
 		}
 		source := srv + "/" + own
-		text, blocks := resultText(res.Content)
+		text, blocks := modelText(res)
 		if blocks == 0 {
-			// A result sent as structuredContent alone: its JSON is what a model reads of it
-			// (Claude Code passes structuredContent as text), so it is text here, and goes
-			// through the model in force as any text does: paged, redacted, and counted in the
-			// bound a briefing shares with it. It passed whole, past any redact stage.
-			raw := res.RawStructuredContent
-			if len(raw) == 0 && res.StructuredContent != nil {
-				raw, _ = json.Marshal(res.StructuredContent)
-			}
-			if len(raw) == 0 {
-				return res, nil
-			}
-			text, blocks = string(raw), 1
-			res.Content = append(res.Content, mcp.NewTextContent(text))
-			dropStructured(res)
+			return res, nil
 		}
 		out, werr := p.transformWith(ctx, p.model(source, srv, req.Params.Name), pipeline.TypeToolResult, source, text)
 		if werr != nil {
@@ -242,8 +232,9 @@ func (p *contentPipeline) tools(next server.ToolHandlerFunc) server.ToolHandlerF
 				}
 				res.Meta.AdditionalFields["mcpctl/sections"] = m
 			}
-		} else if contentTextBytes(res.Content) > MaxResultBytes {
-			// Images and audio are the model's to see; their copy as JSON is not.
+		} else if contentTextBytes(res.Content) > MaxResultBytes || len(structuredJSON(res)) > MaxResultBytes {
+			// Images and audio are the model's to see; their copy as JSON is not. A copy of the
+			// text over the bound is what Claude Code would show instead of the text.
 			dropStructured(res)
 		}
 		return res, nil
@@ -259,6 +250,85 @@ func (p *contentPipeline) page(ctx context.Context, source, text string) pipelin
 		return pipeline.Output{Text: text}
 	}
 	p.recordPipeline(ctx, out)
+	return out
+}
+
+// modelText is the text of a result as a model meets it, the pipeline's input: its text blocks
+// and embedded text resources, joined (resultText), with what would otherwise reach the model
+// whole beside them made text too:
+//   - structuredContent with no text beside it, or over the bound with a text that does not
+//     repeat it (a one-line summary beside 500 KB of JSON): Claude Code shows the model that JSON
+//     rather than the text, so it becomes a text block and is paged, redacted and counted as
+//     text is;
+//   - resource links that take the result over the bound (a search naming 5,000 files): one
+//     line each, in one text block where the first stood; each is still readable by its URI.
+func modelText(res *mcp.CallToolResult) (string, int) {
+	text, blocks := resultText(res.Content)
+	if raw := structuredJSON(res); len(raw) > 0 && (blocks == 0 || len(raw) > MaxResultBytes && len(text) < len(raw)/2) {
+		res.Content = append(res.Content, mcp.NewTextContent(string(raw)))
+		dropStructured(res)
+		text, blocks = resultText(res.Content)
+	}
+	if links := linkBytes(res.Content); links > 0 && len(text)+links > MaxResultBytes {
+		res.Content = linksAsText(res.Content)
+		text, blocks = resultText(res.Content)
+	}
+	return text, blocks
+}
+
+// structuredJSON is a result's structuredContent as JSON: as the server sent it, or encoded.
+func structuredJSON(res *mcp.CallToolResult) []byte {
+	if len(res.RawStructuredContent) > 0 || res.StructuredContent == nil {
+		return res.RawStructuredContent
+	}
+	raw, _ := json.Marshal(res.StructuredContent)
+	return raw
+}
+
+// linkBytes is the size of a result's resource links as JSON.
+func linkBytes(content []mcp.Content) int {
+	n := 0
+	for _, c := range content {
+		if l, ok := c.(mcp.ResourceLink); ok {
+			raw, _ := json.Marshal(l)
+			n += len(raw)
+		}
+	}
+	return n
+}
+
+// linksAsText replaces a result's resource links by one text block of a line each, where the
+// first link stood.
+func linksAsText(content []mcp.Content) []mcp.Content {
+	var b strings.Builder
+	out := make([]mcp.Content, 0, len(content))
+	at := -1
+	for _, c := range content {
+		l, ok := c.(mcp.ResourceLink)
+		if !ok {
+			out = append(out, c)
+			continue
+		}
+		if at < 0 {
+			at = len(out)
+			out = append(out, nil)
+		}
+		b.WriteString("- ")
+		b.WriteString(cmp.Or(l.Title, l.Name))
+		b.WriteString(" <")
+		b.WriteString(l.URI)
+		b.WriteString(">")
+		if l.MIMEType != "" {
+			b.WriteString(" " + l.MIMEType)
+		}
+		if l.Description != "" {
+			b.WriteString(": " + strings.Join(strings.Fields(l.Description), " "))
+		}
+		b.WriteString("\n")
+	}
+	if at >= 0 {
+		out[at] = mcp.NewTextContent("Resources, each readable by its URI:\n" + b.String())
+	}
 	return out
 }
 

@@ -147,7 +147,7 @@ func (c *core) errorResult(ctx context.Context, err error) *mcp.CallToolResult {
 	case pe.Code == promptlib.CodeInternal || pe.Code == promptlib.CodeDatabaseError:
 		c.log.Error("tool failed", "err", err)
 	}
-	te := ToolError{Error: string(pe.Code), Message: pe.Message, Hint: pe.Hint(), OperationID: pe.OperationID, Applied: string(pe.Outcome)}
+	te := ToolError{Error: string(pe.Code), Message: clipMessage(pe.Message), Hint: pe.Hint(), OperationID: pe.OperationID, Applied: string(pe.Outcome)}
 	text, _ := json.Marshal(te)
 	rec := callFrom(ctx)
 	rec.setCode(string(pe.Code))
@@ -155,6 +155,20 @@ func (c *core) errorResult(ctx context.Context, err error) *mcp.CallToolResult {
 		rec.setOperation(pe.OperationID)
 	}
 	return mcp.NewToolResultError(string(text))
+}
+
+// maxErrorMessage bounds an error's message. mcpctl's own are a line or two; a project server's
+// JSON-RPC error message is carried in UPSTREAM_ERROR's, and one server sent 1 MB in it.
+const maxErrorMessage = 2000
+
+// clipMessage keeps the start and the end of a message over maxErrorMessage, where a stack
+// trace or a log states what failed and why, and says how much it left out.
+func clipMessage(msg string) string {
+	if len(msg) <= maxErrorMessage {
+		return msg
+	}
+	head, tail := msg[:maxErrorMessage*3/4], msg[len(msg)-maxErrorMessage/4:]
+	return strings.ToValidUTF8(head, "") + fmt.Sprintf(" …[%d bytes left out]… ", len(msg)-len(head)-len(tail)) + strings.ToValidUTF8(tail, "")
 }
 
 // classify maps any error to a user-facing *promptlib.Error.

@@ -511,7 +511,7 @@ func fault(ctx context.Context, err error) error {
 		return err
 	}
 	callFrom(ctx).setCode(string(te.Code))
-	msg := string(te.Code) + ": " + sentence(te.Message) + " " + te.Hint()
+	msg := string(te.Code) + ": " + sentence(clipMessage(te.Message)) + " " + te.Hint()
 	if ce := (*upstream.CallError)(nil); errors.As(err, &ce) && ce.Invalid() {
 		return errors.New(carryInvalid(msg))
 	}
