@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -70,7 +71,10 @@ func beUpstream(name string) int {
 			return code
 		}
 	}
-	if err := server.NewStdioServer(s).Listen(context.Background(), os.Stdin, os.Stdout); err != nil {
+	// More workers than mcpctl lets one server have calls under way (mcp-go's default is 5).
+	stdio := server.NewStdioServer(s)
+	server.WithWorkerPoolSize(32)(stdio)
+	if err := stdio.Listen(context.Background(), os.Stdin, os.Stdout); err != nil {
 		return 1
 	}
 	return 0
@@ -1105,4 +1109,40 @@ func stoppedTraffic(tb testing.TB, s *session, env []string) []traffic.Event {
 		all = append(all, events...)
 	}
 	return all
+}
+
+// A server whose calls hang holds at most its share of the session's workers: the call past it
+// is told so at once, and mcpctl's own tools still answer. Sixteen hanging calls held all the
+// workers, and a list_folders waited for the first of them to time out.
+func TestAHangingServerHoldsOnlyItsShare(t *testing.T) {
+	lib := projectLibrary(t)
+	env := testHome(t)
+	writeProject(t, env, "web", fmt.Sprintf("folder: Web App\ngated: false\nservers:\n  db:\n    command: %q\n    env: {MCPCTL_BE_UPSTREAM: db}\n    timeoutMs: 600000\n", os.Args[0]))
+	s := serve(t, env, "--library", lib.Dir, "--project", "web")
+	callWhenUp(t, s, "db__big")
+
+	hang, stop := context.WithCancel(context.Background())
+	dir := t.TempDir()
+	var wg sync.WaitGroup
+	for i := range 16 {
+		wg.Go(func() {
+			callTool(hang, s.Client, "db__slow", map[string]any{"marker": filepath.Join(dir, fmt.Sprint(i))}, nil)
+		})
+	}
+	defer wg.Wait()
+	defer stop()
+	eventually(t, 20*time.Second, "16 calls reach the server", func() bool {
+		started, _ := filepath.Glob(filepath.Join(dir, "*.started"))
+		return len(started) == 16
+	})
+
+	if te := s.callError(t, "db__slow", map[string]any{"marker": filepath.Join(dir, "17")}, "UPSTREAM_ERROR"); !strings.Contains(te.Message, "16 calls under way") {
+		t.Errorf("the 17th call: %q; want it to say 16 calls are under way", te.Message)
+	}
+	var folders struct {
+		Folders []any `json:"folders"`
+	}
+	if s.call(t, "list_folders", map[string]any{}, &folders); len(folders.Folders) == 0 {
+		t.Error("list_folders beside the hanging calls lists no folder")
+	}
 }

@@ -214,11 +214,15 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 
 // Serve answers one session over in/out until ctx ends or in closes.
 func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
-	// Writes to a Prompteka library whose app is not running wait up to ~18 s each; enough
-	// workers that a few of those never hold up the read tools.
+	// Every tool call holds a worker until it answers: a write to a Prompteka library whose
+	// app is not running waits up to ~18 s, a project server's call up to its timeout (and
+	// maxServerCalls of them at once). mcp-go's most workers (idle ones cost a parked goroutine),
+	// so that slow calls never hold up the read tools; and a queue past any client's burst, as a
+	// full one makes mcp-go run calls on its read loop, where they block every request after.
 	stdio := server.NewStdioServer(s.srv)
 	stdio.SetErrorLogger(slog.NewLogLogger(s.log.Handler(), slog.LevelError))
-	server.WithWorkerPoolSize(16)(stdio)
+	server.WithWorkerPoolSize(100)(stdio)
+	server.WithQueueSize(1000)(stdio)
 	w := s.obs.wire(in, out)
 	err := stdio.Listen(ctx, w.in(), w.out())
 	w.close()

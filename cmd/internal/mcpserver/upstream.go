@@ -33,6 +33,7 @@ type upstreams struct {
 	prompts   []mcp.Prompt              // the upstreams' prompts, by name
 	listing   []mcp.Resource            // the upstreams' resources, by name
 	warned    map[string]bool           // server+" "+URI of every left-out resource logged
+	calls     map[string]int            // the tool calls each server has under way (admit)
 	synced    chan struct{}             // closed and replaced after every sync
 
 	start sync.Once
@@ -44,7 +45,7 @@ type upstreams struct {
 func newUpstreams(ctx context.Context, c *core, opts upstream.Options) *upstreams {
 	u := &upstreams{core: c, offers: map[string]upstream.Offer{}, tools: map[string]string{},
 		resources: map[string]string{}, templates: map[string]string{}, warned: map[string]bool{},
-		synced: make(chan struct{})}
+		calls: map[string]int{}, synced: make(chan struct{})}
 	rel := &clientRelay{srv: c.srv}
 	opts.Client = rel
 	u.sup = upstream.New(c.cfg.Project.Servers, opts)
@@ -412,6 +413,29 @@ func (u *upstreams) toolCounts() (servers []string, count map[string]int) {
 	return servers, count
 }
 
+// maxServerCalls bounds the calls one server has under way. Each holds one of the session's
+// workers (Server.Serve) until it answers or times out, and a server that hangs would otherwise
+// take them all, and with them mcpctl's own tools and the other servers'.
+const maxServerCalls = 16
+
+// admit counts a call to srv in, unless srv has maxServerCalls under way.
+func (u *upstreams) admit(srv string) bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.calls[srv] >= maxServerCalls {
+		return false
+	}
+	u.calls[srv]++
+	return true
+}
+
+// release counts a call to srv out.
+func (u *upstreams) release(srv string) {
+	u.mu.Lock()
+	u.calls[srv]--
+	u.mu.Unlock()
+}
+
 // callTool forwards a call to its server. An upstream's own error result passes through as it
 // is; a server that is not there, or that breaks the protocol, is an isError result naming it.
 func (u *upstreams) callTool(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -420,6 +444,12 @@ func (u *upstreams) callTool(ctx context.Context, req mcp.CallToolRequest) (*mcp
 		rec.mu.Lock()
 		rec.upstream = srv.Name()
 		rec.mu.Unlock()
+		if !u.admit(srv.Name()) {
+			return u.errorResult(ctx, &promptlib.Error{Code: promptlib.CodeUpstreamError,
+				Message: fmt.Sprintf("server %s already has %d calls under way, the most mcpctl runs at once for one server so that a slow server cannot hold up the other tools", srv.Name(), maxServerCalls),
+				Advice:  "Wait for one of those calls to answer, then call again; the other tools can be used meanwhile."}), nil
+		}
+		defer u.release(srv.Name())
 	}
 	var progress upstream.ProgressFunc
 	if req.Params.Meta != nil && req.Params.Meta.ProgressToken != nil {
