@@ -235,6 +235,19 @@ func (s *session) count(method string) int {
 	return n
 }
 
+// notificationsOf is the notifications with method that have arrived, in order.
+func (s *session) notificationsOf(method string) []mcp.JSONRPCNotification {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []mcp.JSONRPCNotification
+	for _, m := range s.notifications {
+		if m.Method == method {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 // waitCount waits until at least n notifications with method have arrived and returns how many
 // have, or fails the test after wait.
 func (s *session) waitCount(tb testing.TB, method string, n int, wait time.Duration, what string) int {

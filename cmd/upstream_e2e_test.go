@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -59,6 +60,23 @@ func beUpstream(name string) int {
 				return []mcp.ResourceContents{mcp.TextResourceContents{URI: req.Params.URI, MIMEType: "text/plain", Text: doc + " of " + name}}, nil
 			})
 	}
+	// Its answer would race the notifications (mcp-go writes them from another goroutine), and
+	// progress after the answer is not forwarded: it waits to be cancelled instead.
+	s.AddTool(mcp.NewTool("progress", mcp.WithDescription("Reports progress 500 times as fast as it can, then waits until cancelled.")),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if req.Params.Meta == nil || req.Params.Meta.ProgressToken == nil {
+				return mcp.NewToolResultError("no progress token"), nil
+			}
+			for i := 1; i <= 500; i++ {
+				// mcp-go refuses a notification while its queue of them is full: send it again.
+				for server.ServerFromContext(ctx).SendNotificationToClient(ctx, "notifications/progress",
+					map[string]any{"progressToken": req.Params.Meta.ProgressToken, "progress": i, "total": 500}) != nil {
+					runtime.Gosched()
+				}
+			}
+			<-ctx.Done()
+			return nil, ctx.Err()
+		})
 	addSizeTools(s)
 	if os.Getenv("MCPCTL_UPSTREAM_REVIEW") == "1" {
 		reviewExtras(s)
@@ -1144,5 +1162,39 @@ func TestAHangingServerHoldsOnlyItsShare(t *testing.T) {
 	}
 	if s.call(t, "list_folders", map[string]any{}, &folders); len(folders.Folders) == 0 {
 		t.Error("list_folders beside the hanging calls lists no folder")
+	}
+}
+
+// A project server's progress reaches the client paced: its first and last notification, and a
+// few between (progressPace); 500 in a burst were each written to the client and the traffic.
+func TestUpstreamProgressIsPaced(t *testing.T) {
+	lib := projectLibrary(t)
+	env := testHome(t)
+	writeProject(t, env, "web", fmt.Sprintf("folder: Web App\ngated: false\nservers:\n  db:\n    command: %q\n    env: {MCPCTL_BE_UPSTREAM: db}\n", os.Args[0]))
+	s := serve(t, env, "--library", lib.Dir, "--project", "web")
+	callWhenUp(t, s, "db__big")
+
+	var req mcp.CallToolRequest
+	req.Params.Name = "db__progress"
+	req.Params.Meta = &mcp.Meta{ProgressToken: "p1"}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.CallTool(ctx, req)
+		done <- err
+	}()
+	defer func() { cancel(); <-done }()
+	var got []float64
+	eventually(t, 20*time.Second, "the last progress notification arrives", func() bool {
+		got = nil
+		for _, n := range s.notificationsOf("notifications/progress") {
+			if p, ok := n.Params.AdditionalFields["progress"].(float64); ok && n.Params.AdditionalFields["progressToken"] == "p1" {
+				got = append(got, p)
+			}
+		}
+		return len(got) > 0 && got[len(got)-1] == 500
+	})
+	if len(got) < 2 || got[0] != 1 || got[len(got)-1] != 500 || len(got) == 500 {
+		t.Errorf("the client heard progress %v; want 1 first, 500 last, and not all 500", got)
 	}
 }

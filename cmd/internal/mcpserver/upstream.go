@@ -436,6 +436,29 @@ func (u *upstreams) release(srv string) {
 	u.mu.Unlock()
 }
 
+// progressInterval is the least time between two progress notifications mcpctl forwards for
+// one call. A server that reported 900 a second had each one written to the client and to the
+// traffic log; a client's progress bar needs a few. Every one still counts as the server's sign
+// of life (upstream's call deadline), forwarded or not.
+const progressInterval = 100 * time.Millisecond
+
+// progressPace decides which of a call's progress notifications are forwarded: the first, the
+// last (progress reaching total), and none less than progressInterval after the one before.
+type progressPace struct {
+	mu   sync.Mutex
+	last time.Time
+}
+
+func (pp *progressPace) allow(now time.Time, progress, total float64) bool {
+	pp.mu.Lock()
+	defer pp.mu.Unlock()
+	if !pp.last.IsZero() && now.Sub(pp.last) < progressInterval && (total <= 0 || progress < total) {
+		return false
+	}
+	pp.last = now
+	return true
+}
+
 // callTool forwards a call to its server. An upstream's own error result passes through as it
 // is; a server that is not there, or that breaks the protocol, is an isError result naming it.
 func (u *upstreams) callTool(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -454,7 +477,11 @@ func (u *upstreams) callTool(ctx context.Context, req mcp.CallToolRequest) (*mcp
 	var progress upstream.ProgressFunc
 	if req.Params.Meta != nil && req.Params.Meta.ProgressToken != nil {
 		token := req.Params.Meta.ProgressToken
+		var pace progressPace
 		progress = func(p, total float64, message string) {
+			if !pace.allow(time.Now(), p, total) {
+				return
+			}
 			params := map[string]any{"progressToken": token, "progress": p}
 			if total > 0 {
 				params["total"] = total
