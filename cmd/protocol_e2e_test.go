@@ -198,6 +198,14 @@ func TestProtocolManners(t *testing.T) {
 		if resp, _ := s.until(8); resp["result"] == nil {
 			t.Errorf("ping after the oversized message: %v", resp)
 		}
+		// The TypeScript SDK writes the id last, after params, where update_prompt's arguments
+		// have an id of their own: the answer went to that one, or to null.
+		big = `{"method":"tools/call","params":{"name":"update_prompt","arguments":{"id":"FC7AA93D-0000-4000-8000-000000000000","content":"` +
+			strings.Repeat("x", 6<<20) + `"}},"jsonrpc":"2.0","id":18}`
+		s.send(big)
+		if resp := s.next(); resp["id"] != 18.0 {
+			t.Errorf("the oversized update_prompt was answered as %v, want id 18", resp["id"])
+		}
 	})
 
 	t.Run("an offset too large for a number names the argument", func(t *testing.T) {

@@ -4,10 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
-	"regexp"
 	"strconv"
 	"sync"
 	"time"
@@ -132,9 +129,9 @@ func (w *wire) read() error {
 	var line bytes.Buffer
 	for {
 		line.Reset()
-		over, err := readLine(r, &line, MaxMessageBytes)
+		over, tail, err := readLine(r, &line, MaxMessageBytes)
 		if over > 0 {
-			w.refuseOversized(line.Bytes(), over)
+			w.refuseOversized(line.Bytes(), tail, over)
 		} else if line.Len() > 0 {
 			if werr := w.inbound(line.Bytes()); werr != nil {
 				return werr
@@ -147,42 +144,6 @@ func (w *wire) read() error {
 			return err
 		}
 	}
-}
-
-// readLine reads one line into buf, at most limit bytes of it; a longer line is read to its end
-// and dropped, and its length returned as over (buf keeps its first part).
-func readLine(r *bufio.Reader, buf *bytes.Buffer, limit int) (over int, err error) {
-	total := 0
-	for {
-		chunk, err := r.ReadSlice('\n')
-		total += len(chunk)
-		if total <= limit {
-			buf.Write(chunk)
-		} else if buf.Len() < 4096 {
-			buf.Write(chunk[:min(len(chunk), 4096-buf.Len())])
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		if total > limit {
-			return total, err
-		}
-		return 0, err
-	}
-}
-
-var idPattern = regexp.MustCompile(`"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")`)
-
-// refuseOversized answers a message over MaxMessageBytes, with its id when the start of the
-// line shows one, so the client's call ends with a reason instead of hanging.
-func (w *wire) refuseOversized(head []byte, size int) {
-	id := json.RawMessage("null")
-	if m := idPattern.FindSubmatch(head[:min(len(head), 4096)]); m != nil {
-		id = m[1]
-	}
-	w.obs.log.Warn("refused an oversized message", "bytes", size, "limit", MaxMessageBytes)
-	w.reply(id, mcp.INVALID_REQUEST, fmt.Sprintf("Invalid Request: the message is %d bytes; mcpctl reads at most %d bytes per message. "+
-		"Send large content in smaller pieces", size, MaxMessageBytes))
 }
 
 // envelope is what the wire reads of a client's message.
