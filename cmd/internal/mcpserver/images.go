@@ -196,6 +196,9 @@ func fitImage(img mcp.ImageContent, ask string) (*mcp.ImageContent, string) {
 	if err != nil {
 		return nil, leftOut(img, dims, "it could not be encoded once scaled: "+err.Error(), ask)
 	}
+	if len(data) > maxImageData {
+		return nil, leftOut(img, dims, fmt.Sprintf("even scaled to %d×%d it takes %s of data", w, h, sizeOf(len(data))), ask)
+	}
 	out := img
 	out.Data, out.MIMEType = data, mime
 	if fitted == src {
@@ -219,28 +222,53 @@ func fitSides(w, h int) (int, int) {
 	return max(1, w*maxImageSide/h), maxImageSide
 }
 
-// encodeImage encodes a scaled image as PNG when it came as PNG or GIF (screenshots and
-// diagrams, which PNG keeps sharp and small), else as JPEG; a PNG over the data bound becomes a
-// JPEG, which a photo saved as PNG needs.
+// encodeImage encodes a scaled or re-encoded image: one that came as JPEG, WebP or another
+// photo format as JPEG; one that came as PNG or GIF (screenshots and diagrams, which PNG keeps
+// sharp) as PNG, unless it is opaque and its JPEG is smaller (a photo saved as PNG), or its PNG
+// is over the data bound. Of two encodings that fit, never the larger: images are what fills a
+// conversation. A transparent image's JPEG is flattened on white, not the same image, so it is
+// only the fallback for one.
 func encodeImage(img image.Image, format string) (data, mime string, err error) {
-	var buf bytes.Buffer
-	if format == "png" || format == "gif" {
-		if err := png.Encode(&buf, img); err != nil {
+	if format != "png" && format != "gif" {
+		j, err := encodeJPEG(img)
+		if err != nil {
 			return "", "", err
 		}
-		if base64.StdEncoding.EncodedLen(buf.Len()) <= maxImageData {
-			return base64.StdEncoding.EncodeToString(buf.Bytes()), "image/png", nil
-		}
-		buf.Reset()
+		return base64.StdEncoding.EncodeToString(j), "image/jpeg", nil
 	}
-	// JPEG has no transparency: what was transparent would turn black, so it goes on white.
-	flat := image.NewRGBA(img.Bounds())
-	draw.Draw(flat, flat.Bounds(), image.White, image.Point{}, draw.Src)
-	draw.Draw(flat, flat.Bounds(), img, img.Bounds().Min, draw.Over)
-	if err := jpeg.Encode(&buf, flat, &jpeg.Options{Quality: 85}); err != nil {
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
 		return "", "", err
 	}
-	return base64.StdEncoding.EncodeToString(buf.Bytes()), "image/jpeg", nil
+	fits := base64.StdEncoding.EncodedLen(buf.Len()) <= maxImageData
+	if o, ok := img.(interface{ Opaque() bool }); fits && (!ok || !o.Opaque()) {
+		return base64.StdEncoding.EncodeToString(buf.Bytes()), "image/png", nil
+	}
+	j, err := encodeJPEG(img)
+	if err != nil {
+		return "", "", err
+	}
+	if fits && buf.Len() <= len(j) {
+		return base64.StdEncoding.EncodeToString(buf.Bytes()), "image/png", nil
+	}
+	return base64.StdEncoding.EncodeToString(j), "image/jpeg", nil
+}
+
+// encodeJPEG is img as a JPEG of quality 85, where text stays legible and a screenshot takes
+// a fraction of its PNG.
+func encodeJPEG(img image.Image) ([]byte, error) {
+	if o, ok := img.(interface{ Opaque() bool }); !ok || !o.Opaque() {
+		// JPEG has no transparency: what was transparent would turn black, so it goes on white.
+		flat := image.NewRGBA(img.Bounds())
+		draw.Draw(flat, flat.Bounds(), image.White, image.Point{}, draw.Src)
+		draw.Draw(flat, flat.Bounds(), img, img.Bounds().Min, draw.Over)
+		img = flat
+	}
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: 85}); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // leftOut is the note that stands for an image mcpctl could not fit: what it was, why, and

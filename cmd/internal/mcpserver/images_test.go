@@ -364,3 +364,41 @@ func TestFitMediaFitsEmbeddedImages(t *testing.T) {
 		t.Errorf("the image that cannot be fitted: %#v, want text under its URI saying what it was and what to ask the tool", out[3])
 	}
 }
+
+// noise is a w×h image of random pixels, opaque or half transparent: what neither PNG nor JPEG
+// compresses well, and JPEG far less badly.
+func noise(w, h int, opaque bool) *image.NRGBA {
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	x := uint32(1)
+	for i := range img.Pix {
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		img.Pix[i] = uint8(x)
+		if i%4 == 3 {
+			img.Pix[i] = 128
+			if opaque {
+				img.Pix[i] = 255
+			}
+		}
+	}
+	return img
+}
+
+// A scaled PNG that is a photo comes back as the smaller of its PNG and its JPEG; a transparent
+// one stays PNG, which its JPEG would not be.
+func TestFitMediaPicksTheSmallerEncoding(t *testing.T) {
+	for _, c := range []struct {
+		opaque bool
+		want   string
+	}{{true, "jpeg"}, {false, "png"}} {
+		data := pngData(t, noise(2100, 60, c.opaque))
+		out, _ := fitMedia([]mcp.Content{mcp.NewImageContent(data, "image/png")})
+		if cfg, format := decodeBlock(t, out[0]); cfg.Width != 2000 || format != c.want {
+			t.Errorf("opaque %v: %d wide, %s; want 2000 wide, %s", c.opaque, cfg.Width, format, c.want)
+		}
+		if got := len(out[0].(mcp.ImageContent).Data); c.opaque && got > len(data)/2 {
+			t.Errorf("the scaled photo has %s of data, its PNG %s; want the JPEG's fraction", sizeOf(got), sizeOf(len(data)))
+		}
+	}
+}
