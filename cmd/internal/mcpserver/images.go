@@ -2,15 +2,19 @@ package mcpserver
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"image"
+	"image/color"
 	_ "image/gif" // decoded to be scaled: screenshots come as PNG, JPEG, GIF or WebP
 	"image/jpeg"
 	"image/png"
+	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"golang.org/x/image/draw"
@@ -30,17 +34,22 @@ const (
 	maxImageSide = 2000
 	// maxImageData is the API's bound on an image's base64 data, 5 MB.
 	maxImageData = 5 << 20
-	// maxImagePixels bounds what mcpctl decodes to scale (4 bytes a pixel, 200 MB; a 16-bit
-	// PNG takes 8, 400 MB): a larger image is left out with a note rather than risking the
-	// server's memory.
+	// maxImagePixels bounds what mcpctl decodes to scale: a larger image is left out with a
+	// note. What one scaling takes (scaleCost) at this bound, for a square 16-bit PNG: 400 MB
+	// decoded (8 bytes a pixel), 450 MB of Catmull-Rom's buffer (32 bytes for each pixel of a
+	// 2,000-column × 7,071-row intermediate) and 32 MB for the scaled image and its JPEG copy,
+	// some 880 MB; an 8-bit one takes 680 MB. decodeMemory makes that one at a time.
 	maxImagePixels = 50_000_000
 )
 
 // fitMedia fits the images of an upstream's content (image blocks, and image blobs embedded as
 // resources) to the API's limits and says, in a text block after each, what it changed: a scaled image's original size (a point in it is then a
 // known factor from the original's, which a model clicking or measuring needs), or why one was
-// left out. Content without images is returned as it is; audio passes untouched.
-func fitMedia(content []mcp.Content) ([]mcp.Content, bool) { return fitContent(content, askTool) }
+// left out. Content without images is returned as it is; audio passes untouched. ctx ends a wait
+// for decodeMemory.
+func fitMedia(ctx context.Context, content []mcp.Content) ([]mcp.Content, bool) {
+	return fitContent(ctx, content, askTool)
+}
 
 // What a note for an image left out tells the model to do instead, by where the image came
 // from: a tool can be asked again with other arguments; a prompt or resource cannot.
@@ -50,10 +59,10 @@ const (
 )
 
 // fitContent is fitMedia with the advice a note for an image left out gives (askTool, askServer).
-func fitContent(content []mcp.Content, ask string) ([]mcp.Content, bool) {
+func fitContent(ctx context.Context, content []mcp.Content, ask string) ([]mcp.Content, bool) {
 	var out []mcp.Content
 	for i, c := range content {
-		fitted, changed := fitBlock(c, ask)
+		fitted, changed := fitBlock(ctx, c, ask)
 		if !changed {
 			if out != nil {
 				out = append(out, c)
@@ -74,10 +83,10 @@ func fitContent(content []mcp.Content, ask string) ([]mcp.Content, bool) {
 // fitBlock is what takes c's place when c is an image over the API's limits, or an embedded
 // resource holding one (a client may attach that as an image too): the fitted image and a note,
 // or the note alone. changed is false for every other block.
-func fitBlock(c mcp.Content, ask string) (blocks []mcp.Content, changed bool) {
+func fitBlock(ctx context.Context, c mcp.Content, ask string) (blocks []mcp.Content, changed bool) {
 	switch c := c.(type) {
 	case mcp.ImageContent:
-		fitted, note := fitImage(c, ask)
+		fitted, note := fitImage(ctx, c, ask)
 		if note == "" {
 			return nil, false
 		}
@@ -86,7 +95,7 @@ func fitBlock(c mcp.Content, ask string) (blocks []mcp.Content, changed bool) {
 		}
 		return append(blocks, mcp.NewTextContent(note)), true
 	case mcp.EmbeddedResource:
-		fitted, notes := fitResourceImages([]mcp.ResourceContents{c.Resource}, ask)
+		fitted, notes := fitResourceImages(ctx, []mcp.ResourceContents{c.Resource}, ask)
 		if len(notes) == 0 {
 			return nil, false
 		}
@@ -104,10 +113,10 @@ func fitBlock(c mcp.Content, ask string) (blocks []mcp.Content, changed bool) {
 // limits ends it as surely. A message holds one block, so a scaled image stays a message and its
 // note follows in a text message of the same role; an image left out becomes a text message
 // with the note.
-func fitPromptImages(msgs []mcp.PromptMessage) ([]mcp.PromptMessage, bool) {
+func fitPromptImages(ctx context.Context, msgs []mcp.PromptMessage) ([]mcp.PromptMessage, bool) {
 	var out []mcp.PromptMessage
 	for i, m := range msgs {
-		blocks, changed := fitContent([]mcp.Content{m.Content}, askServer)
+		blocks, changed := fitContent(ctx, []mcp.Content{m.Content}, askServer)
 		if !changed {
 			if out != nil {
 				out = append(out, m)
@@ -132,14 +141,14 @@ func fitPromptImages(msgs []mcp.PromptMessage) ([]mcp.PromptMessage, bool) {
 // mimeType changes with a re-encoding), and contents have no place for a note beside it: the
 // notes are returned for the log. One that cannot be fitted becomes text contents under the
 // same URI, saying what it was and why it is not there, and ask: what to do instead.
-func fitResourceImages(contents []mcp.ResourceContents, ask string) (out []mcp.ResourceContents, notes []string) {
+func fitResourceImages(ctx context.Context, contents []mcp.ResourceContents, ask string) (out []mcp.ResourceContents, notes []string) {
 	out = contents
 	for i, c := range contents {
 		b, ok := c.(mcp.BlobResourceContents)
 		if !ok || !strings.HasPrefix(b.MIMEType, "image/") {
 			continue
 		}
-		fitted, note := fitImage(mcp.NewImageContent(b.Blob, b.MIMEType), ask)
+		fitted, note := fitImage(ctx, mcp.NewImageContent(b.Blob, b.MIMEType), ask)
 		if note == "" {
 			continue
 		}
@@ -159,8 +168,8 @@ func fitResourceImages(contents []mcp.ResourceContents, ask string) (out []mcp.R
 
 // fitImage is img within the API's limits, or nil when it cannot be made so, and a note saying
 // what was done (for one left out, ending with ask); an image already within them comes back
-// with no note.
-func fitImage(img mcp.ImageContent, ask string) (*mcp.ImageContent, string) {
+// with no note. Decoding waits its turn for decodeMemory; ctx ends the wait.
+func fitImage(ctx context.Context, img mcp.ImageContent, ask string) (*mcp.ImageContent, string) {
 	raw, err := base64.StdEncoding.DecodeString(img.Data)
 	if err != nil {
 		if len(img.Data) > maxImageData {
@@ -181,12 +190,27 @@ func fitImage(img mcp.ImageContent, ask string) (*mcp.ImageContent, string) {
 	if cfg.Width*cfg.Height > maxImagePixels {
 		return nil, leftOut(img, dims, fmt.Sprintf("it is too large for mcpctl to scale (over %d million pixels)", maxImagePixels/1_000_000), ask)
 	}
+	w, h := fitSides(cfg.Width, cfg.Height)
+	cost := scaleCost(cfg, w, h)
+	if err := decodeMemory.acquire(ctx, cost); err != nil {
+		return nil, leftOut(img, dims, "the request ended while it waited for other images to be scaled first", ask)
+	}
+	defer func() {
+		decodeMemory.release(cost)
+		if cost >= decodeMemory.size/4 {
+			// What it took is garbage now, but the collector's next goal is twice the heap it
+			// last found live, with this image in it, and the runtime keeps freed pages: the
+			// next large scaling would take its memory beside this one's rather than in its
+			// place. Measured, 4 concurrent calls of a 49-megapixel 16-bit PNG: 1.7 GB of RSS
+			// without this, 1.35 GB with runtime.GC, 0.86 GB (one alone's) with this.
+			debug.FreeOSMemory()
+		}
+	}()
 	src, _, err := image.Decode(bytes.NewReader(raw))
 	if err != nil {
 		return nil, leftOut(img, dims, "it could not be decoded to scale it: "+err.Error(), ask)
 	}
 	var fitted image.Image = src
-	w, h := fitSides(cfg.Width, cfg.Height)
 	if w != cfg.Width || h != cfg.Height {
 		dst := image.NewRGBA(image.Rect(0, 0, w, h))
 		draw.CatmullRom.Scale(dst, dst.Bounds(), src, src.Bounds(), draw.Src, nil)
@@ -209,6 +233,37 @@ func fitImage(img mcp.ImageContent, ask string) (*mcp.ImageContent, string) {
 	note := fmt.Sprintf("[mcpctl scaled the image above from %s to %d×%d to fit the Claude API's limits (%d pixels a side, 5 MB)", dims, w, h, maxImageSide)
 	return &out, note + fmt.Sprintf("; a point (x, y) in it is (%.4g·x, %.4g·y) in the original]", float64(cfg.Width)/float64(w), float64(cfg.Height)/float64(h))
 }
+
+// decodeMemory bounds the memory the scalings of all concurrent calls take together: each waits
+// until what it takes (scaleCost) is free, so 16 calls with a large image each take turns rather
+// than 16 times the memory. One image over it all runs alone.
+var decodeMemory = newWeighted(1 << 30)
+
+// scaleCost is the memory, in bytes, fitImage takes to decode an image of cfg and scale it to
+// w×h: the decoded image; when scaled, Catmull-Rom's intermediate (4 float64s for each pixel of
+// w columns × the source's rows, x/image/draw's kernelScaler.makeTmpBuf) and the scaled image;
+// and the copy encodeImage flattens for JPEG.
+func scaleCost(cfg image.Config, w, h int) int64 {
+	bpp := 8 // the widest: 16-bit RGBA
+	switch m := cfg.ColorModel; {
+	case isPalette(m), m == color.GrayModel, m == color.AlphaModel:
+		bpp = 1
+	case m == color.Gray16Model, m == color.Alpha16Model:
+		bpp = 2
+	case m == color.YCbCrModel:
+		bpp = 3
+	case m == color.RGBAModel, m == color.NRGBAModel, m == color.NYCbCrAModel, m == color.CMYKModel:
+		bpp = 4
+	}
+	cost := int64(cfg.Width) * int64(cfg.Height) * int64(bpp)
+	if w != cfg.Width || h != cfg.Height {
+		cost += 32*int64(w)*int64(cfg.Height) + 4*int64(w)*int64(h)
+	}
+	return cost + 4*int64(w)*int64(h)
+}
+
+// isPalette says m is a color.Palette, which == cannot compare: it is a slice.
+func isPalette(m color.Model) bool { _, ok := m.(color.Palette); return ok }
 
 // fitSides scales w×h down to fit maxImageSide on both sides, keeping its aspect (and at least
 // a pixel a side).
@@ -269,6 +324,78 @@ func encodeJPEG(img image.Image) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// weighted is a semaphore of size units that callers take n at a time, first come first
+// served, so a large taker is not starved by a stream of small ones. A taker of more than size
+// takes it all: it runs alone rather than never.
+type weighted struct {
+	mu      sync.Mutex
+	size    int64
+	used    int64
+	waiters []*waiter
+}
+
+type waiter struct {
+	n     int64
+	ready chan struct{} // closed when the units are the waiter's
+}
+
+func newWeighted(size int64) *weighted { return &weighted{size: size} }
+
+// acquire takes n units, waiting until they are free or ctx is done; it takes none when it
+// returns an error.
+func (s *weighted) acquire(ctx context.Context, n int64) error {
+	n = min(n, s.size)
+	s.mu.Lock()
+	if len(s.waiters) == 0 && s.used+n <= s.size {
+		s.used += n
+		s.mu.Unlock()
+		return nil
+	}
+	w := &waiter{n: n, ready: make(chan struct{})}
+	s.waiters = append(s.waiters, w)
+	s.mu.Unlock()
+	select {
+	case <-w.ready:
+		return nil
+	case <-ctx.Done():
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	select {
+	case <-w.ready: // granted as ctx ended: give them back
+		s.used -= n
+	default:
+		s.waiters = slices.DeleteFunc(s.waiters, func(x *waiter) bool { return x == w })
+	}
+	s.grant() // the waiters behind w may fit now
+	return ctx.Err()
+}
+
+// waiting is how many takers wait.
+func (s *weighted) waiting() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.waiters)
+}
+
+// release gives back n units taken by acquire.
+func (s *weighted) release(n int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.used -= min(n, s.size)
+	s.grant()
+}
+
+// grant hands the free units to the waiters in order, stopping at the first that does not fit.
+func (s *weighted) grant() {
+	for len(s.waiters) > 0 && s.used+s.waiters[0].n <= s.size {
+		w := s.waiters[0]
+		s.used += w.n
+		close(w.ready)
+		s.waiters = s.waiters[1:]
+	}
 }
 
 // leftOut is the note that stands for an image mcpctl could not fit: what it was, why, and
