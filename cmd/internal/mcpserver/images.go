@@ -42,27 +42,112 @@ const (
 	maxImagePixels = 50_000_000
 )
 
+// The API also bounds a request: at most 100 images and 32 MB, everything in the conversation
+// included (and a request of more than 20 images has maxImageSide). A result over either ends
+// the conversation as one image over its limits does, and one near them leaves no room for the
+// next turns. So mcpctl passes, from one result, at most maxResultImages images and
+// maxResultImageData of their data, in order; the rest are left out with one note. Variables,
+// so tests can lower them.
+var (
+	// maxResultImages: screenshot tools send one or a few; 20 keeps a result within the API's
+	// 20-image step, and five such results are still under its 100.
+	maxResultImages = 20
+	// maxResultImageData, a quarter of the API's 32 MB: room for one image at maxImageData and
+	// a few more, and for three more such results and the conversation's text.
+	maxResultImageData = 8 << 20
+)
+
 // fitMedia fits the images of an upstream's content (image blocks, and image blobs embedded as
 // resources) to the API's limits and says, in a text block after each, what it changed: a scaled image's original size (a point in it is then a
 // known factor from the original's, which a model clicking or measuring needs), or why one was
-// left out. Content without images is returned as it is; audio passes untouched. ctx ends a wait
-// for decodeMemory.
+// left out. Past the result's bounds (maxResultImages, maxResultImageData) images are left out,
+// one text block in place of the first saying how many. Content without images is returned as
+// it is; audio passes untouched. ctx ends a wait for decodeMemory.
 func fitMedia(ctx context.Context, content []mcp.Content) ([]mcp.Content, bool) {
 	return fitContent(ctx, content, askTool)
 }
 
-// What a note for an image left out tells the model to do instead, by where the image came
-// from: a tool can be asked again with other arguments; a prompt or resource cannot.
-const (
-	askTool   = "Ask the tool for a smaller image (a lower resolution, or a region of it), or for a file path to it."
-	askServer = "If the server has a tool that gives a smaller image (a lower resolution, or a region of it) or a file path to it, use that instead."
+// advice is what a note for an image left out tells the model to do instead, by where the image
+// came from: a tool can be asked again with other arguments; a prompt or resource cannot.
+type advice struct {
+	one  string // for an image over the API's limits
+	many string // for the images past a result's bounds
+}
+
+var (
+	askTool = advice{
+		one:  "Ask the tool for a smaller image (a lower resolution, or a region of it), or for a file path to it.",
+		many: "Ask the tool for them in later calls, a few at a time, or for file paths to them.",
+	}
+	askServer = advice{
+		one:  "If the server has a tool that gives a smaller image (a lower resolution, or a region of it) or a file path to it, use that instead.",
+		many: "If the server has a tool that gives these images a few at a time, or file paths to them, use that instead.",
+	}
 )
 
+// resultImages counts one result's images against maxResultImages and maxResultImageData, and
+// what it left out past them, for the one note that stands for those.
+type resultImages struct {
+	ctx              context.Context
+	ask              advice
+	n, data          int  // images passed, and their base64 data
+	full             bool // one was left out, and so is every image after it
+	left, leftData   int  // images left out past the bounds, and their data as they came
+	leftMin, leftMax int
+	leftMIMEs        []string
+}
+
+// fit is img fitted (fitImage) and counted. dropped says it is past the result's bounds: it and
+// every image after it are left out, without being decoded, for leftNote to report; fitted is
+// then nil and note empty.
+func (r *resultImages) fit(img mcp.ImageContent) (fitted *mcp.ImageContent, note string, dropped bool) {
+	if !r.full && r.n < maxResultImages {
+		fitted, note = fitImage(r.ctx, img, r.ask.one)
+		if fitted == nil {
+			return nil, note, false // its own note says why: it counts for nothing
+		}
+		if r.data+len(fitted.Data) <= maxResultImageData {
+			r.n++
+			r.data += len(fitted.Data)
+			return fitted, note, false
+		}
+	}
+	// Once one is left out, so is every later one, however small: the note can then say "from
+	// here on", and the model knows which to ask for.
+	r.full = true
+	if r.left == 0 || len(img.Data) < r.leftMin {
+		r.leftMin = len(img.Data)
+	}
+	r.leftMax = max(r.leftMax, len(img.Data))
+	r.left++
+	r.leftData += len(img.Data)
+	if !slices.Contains(r.leftMIMEs, img.MIMEType) {
+		r.leftMIMEs = append(r.leftMIMEs, img.MIMEType)
+	}
+	return nil, "", true
+}
+
+// leftNote is the note that stands for the images fit left out.
+func (r *resultImages) leftNote() string {
+	what, sizes := fmt.Sprintf("the %d images from here on", r.left), sizeOf(r.leftMin)+" to "+sizeOf(r.leftMax)
+	if sizeOf(r.leftMin) == sizeOf(r.leftMax) {
+		sizes = sizeOf(r.leftMax)
+	}
+	sizes += " of data each, " + sizeOf(r.leftData) + " in all"
+	if r.left == 1 {
+		what, sizes = "an image here", sizeOf(r.leftData)+" of data"
+	}
+	return fmt.Sprintf("[mcpctl left out %s (%s, %s): the Claude API takes at most 100 images and 32 MB in a request, the whole conversation included, so mcpctl passes at most %d images and %s of them from one result, and this result had %d images (%s) before. %s]",
+		what, strings.Join(r.leftMIMEs, ", "), sizes, maxResultImages, sizeOf(maxResultImageData), r.n, sizeOf(r.data), r.ask.many)
+}
+
 // fitContent is fitMedia with the advice a note for an image left out gives (askTool, askServer).
-func fitContent(ctx context.Context, content []mcp.Content, ask string) ([]mcp.Content, bool) {
+func fitContent(ctx context.Context, content []mcp.Content, ask advice) ([]mcp.Content, bool) {
+	r := &resultImages{ctx: ctx, ask: ask}
 	var out []mcp.Content
+	noteAt := -1
 	for i, c := range content {
-		fitted, changed := fitBlock(ctx, c, ask)
+		fitted, changed, dropped := r.block(c)
 		if !changed {
 			if out != nil {
 				out = append(out, c)
@@ -72,51 +157,91 @@ func fitContent(ctx context.Context, content []mcp.Content, ask string) ([]mcp.C
 		if out == nil {
 			out = append(make([]mcp.Content, 0, len(content)+1), content[:i]...)
 		}
+		if dropped {
+			if noteAt < 0 {
+				noteAt = len(out)
+				out = append(out, nil) // leftNote, once it knows them all
+			}
+			continue
+		}
 		out = append(out, fitted...)
 	}
 	if out == nil {
 		return content, false
 	}
+	if noteAt >= 0 {
+		out[noteAt] = mcp.NewTextContent(r.leftNote())
+	}
 	return out, true
 }
 
-// fitBlock is what takes c's place when c is an image over the API's limits, or an embedded
+// block is what takes c's place when c is an image over the API's limits, or an embedded
 // resource holding one (a client may attach that as an image too): the fitted image and a note,
-// or the note alone. changed is false for every other block.
-func fitBlock(ctx context.Context, c mcp.Content, ask string) (blocks []mcp.Content, changed bool) {
+// or the note alone. changed is false for every other block; dropped says c is past the
+// result's bounds (r.fit) and nothing takes its place.
+func (r *resultImages) block(c mcp.Content) (blocks []mcp.Content, changed, dropped bool) {
 	switch c := c.(type) {
 	case mcp.ImageContent:
-		fitted, note := fitImage(ctx, c, ask)
+		fitted, note, dropped := r.fit(c)
+		if dropped {
+			return nil, true, true
+		}
 		if note == "" {
-			return nil, false
+			return nil, false, false
 		}
 		if fitted != nil {
 			blocks = append(blocks, *fitted)
 		}
-		return append(blocks, mcp.NewTextContent(note)), true
+		return append(blocks, mcp.NewTextContent(note)), true, false
 	case mcp.EmbeddedResource:
-		fitted, notes := fitResourceImages(ctx, []mcp.ResourceContents{c.Resource}, ask)
-		if len(notes) == 0 {
-			return nil, false
+		fitted, note, dropped := r.resource(c.Resource)
+		if dropped {
+			return nil, true, true
 		}
-		c.Resource = fitted[0]
+		if note == "" {
+			return nil, false, false
+		}
+		c.Resource = fitted
 		if _, left := c.Resource.(mcp.TextResourceContents); left {
-			return []mcp.Content{c}, true // the resource's text is the note
+			return []mcp.Content{c}, true, false // the resource's text is the note
 		}
-		return []mcp.Content{c, mcp.NewTextContent(notes[0])}, true
+		return []mcp.Content{c, mcp.NewTextContent(note)}, true, false
 	}
-	return nil, false
+	return nil, false, false
+}
+
+// resource is c fitted when it is an image blob (mimeType image/*), which a client attaches to
+// the conversation as an image: a scaled blob keeps its URI (its mimeType changes with a
+// re-encoding); one that cannot be fitted becomes text contents under the same URI, saying what
+// it was, why it is not there, and what to do instead. note is empty when c passes as it came;
+// dropped as for fit.
+func (r *resultImages) resource(c mcp.ResourceContents) (out mcp.ResourceContents, note string, dropped bool) {
+	b, ok := c.(mcp.BlobResourceContents)
+	if !ok || !strings.HasPrefix(b.MIMEType, "image/") {
+		return c, "", false
+	}
+	fitted, note, dropped := r.fit(mcp.NewImageContent(b.Blob, b.MIMEType))
+	switch {
+	case dropped, note == "":
+		return c, "", dropped
+	case fitted == nil:
+		return mcp.TextResourceContents{URI: b.URI, MIMEType: "text/plain", Text: note}, note, false
+	}
+	b.Blob, b.MIMEType = fitted.Data, fitted.MIMEType
+	return b, note, false
 }
 
 // fitPromptImages fits the image messages of an upstream's prompt as fitMedia fits a tool's
 // content: a prompt's messages go into the conversation as they are, and one image over the
 // limits ends it as surely. A message holds one block, so a scaled image stays a message and its
 // note follows in a text message of the same role; an image left out becomes a text message
-// with the note.
+// with the note; the images past the prompt's bounds, one text message in place of the first.
 func fitPromptImages(ctx context.Context, msgs []mcp.PromptMessage) ([]mcp.PromptMessage, bool) {
+	r := &resultImages{ctx: ctx, ask: askServer}
 	var out []mcp.PromptMessage
+	noteAt := -1
 	for i, m := range msgs {
-		blocks, changed := fitContent(ctx, []mcp.Content{m.Content}, askServer)
+		blocks, changed, dropped := r.block(m.Content)
 		if !changed {
 			if out != nil {
 				out = append(out, m)
@@ -126,6 +251,13 @@ func fitPromptImages(ctx context.Context, msgs []mcp.PromptMessage) ([]mcp.Promp
 		if out == nil {
 			out = append(make([]mcp.PromptMessage, 0, len(msgs)+1), msgs[:i]...)
 		}
+		if dropped {
+			if noteAt < 0 {
+				noteAt = len(out)
+				out = append(out, mcp.PromptMessage{Role: m.Role})
+			}
+			continue
+		}
 		for _, b := range blocks {
 			out = append(out, mcp.PromptMessage{Role: m.Role, Content: b})
 		}
@@ -133,35 +265,49 @@ func fitPromptImages(ctx context.Context, msgs []mcp.PromptMessage) ([]mcp.Promp
 	if out == nil {
 		return msgs, false
 	}
+	if noteAt >= 0 {
+		out[noteAt].Content = mcp.NewTextContent(r.leftNote())
+	}
 	return out, true
 }
 
-// fitResourceImages fits the image blobs (mimeType image/*) of an upstream's resource, which a
-// client attaches to the conversation as an image. A scaled blob keeps its place and URI (its
-// mimeType changes with a re-encoding), and contents have no place for a note beside it: the
-// notes are returned for the log. One that cannot be fitted becomes text contents under the
-// same URI, saying what it was and why it is not there, and ask: what to do instead.
-func fitResourceImages(ctx context.Context, contents []mcp.ResourceContents, ask string) (out []mcp.ResourceContents, notes []string) {
+// fitResourceImages fits the image blobs of an upstream's resource (resultImages.resource). A
+// scaled blob keeps its place and URI, and contents have no place for a note beside it: the
+// notes are returned for the log. The blobs past the resource's bounds are left out, one text
+// contents under the first's URI saying how many.
+func fitResourceImages(ctx context.Context, contents []mcp.ResourceContents, ask advice) (out []mcp.ResourceContents, notes []string) {
+	r := &resultImages{ctx: ctx, ask: ask}
 	out = contents
+	noteAt, logAt := -1, -1
 	for i, c := range contents {
-		b, ok := c.(mcp.BlobResourceContents)
-		if !ok || !strings.HasPrefix(b.MIMEType, "image/") {
-			continue
-		}
-		fitted, note := fitImage(ctx, mcp.NewImageContent(b.Blob, b.MIMEType), ask)
-		if note == "" {
+		fitted, note, dropped := r.resource(c)
+		if note == "" && !dropped {
+			if len(notes) > 0 {
+				out = append(out, c)
+			}
 			continue
 		}
 		if len(notes) == 0 {
-			out = slices.Clone(contents) // the caller's slice is the upstream's result
+			out = append(make([]mcp.ResourceContents, 0, len(contents)), contents[:i]...) // the caller's slice is the upstream's result
 		}
-		notes = append(notes, note)
-		if fitted == nil {
-			out[i] = mcp.TextResourceContents{URI: b.URI, MIMEType: "text/plain", Text: note}
+		if dropped {
+			if noteAt < 0 {
+				noteAt = len(out)
+				out = append(out, mcp.TextResourceContents{URI: c.(mcp.BlobResourceContents).URI, MIMEType: "text/plain"})
+				logAt = len(notes)
+				notes = append(notes, "") // leftNote, once it knows them all
+			}
 			continue
 		}
-		b.Blob, b.MIMEType = fitted.Data, fitted.MIMEType
-		out[i] = b
+		notes = append(notes, note)
+		out = append(out, fitted)
+	}
+	if noteAt >= 0 {
+		note := r.leftNote()
+		t := out[noteAt].(mcp.TextResourceContents)
+		t.Text = note
+		out[noteAt] = t
+		notes[logAt] = note
 	}
 	return out, notes
 }

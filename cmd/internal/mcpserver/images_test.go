@@ -363,8 +363,96 @@ func TestFitMediaFitsEmbeddedImages(t *testing.T) {
 		t.Errorf("the embedded document changed: %#v", out[2])
 	}
 	left, ok := out[3].(mcp.EmbeddedResource).Resource.(mcp.TextResourceContents)
-	if !ok || left.URI != "test://a/huge" || !strings.Contains(left.Text, "20000×20000 pixels") || !strings.Contains(left.Text, askTool) {
+	if !ok || left.URI != "test://a/huge" || !strings.Contains(left.Text, "20000×20000 pixels") || !strings.Contains(left.Text, askTool.one) {
 		t.Errorf("the image that cannot be fitted: %#v, want text under its URI saying what it was and what to ask the tool", out[3])
+	}
+}
+
+// lower sets *v to n for the test: the bounds are sized for real results, the tests' images are
+// small.
+func lower(t *testing.T, v *int, n int) {
+	t.Helper()
+	old := *v
+	*v = n
+	t.Cleanup(func() { *v = old })
+}
+
+// A result's images past maxResultImages, or past maxResultImageData of data, are left out, one
+// note in place of the first saying how many and what to ask for; every image after the first
+// left out is too, however small, so the note can say "from here on".
+func TestFitMediaBoundsAResultsImages(t *testing.T) {
+	small := mcp.NewImageContent(pngData(t, stripes(16, 16)), "image/png")
+	content := []mcp.Content{mcp.NewTextContent("the shots")}
+	for range 25 {
+		content = append(content, small)
+	}
+	content = append(content, mcp.NewTextContent("done"))
+	out, changed := fitMedia(t.Context(), content)
+	if !changed || len(out) != 1+20+1+1 {
+		t.Fatalf("changed %v, %d blocks; want the text, 20 images, the note and the text after", changed, len(out))
+	}
+	for i, c := range out[1:21] {
+		if !reflect.DeepEqual(c, small) {
+			t.Fatalf("block %d is %T, want the image as it came", i+1, c)
+		}
+	}
+	note, _ := out[21].(mcp.TextContent)
+	for _, want := range []string{"left out the 5 images from here on", "image/png", "at most 20 images", askTool.many} {
+		if !strings.Contains(note.Text, want) {
+			t.Errorf("note %q does not say %q", note.Text, want)
+		}
+	}
+	if text, _ := out[22].(mcp.TextContent); text.Text != "done" {
+		t.Errorf("the text after the images: %v", out[22])
+	}
+
+	// The data bound counts images as they are passed, a scaled one by its scaled data.
+	big := mcp.NewImageContent(pngData(t, stripes(300, 3000)), "image/png")
+	lower(t, &maxResultImageData, 3*len(small.Data))
+	out, _ = fitMedia(t.Context(), []mcp.Content{small, small, big, small})
+	if len(out) != 3 || !reflect.DeepEqual(out[1], small) {
+		t.Fatalf("%d blocks; want two images and the note", len(out))
+	}
+	note, _ = out[2].(mcp.TextContent)
+	if !strings.Contains(note.Text, "left out the 2 images from here on") || !strings.Contains(note.Text, "had 2 images") {
+		t.Errorf("note %q; want the 2 images from the large one on left out, after 2 passed", note.Text)
+	}
+}
+
+// A prompt's and a resource's images are bounded as a tool's are: the note takes the place, and
+// the role or URI, of the first image left out.
+func TestFitPromptAndResourceImagesAreBounded(t *testing.T) {
+	lower(t, &maxResultImages, 1)
+	img := pngData(t, stripes(16, 16))
+	msgs := []mcp.PromptMessage{
+		mcp.NewPromptMessage(mcp.RoleUser, mcp.NewImageContent(img, "image/png")),
+		mcp.NewPromptMessage(mcp.RoleAssistant, mcp.NewImageContent(img, "image/png")),
+		mcp.NewPromptMessage(mcp.RoleUser, mcp.NewTextContent("and")),
+		mcp.NewPromptMessage(mcp.RoleUser, mcp.NewImageContent(img, "image/png")),
+	}
+	out, changed := fitPromptImages(t.Context(), msgs)
+	if !changed || len(out) != 3 || !reflect.DeepEqual(out[0], msgs[0]) || !reflect.DeepEqual(out[2], msgs[2]) {
+		t.Fatalf("changed %v, %d messages; want the first image, the note and the text", changed, len(out))
+	}
+	if note, _ := out[1].Content.(mcp.TextContent); out[1].Role != mcp.RoleAssistant || !strings.Contains(note.Text, "left out the 2 images from here on") ||
+		!strings.Contains(note.Text, askServer.many) {
+		t.Errorf("the note: %s %q; want the assistant's, saying 2 images were left out", out[1].Role, note.Text)
+	}
+
+	contents := []mcp.ResourceContents{
+		mcp.BlobResourceContents{URI: "test://a/1", MIMEType: "image/png", Blob: img},
+		mcp.BlobResourceContents{URI: "test://a/2", MIMEType: "image/png", Blob: img},
+		mcp.BlobResourceContents{URI: "test://a/3", MIMEType: "image/png", Blob: img},
+	}
+	got, notes := fitResourceImages(t.Context(), contents, askServer)
+	if len(got) != 2 || !reflect.DeepEqual(got[0], contents[0]) || len(notes) != 1 {
+		t.Fatalf("%d contents, %d notes; want the first image and the note, and the note for the log", len(got), len(notes))
+	}
+	if left, ok := got[1].(mcp.TextResourceContents); !ok || left.URI != "test://a/2" || left.Text != notes[0] || !strings.Contains(left.Text, "left out the 2 images") {
+		t.Errorf("in place of the second image: %#v; want the note under its URI", got[1])
+	}
+	if _, ok := contents[1].(mcp.BlobResourceContents); !ok || len(contents) != 3 {
+		t.Error("the upstream's contents were changed in place")
 	}
 }
 
@@ -497,7 +585,7 @@ func TestScaleCostCoversWhatScalingTakes(t *testing.T) {
 	cost := scaleCost(cfg, 2000, 500)
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	fitted, _ := fitImage(t.Context(), mcp.NewImageContent(data, "image/png"), askTool)
+	fitted, _ := fitImage(t.Context(), mcp.NewImageContent(data, "image/png"), askTool.one)
 	runtime.ReadMemStats(&after)
 	if fitted == nil {
 		t.Fatal("not scaled")
