@@ -2,15 +2,19 @@ package mcpserver
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"image"
+	"image/color"
 	_ "image/gif" // decoded to be scaled: screenshots come as PNG, JPEG, GIF or WebP
 	"image/jpeg"
 	"image/png"
+	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"golang.org/x/image/draw"
@@ -30,30 +34,120 @@ const (
 	maxImageSide = 2000
 	// maxImageData is the API's bound on an image's base64 data, 5 MB.
 	maxImageData = 5 << 20
-	// maxImagePixels bounds what mcpctl decodes to scale (4 bytes a pixel, 200 MB; a 16-bit
-	// PNG takes 8, 400 MB): a larger image is left out with a note rather than risking the
-	// server's memory.
+	// maxImagePixels bounds what mcpctl decodes to scale: a larger image is left out with a
+	// note. What one scaling takes (scaleCost) at this bound, for a square 16-bit PNG: 400 MB
+	// decoded (8 bytes a pixel), 450 MB of Catmull-Rom's buffer (32 bytes for each pixel of a
+	// 2,000-column × 7,071-row intermediate) and 32 MB for the scaled image and its JPEG copy,
+	// some 880 MB; an 8-bit one takes 680 MB. decodeMemory makes that one at a time.
 	maxImagePixels = 50_000_000
+)
+
+// The API also bounds a request: at most 100 images and 32 MB, everything in the conversation
+// included (and a request of more than 20 images has maxImageSide). A result over either ends
+// the conversation as one image over its limits does, and one near them leaves no room for the
+// next turns. So mcpctl passes, from one result, at most maxResultImages images and
+// maxResultImageData of their data, in order; the rest are left out with one note. Variables,
+// so tests can lower them.
+var (
+	// maxResultImages: screenshot tools send one or a few; 20 keeps a result within the API's
+	// 20-image step, and five such results are still under its 100.
+	maxResultImages = 20
+	// maxResultImageData, a quarter of the API's 32 MB: room for one image at maxImageData and
+	// a few more, and for three more such results and the conversation's text.
+	maxResultImageData = 8 << 20
 )
 
 // fitMedia fits the images of an upstream's content (image blocks, and image blobs embedded as
 // resources) to the API's limits and says, in a text block after each, what it changed: a scaled image's original size (a point in it is then a
 // known factor from the original's, which a model clicking or measuring needs), or why one was
-// left out. Content without images is returned as it is; audio passes untouched.
-func fitMedia(content []mcp.Content) ([]mcp.Content, bool) { return fitContent(content, askTool) }
+// left out. Past the result's bounds (maxResultImages, maxResultImageData) images are left out,
+// one text block in place of the first saying how many. Content without images is returned as
+// it is; audio passes untouched. ctx ends a wait for decodeMemory.
+func fitMedia(ctx context.Context, content []mcp.Content) ([]mcp.Content, bool) {
+	return fitContent(ctx, content, askTool)
+}
 
-// What a note for an image left out tells the model to do instead, by where the image came
-// from: a tool can be asked again with other arguments; a prompt or resource cannot.
-const (
-	askTool   = "Ask the tool for a smaller image (a lower resolution, or a region of it), or for a file path to it."
-	askServer = "If the server has a tool that gives a smaller image (a lower resolution, or a region of it) or a file path to it, use that instead."
+// advice is what a note for an image left out tells the model to do instead, by where the image
+// came from: a tool can be asked again with other arguments; a prompt or resource cannot.
+type advice struct {
+	one  string // for an image over the API's limits
+	many string // for the images past a result's bounds
+}
+
+var (
+	askTool = advice{
+		one:  "Ask the tool for a smaller image (a lower resolution, or a region of it), or for a file path to it.",
+		many: "Ask the tool for them in later calls, a few at a time, or for file paths to them.",
+	}
+	askServer = advice{
+		one:  "If the server has a tool that gives a smaller image (a lower resolution, or a region of it) or a file path to it, use that instead.",
+		many: "If the server has a tool that gives these images a few at a time, or file paths to them, use that instead.",
+	}
 )
 
+// resultImages counts one result's images against maxResultImages and maxResultImageData, and
+// what it left out past them, for the one note that stands for those.
+type resultImages struct {
+	ctx              context.Context
+	ask              advice
+	n, data          int  // images passed, and their base64 data
+	full             bool // one was left out, and so is every image after it
+	left, leftData   int  // images left out past the bounds, and their data as they came
+	leftMin, leftMax int
+	leftMIMEs        []string
+}
+
+// fit is img fitted (fitImage) and counted. dropped says it is past the result's bounds: it and
+// every image after it are left out, without being decoded, for leftNote to report; fitted is
+// then nil and note empty.
+func (r *resultImages) fit(img mcp.ImageContent) (fitted *mcp.ImageContent, note string, dropped bool) {
+	if !r.full && r.n < maxResultImages {
+		fitted, note = fitImage(r.ctx, img, r.ask.one)
+		if fitted == nil {
+			return nil, note, false // its own note says why: it counts for nothing
+		}
+		if r.data+len(fitted.Data) <= maxResultImageData {
+			r.n++
+			r.data += len(fitted.Data)
+			return fitted, note, false
+		}
+	}
+	// Once one is left out, so is every later one, however small: the note can then say "from
+	// here on", and the model knows which to ask for.
+	r.full = true
+	if r.left == 0 || len(img.Data) < r.leftMin {
+		r.leftMin = len(img.Data)
+	}
+	r.leftMax = max(r.leftMax, len(img.Data))
+	r.left++
+	r.leftData += len(img.Data)
+	if !slices.Contains(r.leftMIMEs, img.MIMEType) {
+		r.leftMIMEs = append(r.leftMIMEs, img.MIMEType)
+	}
+	return nil, "", true
+}
+
+// leftNote is the note that stands for the images fit left out.
+func (r *resultImages) leftNote() string {
+	what, sizes := fmt.Sprintf("the %d images from here on", r.left), sizeOf(r.leftMin)+" to "+sizeOf(r.leftMax)
+	if sizeOf(r.leftMin) == sizeOf(r.leftMax) {
+		sizes = sizeOf(r.leftMax)
+	}
+	sizes += " of data each, " + sizeOf(r.leftData) + " in all"
+	if r.left == 1 {
+		what, sizes = "an image here", sizeOf(r.leftData)+" of data"
+	}
+	return fmt.Sprintf("[mcpctl left out %s (%s, %s): the Claude API takes at most 100 images and 32 MB in a request, the whole conversation included, so mcpctl passes at most %d images and %s of them from one result, and this result had %d images (%s) before. %s]",
+		what, strings.Join(r.leftMIMEs, ", "), sizes, maxResultImages, sizeOf(maxResultImageData), r.n, sizeOf(r.data), r.ask.many)
+}
+
 // fitContent is fitMedia with the advice a note for an image left out gives (askTool, askServer).
-func fitContent(content []mcp.Content, ask string) ([]mcp.Content, bool) {
+func fitContent(ctx context.Context, content []mcp.Content, ask advice) ([]mcp.Content, bool) {
+	r := &resultImages{ctx: ctx, ask: ask}
 	var out []mcp.Content
+	noteAt := -1
 	for i, c := range content {
-		fitted, changed := fitBlock(c, ask)
+		fitted, changed, dropped := r.block(c)
 		if !changed {
 			if out != nil {
 				out = append(out, c)
@@ -63,51 +157,91 @@ func fitContent(content []mcp.Content, ask string) ([]mcp.Content, bool) {
 		if out == nil {
 			out = append(make([]mcp.Content, 0, len(content)+1), content[:i]...)
 		}
+		if dropped {
+			if noteAt < 0 {
+				noteAt = len(out)
+				out = append(out, nil) // leftNote, once it knows them all
+			}
+			continue
+		}
 		out = append(out, fitted...)
 	}
 	if out == nil {
 		return content, false
 	}
+	if noteAt >= 0 {
+		out[noteAt] = mcp.NewTextContent(r.leftNote())
+	}
 	return out, true
 }
 
-// fitBlock is what takes c's place when c is an image over the API's limits, or an embedded
+// block is what takes c's place when c is an image over the API's limits, or an embedded
 // resource holding one (a client may attach that as an image too): the fitted image and a note,
-// or the note alone. changed is false for every other block.
-func fitBlock(c mcp.Content, ask string) (blocks []mcp.Content, changed bool) {
+// or the note alone. changed is false for every other block; dropped says c is past the
+// result's bounds (r.fit) and nothing takes its place.
+func (r *resultImages) block(c mcp.Content) (blocks []mcp.Content, changed, dropped bool) {
 	switch c := c.(type) {
 	case mcp.ImageContent:
-		fitted, note := fitImage(c, ask)
+		fitted, note, dropped := r.fit(c)
+		if dropped {
+			return nil, true, true
+		}
 		if note == "" {
-			return nil, false
+			return nil, false, false
 		}
 		if fitted != nil {
 			blocks = append(blocks, *fitted)
 		}
-		return append(blocks, mcp.NewTextContent(note)), true
+		return append(blocks, mcp.NewTextContent(note)), true, false
 	case mcp.EmbeddedResource:
-		fitted, notes := fitResourceImages([]mcp.ResourceContents{c.Resource}, ask)
-		if len(notes) == 0 {
-			return nil, false
+		fitted, note, dropped := r.resource(c.Resource)
+		if dropped {
+			return nil, true, true
 		}
-		c.Resource = fitted[0]
+		if note == "" {
+			return nil, false, false
+		}
+		c.Resource = fitted
 		if _, left := c.Resource.(mcp.TextResourceContents); left {
-			return []mcp.Content{c}, true // the resource's text is the note
+			return []mcp.Content{c}, true, false // the resource's text is the note
 		}
-		return []mcp.Content{c, mcp.NewTextContent(notes[0])}, true
+		return []mcp.Content{c, mcp.NewTextContent(note)}, true, false
 	}
-	return nil, false
+	return nil, false, false
+}
+
+// resource is c fitted when it is an image blob (mimeType image/*), which a client attaches to
+// the conversation as an image: a scaled blob keeps its URI (its mimeType changes with a
+// re-encoding); one that cannot be fitted becomes text contents under the same URI, saying what
+// it was, why it is not there, and what to do instead. note is empty when c passes as it came;
+// dropped as for fit.
+func (r *resultImages) resource(c mcp.ResourceContents) (out mcp.ResourceContents, note string, dropped bool) {
+	b, ok := c.(mcp.BlobResourceContents)
+	if !ok || !strings.HasPrefix(b.MIMEType, "image/") {
+		return c, "", false
+	}
+	fitted, note, dropped := r.fit(mcp.NewImageContent(b.Blob, b.MIMEType))
+	switch {
+	case dropped, note == "":
+		return c, "", dropped
+	case fitted == nil:
+		return mcp.TextResourceContents{URI: b.URI, MIMEType: "text/plain", Text: note}, note, false
+	}
+	b.Blob, b.MIMEType = fitted.Data, fitted.MIMEType
+	return b, note, false
 }
 
 // fitPromptImages fits the image messages of an upstream's prompt as fitMedia fits a tool's
 // content: a prompt's messages go into the conversation as they are, and one image over the
 // limits ends it as surely. A message holds one block, so a scaled image stays a message and its
 // note follows in a text message of the same role; an image left out becomes a text message
-// with the note.
-func fitPromptImages(msgs []mcp.PromptMessage) ([]mcp.PromptMessage, bool) {
+// with the note; the images past the prompt's bounds, one text message in place of the first.
+func fitPromptImages(ctx context.Context, msgs []mcp.PromptMessage) ([]mcp.PromptMessage, bool) {
+	r := &resultImages{ctx: ctx, ask: askServer}
 	var out []mcp.PromptMessage
+	noteAt := -1
 	for i, m := range msgs {
-		blocks, changed := fitContent([]mcp.Content{m.Content}, askServer)
+		blocks, changed, dropped := r.block(m.Content)
 		if !changed {
 			if out != nil {
 				out = append(out, m)
@@ -117,6 +251,13 @@ func fitPromptImages(msgs []mcp.PromptMessage) ([]mcp.PromptMessage, bool) {
 		if out == nil {
 			out = append(make([]mcp.PromptMessage, 0, len(msgs)+1), msgs[:i]...)
 		}
+		if dropped {
+			if noteAt < 0 {
+				noteAt = len(out)
+				out = append(out, mcp.PromptMessage{Role: m.Role})
+			}
+			continue
+		}
 		for _, b := range blocks {
 			out = append(out, mcp.PromptMessage{Role: m.Role, Content: b})
 		}
@@ -124,43 +265,57 @@ func fitPromptImages(msgs []mcp.PromptMessage) ([]mcp.PromptMessage, bool) {
 	if out == nil {
 		return msgs, false
 	}
+	if noteAt >= 0 {
+		out[noteAt].Content = mcp.NewTextContent(r.leftNote())
+	}
 	return out, true
 }
 
-// fitResourceImages fits the image blobs (mimeType image/*) of an upstream's resource, which a
-// client attaches to the conversation as an image. A scaled blob keeps its place and URI (its
-// mimeType changes with a re-encoding), and contents have no place for a note beside it: the
-// notes are returned for the log. One that cannot be fitted becomes text contents under the
-// same URI, saying what it was and why it is not there, and ask: what to do instead.
-func fitResourceImages(contents []mcp.ResourceContents, ask string) (out []mcp.ResourceContents, notes []string) {
+// fitResourceImages fits the image blobs of an upstream's resource (resultImages.resource). A
+// scaled blob keeps its place and URI, and contents have no place for a note beside it: the
+// notes are returned for the log. The blobs past the resource's bounds are left out, one text
+// contents under the first's URI saying how many.
+func fitResourceImages(ctx context.Context, contents []mcp.ResourceContents, ask advice) (out []mcp.ResourceContents, notes []string) {
+	r := &resultImages{ctx: ctx, ask: ask}
 	out = contents
+	noteAt, logAt := -1, -1
 	for i, c := range contents {
-		b, ok := c.(mcp.BlobResourceContents)
-		if !ok || !strings.HasPrefix(b.MIMEType, "image/") {
-			continue
-		}
-		fitted, note := fitImage(mcp.NewImageContent(b.Blob, b.MIMEType), ask)
-		if note == "" {
+		fitted, note, dropped := r.resource(c)
+		if note == "" && !dropped {
+			if len(notes) > 0 {
+				out = append(out, c)
+			}
 			continue
 		}
 		if len(notes) == 0 {
-			out = slices.Clone(contents) // the caller's slice is the upstream's result
+			out = append(make([]mcp.ResourceContents, 0, len(contents)), contents[:i]...) // the caller's slice is the upstream's result
 		}
-		notes = append(notes, note)
-		if fitted == nil {
-			out[i] = mcp.TextResourceContents{URI: b.URI, MIMEType: "text/plain", Text: note}
+		if dropped {
+			if noteAt < 0 {
+				noteAt = len(out)
+				out = append(out, mcp.TextResourceContents{URI: c.(mcp.BlobResourceContents).URI, MIMEType: "text/plain"})
+				logAt = len(notes)
+				notes = append(notes, "") // leftNote, once it knows them all
+			}
 			continue
 		}
-		b.Blob, b.MIMEType = fitted.Data, fitted.MIMEType
-		out[i] = b
+		notes = append(notes, note)
+		out = append(out, fitted)
+	}
+	if noteAt >= 0 {
+		note := r.leftNote()
+		t := out[noteAt].(mcp.TextResourceContents)
+		t.Text = note
+		out[noteAt] = t
+		notes[logAt] = note
 	}
 	return out, notes
 }
 
 // fitImage is img within the API's limits, or nil when it cannot be made so, and a note saying
 // what was done (for one left out, ending with ask); an image already within them comes back
-// with no note.
-func fitImage(img mcp.ImageContent, ask string) (*mcp.ImageContent, string) {
+// with no note. Decoding waits its turn for decodeMemory; ctx ends the wait.
+func fitImage(ctx context.Context, img mcp.ImageContent, ask string) (*mcp.ImageContent, string) {
 	raw, err := base64.StdEncoding.DecodeString(img.Data)
 	if err != nil {
 		if len(img.Data) > maxImageData {
@@ -181,12 +336,27 @@ func fitImage(img mcp.ImageContent, ask string) (*mcp.ImageContent, string) {
 	if cfg.Width*cfg.Height > maxImagePixels {
 		return nil, leftOut(img, dims, fmt.Sprintf("it is too large for mcpctl to scale (over %d million pixels)", maxImagePixels/1_000_000), ask)
 	}
+	w, h := fitSides(cfg.Width, cfg.Height)
+	cost := scaleCost(cfg, w, h)
+	if err := decodeMemory.acquire(ctx, cost); err != nil {
+		return nil, leftOut(img, dims, "the request ended while it waited for other images to be scaled first", ask)
+	}
+	defer func() {
+		decodeMemory.release(cost)
+		if cost >= decodeMemory.size/4 {
+			// What it took is garbage now, but the collector's next goal is twice the heap it
+			// last found live, with this image in it, and the runtime keeps freed pages: the
+			// next large scaling would take its memory beside this one's rather than in its
+			// place. Measured, 4 concurrent calls of a 49-megapixel 16-bit PNG: 1.7 GB of RSS
+			// without this, 1.35 GB with runtime.GC, 0.86 GB (one alone's) with this.
+			debug.FreeOSMemory()
+		}
+	}()
 	src, _, err := image.Decode(bytes.NewReader(raw))
 	if err != nil {
 		return nil, leftOut(img, dims, "it could not be decoded to scale it: "+err.Error(), ask)
 	}
 	var fitted image.Image = src
-	w, h := fitSides(cfg.Width, cfg.Height)
 	if w != cfg.Width || h != cfg.Height {
 		dst := image.NewRGBA(image.Rect(0, 0, w, h))
 		draw.CatmullRom.Scale(dst, dst.Bounds(), src, src.Bounds(), draw.Src, nil)
@@ -195,6 +365,9 @@ func fitImage(img mcp.ImageContent, ask string) (*mcp.ImageContent, string) {
 	data, mime, err := encodeImage(fitted, format)
 	if err != nil {
 		return nil, leftOut(img, dims, "it could not be encoded once scaled: "+err.Error(), ask)
+	}
+	if len(data) > maxImageData {
+		return nil, leftOut(img, dims, fmt.Sprintf("even scaled to %d×%d it takes %s of data", w, h, sizeOf(len(data))), ask)
 	}
 	out := img
 	out.Data, out.MIMEType = data, mime
@@ -206,6 +379,37 @@ func fitImage(img mcp.ImageContent, ask string) (*mcp.ImageContent, string) {
 	note := fmt.Sprintf("[mcpctl scaled the image above from %s to %d×%d to fit the Claude API's limits (%d pixels a side, 5 MB)", dims, w, h, maxImageSide)
 	return &out, note + fmt.Sprintf("; a point (x, y) in it is (%.4g·x, %.4g·y) in the original]", float64(cfg.Width)/float64(w), float64(cfg.Height)/float64(h))
 }
+
+// decodeMemory bounds the memory the scalings of all concurrent calls take together: each waits
+// until what it takes (scaleCost) is free, so 16 calls with a large image each take turns rather
+// than 16 times the memory. One image over it all runs alone.
+var decodeMemory = newWeighted(1 << 30)
+
+// scaleCost is the memory, in bytes, fitImage takes to decode an image of cfg and scale it to
+// w×h: the decoded image; when scaled, Catmull-Rom's intermediate (4 float64s for each pixel of
+// w columns × the source's rows, x/image/draw's kernelScaler.makeTmpBuf) and the scaled image;
+// and the copy encodeImage flattens for JPEG.
+func scaleCost(cfg image.Config, w, h int) int64 {
+	bpp := 8 // the widest: 16-bit RGBA
+	switch m := cfg.ColorModel; {
+	case isPalette(m), m == color.GrayModel, m == color.AlphaModel:
+		bpp = 1
+	case m == color.Gray16Model, m == color.Alpha16Model:
+		bpp = 2
+	case m == color.YCbCrModel:
+		bpp = 3
+	case m == color.RGBAModel, m == color.NRGBAModel, m == color.NYCbCrAModel, m == color.CMYKModel:
+		bpp = 4
+	}
+	cost := int64(cfg.Width) * int64(cfg.Height) * int64(bpp)
+	if w != cfg.Width || h != cfg.Height {
+		cost += 32*int64(w)*int64(cfg.Height) + 4*int64(w)*int64(h)
+	}
+	return cost + 4*int64(w)*int64(h)
+}
+
+// isPalette says m is a color.Palette, which == cannot compare: it is a slice.
+func isPalette(m color.Model) bool { _, ok := m.(color.Palette); return ok }
 
 // fitSides scales w×h down to fit maxImageSide on both sides, keeping its aspect (and at least
 // a pixel a side).
@@ -219,28 +423,125 @@ func fitSides(w, h int) (int, int) {
 	return max(1, w*maxImageSide/h), maxImageSide
 }
 
-// encodeImage encodes a scaled image as PNG when it came as PNG or GIF (screenshots and
-// diagrams, which PNG keeps sharp and small), else as JPEG; a PNG over the data bound becomes a
-// JPEG, which a photo saved as PNG needs.
+// encodeImage encodes a scaled or re-encoded image: one that came as JPEG, WebP or another
+// photo format as JPEG; one that came as PNG or GIF (screenshots and diagrams, which PNG keeps
+// sharp) as PNG, unless it is opaque and its JPEG is smaller (a photo saved as PNG), or its PNG
+// is over the data bound. Of two encodings that fit, never the larger: images are what fills a
+// conversation. A transparent image's JPEG is flattened on white, not the same image, so it is
+// only the fallback for one.
 func encodeImage(img image.Image, format string) (data, mime string, err error) {
-	var buf bytes.Buffer
-	if format == "png" || format == "gif" {
-		if err := png.Encode(&buf, img); err != nil {
+	if format != "png" && format != "gif" {
+		j, err := encodeJPEG(img)
+		if err != nil {
 			return "", "", err
 		}
-		if base64.StdEncoding.EncodedLen(buf.Len()) <= maxImageData {
-			return base64.StdEncoding.EncodeToString(buf.Bytes()), "image/png", nil
-		}
-		buf.Reset()
+		return base64.StdEncoding.EncodeToString(j), "image/jpeg", nil
 	}
-	// JPEG has no transparency: what was transparent would turn black, so it goes on white.
-	flat := image.NewRGBA(img.Bounds())
-	draw.Draw(flat, flat.Bounds(), image.White, image.Point{}, draw.Src)
-	draw.Draw(flat, flat.Bounds(), img, img.Bounds().Min, draw.Over)
-	if err := jpeg.Encode(&buf, flat, &jpeg.Options{Quality: 85}); err != nil {
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
 		return "", "", err
 	}
-	return base64.StdEncoding.EncodeToString(buf.Bytes()), "image/jpeg", nil
+	fits := base64.StdEncoding.EncodedLen(buf.Len()) <= maxImageData
+	if o, ok := img.(interface{ Opaque() bool }); fits && (!ok || !o.Opaque()) {
+		return base64.StdEncoding.EncodeToString(buf.Bytes()), "image/png", nil
+	}
+	j, err := encodeJPEG(img)
+	if err != nil {
+		return "", "", err
+	}
+	if fits && buf.Len() <= len(j) {
+		return base64.StdEncoding.EncodeToString(buf.Bytes()), "image/png", nil
+	}
+	return base64.StdEncoding.EncodeToString(j), "image/jpeg", nil
+}
+
+// encodeJPEG is img as a JPEG of quality 85, where text stays legible and a screenshot takes
+// a fraction of its PNG.
+func encodeJPEG(img image.Image) ([]byte, error) {
+	if o, ok := img.(interface{ Opaque() bool }); !ok || !o.Opaque() {
+		// JPEG has no transparency: what was transparent would turn black, so it goes on white.
+		flat := image.NewRGBA(img.Bounds())
+		draw.Draw(flat, flat.Bounds(), image.White, image.Point{}, draw.Src)
+		draw.Draw(flat, flat.Bounds(), img, img.Bounds().Min, draw.Over)
+		img = flat
+	}
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: 85}); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// weighted is a semaphore of size units that callers take n at a time, first come first
+// served, so a large taker is not starved by a stream of small ones. A taker of more than size
+// takes it all: it runs alone rather than never.
+type weighted struct {
+	mu      sync.Mutex
+	size    int64
+	used    int64
+	waiters []*waiter
+}
+
+type waiter struct {
+	n     int64
+	ready chan struct{} // closed when the units are the waiter's
+}
+
+func newWeighted(size int64) *weighted { return &weighted{size: size} }
+
+// acquire takes n units, waiting until they are free or ctx is done; it takes none when it
+// returns an error.
+func (s *weighted) acquire(ctx context.Context, n int64) error {
+	n = min(n, s.size)
+	s.mu.Lock()
+	if len(s.waiters) == 0 && s.used+n <= s.size {
+		s.used += n
+		s.mu.Unlock()
+		return nil
+	}
+	w := &waiter{n: n, ready: make(chan struct{})}
+	s.waiters = append(s.waiters, w)
+	s.mu.Unlock()
+	select {
+	case <-w.ready:
+		return nil
+	case <-ctx.Done():
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	select {
+	case <-w.ready: // granted as ctx ended: give them back
+		s.used -= n
+	default:
+		s.waiters = slices.DeleteFunc(s.waiters, func(x *waiter) bool { return x == w })
+	}
+	s.grant() // the waiters behind w may fit now
+	return ctx.Err()
+}
+
+// waiting is how many takers wait.
+func (s *weighted) waiting() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.waiters)
+}
+
+// release gives back n units taken by acquire.
+func (s *weighted) release(n int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.used -= min(n, s.size)
+	s.grant()
+}
+
+// grant hands the free units to the waiters in order, stopping at the first that does not fit.
+func (s *weighted) grant() {
+	for len(s.waiters) > 0 && s.used+s.waiters[0].n <= s.size {
+		w := s.waiters[0]
+		s.used += w.n
+		close(w.ready)
+		s.waiters = s.waiters[1:]
+	}
 }
 
 // leftOut is the note that stands for an image mcpctl could not fit: what it was, why, and

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
@@ -11,8 +12,10 @@ import (
 	"image/jpeg"
 	"image/png"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -66,7 +69,7 @@ func decodeBlock(t *testing.T, c mcp.Content) (image.Config, string) {
 func TestFitMediaScalesATallScreenshot(t *testing.T) {
 	before := mcp.NewTextContent("the page")
 	content := []mcp.Content{before, mcp.NewImageContent(pngData(t, stripes(1200, 6000)), "image/png")}
-	out, changed := fitMedia(content)
+	out, changed := fitMedia(t.Context(), content)
 	if !changed || len(out) != 3 {
 		t.Fatalf("changed %v, %d blocks; want the text, the scaled image and a note", changed, len(out))
 	}
@@ -94,7 +97,7 @@ func TestFitMediaLeavesImagesWithinTheLimits(t *testing.T) {
 		{mcp.NewImageContent(base64.StdEncoding.EncodeToString([]byte("<svg/>")), "image/svg+xml")},
 		{mcp.NewImageContent("not base64!", "image/png")},
 	} {
-		out, changed := fitMedia(content)
+		out, changed := fitMedia(t.Context(), content)
 		if changed || len(out) != len(content) {
 			t.Errorf("%.40v: changed %v, %d blocks; want it as it came", content, changed, len(out))
 		}
@@ -107,7 +110,7 @@ func TestFitMediaScalesAWideJPEG(t *testing.T) {
 	if err := jpeg.Encode(&buf, stripes(5000, 1000), nil); err != nil {
 		t.Fatal(err)
 	}
-	out, _ := fitMedia([]mcp.Content{mcp.NewImageContent(base64.StdEncoding.EncodeToString(buf.Bytes()), "image/jpeg")})
+	out, _ := fitMedia(t.Context(), []mcp.Content{mcp.NewImageContent(base64.StdEncoding.EncodeToString(buf.Bytes()), "image/jpeg")})
 	if cfg, format := decodeBlock(t, out[0]); cfg.Width != 2000 || cfg.Height != 400 || format != "jpeg" {
 		t.Errorf("scaled to %d×%d %s, want 2000×400 jpeg", cfg.Width, cfg.Height, format)
 	}
@@ -128,7 +131,7 @@ func TestFitMediaReencodesAHeavyImage(t *testing.T) {
 	if len(data) <= maxImageData {
 		t.Fatalf("the test image has %d bytes of data, want over %d", len(data), maxImageData)
 	}
-	out, _ := fitMedia([]mcp.Content{mcp.NewImageContent(data, "image/png")})
+	out, _ := fitMedia(t.Context(), []mcp.Content{mcp.NewImageContent(data, "image/png")})
 	if cfg, format := decodeBlock(t, out[0]); cfg.Width != 1200 || cfg.Height != 1200 || format != "jpeg" {
 		t.Errorf("%d×%d %s, want 1200×1200 jpeg", cfg.Width, cfg.Height, format)
 	}
@@ -168,7 +171,7 @@ func TestFitMediaLeavesOutWhatItCannotFit(t *testing.T) {
 		"over 5 MB in a format mcpctl cannot read": {mcp.NewImageContent(base64.StdEncoding.EncodeToString(bytes.Repeat([]byte("<svg/>"), 1<<20)), "image/svg+xml"),
 			[]string{"image/svg+xml", "8.0 MB of data", "cannot read its format"}},
 	} {
-		out, changed := fitMedia([]mcp.Content{c.img})
+		out, changed := fitMedia(t.Context(), []mcp.Content{c.img})
 		if !changed || len(out) != 1 {
 			t.Errorf("%s: changed %v, %d blocks; want the note alone", name, changed, len(out))
 			continue
@@ -198,7 +201,7 @@ func TestFitPromptImages(t *testing.T) {
 		mcp.NewPromptMessage(mcp.RoleAssistant, mcp.NewImageContent(headerOnlyPNG(t, 20000, 20000), "image/png")),
 		small,
 	}
-	out, changed := fitPromptImages(msgs)
+	out, changed := fitPromptImages(t.Context(), msgs)
 	if !changed || len(out) != 5 {
 		t.Fatalf("changed %v, %d messages; want the text, the scaled image, its note, the note for the one left out and the small image", changed, len(out))
 	}
@@ -221,7 +224,7 @@ func TestFitPromptImages(t *testing.T) {
 	}
 
 	plain := []mcp.PromptMessage{intro, small}
-	if out, changed := fitPromptImages(plain); changed || len(out) != 2 {
+	if out, changed := fitPromptImages(t.Context(), plain); changed || len(out) != 2 {
 		t.Errorf("messages within the limits: changed %v, %d messages; want them as they came", changed, len(out))
 	}
 }
@@ -237,7 +240,7 @@ func TestFitResourceImages(t *testing.T) {
 		mcp.BlobResourceContents{URI: "test://a/huge", MIMEType: "image/png", Blob: headerOnlyPNG(t, 20000, 20000)},
 		text,
 	}
-	out, notes := fitResourceImages(contents, askServer)
+	out, notes := fitResourceImages(t.Context(), contents, askServer)
 	if len(out) != 4 || len(notes) != 2 {
 		t.Fatalf("%d contents, %d notes; want 4 and 2", len(out), len(notes))
 	}
@@ -258,7 +261,7 @@ func TestFitResourceImages(t *testing.T) {
 	if contents[0].(mcp.BlobResourceContents).Blob == shot.Blob {
 		t.Error("the upstream's contents were changed in place")
 	}
-	if out, notes := fitResourceImages(contents[1:2], askServer); len(notes) != 0 || !reflect.DeepEqual(out[0], bin) {
+	if out, notes := fitResourceImages(t.Context(), contents[1:2], askServer); len(notes) != 0 || !reflect.DeepEqual(out[0], bin) {
 		t.Errorf("a blob that is no image: %d notes, want it as it came", len(notes))
 	}
 }
@@ -316,7 +319,7 @@ func BenchmarkFitMediaScreenshot(b *testing.B) {
 	content := []mcp.Content{mcp.NewImageContent(pngData(b, stripes(1280, 9000)), "image/png")}
 	b.ResetTimer()
 	for b.Loop() {
-		fitMedia(content)
+		fitMedia(b.Context(), content)
 	}
 }
 
@@ -342,7 +345,7 @@ func TestFitMediaFitsEmbeddedImages(t *testing.T) {
 	shot := mcp.EmbeddedResource{Type: "resource", Resource: mcp.BlobResourceContents{URI: "test://a/shot", MIMEType: "image/png", Blob: pngData(t, stripes(300, 3000))}}
 	huge := mcp.EmbeddedResource{Type: "resource", Resource: mcp.BlobResourceContents{URI: "test://a/huge", MIMEType: "image/png", Blob: headerOnlyPNG(t, 20000, 20000)}}
 	doc := mcp.EmbeddedResource{Type: "resource", Resource: mcp.TextResourceContents{URI: "test://a/doc", Text: "a document"}}
-	out, changed := fitMedia([]mcp.Content{shot, doc, huge})
+	out, changed := fitMedia(t.Context(), []mcp.Content{shot, doc, huge})
 	if !changed || len(out) != 4 {
 		t.Fatalf("changed %v, %d blocks; want the screenshot, its note, the document and the note for the huge one", changed, len(out))
 	}
@@ -360,7 +363,237 @@ func TestFitMediaFitsEmbeddedImages(t *testing.T) {
 		t.Errorf("the embedded document changed: %#v", out[2])
 	}
 	left, ok := out[3].(mcp.EmbeddedResource).Resource.(mcp.TextResourceContents)
-	if !ok || left.URI != "test://a/huge" || !strings.Contains(left.Text, "20000×20000 pixels") || !strings.Contains(left.Text, askTool) {
+	if !ok || left.URI != "test://a/huge" || !strings.Contains(left.Text, "20000×20000 pixels") || !strings.Contains(left.Text, askTool.one) {
 		t.Errorf("the image that cannot be fitted: %#v, want text under its URI saying what it was and what to ask the tool", out[3])
+	}
+}
+
+// lower sets *v to n for the test: the bounds are sized for real results, the tests' images are
+// small.
+func lower(t *testing.T, v *int, n int) {
+	t.Helper()
+	old := *v
+	*v = n
+	t.Cleanup(func() { *v = old })
+}
+
+// A result's images past maxResultImages, or past maxResultImageData of data, are left out, one
+// note in place of the first saying how many and what to ask for; every image after the first
+// left out is too, however small, so the note can say "from here on".
+func TestFitMediaBoundsAResultsImages(t *testing.T) {
+	small := mcp.NewImageContent(pngData(t, stripes(16, 16)), "image/png")
+	content := []mcp.Content{mcp.NewTextContent("the shots")}
+	for range 25 {
+		content = append(content, small)
+	}
+	content = append(content, mcp.NewTextContent("done"))
+	out, changed := fitMedia(t.Context(), content)
+	if !changed || len(out) != 1+20+1+1 {
+		t.Fatalf("changed %v, %d blocks; want the text, 20 images, the note and the text after", changed, len(out))
+	}
+	for i, c := range out[1:21] {
+		if !reflect.DeepEqual(c, small) {
+			t.Fatalf("block %d is %T, want the image as it came", i+1, c)
+		}
+	}
+	note, _ := out[21].(mcp.TextContent)
+	for _, want := range []string{"left out the 5 images from here on", "image/png", "at most 20 images", askTool.many} {
+		if !strings.Contains(note.Text, want) {
+			t.Errorf("note %q does not say %q", note.Text, want)
+		}
+	}
+	if text, _ := out[22].(mcp.TextContent); text.Text != "done" {
+		t.Errorf("the text after the images: %v", out[22])
+	}
+
+	// The data bound counts images as they are passed, a scaled one by its scaled data.
+	big := mcp.NewImageContent(pngData(t, stripes(300, 3000)), "image/png")
+	lower(t, &maxResultImageData, 3*len(small.Data))
+	out, _ = fitMedia(t.Context(), []mcp.Content{small, small, big, small})
+	if len(out) != 3 || !reflect.DeepEqual(out[1], small) {
+		t.Fatalf("%d blocks; want two images and the note", len(out))
+	}
+	note, _ = out[2].(mcp.TextContent)
+	if !strings.Contains(note.Text, "left out the 2 images from here on") || !strings.Contains(note.Text, "had 2 images") {
+		t.Errorf("note %q; want the 2 images from the large one on left out, after 2 passed", note.Text)
+	}
+}
+
+// A prompt's and a resource's images are bounded as a tool's are: the note takes the place, and
+// the role or URI, of the first image left out.
+func TestFitPromptAndResourceImagesAreBounded(t *testing.T) {
+	lower(t, &maxResultImages, 1)
+	img := pngData(t, stripes(16, 16))
+	msgs := []mcp.PromptMessage{
+		mcp.NewPromptMessage(mcp.RoleUser, mcp.NewImageContent(img, "image/png")),
+		mcp.NewPromptMessage(mcp.RoleAssistant, mcp.NewImageContent(img, "image/png")),
+		mcp.NewPromptMessage(mcp.RoleUser, mcp.NewTextContent("and")),
+		mcp.NewPromptMessage(mcp.RoleUser, mcp.NewImageContent(img, "image/png")),
+	}
+	out, changed := fitPromptImages(t.Context(), msgs)
+	if !changed || len(out) != 3 || !reflect.DeepEqual(out[0], msgs[0]) || !reflect.DeepEqual(out[2], msgs[2]) {
+		t.Fatalf("changed %v, %d messages; want the first image, the note and the text", changed, len(out))
+	}
+	if note, _ := out[1].Content.(mcp.TextContent); out[1].Role != mcp.RoleAssistant || !strings.Contains(note.Text, "left out the 2 images from here on") ||
+		!strings.Contains(note.Text, askServer.many) {
+		t.Errorf("the note: %s %q; want the assistant's, saying 2 images were left out", out[1].Role, note.Text)
+	}
+
+	contents := []mcp.ResourceContents{
+		mcp.BlobResourceContents{URI: "test://a/1", MIMEType: "image/png", Blob: img},
+		mcp.BlobResourceContents{URI: "test://a/2", MIMEType: "image/png", Blob: img},
+		mcp.BlobResourceContents{URI: "test://a/3", MIMEType: "image/png", Blob: img},
+	}
+	got, notes := fitResourceImages(t.Context(), contents, askServer)
+	if len(got) != 2 || !reflect.DeepEqual(got[0], contents[0]) || len(notes) != 1 {
+		t.Fatalf("%d contents, %d notes; want the first image and the note, and the note for the log", len(got), len(notes))
+	}
+	if left, ok := got[1].(mcp.TextResourceContents); !ok || left.URI != "test://a/2" || left.Text != notes[0] || !strings.Contains(left.Text, "left out the 2 images") {
+		t.Errorf("in place of the second image: %#v; want the note under its URI", got[1])
+	}
+	if _, ok := contents[1].(mcp.BlobResourceContents); !ok || len(contents) != 3 {
+		t.Error("the upstream's contents were changed in place")
+	}
+}
+
+// noise is a w×h image of random pixels, opaque or half transparent: what neither PNG nor JPEG
+// compresses well, and JPEG far less badly.
+func noise(w, h int, opaque bool) *image.NRGBA {
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	x := uint32(1)
+	for i := range img.Pix {
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		img.Pix[i] = uint8(x)
+		if i%4 == 3 {
+			img.Pix[i] = 128
+			if opaque {
+				img.Pix[i] = 255
+			}
+		}
+	}
+	return img
+}
+
+// A scaled PNG that is a photo comes back as the smaller of its PNG and its JPEG; a transparent
+// one stays PNG, which its JPEG would not be.
+func TestFitMediaPicksTheSmallerEncoding(t *testing.T) {
+	for _, c := range []struct {
+		opaque bool
+		want   string
+	}{{true, "jpeg"}, {false, "png"}} {
+		data := pngData(t, noise(2100, 60, c.opaque))
+		out, _ := fitMedia(t.Context(), []mcp.Content{mcp.NewImageContent(data, "image/png")})
+		if cfg, format := decodeBlock(t, out[0]); cfg.Width != 2000 || format != c.want {
+			t.Errorf("opaque %v: %d wide, %s; want 2000 wide, %s", c.opaque, cfg.Width, format, c.want)
+		}
+		if got := len(out[0].(mcp.ImageContent).Data); c.opaque && got > len(data)/2 {
+			t.Errorf("the scaled photo has %s of data, its PNG %s; want the JPEG's fraction", sizeOf(got), sizeOf(len(data)))
+		}
+	}
+}
+
+// decodeMemory bounds the scalings of concurrent calls together: a call waits while others hold
+// it, and gives up, the image left out with a note, when its request ends.
+func TestFitImageWaitsForDecodeMemory(t *testing.T) {
+	old := decodeMemory
+	decodeMemory = newWeighted(1 << 30)
+	t.Cleanup(func() { decodeMemory = old })
+	if err := decodeMemory.acquire(t.Context(), 1<<30); err != nil {
+		t.Fatal(err)
+	}
+	shot := mcp.NewImageContent(pngData(t, stripes(2100, 100)), "image/png")
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan []mcp.Content)
+	go func() {
+		out, _ := fitMedia(ctx, []mcp.Content{shot})
+		done <- out
+	}()
+	waitFor(t, func() bool { return decodeMemory.waiting() == 1 })
+	cancel()
+	out := <-done
+	if note, _ := out[0].(mcp.TextContent); len(out) != 1 || !strings.Contains(note.Text, "request ended while it waited") {
+		t.Errorf("%d blocks, %v; want the note alone, saying the request ended", len(out), out[0])
+	}
+
+	// Released, the next call scales.
+	decodeMemory.release(1 << 30)
+	if out, _ := fitMedia(t.Context(), []mcp.Content{shot}); len(out) != 2 {
+		t.Errorf("%d blocks; want the scaled image and its note", len(out))
+	}
+}
+
+// waitFor waits until cond holds, failing the test after 10 s.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("the condition never held")
+		}
+		runtime.Gosched()
+	}
+}
+
+// Takers wait in order until their units are free; one larger than the whole runs alone; one
+// whose context ends takes nothing and stops holding up those behind it.
+func TestWeighted(t *testing.T) {
+	s := newWeighted(10)
+	if err := s.acquire(t.Context(), 8); err != nil {
+		t.Fatal(err)
+	}
+	big := make(chan error)
+	go func() { big <- s.acquire(t.Context(), 100) }() // needs all 10, after the 8 are back
+	waitFor(t, func() bool { return s.waiting() == 1 })
+	ctx, cancel := context.WithCancel(t.Context())
+	small := make(chan error)
+	go func() { small <- s.acquire(ctx, 1) }() // would fit, but waits behind big
+	waitFor(t, func() bool { return s.waiting() == 2 })
+	cancel()
+	if err := <-small; err == nil {
+		t.Error("a taker whose context ended got its units")
+	}
+	s.release(8)
+	if err := <-big; err != nil {
+		t.Fatal(err)
+	}
+	if s.used != 10 || s.waiting() != 0 {
+		t.Errorf("%d units used, %d waiting; want 10 and none", s.used, s.waiting())
+	}
+	s.release(100)
+	if s.used != 0 {
+		t.Errorf("%d units used after all came back", s.used)
+	}
+}
+
+// scaleCost covers what scaling really allocates: for a 16-bit PNG, 8 bytes a pixel and
+// Catmull-Rom's buffer, which dwarfs the image (the estimate once counted the image alone).
+func TestScaleCostCoversWhatScalingTakes(t *testing.T) {
+	img := image.NewRGBA64(image.Rect(0, 0, 2400, 600))
+	for y := range 600 {
+		for x := range 2400 {
+			img.SetRGBA64(x, y, color.RGBA64{R: uint16(x * 27), G: uint16(y * 109), B: 0x8000, A: 0xffff})
+		}
+	}
+	data := pngData(t, img)
+	raw, _ := base64.StdEncoding.DecodeString(data)
+	cfg, _, err := image.DecodeConfig(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cost := scaleCost(cfg, 2000, 500)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	fitted, _ := fitImage(t.Context(), mcp.NewImageContent(data, "image/png"), askTool.one)
+	runtime.ReadMemStats(&after)
+	if fitted == nil {
+		t.Fatal("not scaled")
+	}
+	// Less what is not the decoding's or scaling's: the data decoded from base64, and the
+	// encodings with their base64.
+	took := int64(after.TotalAlloc-before.TotalAlloc) - int64(len(raw)) - 3*int64(len(fitted.Data))
+	if took > cost || cost > 2*took {
+		t.Errorf("scaling took %s, scaleCost says %s; want it covered, and not twice over", sizeOf(int(took)), sizeOf(int(cost)))
 	}
 }

@@ -512,7 +512,7 @@ func (u *upstreams) callTool(ctx context.Context, req mcp.CallToolRequest) (*mcp
 	if u.pipe != nil && dropMediaCopies(res) {
 		u.log.Info("upstream: a copy of an image or audio block left out of structuredContent", "tool", req.Params.Name)
 	}
-	if content, changed := fitMedia(res.Content); changed {
+	if content, changed := fitMedia(ctx, res.Content); changed {
 		res.Content = content
 		u.log.Info("upstream: an image scaled or left out to fit the Claude API's limits", "tool", req.Params.Name)
 	}
@@ -532,7 +532,7 @@ func (u *upstreams) reader(name string) server.ResourceHandlerFunc {
 		if err != nil {
 			return nil, fault(ctx, err)
 		}
-		contents, notes := fitResourceImages(res.Contents, askServer)
+		contents, notes := fitResourceImages(ctx, res.Contents, askServer)
 		for _, note := range notes {
 			u.log.Info("upstream: a resource's image scaled or left out to fit the Claude API's limits", "server", name, "uri", req.Params.URI, "note", note)
 		}
@@ -552,7 +552,7 @@ func (u *upstreams) getPrompt(ctx context.Context, req mcp.GetPromptRequest) (*m
 	if err != nil {
 		return nil, fault(ctx, err)
 	}
-	if msgs, changed := fitPromptImages(res.Messages); changed {
+	if msgs, changed := fitPromptImages(ctx, res.Messages); changed {
 		res.Messages = msgs
 		u.log.Info("upstream: a prompt's image scaled or left out to fit the Claude API's limits", "prompt", req.Params.Name)
 	}
