@@ -200,7 +200,8 @@ func TestUpstreamPromptAndResourceImagesFitTheAPI(t *testing.T) {
 	if want := []string{"user text", "user image", "user text", "assistant text", "user image"}; !slices.Equal(roles, want) {
 		t.Fatalf("db__shots: messages %q, want %q: the scaled screenshot and its note, the huge one's note in its place, the small one", roles, want)
 	}
-	if cfg := imageSize(t, res.Messages[1].Content.(mcp.ImageContent).Data); cfg.Width != 266 || cfg.Height != 2000 {
+	img := res.Messages[1].Content.(mcp.ImageContent)
+	if cfg := imageSize(t, img.Data, img.MIMEType); cfg.Width != 266 || cfg.Height != 2000 {
 		t.Errorf("the screenshot is %d×%d, want 266×2000", cfg.Width, cfg.Height)
 	}
 	if note := res.Messages[2].Content.(mcp.TextContent).Text; !strings.Contains(note, "from 400×3000 pixels to 266×2000") {
@@ -221,10 +222,10 @@ func TestUpstreamPromptAndResourceImagesFitTheAPI(t *testing.T) {
 		return r.Contents[0]
 	}
 	shot, ok := read("test://db/shot.png").(mcp.BlobResourceContents)
-	if !ok || shot.URI != "test://db/shot.png" || shot.MIMEType != "image/png" {
-		t.Fatalf("test://db/shot.png: %T %s %s, want a PNG blob under its URI", shot, shot.URI, shot.MIMEType)
+	if !ok || shot.URI != "test://db/shot.png" {
+		t.Fatalf("test://db/shot.png: %T %s %s, want an image blob under its URI", shot, shot.URI, shot.MIMEType)
 	}
-	if cfg := imageSize(t, shot.Blob); cfg.Width != 266 || cfg.Height != 2000 {
+	if cfg := imageSize(t, shot.Blob, shot.MIMEType); cfg.Width != 266 || cfg.Height != 2000 {
 		t.Errorf("test://db/shot.png is %d×%d, want 266×2000", cfg.Width, cfg.Height)
 	}
 	huge, ok := read("test://db/huge.png").(mcp.TextResourceContents)
@@ -237,15 +238,19 @@ func TestUpstreamPromptAndResourceImagesFitTheAPI(t *testing.T) {
 }
 
 // imageSize decodes the size of a base64 image.
-func imageSize(tb testing.TB, data string) image.Config {
+func imageSize(tb testing.TB, data, mime string) image.Config {
 	tb.Helper()
 	raw, err := base64.StdEncoding.DecodeString(data)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	cfg, _, err := image.DecodeConfig(bytes.NewReader(raw))
+	cfg, format, err := image.DecodeConfig(bytes.NewReader(raw))
 	if err != nil {
 		tb.Fatal(err)
+	}
+	// A scaled image comes as the smaller of its PNG and JPEG (an opaque one), and says which.
+	if mime != "image/"+format || format != "png" && format != "jpeg" {
+		tb.Fatalf("a %s image sent as %s; want a PNG or a JPEG, as its type says", format, mime)
 	}
 	return cfg
 }
