@@ -61,6 +61,24 @@ func TestResultsSizedForAModel(t *testing.T) {
 			t.Errorf("list_folders: %d bytes of text, %d of %d folders, truncated %v; want at most %d bytes and truncated",
 				n, len(folders.Folders), folders.Total, folders.Truncated, mcpserver.MaxResultBytes)
 		}
+		// The shallowest are kept: every top-level folder, the last one too, where the first
+		// subtrees went whole and the later top-level folders not at all.
+		top := 0
+		for _, f := range folders.Folders {
+			if f.ParentID == nil && strings.HasPrefix(f.Name, "Team area") {
+				top++
+			}
+		}
+		if top != 200 {
+			t.Errorf("list_folders lists %d of the 200 top-level team folders, want all", top)
+		}
+		// What is left out is one parentId away.
+		var below mcpserver.FoldersResult
+		textBytes(t, "list_folders", map[string]any{"includeEmpty": true, "parentId": "f01de500-0000-4000-8000-000000000398"}, &below)
+		if len(below.Folders) != 1 || below.Folders[0].Name != "Team area 399 with a long descriptive folder name" || below.Truncated {
+			t.Errorf("list_folders below team area 398: %+v, want team area 399", below)
+		}
+		s.callError(t, "list_folders", map[string]any{"parentId": "F01DE500-0000-4000-8000-999999999999"}, "FOLDER_NOT_FOUND")
 	})
 
 	t.Run("includeContent ends a page early and says where to go on", func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -30,7 +31,8 @@ func (d readTools) tools() []server.ServerTool {
 		d.serverTool(tool{
 			name: "list_folders", title: "List folders", readOnly: true, idempotent: true, timeout: 2 * time.Second,
 			description: "List the library's folders as a tree (parents first) with their ids, paths and how many prompts " +
-				"and subfolders each holds. Use a folder's id as folderId in list_prompts or create_prompt.",
+				"and subfolders each holds; parentId lists one folder's subfolders. Use a folder's id as folderId in " +
+				"list_prompts or create_prompt.",
 			handle: d.listFolders,
 		}),
 		d.serverTool(tool{
@@ -79,9 +81,13 @@ type FoldersResult struct {
 	Truncated bool           `json:"truncated"`
 }
 
+// listFolders lists the folders in tree order. Over the bound it keeps the shallowest: the top
+// levels whole, with the child counts that say what is below, never the first subtrees whole and
+// the later top-level folders not at all. parentId lists what is below one folder.
 func (d readTools) listFolders(ctx context.Context, args json.RawMessage) (any, error) {
 	var in struct {
-		IncludeEmpty bool `json:"includeEmpty"`
+		ParentID     *string `json:"parentId"`
+		IncludeEmpty bool    `json:"includeEmpty"`
 	}
 	if err := decodeToolArgs(args, &in); err != nil {
 		return nil, err
@@ -90,22 +96,59 @@ func (d readTools) listFolders(ctx context.Context, args json.RawMessage) (any, 
 	if err != nil {
 		return nil, err
 	}
-	out := FoldersResult{Folders: []FolderResult{}}
-	size := 100 // the envelope: total, truncated
+	root := "" // the folder asked for, as the library spells its id
+	if in.ParentID != nil {
+		i := slices.IndexFunc(all, func(f dbread.FolderInfo) bool { return strings.EqualFold(f.ID, *in.ParentID) })
+		if i < 0 || !d.inScope(&all[i].ID) {
+			return nil, promptlib.Errorf(promptlib.CodeFolderNotFound, "no folder has id %s", *in.ParentID)
+		}
+		root = all[i].ID
+	}
+	// all is in tree order, parents first: a folder's depth is its parent's and one, and it is
+	// below root when its parent is root or below it.
+	depth := make(map[string]int, len(all))
+	below := map[string]bool{root: true}
+	var listed []dbread.FolderInfo
 	for _, f := range all {
+		depth[f.ID] = 1
+		if f.ParentID != nil {
+			depth[f.ID] = depth[*f.ParentID] + 1
+		}
+		if root != "" {
+			if f.ParentID == nil || !below[*f.ParentID] {
+				continue
+			}
+			below[f.ID] = true
+		}
 		if !d.inScope(&f.ID) || !in.IncludeEmpty && f.PromptCount == 0 && f.ChildCount == 0 {
 			continue
 		}
-		out.Total++
+		listed = append(listed, f)
+	}
+	// Which fit: the shallowest first, in tree order within a depth.
+	order := make([]int, len(listed))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return depth[listed[a].ID] - depth[listed[b].ID] })
+	keep := make([]bool, len(listed))
+	size, kept := 100, 0 // the envelope: total, truncated
+	for _, i := range order {
 		// A bound on the folder's JSON: ids, counts, times and keys take under 280 bytes.
-		n := 280 + jsonTextLen(f.Name) + jsonTextLen(f.Path)
-		if out.Truncated || len(out.Folders) == maxFolders || size+n > MaxResultBytes {
-			out.Truncated = true
-			continue
+		n := 280 + jsonTextLen(listed[i].Name) + jsonTextLen(listed[i].Path)
+		if kept == maxFolders || size+n > MaxResultBytes {
+			break
 		}
 		size += n
-		out.Folders = append(out.Folders, FolderResult{ID: f.ID, Name: f.Name, ParentID: f.ParentID, Path: f.Path,
-			ChildCount: f.ChildCount, PromptCount: f.PromptCount, CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt})
+		keep[i] = true
+		kept++
+	}
+	out := FoldersResult{Folders: make([]FolderResult, 0, kept), Total: len(listed), Truncated: kept < len(listed)}
+	for i, f := range listed {
+		if keep[i] {
+			out.Folders = append(out.Folders, FolderResult{ID: f.ID, Name: f.Name, ParentID: f.ParentID, Path: f.Path,
+				ChildCount: f.ChildCount, PromptCount: f.PromptCount, CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt})
+		}
 	}
 	return out, nil
 }
