@@ -29,6 +29,11 @@ type process struct {
 	stderrDone chan struct{} // closed when the stderr reader has returned
 	stderrR    *os.File
 
+	log      *slog.Logger
+	failed   chan struct{} // closed once mcpctl gave up on the connection (fail)
+	failOnce sync.Once
+	failWhy  *connFailure // set before failed is closed
+
 	mu         sync.Mutex
 	lastStderr string
 }
@@ -59,8 +64,8 @@ func startProcess(cmd *exec.Cmd, log *slog.Logger) (*process, error) {
 		return nil, err
 	}
 	closeAll(inR, outW, errW) // the child's ends; it holds its own copies
-	p := &process{cmd: cmd, stdin: inW, stdout: outR, stderrR: errR,
-		exited: make(chan struct{}), stderrDone: make(chan struct{})}
+	p := &process{cmd: cmd, stdin: inW, stdout: outR, stderrR: errR, log: log,
+		exited: make(chan struct{}), stderrDone: make(chan struct{}), failed: make(chan struct{})}
 	go func() {
 		p.waitErr = cmd.Wait()
 		close(p.exited)
@@ -98,6 +103,27 @@ func (p *process) readStderr(log *slog.Logger) {
 		if err != nil {
 			return
 		}
+	}
+}
+
+// fail gives up on the connection for reason: the run loop, waiting on failed, stops the child
+// and restarts it, and requests under way get reason and hint (Server.callError). Only the first
+// failure counts; later ones are its consequences.
+func (p *process) fail(reason, hint string) {
+	p.failOnce.Do(func() {
+		p.failWhy = &connFailure{reason: reason, hint: hint}
+		p.log.Error("upstream connection failed; stopping the server", "reason", reason)
+		close(p.failed)
+	})
+}
+
+// failure is why mcpctl gave up on the connection, or nil while it has not.
+func (p *process) failure() *connFailure {
+	select {
+	case <-p.failed:
+		return p.failWhy
+	default:
+		return nil
 	}
 }
 
