@@ -3,6 +3,7 @@ package upstream
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -267,7 +268,7 @@ func runTestUpstream() int {
 	}
 	stdin := &stoppableReader{r: os.Stdin, stop: make(chan struct{})}
 	if os.Getenv(envMisbehave) == "1" {
-		addMisbehaviours(s, stdin)
+		addMisbehaviours(s, hooks, stdin)
 	}
 	err := server.NewStdioServer(s).Listen(context.Background(), stdin, os.Stdout)
 	if os.Getenv(envHold) == "1" {
@@ -301,19 +302,25 @@ func (r *stoppableReader) Read(b []byte) (int, error) {
 }
 
 // addMisbehaviours adds the tools that break the connection in ways the supervisor must notice.
-func addMisbehaviours(s *server.MCPServer, stdin *stoppableReader) {
+func addMisbehaviours(s *server.MCPServer, hooks *server.Hooks, stdin *stoppableReader) {
 	s.AddTool(mcp.NewTool("stop_reading", mcp.WithDescription("stops reading stdin, as a wedged server does")),
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			stdin.once.Do(func() { close(stdin.stop) })
 			return mcp.NewToolResultText("stopped"), nil
 		})
-	s.AddTool(mcp.NewTool("deep", mcp.WithDescription("a result nested deeper than encoding/json parses"), mcp.WithNumber("depth")),
+	// mcp-go refuses to send a reply nested this deep, so the hook writes it by hand, under the
+	// call's id; the handler then answers nothing more.
+	hooks.AddBeforeCallTool(func(ctx context.Context, id any, req *mcp.CallToolRequest) {
+		if req.Params.Name == "deep" {
+			idJSON, _ := json.Marshal(id)
+			fmt.Fprintf(os.Stdout, `{"jsonrpc":"2.0","id":%s,"result":{"content":[],"structuredContent":{"v":%s0%s}}}`+"\n",
+				idJSON, strings.Repeat("[", 10001), strings.Repeat("]", 10001))
+		}
+	})
+	s.AddTool(mcp.NewTool("deep", mcp.WithDescription("a reply nested deeper than encoding/json parses")),
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			var v any = "bottom"
-			for range req.GetInt("depth", 10001) {
-				v = []any{v}
-			}
-			return mcp.NewToolResultStructured(v, "deep"), nil
+			<-ctx.Done()
+			return nil, ctx.Err()
 		})
 	s.AddTool(mcp.NewTool("stderr_flood", mcp.WithDescription("writes mib MiB of stderr lines, then 'flood: end'"), mcp.WithNumber("mib")),
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {

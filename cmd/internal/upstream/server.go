@@ -314,7 +314,8 @@ func (s *Server) runOnce(ctx context.Context) (up time.Duration, reason string) 
 	s.pid = proc.pid()
 	s.mu.Unlock()
 	c := &conn{proc: proc, relist: make(chan struct{}, 1)}
-	c.tr = transport.NewIO(proc.stdout, &stdinWriter{p: proc, server: s.name, timeout: s.timeout}, nil)
+	c.tr = transport.NewIO(&stdoutReader{p: proc, server: s.name, max: s.opts.maxLine},
+		&stdinWriter{p: proc, server: s.name, timeout: s.timeout}, nil)
 	c.client = client.NewClient(c.tr, append(s.relayOptions(c), client.WithProtocolVersion(mcp.ProtocolVersion20251125))...)
 	c.client.OnNotification(s.onNotification(c))
 

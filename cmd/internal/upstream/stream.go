@@ -73,3 +73,71 @@ func sizeText(n int) string {
 	}
 	return fmt.Sprintf("%d bytes", n)
 }
+
+// maxLine is the most one message from a server (one line of its stdout) may take. mcp-go reads
+// a line whole, however long, so without a bound a server writing without a newline holds all
+// of mcpctl's memory (300 MB took 936 MB). 64 MiB lets a legitimately big result through: a
+// 40 MB screenshot is about 53 MB once base64-encoded into JSON.
+const maxLine = 64 << 20
+
+// maxDepth is how deeply encoding/json nests before it refuses a document. mcp-go drops a
+// message it cannot parse without a word, so a reply nested deeper would leave its call waiting
+// out the whole timeout.
+const maxDepth = 10000
+
+// stdoutReader is the connection's reader of a server's stdout. It watches each line as mcp-go
+// will frame it, and fails the connection (process.fail) on one that mcp-go could not take: one
+// longer than max, or nested deeper than maxDepth. The server is then stopped and restarted, and
+// every request under way fails at once with the reason, not after its timeout.
+type stdoutReader struct {
+	p      *process
+	server string
+	max    int
+
+	line     int  // bytes since the last newline
+	depth    int  // open objects and arrays, outside strings
+	inString bool // inside a JSON string
+	escaped  bool // the byte before was a backslash inside a string
+}
+
+func (r *stdoutReader) Read(b []byte) (int, error) {
+	if f := r.p.failure(); f != nil {
+		return 0, f
+	}
+	n, err := r.p.stdout.Read(b)
+	for i, c := range b[:n] {
+		if c == '\n' { // mcp-go's frame, whatever the JSON says
+			r.line, r.depth, r.inString, r.escaped = 0, 0, false, false
+			continue
+		}
+		if r.line++; r.line > r.max {
+			r.p.fail(fmt.Sprintf("it sent a message larger than %s, the most mcpctl accepts from a server, so mcpctl stopped it", sizeText(r.max)),
+				fmt.Sprintf("mcpctl restarts it with backoff. Calling again unchanged will fail the same way: ask for less at a time (a smaller page, range or image), or tell the user that servers.%s sends too much at once", r.server))
+			// mcp-go still takes the whole lines before this one in b; it drops the rest with
+			// the error.
+			return i, r.p.failure()
+		}
+		switch {
+		case r.inString:
+			switch {
+			case r.escaped:
+				r.escaped = false
+			case c == '\\':
+				r.escaped = true
+			case c == '"':
+				r.inString = false
+			}
+		case c == '"':
+			r.inString = true
+		case c == '{' || c == '[':
+			if r.depth++; r.depth > maxDepth {
+				r.p.fail(fmt.Sprintf("it sent a message nested more than %d levels deep, which cannot be parsed, so mcpctl stopped it", maxDepth),
+					fmt.Sprintf("mcpctl restarts it with backoff. Calling again unchanged will likely fail the same way: use another tool, or tell the user that servers.%s sends malformed replies", r.server))
+				return i, r.p.failure()
+			}
+		case c == '}' || c == ']':
+			r.depth = max(r.depth-1, 0) // a log line on the wrong stream need not balance
+		}
+	}
+	return n, err
+}

@@ -82,3 +82,40 @@ func TestServerThatStopsReadingIsRestarted(t *testing.T) {
 	}
 	restarted(t, sup, "tu", "stopped reading its input")
 }
+
+// One line of a server's stdout grew without bound (300 MB without a newline took 936 MB): a
+// message longer than the cap fails the call at once, naming the size and what to do, and the
+// server is restarted. The cap is lowered for the test; the big tool answers 200 KB.
+func TestOversizedMessageIsRefused(t *testing.T) {
+	sup, _ := startSupervisor(t, map[string]gate.ServerSpec{"tu": misbehavingSpec(t)}, Options{maxLine: 100 << 10})
+	waitState(t, sup.Server("tu"), Ready)
+	_, err := callAsync(t, sup, "tu__big", nil)
+	var ue *UnavailableError
+	te := ToolError(err)
+	if !errors.As(err, &ue) || !strings.Contains(ue.Reason, "a message larger than 100 KiB") ||
+		te.Code != promptlib.CodeUpstreamUnavailable || !strings.Contains(te.Message, "ask for less at a time") {
+		t.Fatalf("got %v (%+v), want UPSTREAM_UNAVAILABLE naming the 100 KiB cap and what to do", err, te)
+	}
+	restarted(t, sup, "tu", "larger than 100 KiB")
+}
+
+// A reply nested deeper than encoding/json parses was dropped by mcp-go without a word, and its
+// call waited out the whole timeout: it now fails at once, saying why. Brackets inside strings
+// are text, not nesting, and do not count.
+func TestDeeplyNestedMessageIsRefused(t *testing.T) {
+	sup, _ := startSupervisor(t, map[string]gate.ServerSpec{"tu": misbehavingSpec(t)}, Options{})
+	waitState(t, sup.Server("tu"), Ready)
+	word := `\"` + strings.Repeat("[{", maxDepth)
+	if res, err := callAsync(t, sup, "tu__small", map[string]any{"word": word}); err != nil || textOf(res) != "small: "+word {
+		t.Fatalf("brackets in a string: got %v %v, want the text back", res, err)
+	}
+
+	_, err := callAsync(t, sup, "tu__deep", nil)
+	var ue *UnavailableError
+	te := ToolError(err)
+	if !errors.As(err, &ue) || !strings.Contains(ue.Reason, "nested more than 10000 levels deep") ||
+		te.Code != promptlib.CodeUpstreamUnavailable || !strings.Contains(te.Message, "use another tool") {
+		t.Fatalf("got %v (%+v), want UPSTREAM_UNAVAILABLE saying the reply is nested too deep", err, te)
+	}
+	restarted(t, sup, "tu", "nested more than 10000 levels deep")
+}
