@@ -3,7 +3,9 @@ package upstream
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -118,4 +120,69 @@ func TestDeeplyNestedMessageIsRefused(t *testing.T) {
 		t.Fatalf("got %v (%+v), want UPSTREAM_UNAVAILABLE saying the reply is nested too deep", err, te)
 	}
 	restarted(t, sup, "tu", "nested more than 10000 levels deep")
+}
+
+// logCounter counts the bytes of log it is given and keeps the records that report dropped
+// stderr lines.
+type logCounter struct {
+	mu      sync.Mutex
+	bytes   int
+	dropped []string
+}
+
+func (c *logCounter) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.bytes += len(p)
+	if s := string(p); strings.Contains(s, "lines dropped") {
+		c.dropped = append(c.dropped, s)
+	}
+	return len(p), nil
+}
+
+// A server's stderr went to the log without a bound (100 MB of stderr made a 107 MB log): past
+// a burst, lines are dropped and counted, and the last one is still kept for errors.
+func TestStderrFloodIsBounded(t *testing.T) {
+	logged := &logCounter{}
+	sup, _ := startSupervisor(t, map[string]gate.ServerSpec{"tu": misbehavingSpec(t)},
+		Options{Logger: slog.New(slog.NewTextHandler(logged, nil))})
+	srv := sup.Server("tu")
+	waitState(t, srv, Ready)
+	if res, err := callAsync(t, sup, "tu__stderr_flood", map[string]any{"mib": 8}); err != nil || textOf(res) != "flooded" {
+		t.Fatalf("got %v %v", res, err)
+	}
+	// Its stderr is read on its own goroutine, which logs a line before it keeps it as the last.
+	eventually(t, "the flood's last line to be kept", func() bool { return srv.State().LastStderr == "flood: end" })
+	logged.mu.Lock()
+	defer logged.mu.Unlock()
+	if logged.bytes > 1<<20 {
+		t.Errorf("8 MiB of stderr made %d bytes of log, want at most 1 MiB", logged.bytes)
+	}
+	if len(logged.dropped) == 0 || !strings.Contains(logged.dropped[0], "server=tu") || !strings.Contains(logged.dropped[0], "dropped=") {
+		t.Errorf("got reports of dropped lines %q, want one naming the server and the count", logged.dropped)
+	}
+}
+
+// The stderr budget lets a burst through, then refills at its rate, never past the burst.
+func TestLogBudget(t *testing.T) {
+	t0 := time.Now()
+	b := logBudget{tokens: stderrBurst, last: t0}
+	steps := []struct {
+		what  string
+		after time.Duration
+		cost  int
+		want  bool
+	}{
+		{"the whole burst", 0, stderrBurst, true},
+		{"a byte more at once", 0, 1, false},
+		{"a second's refill", time.Second, stderrRate, true},
+		{"a byte more in the same second", time.Second, 1, false},
+		{"the burst, an hour later", time.Hour, stderrBurst, true},
+		{"a byte more: the hour did not fill past the burst", time.Hour, 1, false},
+	}
+	for _, s := range steps {
+		if got := b.take(s.cost, t0.Add(s.after)); got != s.want {
+			t.Errorf("%s: got %v, want %v", s.what, got, s.want)
+		}
+	}
 }
