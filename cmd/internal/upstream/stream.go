@@ -3,6 +3,7 @@ package upstream
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"time"
 )
@@ -100,9 +101,12 @@ type stdoutReader struct {
 	escaped  bool // the byte before was a backslash inside a string
 }
 
+// Read ends the stream with io.EOF once the connection has failed: mcp-go would log any other
+// error through the process's default logger, a plain-text line in the middle of mcpctl's JSON
+// log, and process.fail has already logged the reason.
 func (r *stdoutReader) Read(b []byte) (int, error) {
-	if f := r.p.failure(); f != nil {
-		return 0, f
+	if r.p.failure() != nil {
+		return 0, io.EOF
 	}
 	n, err := r.p.stdout.Read(b)
 	for i, c := range b[:n] {
@@ -114,8 +118,8 @@ func (r *stdoutReader) Read(b []byte) (int, error) {
 			r.p.fail(fmt.Sprintf("it sent a message larger than %s, the most mcpctl accepts from a server, so mcpctl stopped it", sizeText(r.max)),
 				fmt.Sprintf("mcpctl restarts it with backoff. Calling again unchanged will fail the same way: ask for less at a time (a smaller page, range or image), or tell the user that servers.%s sends too much at once", r.server))
 			// mcp-go still takes the whole lines before this one in b; it drops the rest with
-			// the error.
-			return i, r.p.failure()
+			// the end of the stream.
+			return i, io.EOF
 		}
 		switch {
 		case r.inString:
@@ -133,7 +137,7 @@ func (r *stdoutReader) Read(b []byte) (int, error) {
 			if r.depth++; r.depth > maxDepth {
 				r.p.fail(fmt.Sprintf("it sent a message nested more than %d levels deep, which cannot be parsed, so mcpctl stopped it", maxDepth),
 					fmt.Sprintf("mcpctl restarts it with backoff. Calling again unchanged will likely fail the same way: use another tool, or tell the user that servers.%s sends malformed replies", r.server))
-				return i, r.p.failure()
+				return i, io.EOF
 			}
 		case c == '}' || c == ']':
 			r.depth = max(r.depth-1, 0) // a log line on the wrong stream need not balance
