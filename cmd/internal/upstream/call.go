@@ -69,13 +69,21 @@ func (s *Server) unavailable(reason, hint string) *UnavailableError {
 
 // callError sorts a failed request: the caller's own cancellation is returned as it is (the
 // client has already sent notifications/cancelled upstream); a connection that broke because
-// the server died is an *UnavailableError; anything else, a timeout included, a *CallError.
+// the server died, or that mcpctl gave up on (process.fail), is an *UnavailableError; anything
+// else, a timeout included, a *CallError.
 func (s *Server) callError(ctx, callCtx context.Context, c *conn, method, name string, err error) error {
 	if err == nil {
 		return nil
 	}
 	if ctx.Err() != nil {
 		return ctx.Err()
+	}
+	if f := c.proc.failure(); f != nil {
+		// mcpctl gave up on the connection: that is what happened, not the timeout or the
+		// broken connection that followed from it.
+		ue := s.unavailable(f.reason, f.hint)
+		ue.LastStderr, ue.State = c.proc.LastStderr(), Failed // whatever the state still says
+		return ue
 	}
 	if callCtx.Err() != nil {
 		var te *TimeoutError

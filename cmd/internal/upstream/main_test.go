@@ -1,9 +1,12 @@
 package upstream
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -11,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -35,6 +39,8 @@ const (
 	envGarbage  = "MCPCTL_TEST_GARBAGE"  // "1": write lines that are not JSON-RPC to stdout first
 	envExit     = "MCPCTL_TEST_EXIT"     // "1": say why on stderr and exit 1 without serving
 	envComplete = "MCPCTL_TEST_COMPLETE" // "1": declare completions and complete greet and item
+	// "1": also serve the tools that break the connection: stop_reading, deep, stderr_flood
+	envMisbehave = "MCPCTL_TEST_MISBEHAVE"
 )
 
 // bigResult is the size of the big tool's result.
@@ -260,7 +266,11 @@ func runTestUpstream() int {
 		server.WithPromptCompletionProvider(testCompleter{})(s)
 		server.WithResourceCompletionProvider(testCompleter{})(s)
 	}
-	err := server.NewStdioServer(s).Listen(context.Background(), os.Stdin, os.Stdout)
+	stdin := &stoppableReader{r: os.Stdin, stop: make(chan struct{})}
+	if os.Getenv(envMisbehave) == "1" {
+		addMisbehaviours(s, hooks, stdin)
+	}
+	err := server.NewStdioServer(s).Listen(context.Background(), stdin, os.Stdout)
 	if os.Getenv(envHold) == "1" {
 		select {} // outlive stdin: only a signal it cannot ignore ends it
 	}
@@ -269,6 +279,62 @@ func runTestUpstream() int {
 		return 1
 	}
 	return 0
+}
+
+// stoppableReader is the test server's stdin, which the tool stop_reading stops reading.
+type stoppableReader struct {
+	r    io.Reader
+	stop chan struct{}
+	once sync.Once
+}
+
+func (r *stoppableReader) Read(b []byte) (int, error) {
+	select {
+	case <-r.stop:
+		// The misbehaviour under test: never read again. A sleep, not a bare select{}, so that
+		// the runtime does not take the idle process for a deadlock and end it.
+		for {
+			time.Sleep(time.Hour)
+		}
+	default:
+		return r.r.Read(b)
+	}
+}
+
+// addMisbehaviours adds the tools that break the connection in ways the supervisor must notice.
+func addMisbehaviours(s *server.MCPServer, hooks *server.Hooks, stdin *stoppableReader) {
+	s.AddTool(mcp.NewTool("stop_reading", mcp.WithDescription("stops reading stdin, as a wedged server does")),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			stdin.once.Do(func() { close(stdin.stop) })
+			return mcp.NewToolResultText("stopped"), nil
+		})
+	// mcp-go refuses to send a reply nested this deep, so the hook writes it by hand, under the
+	// call's id; the handler then answers nothing more.
+	hooks.AddBeforeCallTool(func(ctx context.Context, id any, req *mcp.CallToolRequest) {
+		if req.Params.Name == "deep" {
+			idJSON, _ := json.Marshal(id)
+			fmt.Fprintf(os.Stdout, `{"jsonrpc":"2.0","id":%s,"result":{"content":[],"structuredContent":{"v":%s0%s}}}`+"\n",
+				idJSON, strings.Repeat("[", 10001), strings.Repeat("]", 10001))
+		}
+	})
+	s.AddTool(mcp.NewTool("deep", mcp.WithDescription("a reply nested deeper than encoding/json parses")),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		})
+	s.AddTool(mcp.NewTool("stderr_flood", mcp.WithDescription("writes mib MiB of stderr lines, then 'flood: end'"), mcp.WithNumber("mib")),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			w := bufio.NewWriterSize(os.Stderr, 64<<10)
+			line := strings.Repeat("f", 99) + "\n"
+			for range req.GetInt("mib", 1) << 20 / len(line) {
+				w.WriteString(line)
+			}
+			w.WriteString("flood: end\n")
+			if err := w.Flush(); err != nil {
+				return nil, err
+			}
+			return mcp.NewToolResultText("flooded"), nil
+		})
 }
 
 // testCompleter completes greet's name and the item template's id by prefix, under the names

@@ -29,6 +29,11 @@ type process struct {
 	stderrDone chan struct{} // closed when the stderr reader has returned
 	stderrR    *os.File
 
+	log      *slog.Logger
+	failed   chan struct{} // closed once mcpctl gave up on the connection (fail)
+	failOnce sync.Once
+	failWhy  *connFailure // set before failed is closed
+
 	mu         sync.Mutex
 	lastStderr string
 }
@@ -59,8 +64,8 @@ func startProcess(cmd *exec.Cmd, log *slog.Logger) (*process, error) {
 		return nil, err
 	}
 	closeAll(inR, outW, errW) // the child's ends; it holds its own copies
-	p := &process{cmd: cmd, stdin: inW, stdout: outR, stderrR: errR,
-		exited: make(chan struct{}), stderrDone: make(chan struct{})}
+	p := &process{cmd: cmd, stdin: inW, stdout: outR, stderrR: errR, log: log,
+		exited: make(chan struct{}), stderrDone: make(chan struct{}), failed: make(chan struct{})}
 	go func() {
 		p.waitErr = cmd.Wait()
 		close(p.exited)
@@ -75,10 +80,48 @@ func closeAll(files ...*os.File) {
 	}
 }
 
+// How much of a server's stderr reaches mcpctl's log, which an MCP client keeps as a file it
+// never rotates (100 MB of stderr made a 107 MB log): a token bucket in bytes lets a burst
+// through whole (a start-up banner, a stack trace) and then a trickle. A line costs its length
+// and stderrLineCost for the log record around it, so a flood of short lines is bounded too.
+const (
+	stderrBurst       = 256 << 10 // bytes
+	stderrRate        = 1 << 10   // bytes a second, about 3.6 MB an hour of a flood that never ends
+	stderrLineCost    = 64
+	stderrReportEvery = 10 * time.Second // how often a flood's dropped lines are counted in the log
+)
+
+// logBudget is a token bucket of bytes of log.
+type logBudget struct {
+	tokens float64
+	last   time.Time
+}
+
+// take spends cost if the budget has it.
+func (b *logBudget) take(cost int, now time.Time) bool {
+	b.tokens = min(stderrBurst, b.tokens+now.Sub(b.last).Seconds()*stderrRate)
+	b.last = now
+	if b.tokens < float64(cost) {
+		return false
+	}
+	b.tokens -= float64(cost)
+	return true
+}
+
 // readStderr sends each stderr line to the log (never to stdout, which is mcpctl's MCP channel)
-// and keeps the last non-empty one for errors.
+// within the log's budget, counting the lines it drops, and keeps the last non-empty one for
+// errors whether logged or not.
 func (p *process) readStderr(log *slog.Logger) {
 	defer close(p.stderrDone)
+	budget := logBudget{tokens: stderrBurst, last: time.Now()}
+	dropped := 0
+	var reported time.Time
+	report := func() {
+		if dropped > 0 {
+			log.Warn("upstream stderr lines dropped: the server writes more than the log takes", "dropped", dropped)
+			dropped = 0
+		}
+	}
 	r := bufio.NewReaderSize(p.stderrR, 4096)
 	for {
 		line, err := r.ReadSlice('\n')
@@ -87,7 +130,17 @@ func (p *process) readStderr(log *slog.Logger) {
 			err = nil
 		}
 		if text := string(bytes.TrimRight(line, "\r\n")); text != "" {
-			log.Info("upstream stderr", "line", text)
+			now := time.Now()
+			if budget.take(len(text)+stderrLineCost, now) {
+				log.Info("upstream stderr", "line", text)
+			} else {
+				dropped++
+			}
+			// The first drop is reported at once, so the log says it is being cut short.
+			if dropped > 0 && now.Sub(reported) >= stderrReportEvery {
+				report()
+				reported = now
+			}
 			if len(text) > maxStderrLine {
 				text = text[:maxStderrLine] + "…"
 			}
@@ -96,8 +149,30 @@ func (p *process) readStderr(log *slog.Logger) {
 			p.mu.Unlock()
 		}
 		if err != nil {
+			report()
 			return
 		}
+	}
+}
+
+// fail gives up on the connection for reason: the run loop, waiting on failed, stops the child
+// and restarts it, and requests under way get reason and hint (Server.callError). Only the first
+// failure counts; later ones are its consequences.
+func (p *process) fail(reason, hint string) {
+	p.failOnce.Do(func() {
+		p.failWhy = &connFailure{reason: reason, hint: hint}
+		p.log.Error("upstream connection failed; stopping the server", "reason", reason)
+		close(p.failed)
+	})
+}
+
+// failure is why mcpctl gave up on the connection, or nil while it has not.
+func (p *process) failure() *connFailure {
+	select {
+	case <-p.failed:
+		return p.failWhy
+	default:
+		return nil
 	}
 }
 

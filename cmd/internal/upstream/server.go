@@ -314,7 +314,8 @@ func (s *Server) runOnce(ctx context.Context) (up time.Duration, reason string) 
 	s.pid = proc.pid()
 	s.mu.Unlock()
 	c := &conn{proc: proc, relist: make(chan struct{}, 1)}
-	c.tr = transport.NewIO(proc.stdout, proc.stdin, nil)
+	c.tr = transport.NewIO(&stdoutReader{p: proc, server: s.name, max: s.opts.maxLine},
+		&stdinWriter{p: proc, server: s.name, timeout: s.timeout}, nil)
 	c.client = client.NewClient(c.tr, append(s.relayOptions(c), client.WithProtocolVersion(mcp.ProtocolVersion20251125))...)
 	c.client.OnNotification(s.onNotification(c))
 
@@ -367,9 +368,13 @@ func (s *Server) runOnce(ctx context.Context) (up time.Duration, reason string) 
 	l, err := s.initialize(initCtx, c)
 	cancel()
 	if err != nil {
+		f := proc.failure()
 		switch {
 		case ctx.Err() != nil:
 			return 0, "stopped"
+		case f != nil:
+			hint = f.hint
+			return 0, f.reason + " while starting"
 		case errors.Is(initCtx.Err(), context.DeadlineExceeded): // cancel() above already ran
 			hint = fmt.Sprintf("If it is only slow, raise servers.%s.timeoutMs in the project file", s.name)
 			return 0, fmt.Sprintf("did not finish initializing within %v", s.timeout)
@@ -392,6 +397,10 @@ func (s *Server) runOnce(ctx context.Context) (up time.Duration, reason string) 
 		case <-proc.exited:
 			hint = "mcpctl restarts it with backoff; its last stderr line may say why it stopped"
 			return time.Since(readyAt), proc.exitReason()
+		case <-proc.failed:
+			f := proc.failure()
+			hint = f.hint
+			return time.Since(readyAt), f.reason
 		case <-c.relist:
 			lctx, cancel := context.WithTimeout(ctx, s.timeout)
 			l, err := s.list(lctx, c)

@@ -32,6 +32,8 @@ type Options struct {
 	MinBackoff time.Duration // the first restart delay; default 1 s
 	MaxBackoff time.Duration // the longest restart delay; default 30 s
 	StopGrace  time.Duration // how long a child has after SIGTERM before SIGKILL; default 2 s
+
+	maxLine int // the most one message from a server may take; default maxLine (tests lower it)
 }
 
 func (o *Options) fill() {
@@ -53,6 +55,9 @@ func (o *Options) fill() {
 	o.MaxBackoff = max(o.MaxBackoff, o.MinBackoff)
 	if o.StopGrace <= 0 {
 		o.StopGrace = 2 * time.Second
+	}
+	if o.maxLine <= 0 {
+		o.maxLine = maxLine
 	}
 }
 
