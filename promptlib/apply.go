@@ -204,7 +204,7 @@ func (a applier) deletePrompt(d *DeletePromptData) (Response, error) {
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		// Deleting is idempotent: a retried or duplicate delete must not fail.
-		return Success(d.ID, "Prompt %s was already deleted", d.ID), nil
+		return Success(d.ID, "No prompt %s to delete: it was deleted already, or never existed", d.ID), nil
 	}
 	return Success(d.ID, "Prompt %s deleted", d.ID), nil
 }

@@ -221,6 +221,9 @@ func (d readTools) getPrompt(ctx context.Context, args json.RawMessage) (any, er
 		page = *in.Page
 	}
 	if page > len(pages) {
+		if len(pages) == 1 {
+			return nil, promptlib.Errorf(promptlib.CodeInvalidInput, "page %d of a prompt that is one page; omit page to read it whole", page)
+		}
 		return nil, promptlib.Errorf(promptlib.CodeInvalidInput, "page %d of a prompt that has %d pages; pages start at 1", page, len(pages))
 	}
 	res := PromptResult{Prompt: p, ContentBytes: len(p.Content), Page: page, Pages: len(pages), LinkStatus: link}
