@@ -1,10 +1,13 @@
 package cmd
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mcpctl/mcpctl/cmd/internal/mcpserver"
 	"github.com/mcpctl/mcpctl/promptlib/librarytest"
 )
@@ -79,6 +82,19 @@ func TestResultsSizedForAModel(t *testing.T) {
 			t.Errorf("list_folders below team area 398: %+v, want team area 399", below)
 		}
 		s.callError(t, "list_folders", map[string]any{"parentId": "F01DE500-0000-4000-8000-999999999999"}, "FOLDER_NOT_FOUND")
+	})
+
+	t.Run("a paged resource is not typed as the JSON it no longer is", func(t *testing.T) {
+		var req mcp.ReadResourceRequest
+		req.Params.URI = "prompteka://library"
+		res, err := s.ReadResource(context.Background(), req)
+		if err != nil || len(res.Contents) != 1 {
+			t.Fatalf("read prompteka://library: %v, %v", res, err)
+		}
+		tc, _ := res.Contents[0].(mcp.TextResourceContents)
+		if len(tc.Text) > 32<<10 || tc.MIMEType != "text/markdown" || json.Valid([]byte(tc.Text)) {
+			t.Errorf("prompteka://library: %d bytes typed %s; want its first page, typed text/markdown", len(tc.Text), tc.MIMEType)
+		}
 	})
 
 	t.Run("includeContent ends a page early and says where to go on", func(t *testing.T) {

@@ -430,6 +430,11 @@ func (p *contentPipeline) resources(next server.ResourceHandlerFunc) server.Reso
 				}
 				if out.Applied {
 					tc.Text = out.Text
+					if out.Meta() != nil {
+						// A page or table of sections, in markdown: no longer the JSON or
+						// YAML its type said, which a client would fail to parse.
+						tc.MIMEType = "text/markdown"
+					}
 					res[i] = tc
 				}
 			}
