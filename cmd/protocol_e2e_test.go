@@ -168,6 +168,8 @@ func TestProtocolManners(t *testing.T) {
 			"Invalid params: params._meta: a number where an object belongs"},
 		{"an unknown tool", `{"jsonrpc":"2.0","id":17,"method":"tools/call","params":{"name":"nope","arguments":{}}}`, 17.0, -32602,
 			"unknown tool 'nope': this server has no tool of that name. Call tools/list for the tools this session can use."},
+		{"a resource of no one's", `{"jsonrpc":"2.0","id":19,"method":"resources/read","params":{"uri":"file:///etc/hosts"}}`, 19.0, 0,
+			"unknown resource 'file:///etc/hosts': no resource of this session has this URI, and no template matches it"},
 		{"an unknown resource", `{"jsonrpc":"2.0","id":6,"method":"resources/read","params":{"uri":"prompteka://prompt/00000000-0000-4000-8000-000000000000"}}`, 6.0, 0,
 			"unknown resource 'prompteka://prompt/00000000-0000-4000-8000-000000000000': no prompt has this id"},
 	}

@@ -20,8 +20,8 @@ import (
 //     request by pointer and uses it after), to a name or URI that cannot exist and that carries
 //     the explanation between carrier marks; the wire then replaces mcp-go's whole message
 //     ("prompt '…' not found: prompt not found") by the explanation alone. A tool name of no
-//     one's gets mcp-go's "tool '…' not found: tool not found", which the wire rewrites to say
-//     what to do.
+//     one's gets mcp-go's "tool '…' not found: tool not found", and a URI of no one's its
+//     "handler not found for resource URI '…'", which the wire rewrites to say what to do.
 //  2. Lists. mcp-go keeps a registry entry per prompt and resource and sorts the whole registry
 //     on every list call (≈1.5 KB and 50–150 ms per page at 100k prompts). mcpctl registers no
 //     library prompt or resource: an after-hook fills each list page from the view's snapshot
@@ -68,6 +68,11 @@ func rewriteError(code int, msg string) (int, string, bool) {
 	if name, ok := strings.CutPrefix(msg, "tool '"); ok {
 		if name, ok := strings.CutSuffix(name, "' not found: tool not found"); ok {
 			return code, fmt.Sprintf("unknown tool '%s': this server has no tool of that name. Call tools/list for the tools this session can use.", name), true
+		}
+	}
+	if uri, ok := strings.CutPrefix(msg, "handler not found for resource URI '"); ok {
+		if uri, ok := strings.CutSuffix(uri, "': resource not found"); ok {
+			return code, fmt.Sprintf("unknown resource '%s': no resource of this session has this URI, and no template matches it. Call resources/list and resources/templates/list for what it serves.", uri), true
 		}
 	}
 	if strings.Contains(msg, "illegal base64 data") {
