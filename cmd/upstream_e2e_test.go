@@ -847,6 +847,17 @@ func TestBriefingTablesOfContents(t *testing.T) {
 	}
 }
 
+// serveDB serves the project web, ungated, whose one server db is this test binary as an
+// upstream (beUpstream), with more of db's env (", KEY: value") and more of its YAML (lines
+// "    key: value\n").
+func serveDB(tb testing.TB, env, yaml string) *session {
+	tb.Helper()
+	lib := projectLibrary(tb)
+	home := testHome(tb)
+	writeProject(tb, home, "web", fmt.Sprintf("folder: Web App\ngated: false\nservers:\n  db:\n    command: %q\n    env: {MCPCTL_BE_UPSTREAM: db%s}\n%s", os.Args[0], env, yaml))
+	return serve(tb, home, "--library", lib.Dir, "--project", "web")
+}
+
 // extrasProject is a project of servers that are this test binary with its extras
 // (upstreamExtras), each with env added.
 func extrasProject(tb testing.TB, env []string, servers map[string]string) {
@@ -1133,10 +1144,7 @@ func stoppedTraffic(tb testing.TB, s *session, env []string) []traffic.Event {
 // is told so at once, and mcpctl's own tools still answer. Sixteen hanging calls held all the
 // workers, and a list_folders waited for the first of them to time out.
 func TestAHangingServerHoldsOnlyItsShare(t *testing.T) {
-	lib := projectLibrary(t)
-	env := testHome(t)
-	writeProject(t, env, "web", fmt.Sprintf("folder: Web App\ngated: false\nservers:\n  db:\n    command: %q\n    env: {MCPCTL_BE_UPSTREAM: db}\n    timeoutMs: 600000\n", os.Args[0]))
-	s := serve(t, env, "--library", lib.Dir, "--project", "web")
+	s := serveDB(t, "", "    timeoutMs: 600000\n")
 	callWhenUp(t, s, "db__big")
 
 	hang, stop := context.WithCancel(context.Background())
@@ -1168,10 +1176,7 @@ func TestAHangingServerHoldsOnlyItsShare(t *testing.T) {
 // A project server's progress reaches the client paced: its first and last notification, and a
 // few between (progressPace); 500 in a burst were each written to the client and the traffic.
 func TestUpstreamProgressIsPaced(t *testing.T) {
-	lib := projectLibrary(t)
-	env := testHome(t)
-	writeProject(t, env, "web", fmt.Sprintf("folder: Web App\ngated: false\nservers:\n  db:\n    command: %q\n    env: {MCPCTL_BE_UPSTREAM: db}\n", os.Args[0]))
-	s := serve(t, env, "--library", lib.Dir, "--project", "web")
+	s := serveDB(t, "", "")
 	callWhenUp(t, s, "db__big")
 
 	var req mcp.CallToolRequest

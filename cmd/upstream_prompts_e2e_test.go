@@ -178,10 +178,7 @@ func TestUpstreamCompletion(t *testing.T) {
 // Images in a project server's prompts and resources are fitted to the Claude API's limits as
 // its tools' are (they passed as they came, and one image over them ends the conversation).
 func TestUpstreamPromptAndResourceImagesFitTheAPI(t *testing.T) {
-	lib := projectLibrary(t)
-	env := testHome(t)
-	writeProject(t, env, "web", fmt.Sprintf("folder: Web App\ngated: false\nservers:\n  db:\n    command: %q\n    env: {MCPCTL_BE_UPSTREAM: db, MCPCTL_UPSTREAM_PROMPTS: \"1\"}\n    timeoutMs: 20000\n", os.Args[0]))
-	s := serve(t, env, "--library", lib.Dir, "--project", "web")
+	s := serveDB(t, `, MCPCTL_UPSTREAM_PROMPTS: "1"`, "    timeoutMs: 20000\n")
 	callWhenUp(t, s, "db__echo")
 	var res *mcp.GetPromptResult
 	eventually(t, 20*time.Second, "db__shots answers", func() bool {

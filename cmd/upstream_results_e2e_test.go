@@ -110,10 +110,7 @@ func sizeBlocks() []mcp.Content {
 // structuredContent (it was 568 KB for a 470 KB file), and many small text blocks are one text
 // to the pipeline (200 blocks of 1.9 KB passed through as 383 KB).
 func TestUpstreamResultIsBoundedWhole(t *testing.T) {
-	lib := projectLibrary(t)
-	env := testHome(t)
-	writeProject(t, env, "web", fmt.Sprintf("folder: Web App\ngated: false\nservers:\n  db:\n    command: %q\n    env: {MCPCTL_BE_UPSTREAM: db}\n", os.Args[0]))
-	s := serve(t, env, "--library", lib.Dir, "--project", "web")
+	s := serveDB(t, "", "")
 	res := callWhenUp(t, s, "db__structured")
 	if wire, _ := json.Marshal(res); res.StructuredContent != nil || len(res.RawStructuredContent) > 0 || len(wire) > 16<<10 {
 		t.Errorf("db__structured: %d bytes on the wire, structuredContent %v; want an index alone", len(wire), res.StructuredContent != nil || len(res.RawStructuredContent) > 0)
@@ -175,10 +172,7 @@ func TestUpstreamResultIsBoundedWhole(t *testing.T) {
 // its original size, and its copy in structuredContent does not come: Claude Code puts that copy
 // into the model's context as text.
 func TestUpstreamScreenshotFitsTheAPI(t *testing.T) {
-	lib := projectLibrary(t)
-	env := testHome(t)
-	writeProject(t, env, "web", fmt.Sprintf("folder: Web App\ngated: false\nservers:\n  db:\n    command: %q\n    env: {MCPCTL_BE_UPSTREAM: db}\n", os.Args[0]))
-	s := serve(t, env, "--library", lib.Dir, "--project", "web")
+	s := serveDB(t, "", "")
 	res := callWhenUp(t, s, "db__screenshot")
 	var texts []string
 	var cfg image.Config
