@@ -281,14 +281,19 @@ func runTestUpstream() int {
 	return 0
 }
 
-// stoppableReader is the test server's stdin, which the tool stop_reading stops reading.
+// stoppableReader is the test server's stdin, which the tool stop_reading stops reading, and
+// the tool busy pauses.
 type stoppableReader struct {
 	r    io.Reader
 	stop chan struct{}
 	once sync.Once
+
+	pause sync.RWMutex // held by busy while it reads nothing
 }
 
 func (r *stoppableReader) Read(b []byte) (int, error) {
+	r.pause.RLock()
+	r.pause.RUnlock()
 	select {
 	case <-r.stop:
 		// The misbehaviour under test: never read again. A sleep, not a bare select{}, so that
@@ -307,6 +312,22 @@ func addMisbehaviours(s *server.MCPServer, hooks *server.Hooks, stdin *stoppable
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			stdin.once.Do(func() { close(stdin.stop) })
 			return mcp.NewToolResultText("stopped"), nil
+		})
+	// A single-threaded server at work: it reads no input for three of its timeouts (the test
+	// spec's 2 s), and says it is alive with progress meanwhile.
+	s.AddTool(mcp.NewTool("busy", mcp.WithDescription("reads nothing for 6 s, reporting progress")),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			stdin.pause.Lock()
+			defer stdin.pause.Unlock()
+			end := time.Now().Add(6 * time.Second)
+			for i := 1; time.Now().Before(end); i++ {
+				if req.Params.Meta != nil && req.Params.Meta.ProgressToken != nil {
+					_ = server.ServerFromContext(ctx).SendNotificationToClient(ctx, "notifications/progress",
+						map[string]any{"progressToken": req.Params.Meta.ProgressToken, "progress": i})
+				}
+				time.Sleep(200 * time.Millisecond) // the fake server's own pace, not the test's sync
+			}
+			return mcp.NewToolResultText("done"), nil
 		})
 	// mcp-go refuses to send a reply nested this deep, so the hook writes it by hand, under the
 	// call's id; the handler then answers nothing more.

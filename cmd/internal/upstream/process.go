@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -33,6 +34,10 @@ type process struct {
 	failed   chan struct{} // closed once mcpctl gave up on the connection (fail)
 	failOnce sync.Once
 	failWhy  *connFailure // set before failed is closed
+
+	// heard is when the child last wrote to its stdout (UnixNano): a child that does not read
+	// its stdin while it answers or reports progress is busy, not wedged (stdinWriter).
+	heard atomic.Int64
 
 	mu         sync.Mutex
 	lastStderr string

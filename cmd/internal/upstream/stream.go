@@ -26,8 +26,11 @@ const writeChunk = 64 << 10
 // under one lock and does not bound the write by the request's context: once a server stops
 // reading and the pipe is full, that write, and every later message to the server, would wait
 // for good, and so would mcpctl's shutdown behind them. Here a write that makes no progress for
-// the server's timeout fails the connection instead (process.fail): the run loop stops the
-// server and restarts it, and every request under way fails with the reason.
+// the server's timeout, while the server writes nothing either, fails the connection instead
+// (process.fail): the run loop stops the server and restarts it, and every request under way
+// fails with the reason. A server that answers or reports progress meanwhile is busy on a call
+// (a single-threaded one reads no input while it works) and is waited for, up to the most a
+// call may take.
 type stdinWriter struct {
 	p       *process
 	server  string
@@ -36,17 +39,22 @@ type stdinWriter struct {
 
 func (w *stdinWriter) Write(b []byte) (int, error) {
 	written := 0
+	start := time.Now()
 	for written < len(b) {
 		if f := w.p.failure(); f != nil {
 			return written, f // the connection is being torn down; a half-sent line is no use
 		}
-		if err := w.p.stdin.SetWriteDeadline(time.Now().Add(w.timeout)); errors.Is(err, os.ErrNoDeadline) {
+		from := time.Now()
+		if err := w.p.stdin.SetWriteDeadline(from.Add(w.timeout)); errors.Is(err, os.ErrNoDeadline) {
 			// Not a pollable pipe (never with os.Pipe on Unix): write as mcp-go would.
 			n, err := w.p.stdin.Write(b[written:])
 			return written + n, err
 		}
 		n, err := w.p.stdin.Write(b[written:min(len(b), written+writeChunk)])
 		written += n
+		if errors.Is(err, os.ErrDeadlineExceeded) && (n > 0 || w.p.heard.Load() >= from.UnixNano() && time.Since(start) < capFactor*w.timeout) {
+			continue // it reads slowly, or it is busy and says so: wait on
+		}
 		if errors.Is(err, os.ErrDeadlineExceeded) {
 			w.p.fail(fmt.Sprintf("it stopped reading its input: mcpctl could not send it a %s message within %v, so mcpctl stopped it", sizeText(len(b)), w.timeout),
 				fmt.Sprintf("mcpctl restarts it with backoff: try again in a few seconds. If it stops reading again, it hangs on this request: try smaller arguments, or tell the user that servers.%s stops reading its stdin", w.server))
@@ -109,6 +117,9 @@ func (r *stdoutReader) Read(b []byte) (int, error) {
 		return 0, io.EOF
 	}
 	n, err := r.p.stdout.Read(b)
+	if n > 0 {
+		r.p.heard.Store(time.Now().UnixNano())
+	}
 	for i, c := range b[:n] {
 		if c == '\n' { // mcp-go's frame, whatever the JSON says
 			r.line, r.depth, r.inString, r.escaped = 0, 0, false, false

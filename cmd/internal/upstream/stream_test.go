@@ -85,6 +85,38 @@ func TestServerThatStopsReadingIsRestarted(t *testing.T) {
 	restarted(t, sup, "tu", "stopped reading its input")
 }
 
+// A server busy on a call reads no input meanwhile (a single-threaded one), but says it is alive:
+// a large message mcpctl cannot write to it then waits for it, where it was taken for a server
+// that stopped reading, and killed with the call it was working on.
+func TestBusyServerIsWaitedFor(t *testing.T) {
+	sup, _ := startSupervisor(t, map[string]gate.ServerSpec{"tu": misbehavingSpec(t)}, Options{})
+	waitState(t, sup.Server("tu"), Ready)
+	working := make(chan struct{})
+	var once sync.Once
+	type answer struct {
+		res *mcp.CallToolResult
+		err error
+	}
+	busy := make(chan answer, 1)
+	go func() {
+		res, err := sup.CallTool(context.Background(), "tu__busy", nil, func(float64, float64, string) { once.Do(func() { close(working) }) })
+		busy <- answer{res, err}
+	}()
+	<-working
+	// The large call may time out, as the server answers it no sooner than the busy one; it
+	// must not take the server down with it.
+	res, err := callAsync(t, sup, "tu__small", map[string]any{"word": strings.Repeat("x", 4<<20)})
+	if te := (*TimeoutError)(nil); err != nil && !errors.As(err, &te) || err == nil && !strings.HasPrefix(textOf(res), "small: xxx") {
+		t.Errorf("the large call beside the busy one: %v; want its answer or its timeout", err)
+	}
+	if a := <-busy; a.err != nil || textOf(a.res) != "done" {
+		t.Errorf("the busy call: %v %v", a.res, a.err)
+	}
+	if st := sup.Server("tu").State(); st.Restarts != 0 {
+		t.Errorf("the busy server was restarted: %+v", st)
+	}
+}
+
 // One line of a server's stdout grew without bound (300 MB without a newline took 936 MB): a
 // message longer than the cap fails the call at once, naming the size and what to do, and the
 // server is restarted. The cap is lowered for the test; the big tool answers 200 KB.
