@@ -296,4 +296,6 @@ func TestUpstreamResourceUsesItsServersModel(t *testing.T) {
 	if text := read("test://docs/guide"); !strings.HasPrefix(text, "# Guide from docs") {
 		t.Errorf("docs's guide under the project's model: %q, want it as it is", text)
 	}
+	// An error mcpctl made is its own JSON, not the server's answer: it passes as it is.
+	s.callError(t, "db__rpcfail", map[string]any{}, "UPSTREAM_ERROR")
 }

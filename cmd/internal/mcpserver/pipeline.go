@@ -189,13 +189,15 @@ func (p *contentPipeline) recordPipeline(ctx context.Context, out pipeline.Outpu
 
 // tools is the chain's pipeline stage for tool calls: an upstream tool's text goes through the
 // model in force, as one text however many blocks carry it (200 blocks of 2 KB are one
-// 400 KB result to the model, though each is under any model's minBytes). An error result is
-// the tool's answer too: a failing test run's log can be megabytes, and a redacting stage must
-// see it as it sees any other; mcpctl's own errors are clipped (errorResult) far under minBytes.
+// 400 KB result to the model, though each is under any model's minBytes). A server's own error
+// result is the tool's answer too: a failing test run's log can be megabytes, and a redacting
+// stage must see it as it sees any other. An error mcpctl made (the server is down, busy, broke
+// the protocol) is its own, clipped (errorResult), and passes as it is: a stage that failed on
+// it would hide it behind CONTENT_WITHHELD.
 func (p *contentPipeline) tools(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		res, err := next(ctx, req)
-		if err != nil || res == nil || p.up == nil {
+		if err != nil || res == nil || p.up == nil || res.IsError && callFrom(ctx).errorCode() != upstreamToolError {
 			return res, err
 		}
 		srv, own, ok := p.up.source(req.Params.Name)

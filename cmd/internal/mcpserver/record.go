@@ -107,6 +107,17 @@ func (c *call) setCode(code string) {
 	c.mu.Unlock()
 }
 
+// upstreamToolError is the code a call records when a project server's tool answered with an
+// isError result of its own, as opposed to an error mcpctl made (errorResult).
+const upstreamToolError = "UPSTREAM_TOOL_ERROR"
+
+// errorCode is the error code the call recorded, "" while it has none.
+func (c *call) errorCode() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.code
+}
+
 // upstreamName is the project server the call went to, "" for one of mcpctl's own.
 func (c *call) upstreamName() string {
 	c.mu.Lock()

@@ -506,7 +506,7 @@ func (u *upstreams) callTool(ctx context.Context, req mcp.CallToolRequest) (*mcp
 		return u.errorResult(ctx, err), nil
 	}
 	if res.IsError {
-		rec.setCode("UPSTREAM_TOOL_ERROR")
+		rec.setCode(upstreamToolError)
 	}
 	// Copies first: they are found by the images' data as the server sent it.
 	if u.pipe != nil && dropMediaCopies(res) {
