@@ -292,8 +292,10 @@ type stoppableReader struct {
 }
 
 func (r *stoppableReader) Read(b []byte) (int, error) {
+	// Waits while busy holds the pause; holding it through the read would make busy wait for
+	// input instead.
 	r.pause.RLock()
-	r.pause.RUnlock()
+	r.pause.RUnlock() //lint:ignore SA2001 the section is the wait
 	select {
 	case <-r.stop:
 		// The misbehaviour under test: never read again. A sleep, not a bare select{}, so that
