@@ -58,9 +58,9 @@ var (
 )
 
 // fitMedia fits the images of an upstream's content (image blocks, and image blobs embedded as
-// resources) to the API's limits and says, in a text block after each, what it changed: a scaled image's original size (a point in it is then a
-// known factor from the original's, which a model clicking or measuring needs), or why one was
-// left out. Past the result's bounds (maxResultImages, maxResultImageData) images are left out,
+// resources) to the API's limits and says, in a text block after each, what it changed: a
+// scaled image's original size (a point in it is then a known factor from the original's, which
+// a model clicking or measuring needs), or why one was left out. Past the result's bounds (maxResultImages, maxResultImageData) images are left out,
 // one text block in place of the first saying how many. Content without images is returned as
 // it is; audio passes untouched. ctx ends a wait for decodeMemory.
 func fitMedia(ctx context.Context, content []mcp.Content) ([]mcp.Content, bool) {

@@ -75,7 +75,7 @@ func startProcess(cmd *exec.Cmd, log *slog.Logger) (*process, error) {
 		p.waitErr = cmd.Wait()
 		close(p.exited)
 	}()
-	go p.readStderr(log)
+	go p.readStderr()
 	return p, nil
 }
 
@@ -116,7 +116,8 @@ func (b *logBudget) take(cost int, now time.Time) bool {
 // readStderr sends each stderr line to the log (never to stdout, which is mcpctl's MCP channel)
 // within the log's budget, counting the lines it drops, and keeps the last non-empty one for
 // errors whether logged or not.
-func (p *process) readStderr(log *slog.Logger) {
+func (p *process) readStderr() {
+	log := p.log
 	defer close(p.stderrDone)
 	budget := logBudget{tokens: stderrBurst, last: time.Now()}
 	dropped := 0

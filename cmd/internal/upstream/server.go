@@ -395,6 +395,11 @@ func (s *Server) runOnce(ctx context.Context) (up time.Duration, reason string) 
 		case <-ctx.Done():
 			return time.Since(readyAt), "stopped"
 		case <-proc.exited:
+			if f := proc.failure(); f != nil {
+				// Given up on first: its exit may be what the failure made of it.
+				hint = f.hint
+				return time.Since(readyAt), f.reason
+			}
 			hint = "mcpctl restarts it with backoff; its last stderr line may say why it stopped"
 			return time.Since(readyAt), proc.exitReason()
 		case <-proc.failed:
