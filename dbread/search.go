@@ -40,9 +40,7 @@ func isWordRune(r rune) bool {
 // of a term to find anything. Only such words are prefixes, wherever they stand in the query;
 // any other word matches whole, so the order of the words never changes what is found.
 func unspaced(w string) bool {
-	return strings.ContainsFunc(w, func(r rune) bool {
-		return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar)
-	})
+	return strings.ContainsFunc(w, promptlib.Unspaced)
 }
 
 // matchExpr builds an FTS5 MATCH expression that requires every word, in any of its forms

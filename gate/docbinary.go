@@ -14,7 +14,7 @@ import (
 // DocFormat names the binary form of a Doc; a caller that keeps Docs keys them with it. It
 // changes with the form and with what the terms are (how words are split and stemmed): a Doc
 // kept by a server that stemmed otherwise would not match today's queries.
-const DocFormat = "gate-doc-3"
+const DocFormat = "gate-doc-4"
 
 // AppendBinary appends d's binary form to b.
 func (d *Doc) AppendBinary(b []byte) []byte {

@@ -168,8 +168,13 @@ func topicWordsOf(texts []string) []topicWord {
 	var out []topicWord
 	at := map[string]int{}
 	for _, text := range texts {
-		words(text, func(w string) {
-			if indexStop[w] || topicFiller[w] || utf8.RuneCountInString(w) < 3 || !hasLetter(w) {
+		// A run of Chinese or Japanese is its own topic word, whole ("日本語のレビュー"): its
+		// pairs of characters are what it is matched by, not what a model would ask for.
+		runs(text, func(w string, lower, pairs bool) {
+			if !lower {
+				w = strings.ToLower(w)
+			}
+			if indexStop[w] || topicFiller[w] || utf8.RuneCountInString(w) < 3 && !pairs || utf8.RuneCountInString(w) < 2 || utf8.RuneCountInString(w) > MaxTagLen || !hasLetter(w) {
 				return
 			}
 			s := stem(w)

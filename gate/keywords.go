@@ -79,8 +79,11 @@ func callValues(args json.RawMessage, fn func(v string) bool) {
 
 var uuidLike = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 
-// splitWords splits s into words of letters and digits, breaking at every other
-// character and at camelCase humps.
+// splitWords splits s into words of letters and digits, breaking at every other character, at
+// camelCase humps and where bigrammed text (Chinese, Japanese …) meets other text. Japanese
+// hiragana breaks words too: a request's hiragana is mostly its grammar (particles, verb
+// endings), and the kanji and katakana between are its terms ("日本語の文章をレビュー" →
+// 日本語, 文章, レビュー).
 func splitWords(s string) []string {
 	var words []string
 	var cur []rune
@@ -92,14 +95,19 @@ func splitWords(s string) []string {
 	}
 	rs := []rune(s)
 	for i, r := range rs {
-		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+		if unicode.Is(unicode.M, r) && len(cur) > 0 {
+			cur = append(cur, r)
+			continue
+		}
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) || unicode.Is(unicode.Hiragana, r) {
 			flush()
 			continue
 		}
-		if unicode.IsUpper(r) && len(cur) > 0 {
+		if len(cur) > 0 {
 			prev := cur[len(cur)-1]
 			nextLower := i+1 < len(rs) && unicode.IsLower(rs[i+1])
-			if unicode.IsLower(prev) || unicode.IsDigit(prev) || (unicode.IsUpper(prev) && nextLower) {
+			hump := unicode.IsUpper(r) && (unicode.IsLower(prev) || unicode.IsDigit(prev) || (unicode.IsUpper(prev) && nextLower))
+			if hump || bigrammed(r) != bigrammed(prev) {
 				flush()
 			}
 		}
@@ -184,7 +192,7 @@ func (ix *Index) InterceptTags(tool string, args json.RawMessage) []string {
 				cands[k].count++
 				continue
 			}
-			if score := ix.keyScore(st); score > 0 { // 0: unknown to the index and the tables
+			if score := ix.wordScore(w, st); score > 0 { // 0: unknown to the index and the tables
 				at[st] = len(cands)
 				cands = append(cands, keyword{w: w, score: score, count: 1, pos: len(cands)})
 			}
@@ -281,6 +289,17 @@ func (ix *Index) keyScore(st string) float64 {
 		s *= bodyWordShare
 	}
 	return max(s, 1e-6)
+}
+
+// wordScore is keyScore of a word with stem st; a bigrammed word's is its most telling pair's.
+func (ix *Index) wordScore(w, st string) float64 {
+	r, _ := utf8.DecodeRuneInString(w)
+	if !bigrammed(r) {
+		return ix.keyScore(st)
+	}
+	best := 0.0
+	bigrams(w, func(p string) { best = max(best, ix.keyScore(p)) })
+	return best
 }
 
 // bodyWordShare is what a word found only in bodies is worth next to a topic word of the same

@@ -526,3 +526,43 @@ func TestBritishAndAmericanSpellings(t *testing.T) {
 		}
 	}
 }
+
+func TestScriptsWithoutSpaces(t *testing.T) {
+	// Chinese and Japanese are written without spaces, and Korean words carry their particles:
+	// a tag is found inside a run of text, in a title, a heading or the body.
+	ix := buildIndex(t, 10_000,
+		spec{"日本語のレビュー", 5, "日本語の文章を確認する。\n"},
+		spec{"数据库迁移", 5, "在生产环境中执行数据库迁移前先备份。\n"},
+		spec{"데이터베이스 백업", 5, "데이터베이스를 매일 백업합니다.\n"},
+		spec{"API設計", 5, "## エラー処理\n\nエラーは構造化して返す。\n"},
+		spec{"हिंदी समीक्षा", 5, "परीक्षण से पहले समीक्षा करें।\n"},
+		spec{"Unrelated", 5, "Nothing here.\n"},
+	)
+	for tag, want := range map[string]string{
+		"日本語":     "日本語のレビュー",
+		"レビュー":    "日本語のレビュー",
+		"文章":      "日本語のレビュー",
+		"数据库":     "数据库迁移",
+		"备份":      "数据库迁移",
+		"데이터베이스":  "데이터베이스 백업",
+		"エラー処理":   "API設計",
+		"設計":      "API設計",
+		"api":     "API設計",
+		"परीक्षण": "हिंदी समीक्षा",
+	} {
+		got := Select(ix, NormalizeTags([]string{tag}), 10_000, 50, nil).Full
+		if len(got) == 0 || got[0].Title != want {
+			var titles []string
+			for _, e := range got {
+				titles = append(titles, e.Title)
+			}
+			t.Errorf("%q sent %q, want %q first", tag, titles, want)
+		}
+	}
+	// A request in Japanese, intercepted, asks for the Japanese prompts.
+	tags := ix.InterceptTags("search_prompts", []byte(`{"query":"日本語の文章をレビューしてください"}`))
+	got := Select(ix, tags, 10_000, 50, nil).Full
+	if len(got) == 0 || got[0].Title != "日本語のレビュー" {
+		t.Errorf("intercepted Japanese request: tags %q sent %v", tags, got)
+	}
+}

@@ -14,7 +14,8 @@ const (
 )
 
 // NormalizeTags cleans tags the way matching needs them, deterministically:
-//   - lower case; only letters, digits, '-', '_' and spaces kept, anything else dropped;
+//   - lower case; only letters, digits, combining marks, '-', '_' and spaces kept, anything
+//     else dropped;
 //   - runs of spaces collapsed to one, leading and trailing spaces trimmed;
 //   - cut to MaxTagLen characters (then trimmed again);
 //   - empty tags dropped, duplicates dropped (the first one stays), at most MaxTags kept.
@@ -46,7 +47,7 @@ func normalizeTag(t string) string {
 			break
 		}
 		switch {
-		case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_':
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.M, r) || r == '-' || r == '_':
 			if space && b.Len() > 0 {
 				b.WriteByte(' ')
 				n++

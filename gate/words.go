@@ -15,27 +15,75 @@ import (
 
 // words splits s into lower-case words of letters and digits; anything else separates words,
 // so "error-handling", "error_handling" and "error handling" give the same words. Words of one
-// character are dropped: they carry no topic.
+// character are dropped: they carry no topic. A run of Chinese, Japanese, Korean, Thai, Lao,
+// Khmer or Burmese gives its overlapping pairs of characters (bigrammed), as search engines
+// index such text: "日本語" is the words "日本" and "本語", and is found inside "日本語のレビュー".
 func words(s string, fn func(w string)) {
-	start := -1
-	lower := true
+	runs(s, func(w string, lower, pairs bool) {
+		if pairs {
+			bigrams(w, fn)
+		} else {
+			emit(w, lower, fn)
+		}
+	})
+}
+
+// runs splits s into runs of letters and digits, each with whether it is all lower case and
+// whether it is bigrammed. A combining mark belongs to the letter before it (a Devanagari vowel
+// sign, a Thai tone mark, a decomposed accent); a change of script between bigrammed and other
+// text ends a run, so "API設計" is "API" and "設計".
+func runs(s string, fn func(w string, lower, pairs bool)) {
+	start, lower, pairs := -1, true, false
+	end := func(i int) {
+		if start >= 0 {
+			fn(s[start:i], lower, pairs)
+			start = -1
+		}
+	}
 	for i, r := range s {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+		// Below U+0300 there are no marks and nothing bigrammed: most text is decided quickly.
+		latin := r < 0x300
+		switch {
+		case !latin && unicode.Is(unicode.M, r):
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			p := !latin && bigrammed(r)
+			if start >= 0 && p != pairs {
+				end(i)
+			}
 			if start < 0 {
-				start, lower = i, true
+				start, lower, pairs = i, true, p
 			}
 			if unicode.IsUpper(r) {
 				lower = false
 			}
-			continue
-		}
-		if start >= 0 {
-			emit(s[start:i], lower, fn)
-			start = -1
+		default:
+			end(i)
 		}
 	}
-	if start >= 0 {
-		emit(s[start:], lower, fn)
+	end(len(s))
+}
+
+// bigrammed: r is a letter of a script whose words are not set apart by spaces (Korean's are,
+// but carry their particles: "데이터베이스를" is "the database" as an object).
+func bigrammed(r rune) bool { return promptlib.Unspaced(r) || unicode.Is(unicode.Hangul, r) }
+
+// bigrams gives the overlapping pairs of characters of w, a character with its marks; a lone
+// character is a word of its own.
+func bigrams(w string, fn func(string)) {
+	prev, cur := -1, -1 // the starts of the last two characters
+	for i, r := range w {
+		if unicode.Is(unicode.M, r) {
+			continue
+		}
+		if prev >= 0 {
+			fn(w[prev:i])
+		}
+		prev, cur = cur, i
+	}
+	if prev >= 0 {
+		fn(w[prev:])
+	} else if cur >= 0 {
+		fn(w)
 	}
 }
 
