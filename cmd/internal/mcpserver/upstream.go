@@ -442,21 +442,82 @@ func (u *upstreams) release(srv string) {
 // of life (upstream's call deadline), forwarded or not.
 const progressInterval = 100 * time.Millisecond
 
-// progressPace decides which of a call's progress notifications are forwarded: the first, the
-// last (progress reaching total), and none less than progressInterval after the one before.
+// progressPace paces a call's progress notifications: the first and the last (progress reaching
+// total) go out at once, and none less than progressInterval after the one before. One held
+// back is not lost: the latest held back goes out when the interval is over, so a server that
+// reports a step and then works quietly for a minute is seen at that step, total or no total.
 type progressPace struct {
-	mu   sync.Mutex
-	last time.Time
+	send func(progressNote)
+	// now and after are the clock (time.Now, time.AfterFunc: after runs f once d has passed and
+	// returns what cancels it); tests bring their own.
+	now   func() time.Time
+	after func(d time.Duration, f func()) (cancel func() bool)
+
+	mu      sync.Mutex
+	last    time.Time     // when the last one went out
+	held    *progressNote // the latest held back, if any
+	timer   func() bool   // cancels the pending flush, nil if none
+	stopped bool
 }
 
-func (pp *progressPace) allow(now time.Time, progress, total float64) bool {
+type progressNote struct {
+	progress, total float64
+	message         string
+}
+
+func newProgressPace(send func(progressNote)) *progressPace {
+	return &progressPace{send: send, now: time.Now, after: func(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }}
+}
+
+// report sends n, or holds it back until the interval is over.
+func (pp *progressPace) report(n progressNote) {
 	pp.mu.Lock()
 	defer pp.mu.Unlock()
-	if !pp.last.IsZero() && now.Sub(pp.last) < progressInterval && (total <= 0 || progress < total) {
-		return false
+	if pp.stopped {
+		return
 	}
+	now := pp.now()
+	if wait := progressInterval - now.Sub(pp.last); !pp.last.IsZero() && wait > 0 && (n.total <= 0 || n.progress < n.total) {
+		pp.held = &n
+		if pp.timer == nil {
+			pp.timer = pp.after(wait, pp.flush)
+		}
+		return
+	}
+	pp.held = nil // n is newer
 	pp.last = now
-	return true
+	pp.send(n)
+}
+
+// flush sends the one held back, if any, once the interval since the last one sent is over
+// (the last of all may have gone out meanwhile).
+func (pp *progressPace) flush() {
+	pp.mu.Lock()
+	defer pp.mu.Unlock()
+	pp.timer = nil
+	if pp.stopped || pp.held == nil {
+		return
+	}
+	now := pp.now()
+	if wait := progressInterval - now.Sub(pp.last); wait > 0 {
+		pp.timer = pp.after(wait, pp.flush)
+		return
+	}
+	n := *pp.held
+	pp.held, pp.last = nil, now
+	pp.send(n)
+}
+
+// stop ends the call's progress: once it returns nothing more is sent, as the response follows
+// (a notification after it would be for a request that is over).
+func (pp *progressPace) stop() {
+	pp.mu.Lock()
+	defer pp.mu.Unlock()
+	pp.stopped = true
+	if pp.timer != nil {
+		pp.timer()
+		pp.timer = nil
+	}
 }
 
 // callTool forwards a call to its server. An upstream's own error result passes through as it
@@ -477,19 +538,19 @@ func (u *upstreams) callTool(ctx context.Context, req mcp.CallToolRequest) (*mcp
 	var progress upstream.ProgressFunc
 	if req.Params.Meta != nil && req.Params.Meta.ProgressToken != nil {
 		token := req.Params.Meta.ProgressToken
-		var pace progressPace
-		progress = func(p, total float64, message string) {
-			if !pace.allow(time.Now(), p, total) {
-				return
+		pace := newProgressPace(func(n progressNote) {
+			params := map[string]any{"progressToken": token, "progress": n.progress}
+			if n.total > 0 {
+				params["total"] = n.total
 			}
-			params := map[string]any{"progressToken": token, "progress": p}
-			if total > 0 {
-				params["total"] = total
-			}
-			if message != "" {
-				params["message"] = message
+			if n.message != "" {
+				params["message"] = n.message
 			}
 			_ = u.srv.SendNotificationToClient(ctx, "notifications/progress", params)
+		})
+		defer pace.stop()
+		progress = func(p, total float64, message string) {
+			pace.report(progressNote{p, total, message})
 		}
 	}
 	res, err := u.sup.CallTool(ctx, req.Params.Name, req.GetRawArguments(), progress)
