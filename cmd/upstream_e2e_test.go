@@ -78,6 +78,38 @@ func beUpstream(name string) int {
 			return nil, ctx.Err()
 		})
 	addSizeTools(s)
+	if os.Getenv("MCPCTL_UPSTREAM_STORM") == "1" {
+		// Each list_changed waits for the tools/list it brings, so none is folded into another.
+		listed := make(chan struct{}, 1)
+		hooks := &server.Hooks{}
+		hooks.AddAfterListTools(func(context.Context, any, *mcp.ListToolsRequest, *mcp.ListToolsResult) {
+			select {
+			case listed <- struct{}{}:
+			default:
+			}
+		})
+		server.WithHooks(hooks)(s)
+		s.AddTool(mcp.NewTool("storm", mcp.WithDescription("Sends tools/list_changed 100 times with nothing changed, each after the last was listed, then adds the tool calm.")),
+			func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				select {
+				case <-listed:
+				default:
+				}
+				for range 100 {
+					for server.ServerFromContext(ctx).SendNotificationToClient(ctx, string(mcp.MethodNotificationToolsListChanged), nil) != nil {
+						runtime.Gosched() // mcp-go's queue of notifications is full: again
+					}
+					select {
+					case <-listed:
+					case <-ctx.Done():
+						return nil, ctx.Err()
+					}
+				}
+				s.AddTool(mcp.NewTool("calm", mcp.WithDescription("Added after the storm.")),
+					func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { return mcp.NewToolResultText("calm"), nil })
+				return mcp.NewToolResultText("stormed"), nil
+			})
+	}
 	if os.Getenv("MCPCTL_UPSTREAM_REVIEW") == "1" {
 		reviewExtras(s)
 	}
@@ -1201,5 +1233,35 @@ func TestUpstreamProgressIsPaced(t *testing.T) {
 	})
 	if len(got) < 2 || got[0] != 1 || got[len(got)-1] != 500 || len(got) == 500 {
 		t.Errorf("the client heard progress %v; want 1 first, 500 last, and not all 500", got)
+	}
+}
+
+// A server that sends tools/list_changed over and over with nothing changed costs the client
+// nothing: it hears of a change to the tools only when they changed, and then once.
+func TestUpstreamListChangedStorm(t *testing.T) {
+	s := serveDB(t, `, MCPCTL_UPSTREAM_STORM: "1"`, "")
+	callWhenUp(t, s, "db__big")
+	changed := string(mcp.MethodNotificationToolsListChanged)
+	// A round trip lets the notifications sent so far arrive (see TestUpstreamResourcesNotifyOnce).
+	listTools := func() []string {
+		res, err := s.ListTools(context.Background(), mcp.ListToolsRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, tl := range res.Tools {
+			names = append(names, tl.Name)
+		}
+		return names
+	}
+	listTools()
+	before := len(s.notificationsOf(changed))
+	if res := callWhenUp(t, s, "db__storm"); resultText(res) != "stormed" {
+		t.Fatalf("storm: %s", resultText(res))
+	}
+	eventually(t, 20*time.Second, "db__calm is listed", func() bool { return slices.Contains(listTools(), "db__calm") })
+	listTools()
+	if n := len(s.notificationsOf(changed)) - before; n < 1 || n > 2 {
+		t.Errorf("the client heard tools/list_changed %d times for a storm of 100 and one new tool, want once (twice at most)", n)
 	}
 }

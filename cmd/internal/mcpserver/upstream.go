@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -28,6 +29,7 @@ type upstreams struct {
 	mu        sync.Mutex
 	offers    map[string]upstream.Offer // what each server offers, kept while it is down
 	tools     map[string]string         // served tool name → its server
+	defs      map[string]string         // served tool name → its definition as registered, JSON
 	resources map[string]string         // registered resource URI → the server it is read from
 	templates map[string]string         // registered template → its server; never removed (sync)
 	prompts   []mcp.Prompt              // the upstreams' prompts, by name
@@ -43,7 +45,7 @@ type upstreams struct {
 // first request (its initialize), so that each is told what the client takes of sampling,
 // elicitation and roots (relayed to it). Initialize never waits for them.
 func newUpstreams(ctx context.Context, c *core, opts upstream.Options) *upstreams {
-	u := &upstreams{core: c, offers: map[string]upstream.Offer{}, tools: map[string]string{},
+	u := &upstreams{core: c, offers: map[string]upstream.Offer{}, tools: map[string]string{}, defs: map[string]string{},
 		resources: map[string]string{}, templates: map[string]string{}, warned: map[string]bool{},
 		calls: map[string]int{}, synced: make(chan struct{})}
 	rel := &clientRelay{srv: c.srv}
@@ -145,12 +147,16 @@ func (u *upstreams) sync() {
 	// is ending) offers nothing.
 	servers := u.sup.Servers()
 	offers := make(map[string]upstream.Offer, len(servers))
+	defs := make(map[string]string, len(u.defs))
 	var add []server.ServerTool
 	for _, srv := range servers {
 		o := srv.Offer()
 		switch o.State {
 		case upstream.Ready:
-			// Its lists are new at every ready and every list_changed: register them again.
+			// Its lists are new at every ready and every list_changed, but only a tool that is
+			// new or differs is registered again: mcp-go sends the client tools/list_changed at
+			// every AddTools, and a server that says list_changed with nothing changed (100
+			// times, each after its tools were listed) had the client list every tool 100 times.
 			for _, t := range o.Tools {
 				tl := t.Tool
 				if u.pipe != nil {
@@ -159,6 +165,12 @@ func (u *upstreams) sync() {
 					// promise none.
 					tl.OutputSchema, tl.RawOutputSchema = mcp.ToolOutputSchema{}, nil
 				}
+				def, err := json.Marshal(tl)
+				if err == nil && u.defs[tl.Name] == string(def) {
+					defs[tl.Name] = string(def)
+					continue
+				}
+				defs[tl.Name] = string(def)
 				add = append(add, server.ServerTool{Tool: tl, Handler: u.callTool})
 			}
 		case upstream.Failed, upstream.Starting:
@@ -167,6 +179,9 @@ func (u *upstreams) sync() {
 				continue // it never was ready: nothing of it is known
 			}
 			o = prev // registered when it was ready
+			for _, t := range o.Tools {
+				defs[t.Tool.Name] = u.defs[t.Tool.Name]
+			}
 		default:
 			continue
 		}
@@ -196,7 +211,7 @@ func (u *upstreams) sync() {
 	if len(add) > 0 {
 		u.srv.AddTools(add...)
 	}
-	u.tools = tools
+	u.tools, u.defs = tools, defs
 
 	sort.Slice(prompts, func(i, j int) bool { return prompts[i].Name < prompts[j].Name })
 	if !sameUpstreamPrompts(u.prompts, prompts) {
