@@ -1,10 +1,12 @@
 package mcpserver
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -428,20 +430,42 @@ func (u *upstreams) toolCounts() (servers []string, count map[string]int) {
 	return servers, count
 }
 
-// maxServerCalls bounds the calls one server has under way. Each holds one of the session's
-// workers (Server.Serve) until it answers or times out, and a server that hangs would otherwise
-// take them all, and with them mcpctl's own tools and the other servers'.
-const maxServerCalls = 16
+// maxServerCalls bounds the calls one server has under way, and maxUpstreamCalls those of all
+// the servers together. Each holds one of the session's workers (Server.Serve, 100) until it
+// answers or times out: a server that hangs would otherwise take them all, and seven that hang
+// would still, with mcpctl's own tools.
+const (
+	maxServerCalls   = 16
+	maxUpstreamCalls = 64
+)
 
-// admit counts a call to srv in, unless srv has maxServerCalls under way.
-func (u *upstreams) admit(srv string) bool {
+// admit counts a call to srv in, or says why it cannot be made now.
+func (u *upstreams) admit(srv string) *promptlib.Error {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	if u.calls[srv] >= maxServerCalls {
-		return false
+	total := 0
+	for _, n := range u.calls {
+		total += n
+	}
+	switch {
+	case u.calls[srv] >= maxServerCalls:
+		return &promptlib.Error{Code: promptlib.CodeUpstreamError,
+			Message: fmt.Sprintf("server %s already has %d calls under way, the most mcpctl runs at once for one server so that a slow server cannot hold up the other tools", srv, maxServerCalls),
+			Advice:  "Wait for one of those calls to answer, then call again; the other tools can be used meanwhile."}
+	case total >= maxUpstreamCalls:
+		busy := slices.SortedFunc(maps.Keys(u.calls), func(a, b string) int { return cmp.Or(u.calls[b]-u.calls[a], strings.Compare(a, b)) })
+		var parts []string
+		for _, name := range busy[:min(len(busy), 5)] {
+			if u.calls[name] > 0 {
+				parts = append(parts, fmt.Sprintf("%s %d", name, u.calls[name]))
+			}
+		}
+		return &promptlib.Error{Code: promptlib.CodeUpstreamError,
+			Message: fmt.Sprintf("the project's servers already have %d calls under way (%s), the most mcpctl runs at once so that slow servers cannot hold up its own tools", maxUpstreamCalls, strings.Join(parts, ", ")),
+			Advice:  "Wait for some of those calls to answer, then call again; mcpctl's own tools can be used meanwhile."}
 	}
 	u.calls[srv]++
-	return true
+	return nil
 }
 
 // release counts a call to srv out.
@@ -543,10 +567,8 @@ func (u *upstreams) callTool(ctx context.Context, req mcp.CallToolRequest) (*mcp
 		rec.mu.Lock()
 		rec.upstream = srv.Name()
 		rec.mu.Unlock()
-		if !u.admit(srv.Name()) {
-			return u.errorResult(ctx, &promptlib.Error{Code: promptlib.CodeUpstreamError,
-				Message: fmt.Sprintf("server %s already has %d calls under way, the most mcpctl runs at once for one server so that a slow server cannot hold up the other tools", srv.Name(), maxServerCalls),
-				Advice:  "Wait for one of those calls to answer, then call again; the other tools can be used meanwhile."}), nil
+		if err := u.admit(srv.Name()); err != nil {
+			return u.errorResult(ctx, err), nil
 		}
 		defer u.release(srv.Name())
 	}

@@ -2,8 +2,11 @@ package mcpserver
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpctl/mcpctl/promptlib"
 )
 
 // A call's progress reaches the client at most every progressInterval, its first and its last
@@ -74,5 +77,35 @@ func TestProgressPace(t *testing.T) {
 	pp.report(progressNote{progress: 104})
 	if !slices.Equal(sent, []float64{1, 3, 100, 101, 102}) {
 		t.Errorf("after stop: sent %v", sent)
+	}
+}
+
+// One server has at most maxServerCalls calls under way, all servers together maxUpstreamCalls;
+// a call refused names the bound, and one counted out makes room again.
+func TestAdmit(t *testing.T) {
+	u := &upstreams{calls: map[string]int{}}
+	for i := range maxServerCalls {
+		if err := u.admit("db"); err != nil {
+			t.Fatalf("call %d to db: %v", i+1, err)
+		}
+	}
+	if err := u.admit("db"); err == nil || err.Code != promptlib.CodeUpstreamError || !strings.Contains(err.Message, "server db already has 16 calls") {
+		t.Fatalf("call 17 to db: %v", err)
+	}
+	// Three more servers of 16 reach the bound of all: 64.
+	for _, srv := range []string{"web", "git", "fs"} {
+		for range maxServerCalls {
+			if err := u.admit(srv); err != nil {
+				t.Fatalf("a call to %s: %v", srv, err)
+			}
+		}
+	}
+	err := u.admit("search")
+	if err == nil || !strings.Contains(err.Message, "servers already have 64 calls under way (db 16, fs 16, git 16, web 16)") {
+		t.Fatalf("a call past the bound of all: %v", err)
+	}
+	u.release("git")
+	if err := u.admit("search"); err != nil {
+		t.Errorf("after a call answered: %v", err)
 	}
 }
