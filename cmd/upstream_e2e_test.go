@@ -1197,6 +1197,10 @@ func TestAHangingServerHoldsOnlyItsShare(t *testing.T) {
 	if te := s.callError(t, "db__slow", map[string]any{"marker": filepath.Join(dir, "17")}, "UPSTREAM_ERROR"); !strings.Contains(te.Message, "16 calls under way") {
 		t.Errorf("the 17th call: %q; want it to say 16 calls are under way", te.Message)
 	}
+	// A resource read holds a worker as a call does, and counts as one.
+	if _, err := s.ReadResource(context.Background(), mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: "test://db/guide"}}); err == nil || !strings.Contains(err.Error(), "UPSTREAM_ERROR: server db already has 16 calls under way") {
+		t.Errorf("a resource read beside 16 calls: %v; want it to say 16 calls are under way", err)
+	}
 	var folders struct {
 		Folders []any `json:"folders"`
 	}

@@ -626,6 +626,10 @@ func (u *upstreams) reader(name string) server.ResourceHandlerFunc {
 		rec.mu.Lock()
 		rec.upstream = name
 		rec.mu.Unlock()
+		if err := u.admit(name); err != nil {
+			return nil, fault(ctx, err)
+		}
+		defer u.release(name)
 		res, err := u.sup.Server(name).ReadResource(ctx, req.Params.URI)
 		if err != nil {
 			return nil, fault(ctx, err)
@@ -645,6 +649,10 @@ func (u *upstreams) getPrompt(ctx context.Context, req mcp.GetPromptRequest) (*m
 		rec.mu.Lock()
 		rec.upstream = srv.Name()
 		rec.mu.Unlock()
+		if err := u.admit(srv.Name()); err != nil {
+			return nil, fault(ctx, err)
+		}
+		defer u.release(srv.Name())
 	}
 	res, err := u.sup.GetPrompt(ctx, req.Params.Name, req.Params.Arguments)
 	if err != nil {
@@ -662,7 +670,7 @@ func (u *upstreams) getPrompt(ctx context.Context, req mcp.GetPromptRequest) (*m
 // one JSON-RPC error message, and the traffic records the code.
 func fault(ctx context.Context, err error) error {
 	te := upstream.ToolError(err)
-	if te == nil {
+	if te == nil && !errors.As(err, &te) { // a promptlib.Error of mcpctl's own (admit)
 		return err
 	}
 	callFrom(ctx).setCode(string(te.Code))
