@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -15,6 +16,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"golang.org/x/image/draw"
@@ -70,18 +72,21 @@ func fitMedia(ctx context.Context, content []mcp.Content) ([]mcp.Content, bool) 
 // advice is what a note for an image left out tells the model to do instead, by where the image
 // came from: a tool can be asked again with other arguments; a prompt or resource cannot.
 type advice struct {
-	one  string // for an image over the API's limits
-	many string // for the images past a result's bounds
+	one    string // for an image over the API's limits
+	many   string // for the images past a result's bounds
+	format string // for an image in a format the API does not take
 }
 
 var (
 	askTool = advice{
-		one:  "Ask the tool for a smaller image (a lower resolution, or a region of it), or for a file path to it.",
-		many: "Ask the tool for them in later calls, a few at a time, or for file paths to them.",
+		one:    "Ask the tool for a smaller image (a lower resolution, or a region of it), or for a file path to it.",
+		many:   "Ask the tool for them in later calls, a few at a time, or for file paths to them.",
+		format: "Ask the tool for a PNG or JPEG if it can give one, or for a file path to the image.",
 	}
 	askServer = advice{
-		one:  "If the server has a tool that gives a smaller image (a lower resolution, or a region of it) or a file path to it, use that instead.",
-		many: "If the server has a tool that gives these images a few at a time, or file paths to them, use that instead.",
+		one:    "If the server has a tool that gives a smaller image (a lower resolution, or a region of it) or a file path to it, use that instead.",
+		many:   "If the server has a tool that gives these images a few at a time, or file paths to them, use that instead.",
+		format: "If the server has a tool that gives it as PNG or JPEG, or a file path to it, use that instead.",
 	}
 )
 
@@ -102,7 +107,7 @@ type resultImages struct {
 // then nil and note empty.
 func (r *resultImages) fit(img mcp.ImageContent) (fitted *mcp.ImageContent, note string, dropped bool) {
 	if !r.full && r.n < maxResultImages {
-		fitted, note = fitImage(r.ctx, img, r.ask.one)
+		fitted, note = fitImage(r.ctx, img, r.ask)
 		if fitted == nil {
 			return nil, note, false // its own note says why: it counts for nothing
 		}
@@ -182,28 +187,34 @@ func fitContent(ctx context.Context, content []mcp.Content, ask advice) ([]mcp.C
 func (r *resultImages) block(c mcp.Content) (blocks []mcp.Content, changed, dropped bool) {
 	switch c := c.(type) {
 	case mcp.ImageContent:
+		if src, ok := svgText(c.Data, c.MIMEType); ok {
+			return []mcp.Content{mcp.NewTextContent(svgNote(src) + src)}, true, false
+		}
 		fitted, note, dropped := r.fit(c)
 		if dropped {
 			return nil, true, true
 		}
-		if note == "" {
+		if note == "" && fitted.MIMEType == c.MIMEType {
 			return nil, false, false
 		}
 		if fitted != nil {
 			blocks = append(blocks, *fitted)
 		}
-		return append(blocks, mcp.NewTextContent(note)), true, false
+		if note != "" {
+			blocks = append(blocks, mcp.NewTextContent(note))
+		}
+		return blocks, true, false
 	case mcp.EmbeddedResource:
-		fitted, note, dropped := r.resource(c.Resource)
+		fitted, note, changed, dropped := r.resource(c.Resource)
 		if dropped {
 			return nil, true, true
 		}
-		if note == "" {
+		if !changed {
 			return nil, false, false
 		}
 		c.Resource = fitted
-		if _, left := c.Resource.(mcp.TextResourceContents); left {
-			return []mcp.Content{c}, true, false // the resource's text is the note
+		if _, left := c.Resource.(mcp.TextResourceContents); left || note == "" {
+			return []mcp.Content{c}, true, false // the resource's text is the note, or it needs none
 		}
 		return []mcp.Content{c, mcp.NewTextContent(note)}, true, false
 	}
@@ -212,23 +223,29 @@ func (r *resultImages) block(c mcp.Content) (blocks []mcp.Content, changed, drop
 
 // resource is c fitted when it is an image blob (mimeType image/*), which a client attaches to
 // the conversation as an image: a scaled blob keeps its URI (its mimeType changes with a
-// re-encoding); one that cannot be fitted becomes text contents under the same URI, saying what
-// it was, why it is not there, and what to do instead. note is empty when c passes as it came;
-// dropped as for fit.
-func (r *resultImages) resource(c mcp.ResourceContents) (out mcp.ResourceContents, note string, dropped bool) {
+// re-encoding, or when it was not what the data is); one that cannot be fitted becomes text
+// contents under the same URI, saying what it was, why it is not there, and what to do instead;
+// an SVG becomes text contents of its source. changed is false when c passes as it came, and
+// note is empty when nothing needs saying; dropped as for fit.
+func (r *resultImages) resource(c mcp.ResourceContents) (out mcp.ResourceContents, note string, changed, dropped bool) {
 	b, ok := c.(mcp.BlobResourceContents)
 	if !ok || !strings.HasPrefix(b.MIMEType, "image/") {
-		return c, "", false
+		return c, "", false, false
+	}
+	if src, ok := svgText(b.Blob, b.MIMEType); ok {
+		return mcp.TextResourceContents{URI: b.URI, MIMEType: b.MIMEType, Text: src}, "", true, false
 	}
 	fitted, note, dropped := r.fit(mcp.NewImageContent(b.Blob, b.MIMEType))
 	switch {
-	case dropped, note == "":
-		return c, "", dropped
+	case dropped:
+		return c, "", false, true
 	case fitted == nil:
-		return mcp.TextResourceContents{URI: b.URI, MIMEType: "text/plain", Text: note}, note, false
+		return mcp.TextResourceContents{URI: b.URI, MIMEType: "text/plain", Text: note}, note, true, false
+	case note == "" && fitted.MIMEType == b.MIMEType:
+		return c, "", false, false
 	}
 	b.Blob, b.MIMEType = fitted.Data, fitted.MIMEType
-	return b, note, false
+	return b, note, true, false
 }
 
 // fitPromptImages fits the image messages of an upstream's prompt as fitMedia fits a tool's
@@ -279,15 +296,17 @@ func fitResourceImages(ctx context.Context, contents []mcp.ResourceContents, ask
 	r := &resultImages{ctx: ctx, ask: ask}
 	out = contents
 	noteAt, logAt := -1, -1
+	copied := false
 	for i, c := range contents {
-		fitted, note, dropped := r.resource(c)
-		if note == "" && !dropped {
-			if len(notes) > 0 {
+		fitted, note, changed, dropped := r.resource(c)
+		if !changed && !dropped {
+			if copied {
 				out = append(out, c)
 			}
 			continue
 		}
-		if len(notes) == 0 {
+		if !copied {
+			copied = true
 			out = append(make([]mcp.ResourceContents, 0, len(contents)), contents[:i]...) // the caller's slice is the upstream's result
 		}
 		if dropped {
@@ -299,7 +318,9 @@ func fitResourceImages(ctx context.Context, contents []mcp.ResourceContents, ask
 			}
 			continue
 		}
-		notes = append(notes, note)
+		if note != "" {
+			notes = append(notes, note)
+		}
 		out = append(out, fitted)
 	}
 	if noteAt >= 0 {
@@ -315,31 +336,29 @@ func fitResourceImages(ctx context.Context, contents []mcp.ResourceContents, ask
 // fitImage is img within the API's limits, or nil when it cannot be made so, and a note saying
 // what was done (for one left out, ending with ask); an image already within them comes back
 // with no note. Decoding waits its turn for decodeMemory; ctx ends the wait.
-func fitImage(ctx context.Context, img mcp.ImageContent, ask string) (*mcp.ImageContent, string) {
+func fitImage(ctx context.Context, img mcp.ImageContent, ask advice) (*mcp.ImageContent, string) {
 	raw, err := base64.StdEncoding.DecodeString(img.Data)
 	if err != nil {
-		if len(img.Data) > maxImageData {
-			return nil, leftOut(img, "", "its data is not valid base64", ask)
-		}
-		return &img, "" // not ours to judge: the client decides what to do with it
+		return nil, unreadable(img, "its data is not valid base64", ask.format)
 	}
 	cfg, format, err := image.DecodeConfig(bytes.NewReader(raw))
-	switch {
-	case err != nil && len(img.Data) > maxImageData:
-		return nil, leftOut(img, "", "mcpctl cannot read its format ("+img.MIMEType+") to scale it", ask)
-	case err != nil:
-		return &img, ""
-	case cfg.Width <= maxImageSide && cfg.Height <= maxImageSide && len(img.Data) <= maxImageData:
+	if err != nil {
+		return nil, unreadable(img, "it is none of those", ask.format)
+	}
+	// The API also refuses an image whose media type is not what its data is ("Image does not
+	// match the provided media type"): the data decides.
+	img.MIMEType = "image/" + format
+	if cfg.Width <= maxImageSide && cfg.Height <= maxImageSide && len(img.Data) <= maxImageData {
 		return &img, ""
 	}
 	dims := fmt.Sprintf("%d×%d pixels", cfg.Width, cfg.Height)
 	if cfg.Width*cfg.Height > maxImagePixels {
-		return nil, leftOut(img, dims, fmt.Sprintf("it is too large for mcpctl to scale (over %d million pixels)", maxImagePixels/1_000_000), ask)
+		return nil, leftOut(img, dims, fmt.Sprintf("it is too large for mcpctl to scale (over %d million pixels)", maxImagePixels/1_000_000), ask.one)
 	}
 	w, h := fitSides(cfg.Width, cfg.Height)
 	cost := scaleCost(cfg, w, h)
 	if err := decodeMemory.acquire(ctx, cost); err != nil {
-		return nil, leftOut(img, dims, "the request ended while it waited for other images to be scaled first", ask)
+		return nil, leftOut(img, dims, "the request ended while it waited for other images to be scaled first", ask.one)
 	}
 	defer func() {
 		decodeMemory.release(cost)
@@ -354,7 +373,7 @@ func fitImage(ctx context.Context, img mcp.ImageContent, ask string) (*mcp.Image
 	}()
 	src, _, err := image.Decode(bytes.NewReader(raw))
 	if err != nil {
-		return nil, leftOut(img, dims, "it could not be decoded to scale it: "+err.Error(), ask)
+		return nil, leftOut(img, dims, "it could not be decoded to scale it: "+err.Error(), ask.one)
 	}
 	var fitted image.Image = src
 	if w != cfg.Width || h != cfg.Height {
@@ -364,10 +383,10 @@ func fitImage(ctx context.Context, img mcp.ImageContent, ask string) (*mcp.Image
 	}
 	data, mime, err := encodeImage(fitted, format)
 	if err != nil {
-		return nil, leftOut(img, dims, "it could not be encoded once scaled: "+err.Error(), ask)
+		return nil, leftOut(img, dims, "it could not be encoded once scaled: "+err.Error(), ask.one)
 	}
 	if len(data) > maxImageData {
-		return nil, leftOut(img, dims, fmt.Sprintf("even scaled to %d×%d it takes %s of data", w, h, sizeOf(len(data))), ask)
+		return nil, leftOut(img, dims, fmt.Sprintf("even scaled to %d×%d it takes %s of data", w, h, sizeOf(len(data))), ask.one)
 	}
 	out := img
 	out.Data, out.MIMEType = data, mime
@@ -553,6 +572,30 @@ func leftOut(img mcp.ImageContent, dims, why, ask string) string {
 	}
 	return fmt.Sprintf("[mcpctl left out an image here (%s, %s of data): the Claude API refuses an image over %d pixels a side or 5 MB, which would end this conversation, and %s. %s]",
 		what, sizeOf(len(img.Data)), maxImageSide, why, ask)
+}
+
+// unreadable is the note for an image left out because it is not one the API takes.
+func unreadable(img mcp.ImageContent, why, ask string) string {
+	return fmt.Sprintf("[mcpctl left out an image here (%s, %s of data): the Claude API takes only PNG, JPEG, GIF and WebP images and refuses a request holding any other, which would end this conversation, and %s. %s]",
+		cmp.Or(img.MIMEType, "no media type"), sizeOf(len(img.Data)), why, ask)
+}
+
+// svgText is the source of an SVG image as text, for a model to read: the API takes no SVG
+// image, but SVG is text. ok is false for anything else, or data that is not UTF-8 text.
+func svgText(data, mimeType string) (src string, ok bool) {
+	if !strings.HasPrefix(mimeType, "image/svg") {
+		return "", false
+	}
+	raw, err := base64.StdEncoding.DecodeString(data)
+	if err != nil || !utf8.Valid(raw) {
+		return "", false
+	}
+	return string(raw), true
+}
+
+// svgNote heads an SVG image's source given as text.
+func svgNote(src string) string {
+	return fmt.Sprintf("[mcpctl: an SVG image (%s) came here; the Claude API takes no SVG image, which would end this conversation, so its source follows as text. Ask the tool for PNG if it can render one.]\n", sizeOf(len(src)))
 }
 
 // sizeOf is n bytes as a person reads it.

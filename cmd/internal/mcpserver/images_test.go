@@ -94,14 +94,43 @@ func TestFitMediaLeavesImagesWithinTheLimits(t *testing.T) {
 	for _, content := range [][]mcp.Content{
 		{mcp.NewImageContent(pngData(t, stripes(2000, 1500)), "image/png"), mcp.NewAudioContent(strings.Repeat("A", 8<<20), "audio/wav")},
 		{mcp.NewTextContent("text")},
-		// Not an image mcpctl can read, and small: the client decides.
-		{mcp.NewImageContent(base64.StdEncoding.EncodeToString([]byte("<svg/>")), "image/svg+xml")},
-		{mcp.NewImageContent("not base64!", "image/png")},
 	} {
 		out, changed := fitMedia(t.Context(), content)
 		if changed || len(out) != len(content) {
 			t.Errorf("%.40v: changed %v, %d blocks; want it as it came", content, changed, len(out))
 		}
+	}
+}
+
+// An image whose media type is not what its data is goes with its data's type: the API refuses
+// "image/jpeg" on a PNG's data. Nothing else changes, and no note is needed.
+func TestFitMediaNamesTheDataType(t *testing.T) {
+	data := pngData(t, stripes(100, 100))
+	out, changed := fitMedia(t.Context(), []mcp.Content{mcp.NewImageContent(data, "image/jpeg")})
+	if !changed || len(out) != 1 {
+		t.Fatalf("changed %v, %d blocks; want the image alone", changed, len(out))
+	}
+	if img, ok := out[0].(mcp.ImageContent); !ok || img.MIMEType != "image/png" || img.Data != data {
+		t.Errorf("%.80v; want the same data as image/png", out[0])
+	}
+}
+
+// An SVG image reaches the model as its source: the API takes no SVG image, and SVG is text.
+func TestFitMediaGivesSVGAsText(t *testing.T) {
+	svg := `<svg xmlns="http://www.w3.org/2000/svg"><text>build passed</text></svg>`
+	out, changed := fitMedia(t.Context(), []mcp.Content{mcp.NewImageContent(base64.StdEncoding.EncodeToString([]byte(svg)), "image/svg+xml")})
+	if !changed || len(out) != 1 {
+		t.Fatalf("changed %v, %d blocks; want one text block", changed, len(out))
+	}
+	text, ok := out[0].(mcp.TextContent)
+	if !ok || !strings.HasSuffix(text.Text, "\n"+svg) || !strings.Contains(text.Text, "takes no SVG image") {
+		t.Errorf("%.300v; want a note and the source", out[0])
+	}
+	// As a resource's blob: text contents of the source, under its URI and type.
+	res := mcp.BlobResourceContents{URI: "file:///logo.svg", MIMEType: "image/svg+xml", Blob: base64.StdEncoding.EncodeToString([]byte(svg))}
+	got, _ := fitResourceImages(t.Context(), []mcp.ResourceContents{res}, askServer)
+	if tr, ok := got[0].(mcp.TextResourceContents); !ok || tr.Text != svg || tr.URI != res.URI || tr.MIMEType != "image/svg+xml" {
+		t.Errorf("the SVG resource: %+v", got[0])
 	}
 }
 
@@ -169,8 +198,14 @@ func TestFitMediaLeavesOutWhatItCannotFit(t *testing.T) {
 			[]string{"image/png, 20000×20000 pixels", "too large for mcpctl to scale", "Ask the tool for a smaller image"}},
 		"claims a size its data lacks": {mcp.NewImageContent(headerOnlyPNG(t, 3000, 3000), "image/png"),
 			[]string{"3000×3000 pixels", "could not be decoded"}},
-		"over 5 MB in a format mcpctl cannot read": {mcp.NewImageContent(base64.StdEncoding.EncodeToString(bytes.Repeat([]byte("<svg/>"), 1<<20)), "image/svg+xml"),
-			[]string{"image/svg+xml", "8.0 MB of data", "cannot read its format"}},
+		// The API refuses a request holding an image it cannot read, small or not, and every
+		// later request of the conversation with it (claude-code #58330, #15807).
+		"a format the API does not take": {mcp.NewImageContent(base64.StdEncoding.EncodeToString([]byte("II*\x00 a TIFF")), "image/tiff"),
+			[]string{"image/tiff, 16 bytes of data", "takes only PNG, JPEG, GIF and WebP images", "it is none of those", "Ask the tool for a PNG or JPEG"}},
+		"not base64": {mcp.NewImageContent("not base64!", "image/png"),
+			[]string{"image/png, 11 bytes", "its data is not valid base64"}},
+		"no media type, no image": {mcp.NewImageContent(base64.StdEncoding.EncodeToString([]byte("hello")), ""),
+			[]string{"no media type", "it is none of those"}},
 	} {
 		out, changed := fitMedia(t.Context(), []mcp.Content{c.img})
 		if !changed || len(out) != 1 {
@@ -590,7 +625,7 @@ func TestScaleCostCoversWhatScalingTakes(t *testing.T) {
 	for range 2 {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		fitted, _ := fitImage(t.Context(), mcp.NewImageContent(data, "image/png"), askTool.one)
+		fitted, _ := fitImage(t.Context(), mcp.NewImageContent(data, "image/png"), askTool)
 		runtime.ReadMemStats(&after)
 		if fitted == nil {
 			t.Fatal("not scaled")
