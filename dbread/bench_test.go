@@ -279,3 +279,8 @@ func BenchmarkPollUnchanged(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSearchUnspaced: a Japanese word inside a run of text, which only a scan finds.
+func BenchmarkSearchUnspaced(b *testing.B) {
+	benchSearch(b, func(int) string { return "説明" })
+}

@@ -36,9 +36,8 @@ func isWordRune(r rune) bool {
 
 // unspaced reports whether w holds a letter of a script written without spaces between words
 // (Chinese, Japanese, Thai, Lao, Khmer, Burmese). unicode61 cannot segment such text: a whole
-// run of it up to punctuation is one term ("日本語チーム"), so a word of it must match the start
-// of a term to find anything. Only such words are prefixes, wherever they stand in the query;
-// any other word matches whole, so the order of the words never changes what is found.
+// run of it up to punctuation is one term ("日本語での説明も歓迎します"), and a word of it
+// inside the run is no term at all, so a query holding one is a scan (SearchIn).
 func unspaced(w string) bool {
 	return strings.ContainsFunc(w, promptlib.Unspaced)
 }
@@ -46,44 +45,27 @@ func unspaced(w string) bool {
 // matchExpr builds an FTS5 MATCH expression that requires every word, in any of its forms
 // (forms): each form is an FTS5 string ("..." with inner quotes doubled), so no word is ever read
 // as query syntax; a word with several forms is ("a" OR "b" …), and the words are joined with
-// AND. A word of an unspaced script (unspaced) is a prefix query ("word"*). It returns "" for
-// no words; the caller must not run an empty expression.
+// AND. It returns "" for no words; the caller must not run an empty expression.
 func matchExpr(words []string) string {
 	var b strings.Builder
-	str := func(s string, star bool) {
-		b.WriteByte('"')
-		b.WriteString(strings.ReplaceAll(s, `"`, `""`))
-		b.WriteByte('"')
-		if star {
-			b.WriteByte('*')
-		}
-	}
 	for i, w := range words {
 		if i > 0 {
 			b.WriteString(" AND ")
 		}
 		spell, others := forms(w)
-		star := unspaced(w)
-		if star {
-			// A form a prefix already matches would be counted twice, and weigh twice in bm25.
-			others = slices.DeleteFunc(others, func(f string) bool {
-				return slices.ContainsFunc(spell, func(p string) bool { return strings.HasPrefix(f, strings.ToLower(p)) })
-			})
-		}
-		if len(spell)+len(others) > 1 {
+		all := slices.Concat(spell, others)
+		if len(all) > 1 {
 			b.WriteByte('(')
 		}
-		for j, f := range spell {
+		for j, f := range all {
 			if j > 0 {
 				b.WriteString(" OR ")
 			}
-			str(f, star)
+			b.WriteByte('"')
+			b.WriteString(strings.ReplaceAll(f, `"`, `""`))
+			b.WriteByte('"')
 		}
-		for _, f := range others {
-			b.WriteString(" OR ")
-			str(f, false)
-		}
-		if len(spell)+len(others) > 1 {
+		if len(all) > 1 {
 			b.WriteByte(')')
 		}
 	}
@@ -137,8 +119,9 @@ func likePattern(w string) string {
 // its singular or plural and British or American spelling (forms), ranked by relevance then
 // newest, and the total number of matches. Words are runs of letters and digits (at most 16),
 // matched whole wherever they stand, so their order changes neither the matches nor the total;
-// only a word in a script written without spaces (unspaced) matches the start of longer text. A
-// query with no words (only punctuation or emoji, say) matches nothing. limit 0 or less
+// only a query holding a word in a script written without spaces (unspaced) is answered by a
+// LIKE scan, every word a substring, as the index cannot find such a word inside a run of text.
+// A query with no words (only punctuation or emoji, say) matches nothing. limit 0 or less
 // means DefaultLimit.
 //
 // Relevance is bm25 over the sidecar's full-text index with the title weighted over the body,
@@ -174,6 +157,12 @@ func (db *DB) SearchIn(ctx context.Context, query string, opts SearchOptions) ([
 			return nil, 0, db.wrap(op, ErrClosed)
 		}
 		return []Listed{}, 0, nil
+	}
+	if slices.ContainsFunc(words, unspaced) {
+		// The index cannot find a word inside a run of such text ("説明" in "日本語での説明も
+		// 歓迎します"), only at its start: a query holding one is a scan, every word a substring.
+		ps, total, err := db.searchLike(ctx, words, opts.InFolders, opts.Limit, opts.Offset)
+		return listedOf(ps, opts.Brief), total, db.wrap(op, err)
 	}
 	current, err := db.side.current(ctx)
 	if err != nil {

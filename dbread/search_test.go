@@ -58,9 +58,6 @@ func TestMatchExpr(t *testing.T) {
 		{[]string{"migration"}, `("migration" OR "migrations")`},
 		{[]string{"behavior"}, `("behavior" OR "behaviour" OR "behaviors" OR "behaviours")`},
 		{[]string{"ios", "news"}, `"ios" AND "news"`},
-		// Words of scripts without spaces are prefixes wherever they stand.
-		{[]string{"日本語", "team"}, `"日本語"* AND ("team" OR "teams")`},
-		{[]string{"team", "日本語"}, `("team" OR "teams") AND "日本語"*`},
 	}
 	for _, tt := range tests {
 		if got := matchExpr(tt.words); got != tt.want {
@@ -212,6 +209,8 @@ func TestSearch(t *testing.T) {
 		{"case", "SECURITY", []string{id(1)}, false},
 		{"percent", "100%", []string{id(3)}, false},
 		{"cjk prefix", "日本語", []string{id(3)}, false},
+		{"cjk inside a run", "説明", []string{id(3)}, false},
+		{"cjk and a word", "説明 analyse", []string{id(3)}, false},
 		{"diacritics folded", "donnees", []string{id(3)}, true},
 		{"operators are words", "review OR nothing", nil, false},
 		{"quote", `"unbalanced`, nil, false},
