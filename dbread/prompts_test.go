@@ -38,7 +38,7 @@ func smallLibrary() promptlib.Library {
 			{ID: "A0000000-0000-4000-8000-000000000002", Title: "Go error handling", Content: "Wrap errors with context. Review the goroutines.",
 				FolderID: promptlib.Ptr(sub), Emoji: promptlib.Ptr("👨‍💻"), Color: promptlib.Ptr("blue"),
 				CreatedAt: at("2024-03-05T10:00:00Z"), UpdatedAt: at("2024-03-05T10:00:00Z")},
-			{ID: "A0000000-0000-4000-8000-000000000003", Title: "Daily notes", Content: "日本語での説明も歓迎します。 Données & analyse, 100% sûr.",
+			{ID: "A0000000-0000-4000-8000-000000000003", Title: "Daily notes", Content: "日本語での説明も歓迎します。 데이터베이스를 매일 백업합니다. Données & analyse, 100% sûr.",
 				CreatedAt: at("2024-02-01T10:00:00Z"), UpdatedAt: at("2024-02-01T10:00:00Z")},
 			{ID: "A0000000-0000-4000-8000-000000000004", Title: "Release notes", Content: "Summarize the release for users; review the changelog.",
 				FolderID: promptlib.Ptr(eng), CreatedAt: at("2024-04-01T10:00:00Z"), UpdatedAt: at("2024-04-01T10:00:00Z")},

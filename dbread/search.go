@@ -38,8 +38,10 @@ func isWordRune(r rune) bool {
 // (Chinese, Japanese, Thai, Lao, Khmer, Burmese). unicode61 cannot segment such text: a whole
 // run of it up to punctuation is one term ("日本語での説明も歓迎します"), and a word of it
 // inside the run is no term at all, so a query holding one is a scan (SearchIn).
+// Korean is written with spaces, but a word carries its particles ("데이터베이스를", the
+// database as an object), so a Korean word is looked for inside the text too.
 func unspaced(w string) bool {
-	return strings.ContainsFunc(w, promptlib.Unspaced)
+	return strings.ContainsFunc(w, func(r rune) bool { return promptlib.Unspaced(r) || unicode.Is(unicode.Hangul, r) })
 }
 
 // matchExpr builds an FTS5 MATCH expression that requires every word, in any of its forms

@@ -211,6 +211,7 @@ func TestSearch(t *testing.T) {
 		{"cjk prefix", "日本語", []string{id(3)}, false},
 		{"cjk inside a run", "説明", []string{id(3)}, false},
 		{"cjk and a word", "説明 analyse", []string{id(3)}, false},
+		{"korean without its particle", "데이터베이스", []string{id(3)}, false},
 		{"diacritics folded", "donnees", []string{id(3)}, true},
 		{"operators are words", "review OR nothing", nil, false},
 		{"quote", `"unbalanced`, nil, false},
