@@ -163,7 +163,7 @@ func (d *Doc) Line() string {
 }
 
 // topicWordsOf lists the distinct stems of texts that may name a topic: not stop words, not
-// filler headings, three letters or more.
+// filler headings, three letters or more (two for a run of Chinese, Japanese …, kept whole).
 func topicWordsOf(texts []string) []topicWord {
 	var out []topicWord
 	at := map[string]int{}

@@ -94,24 +94,28 @@ func splitWords(s string) []string {
 		}
 	}
 	rs := []rune(s)
+	var prev rune // the last letter or digit of cur, past its marks
 	for i, r := range rs {
-		if unicode.Is(unicode.M, r) && len(cur) > 0 {
-			cur = append(cur, r)
+		latin := r < 0x300 // no marks, no hiragana, nothing bigrammed: decided quickly
+		if !latin && unicode.Is(unicode.M, r) {
+			if len(cur) > 0 {
+				cur = append(cur, r)
+			}
 			continue
 		}
-		if !unicode.IsLetter(r) && !unicode.IsDigit(r) || unicode.Is(unicode.Hiragana, r) {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) || !latin && unicode.Is(unicode.Hiragana, r) {
 			flush()
 			continue
 		}
 		if len(cur) > 0 {
-			prev := cur[len(cur)-1]
 			nextLower := i+1 < len(rs) && unicode.IsLower(rs[i+1])
 			hump := unicode.IsUpper(r) && (unicode.IsLower(prev) || unicode.IsDigit(prev) || (unicode.IsUpper(prev) && nextLower))
-			if hump || bigrammed(r) != bigrammed(prev) {
+			if hump || !(latin && prev < 0x300) && bigrammed(r) != bigrammed(prev) {
 				flush()
 			}
 		}
 		cur = append(cur, r)
+		prev = r
 	}
 	flush()
 	return words

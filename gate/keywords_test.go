@@ -117,3 +117,19 @@ func TestInterceptTagsKeyTerms(t *testing.T) {
 		}
 	})
 }
+
+func TestSplitWords(t *testing.T) {
+	for in, want := range map[string][]string{
+		"getUserName HTTPServer": {"get", "User", "Name", "HTTP", "Server"},
+		"API設計":                  {"API", "設計"},
+		"日本語の文章をレビュー":            {"日本語", "文章", "レビュー"},
+		// A combining mark stays with its letter, and does not hide what the letter is.
+		"テ\u3099ータベース":  {"テ\u3099ータベース"},
+		"Cafe\u0301Bar": {"Cafe\u0301", "Bar"},
+		"ﾃﾞｰﾀ":          {"ﾃﾞｰﾀ"},
+	} {
+		if got := splitWords(in); !slices.Equal(got, want) {
+			t.Errorf("splitWords(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

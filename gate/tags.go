@@ -14,8 +14,8 @@ const (
 )
 
 // NormalizeTags cleans tags the way matching needs them, deterministically:
-//   - lower case; only letters, digits, combining marks, '-', '_' and spaces kept, anything
-//     else dropped;
+//   - lower case; only letters, digits, '-', '_', spaces and the combining marks after a letter
+//     kept, anything else dropped;
 //   - runs of spaces collapsed to one, leading and trailing spaces trimmed;
 //   - cut to MaxTagLen characters (then trimmed again);
 //   - empty tags dropped, duplicates dropped (the first one stays), at most MaxTags kept.
@@ -47,6 +47,8 @@ func normalizeTag(t string) string {
 			break
 		}
 		switch {
+		case unicode.Is(unicode.M, r) && (space || b.Len() == 0):
+			// A mark belongs to the letter before it; with none, it is dropped.
 		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.M, r) || r == '-' || r == '_':
 			if space && b.Len() > 0 {
 				b.WriteByte(' ')

@@ -24,6 +24,7 @@ func TestNormalizeTags(t *testing.T) {
 		{"cut to 40", []string{strings.Repeat("ab", 30)}, []string{strings.Repeat("ab", 20)}},
 		{"cut does not leave a trailing space", []string{strings.Repeat("x", 39) + " yz"}, []string{strings.Repeat("x", 39)}},
 		{"non-ascii letters kept", []string{"Données", "日本語"}, []string{"données", "日本語"}},
+		{"marks kept after a letter only", []string{"परीक्षण", "\u0301abc", "\u0301", "x \u0301y"}, []string{"परीक्षण", "abc", "x y"}},
 		{"at most 10", strings.Split("a b c d e f g h i j k l", " "), strings.Split("a b c d e f g h i j", " ")},
 	}
 	for _, tt := range tests {

@@ -17,7 +17,8 @@ import (
 // so "error-handling", "error_handling" and "error handling" give the same words. Words of one
 // character are dropped: they carry no topic. A run of Chinese, Japanese, Korean, Thai, Lao,
 // Khmer or Burmese gives its overlapping pairs of characters (bigrammed), as search engines
-// index such text: "日本語" is the words "日本" and "本語", and is found inside "日本語のレビュー".
+// index such text: "日本語" is the words "日本" and "本語", and is found inside "日本語のレビュー";
+// there a character alone (第 of "第2章") is a word, as it can be one.
 func words(s string, fn func(w string)) {
 	runs(s, func(w string, lower, pairs bool) {
 		if pairs {
