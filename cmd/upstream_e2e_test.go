@@ -106,7 +106,9 @@ func beUpstream(name string) int {
 					}
 				}
 				s.AddTool(mcp.NewTool("calm", mcp.WithDescription("Added after the storm.")),
-					func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { return mcp.NewToolResultText("calm"), nil })
+					func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+						return mcp.NewToolResultText("calm"), nil
+					})
 				return mcp.NewToolResultText("stormed"), nil
 			})
 	}

@@ -62,9 +62,12 @@ var (
 // fitMedia fits the images of an upstream's content (image blocks, and image blobs embedded as
 // resources) to the API's limits and says, in a text block after each, what it changed: a
 // scaled image's original size (a point in it is then a known factor from the original's, which
-// a model clicking or measuring needs), or why one was left out. Past the result's bounds (maxResultImages, maxResultImageData) images are left out,
-// one text block in place of the first saying how many. Content without images is returned as
-// it is; audio passes untouched. ctx ends a wait for decodeMemory.
+// a model clicking or measuring needs), or why one was left out. An image in a format the API
+// does not take is left out, an SVG given as its source in text (svg), and an image labelled
+// with another type than its data's goes with its data's. Past the result's bounds
+// (maxResultImages, maxResultImageData) images are left out, one text block in place of the
+// first saying how many. Content without images is returned as it is; audio passes untouched.
+// ctx ends a wait for decodeMemory.
 func fitMedia(ctx context.Context, content []mcp.Content) ([]mcp.Content, bool) {
 	return fitContent(ctx, content, askTool)
 }
@@ -75,6 +78,7 @@ type advice struct {
 	one    string // for an image over the API's limits
 	many   string // for the images past a result's bounds
 	format string // for an image in a format the API does not take
+	svg    string // for an SVG image given as its source
 }
 
 var (
@@ -82,19 +86,26 @@ var (
 		one:    "Ask the tool for a smaller image (a lower resolution, or a region of it), or for a file path to it.",
 		many:   "Ask the tool for them in later calls, a few at a time, or for file paths to them.",
 		format: "Ask the tool for a PNG or JPEG if it can give one, or for a file path to the image.",
+		svg:    "Ask the tool for PNG if it can render one.",
 	}
 	askServer = advice{
 		one:    "If the server has a tool that gives a smaller image (a lower resolution, or a region of it) or a file path to it, use that instead.",
 		many:   "If the server has a tool that gives these images a few at a time, or file paths to them, use that instead.",
 		format: "If the server has a tool that gives it as PNG or JPEG, or a file path to it, use that instead.",
+		svg:    "If the server has a tool that renders it as PNG, use that to see it.",
 	}
 )
+
+// maxSVGText bounds the SVG source one result passes as text (svg): a diagram's source is a few
+// KB, and one that embeds its raster images as base64 can be megabytes that say nothing.
+const maxSVGText = 100 << 10
 
 // resultImages counts one result's images against maxResultImages and maxResultImageData, and
 // what it left out past them, for the one note that stands for those.
 type resultImages struct {
 	ctx              context.Context
 	ask              advice
+	svgText          int  // the SVG source passed as text (maxSVGText)
 	n, data          int  // images passed, and their base64 data
 	full             bool // one was left out, and so is every image after it
 	left, leftData   int  // images left out past the bounds, and their data as they came
@@ -180,15 +191,16 @@ func fitContent(ctx context.Context, content []mcp.Content, ask advice) ([]mcp.C
 	return out, true
 }
 
-// block is what takes c's place when c is an image over the API's limits, or an embedded
-// resource holding one (a client may attach that as an image too): the fitted image and a note,
-// or the note alone. changed is false for every other block; dropped says c is past the
-// result's bounds (r.fit) and nothing takes its place.
+// block is what takes c's place when c is an image the API would refuse (over its limits, in
+// another format, or labelled with another type than its data's), or an embedded resource
+// holding one (a client may attach that as an image too): the fitted image and any note, the
+// note alone, or an SVG's source. changed is false for every other block; dropped says c is
+// past the result's bounds (r.fit) and nothing takes its place.
 func (r *resultImages) block(c mcp.Content) (blocks []mcp.Content, changed, dropped bool) {
 	switch c := c.(type) {
 	case mcp.ImageContent:
-		if src, ok := svgText(c.Data, c.MIMEType); ok {
-			return []mcp.Content{mcp.NewTextContent(svgNote(src) + src)}, true, false
+		if src, note, ok := r.svg(c); ok {
+			return []mcp.Content{mcp.NewTextContent(note + src)}, true, false
 		}
 		fitted, note, dropped := r.fit(c)
 		if dropped {
@@ -232,7 +244,10 @@ func (r *resultImages) resource(c mcp.ResourceContents) (out mcp.ResourceContent
 	if !ok || !strings.HasPrefix(b.MIMEType, "image/") {
 		return c, "", false, false
 	}
-	if src, ok := svgText(b.Blob, b.MIMEType); ok {
+	if src, note, ok := r.svg(mcp.NewImageContent(b.Blob, b.MIMEType)); ok {
+		if src == "" {
+			return mcp.TextResourceContents{URI: b.URI, MIMEType: "text/plain", Text: note}, note, true, false
+		}
 		return mcp.TextResourceContents{URI: b.URI, MIMEType: b.MIMEType, Text: src}, "", true, false
 	}
 	fitted, note, dropped := r.fit(mcp.NewImageContent(b.Blob, b.MIMEType))
@@ -343,7 +358,12 @@ func fitImage(ctx context.Context, img mcp.ImageContent, ask advice) (*mcp.Image
 	}
 	cfg, format, err := image.DecodeConfig(bytes.NewReader(raw))
 	if err != nil {
-		return nil, unreadable(img, "it is none of those", ask.format)
+		return nil, unreadable(img, "mcpctl cannot read its data as any of those", ask.format)
+	}
+	switch format {
+	case "png", "jpeg", "gif", "webp":
+	default: // a decoder some package registered for a format the API does not take
+		return nil, unreadable(img, "it is "+format, ask.format)
 	}
 	// The API also refuses an image whose media type is not what its data is ("Image does not
 	// match the provided media type"): the data decides.
@@ -580,22 +600,22 @@ func unreadable(img mcp.ImageContent, why, ask string) string {
 		cmp.Or(img.MIMEType, "no media type"), sizeOf(len(img.Data)), why, ask)
 }
 
-// svgText is the source of an SVG image as text, for a model to read: the API takes no SVG
-// image, but SVG is text. ok is false for anything else, or data that is not UTF-8 text.
-func svgText(data, mimeType string) (src string, ok bool) {
-	if !strings.HasPrefix(mimeType, "image/svg") {
-		return "", false
+// svg is what takes the place of img when it is an SVG image, which the API does not take: its
+// source, as SVG is text, headed by note; or, past maxSVGText, note alone (src empty). ok is
+// false for any other image, or data that is not UTF-8 text, which fit judges.
+func (r *resultImages) svg(img mcp.ImageContent) (src, note string, ok bool) {
+	if !strings.HasPrefix(img.MIMEType, "image/svg") {
+		return "", "", false
 	}
-	raw, err := base64.StdEncoding.DecodeString(data)
+	raw, err := base64.StdEncoding.DecodeString(img.Data)
 	if err != nil || !utf8.Valid(raw) {
-		return "", false
+		return "", "", false
 	}
-	return string(raw), true
-}
-
-// svgNote heads an SVG image's source given as text.
-func svgNote(src string) string {
-	return fmt.Sprintf("[mcpctl: an SVG image (%s) came here; the Claude API takes no SVG image, which would end this conversation, so its source follows as text. Ask the tool for PNG if it can render one.]\n", sizeOf(len(src)))
+	if r.svgText+len(raw) > maxSVGText {
+		return "", unreadable(img, fmt.Sprintf("its source, %s of SVG text, is more than mcpctl passes from one result (%s)", sizeOf(len(raw)), sizeOf(maxSVGText)), r.ask.format), true
+	}
+	r.svgText += len(raw)
+	return string(raw), fmt.Sprintf("[mcpctl: an SVG image (%s) came here; the Claude API takes no SVG image, which would end this conversation, so its source follows as text. %s]\n", sizeOf(len(raw)), r.ask.svg), true
 }
 
 // sizeOf is n bytes as a person reads it.

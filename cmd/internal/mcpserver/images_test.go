@@ -126,6 +126,18 @@ func TestFitMediaGivesSVGAsText(t *testing.T) {
 	if !ok || !strings.HasSuffix(text.Text, "\n"+svg) || !strings.Contains(text.Text, "takes no SVG image") {
 		t.Errorf("%.300v; want a note and the source", out[0])
 	}
+	// Past maxSVGText of source in one result, a note alone.
+	big := strings.Repeat("<g/>", maxSVGText/4)
+	out, _ = fitMedia(t.Context(), []mcp.Content{
+		mcp.NewImageContent(base64.StdEncoding.EncodeToString([]byte(svg)), "image/svg+xml"),
+		mcp.NewImageContent(base64.StdEncoding.EncodeToString([]byte(big)), "image/svg+xml"),
+	})
+	if len(out) != 2 || !strings.HasSuffix(out[0].(mcp.TextContent).Text, svg) {
+		t.Fatalf("two SVGs: %.200v", out)
+	}
+	if note := out[1].(mcp.TextContent).Text; strings.Contains(note, "<g/>") || !strings.Contains(note, "100 KB of SVG text, is more than mcpctl passes from one result (100 KB)") {
+		t.Errorf("an SVG past the bound: %.300q", note)
+	}
 	// As a resource's blob: text contents of the source, under its URI and type.
 	res := mcp.BlobResourceContents{URI: "file:///logo.svg", MIMEType: "image/svg+xml", Blob: base64.StdEncoding.EncodeToString([]byte(svg))}
 	got, _ := fitResourceImages(t.Context(), []mcp.ResourceContents{res}, askServer)
@@ -201,11 +213,11 @@ func TestFitMediaLeavesOutWhatItCannotFit(t *testing.T) {
 		// The API refuses a request holding an image it cannot read, small or not, and every
 		// later request of the conversation with it (claude-code #58330, #15807).
 		"a format the API does not take": {mcp.NewImageContent(base64.StdEncoding.EncodeToString([]byte("II*\x00 a TIFF")), "image/tiff"),
-			[]string{"image/tiff, 16 bytes of data", "takes only PNG, JPEG, GIF and WebP images", "it is none of those", "Ask the tool for a PNG or JPEG"}},
+			[]string{"image/tiff, 16 bytes of data", "takes only PNG, JPEG, GIF and WebP images", "cannot read its data as any of those", "Ask the tool for a PNG or JPEG"}},
 		"not base64": {mcp.NewImageContent("not base64!", "image/png"),
 			[]string{"image/png, 11 bytes", "its data is not valid base64"}},
 		"no media type, no image": {mcp.NewImageContent(base64.StdEncoding.EncodeToString([]byte("hello")), ""),
-			[]string{"no media type", "it is none of those"}},
+			[]string{"no media type", "cannot read its data as any of those"}},
 	} {
 		out, changed := fitMedia(t.Context(), []mcp.Content{c.img})
 		if !changed || len(out) != 1 {

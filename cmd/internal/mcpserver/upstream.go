@@ -547,8 +547,9 @@ func (pp *progressPace) flush() {
 	pp.send(n)
 }
 
-// stop ends the call's progress: once it returns nothing more is sent, as the response follows
-// (a notification after it would be for a request that is over).
+// stop ends the call's progress: once it returns nothing more is handed to mcp-go, as the
+// response follows. (mcp-go writes notifications from a goroutine of its own, so one handed
+// over just before may still be written after the response, as it always could.)
 func (pp *progressPace) stop() {
 	pp.mu.Lock()
 	defer pp.mu.Unlock()
@@ -612,7 +613,7 @@ func (u *upstreams) callTool(ctx context.Context, req mcp.CallToolRequest) (*mcp
 	}
 	if content, changed := fitMedia(ctx, res.Content); changed {
 		res.Content = content
-		u.log.Info("upstream: an image scaled or left out to fit the Claude API's limits", "tool", req.Params.Name)
+		u.log.Info("upstream: an image fitted to what the Claude API takes (scaled, retyped, left out or given as text)", "tool", req.Params.Name)
 	}
 	return res, nil
 }
@@ -636,7 +637,7 @@ func (u *upstreams) reader(name string) server.ResourceHandlerFunc {
 		}
 		contents, notes := fitResourceImages(ctx, res.Contents, askServer)
 		for _, note := range notes {
-			u.log.Info("upstream: a resource's image scaled or left out to fit the Claude API's limits", "server", name, "uri", req.Params.URI, "note", note)
+			u.log.Info("upstream: a resource's image fitted to what the Claude API takes", "server", name, "uri", req.Params.URI, "note", note)
 		}
 		return contents, nil
 	}
@@ -660,7 +661,7 @@ func (u *upstreams) getPrompt(ctx context.Context, req mcp.GetPromptRequest) (*m
 	}
 	if msgs, changed := fitPromptImages(ctx, res.Messages); changed {
 		res.Messages = msgs
-		u.log.Info("upstream: a prompt's image scaled or left out to fit the Claude API's limits", "prompt", req.Params.Name)
+		u.log.Info("upstream: a prompt's image fitted to what the Claude API takes", "prompt", req.Params.Name)
 	}
 	return res, nil
 }
