@@ -161,15 +161,7 @@ func TestFitMediaScalesAWideJPEG(t *testing.T) {
 // An image within the sides but over 5 MB of data (a photo saved as PNG) is re-encoded, not
 // said to be scaled.
 func TestFitMediaReencodesAHeavyImage(t *testing.T) {
-	img := image.NewRGBA(image.Rect(0, 0, 1200, 1200))
-	x := uint32(1)
-	for i := range img.Pix {
-		x ^= x << 13
-		x ^= x >> 17
-		x ^= x << 5
-		img.Pix[i] = uint8(x)
-	}
-	data := pngData(t, img)
+	data := pngData(t, noise(1200, 1200, true))
 	if len(data) <= maxImageData {
 		t.Fatalf("the test image has %d bytes of data, want over %d", len(data), maxImageData)
 	}
