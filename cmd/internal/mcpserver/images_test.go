@@ -12,6 +12,7 @@ import (
 	"image/jpeg"
 	"image/png"
 	"math"
+	"os"
 	"reflect"
 	"runtime"
 	"strings"
@@ -34,11 +35,16 @@ func stripes(w, h int) *image.Gray {
 
 func pngData(t testing.TB, img image.Image) string {
 	t.Helper()
+	return base64.StdEncoding.EncodeToString(pngBytes(t, img))
+}
+
+func pngBytes(t testing.TB, img image.Image) []byte {
+	t.Helper()
 	var buf bytes.Buffer
 	if err := png.Encode(&buf, img); err != nil {
 		t.Fatal(err)
 	}
-	return base64.StdEncoding.EncodeToString(buf.Bytes())
+	return buf.Bytes()
 }
 
 // decodeBlock decodes an image block's data, failing the test when it is not an image.
@@ -608,37 +614,81 @@ func TestWeighted(t *testing.T) {
 }
 
 // scaleCost covers what scaling really allocates: for a 16-bit PNG, 8 bytes a pixel and
-// Catmull-Rom's buffer, which dwarfs the image (the estimate once counted the image alone).
+// Catmull-Rom's buffer, which dwarfs the image (the estimate once counted the image alone); for
+// a progressive JPEG, the coefficients it keeps until its last scan as well (once left out).
 func TestScaleCostCoversWhatScalingTakes(t *testing.T) {
-	img := image.NewRGBA64(image.Rect(0, 0, 2400, 600))
+	wide := image.NewRGBA64(image.Rect(0, 0, 2400, 600))
 	for y := range 600 {
 		for x := range 2400 {
-			img.SetRGBA64(x, y, color.RGBA64{R: uint16(x * 27), G: uint16(y * 109), B: 0x8000, A: 0xffff})
+			wide.SetRGBA64(x, y, color.RGBA64{R: uint16(x * 27), G: uint16(y * 109), B: 0x8000, A: 0xffff})
 		}
 	}
-	data := pngData(t, img)
-	raw, _ := base64.StdEncoding.DecodeString(data)
-	cfg, _, err := image.DecodeConfig(bytes.NewReader(raw))
+	// 2400×600 too, made by jpegtran -progressive from image/jpeg's encoding of a gradient:
+	// image/jpeg cannot encode one.
+	progressive, err := os.ReadFile("testdata/progressive.jpg")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cost := scaleCost(cfg, 2000, 500)
-	// TotalAlloc counts every goroutine's allocations, and another's can only add to a run's:
-	// the smaller of two runs is the nearer.
-	took := int64(math.MaxInt64)
-	for range 2 {
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		fitted, _ := fitImage(t.Context(), mcp.NewImageContent(data, "image/png"), askTool)
-		runtime.ReadMemStats(&after)
-		if fitted == nil {
-			t.Fatal("not scaled")
-		}
-		// Less what is not the decoding's or scaling's: the data decoded from base64, and the
-		// encodings with their base64.
-		took = min(took, int64(after.TotalAlloc-before.TotalAlloc)-int64(len(raw))-3*int64(len(fitted.Data)))
+	for _, c := range []struct {
+		name string
+		raw  []byte
+		mime string
+	}{
+		{"16-bit PNG", pngBytes(t, wide), "image/png"},
+		{"progressive JPEG", progressive, "image/jpeg"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg, format, err := image.DecodeConfig(bytes.NewReader(c.raw))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cost := scaleCost(cfg, 2000, 500, format == "jpeg" && progressiveJPEG(c.raw))
+			data := base64.StdEncoding.EncodeToString(c.raw)
+			// TotalAlloc counts every goroutine's allocations, and another's can only add to a
+			// run's: the smaller of two runs is the nearer.
+			took := int64(math.MaxInt64)
+			for range 2 {
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				fitted, _ := fitImage(t.Context(), mcp.NewImageContent(data, c.mime), askTool)
+				runtime.ReadMemStats(&after)
+				if fitted == nil {
+					t.Fatal("not scaled")
+				}
+				// Less what is not the decoding's or scaling's: the data decoded from base64, and
+				// the encodings with their base64.
+				took = min(took, int64(after.TotalAlloc-before.TotalAlloc)-int64(len(c.raw))-3*int64(len(fitted.Data)))
+			}
+			if took > cost || cost > 2*took {
+				t.Errorf("scaling took %s, scaleCost says %s; want it covered, and not twice over", sizeOf(int(took)), sizeOf(int(cost)))
+			}
+		})
 	}
-	if took > cost || cost > 2*took {
-		t.Errorf("scaling took %s, scaleCost says %s; want it covered, and not twice over", sizeOf(int(took)), sizeOf(int(cost)))
+}
+
+func TestProgressiveJPEG(t *testing.T) {
+	progressive, err := os.ReadFile("testdata/progressive.jpg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var baseline bytes.Buffer
+	if err := jpeg.Encode(&baseline, image.NewGray(image.Rect(0, 0, 8, 8)), nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		raw  []byte
+		want bool
+	}{
+		{"progressive", progressive, true},
+		{"baseline", baseline.Bytes(), false},
+		{"PNG", pngBytes(t, image.NewGray(image.Rect(0, 0, 8, 8))), false},
+		{"cut before its frame", progressive[:20], false},
+		{"a marker's length past the end", []byte{0xff, 0xd8, 0xff, 0xe0, 0xff, 0xff}, false},
+		{"empty", nil, false},
+	} {
+		if got := progressiveJPEG(c.raw); got != c.want {
+			t.Errorf("%s: progressiveJPEG = %v, want %v", c.name, got, c.want)
+		}
 	}
 }
