@@ -1,8 +1,6 @@
 package upstream
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -13,9 +11,6 @@ import (
 	"syscall"
 	"time"
 )
-
-// maxStderrLine bounds the stderr line kept for errors; longer lines are cut.
-const maxStderrLine = 512
 
 // process is one run of a server's command: a child in its own process group, its stdin and
 // stdout as the MCP channel, its stderr read line by line into the log.
@@ -82,82 +77,6 @@ func startProcess(cmd *exec.Cmd, log *slog.Logger) (*process, error) {
 func closeAll(files ...*os.File) {
 	for _, f := range files {
 		f.Close()
-	}
-}
-
-// How much of a server's stderr reaches mcpctl's log, which an MCP client keeps as a file it
-// never rotates (100 MB of stderr made a 107 MB log): a token bucket in bytes lets a burst
-// through whole (a start-up banner, a stack trace) and then a trickle. A line costs its length
-// and stderrLineCost for the log record around it, so a flood of short lines is bounded too.
-const (
-	stderrBurst       = 256 << 10 // bytes
-	stderrRate        = 1 << 10   // bytes a second, about 3.6 MB an hour of a flood that never ends
-	stderrLineCost    = 64
-	stderrReportEvery = 10 * time.Second // how often a flood's dropped lines are counted in the log
-)
-
-// logBudget is a token bucket of bytes of log.
-type logBudget struct {
-	tokens float64
-	last   time.Time
-}
-
-// take spends cost if the budget has it.
-func (b *logBudget) take(cost int, now time.Time) bool {
-	b.tokens = min(stderrBurst, b.tokens+now.Sub(b.last).Seconds()*stderrRate)
-	b.last = now
-	if b.tokens < float64(cost) {
-		return false
-	}
-	b.tokens -= float64(cost)
-	return true
-}
-
-// readStderr sends each stderr line to the log (never to stdout, which is mcpctl's MCP channel)
-// within the log's budget, counting the lines it drops, and keeps the last non-empty one for
-// errors whether logged or not.
-func (p *process) readStderr() {
-	log := p.log
-	defer close(p.stderrDone)
-	budget := logBudget{tokens: stderrBurst, last: time.Now()}
-	dropped := 0
-	var reported time.Time
-	report := func() {
-		if dropped > 0 {
-			log.Warn("upstream stderr lines dropped: the server writes more than the log takes", "dropped", dropped)
-			dropped = 0
-		}
-	}
-	r := bufio.NewReaderSize(p.stderrR, 4096)
-	for {
-		line, err := r.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			// An endless line: log it in pieces rather than hold it all.
-			err = nil
-		}
-		if text := string(bytes.TrimRight(line, "\r\n")); text != "" {
-			now := time.Now()
-			if budget.take(len(text)+stderrLineCost, now) {
-				log.Info("upstream stderr", "line", text)
-			} else {
-				dropped++
-			}
-			// The first drop is reported at once, so the log says it is being cut short.
-			if dropped > 0 && now.Sub(reported) >= stderrReportEvery {
-				report()
-				reported = now
-			}
-			if len(text) > maxStderrLine {
-				text = text[:maxStderrLine] + "…"
-			}
-			p.mu.Lock()
-			p.lastStderr = text
-			p.mu.Unlock()
-		}
-		if err != nil {
-			report()
-			return
-		}
 	}
 }
 

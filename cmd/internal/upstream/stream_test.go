@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -192,6 +193,48 @@ func TestStderrFloodIsBounded(t *testing.T) {
 	}
 	if len(logged.dropped) == 0 || !strings.Contains(logged.dropped[0], "server=tu") || !strings.Contains(logged.dropped[0], "dropped=") {
 		t.Errorf("got reports of dropped lines %q, want one naming the server and the count", logged.dropped)
+	}
+}
+
+// Dropped lines are reported at once the first time, then at most every stderrReportEvery;
+// a count left when the server goes quiet is reported when its interval ends (it used to
+// wait for the server's next line, which might never come), and the rest when stderr ends.
+func TestStderrDropsAreReported(t *testing.T) {
+	logged := &logCounter{}
+	var fire func()
+	armed := 0
+	d := drops{log: slog.New(slog.NewTextHandler(logged, nil)), after: func(wait time.Duration, f func()) func() bool {
+		armed++
+		fire = f
+		return func() bool { fire = nil; return true }
+	}}
+	reports := func() []string {
+		logged.mu.Lock()
+		defer logged.mu.Unlock()
+		var counts []string
+		for _, r := range logged.dropped {
+			counts = append(counts, r[strings.Index(r, "dropped="):len(r)-1])
+		}
+		return counts
+	}
+	t0 := time.Now()
+	d.add(t0)
+	d.add(t0.Add(time.Second))
+	d.add(t0.Add(2 * time.Second))
+	if got := reports(); !slices.Equal(got, []string{"dropped=1"}) || armed != 1 {
+		t.Fatalf("after three drops in 2 s: reports %q, %d timers; want the first at once and one timer for the rest", got, armed)
+	}
+	fire() // the interval ends with the server quiet
+	if got := reports(); !slices.Equal(got, []string{"dropped=1", "dropped=2"}) {
+		t.Fatalf("when the interval ended: reports %q, want the two held back", got)
+	}
+	d.add(t0.Add(11 * time.Second)) // 1 s after the last report was due
+	if got := reports(); len(got) != 2 || armed != 2 || fire == nil {
+		t.Fatalf("a drop 1 s after a report: reports %q, %d timers; want it held for a second timer", got, armed)
+	}
+	d.close()
+	if got := reports(); !slices.Equal(got, []string{"dropped=1", "dropped=2", "dropped=1"}) || fire != nil {
+		t.Errorf("when stderr ended: reports %q, timer stopped %v; want the last one reported and its timer stopped", got, fire == nil)
 	}
 }
 
