@@ -28,6 +28,7 @@ func runConsole(ctx context.Context, env Env, args []string) error {
 		TrafficDir:  traffic.Dir(stateHome(env)),
 		ProjectsDir: projectsDir(env),
 		NoColor:     env.Getenv("NO_COLOR") != "",
+		Tools:       func(p gate.Project) []string { return previewTools(env, p) },
 	}
 	c, err := chooseProject(env, *project)
 	switch {

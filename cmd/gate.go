@@ -72,7 +72,7 @@ func runGate(ctx context.Context, env Env, args []string) error {
 		return nil
 	}
 	b := gate.NewSession(*p).Begin(ix, fs.Args())
-	r := gate.Renderer{Texts: gate.SystemTexts(scope.SystemPrompts(lib.Prompts)), Tools: []string{"(the library tools)", gate.ToolReadPrompts}}
+	r := gate.Renderer{Texts: gate.SystemTexts(scope.SystemPrompts(lib.Prompts)), Tools: previewTools(env, *p)}
 	text, _, err := r.Briefing(ctx, b, gate.LibraryBodies(lib))
 	if err != nil {
 		return err

@@ -92,6 +92,29 @@ func toolNames(tb testing.TB, s *session) []string {
 	return names
 }
 
+// gate preview prints exactly what begin_session returns, down to the tools it says are open
+// (it once said "(the library tools)", and left out read_section).
+func TestGatePreviewIsBeginSession(t *testing.T) {
+	lib := projectLibrary(t)
+	env := testHome(t)
+	writeProject(t, env, "web", webProject+"proxyModel: subindex\n")
+	s := serve(t, env, "--library", lib.Dir, "--project", "web")
+	var b gate.Result
+	s.call(t, "begin_session", map[string]any{"tags": []string{"sql", "migrations"}}, &b)
+	vars := map[string]string{}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		vars[k] = v
+	}
+	code, out, stderr := run(t, vars, "gate", "preview", "--project", "web", "--library", lib.Dir, "sql", "migrations")
+	if code != 0 {
+		t.Fatalf("gate preview: exit %d: %s", code, stderr)
+	}
+	if out != b.Text+"\n" || !strings.Contains(out, "search_prompts") || !strings.Contains(out, "read_section") {
+		t.Errorf("gate preview printed\n%s\nwhere begin_session returned\n%s", out, b.Text)
+	}
+}
+
 func TestGatedSessionBeginThenRead(t *testing.T) {
 	s, _ := serveWeb(t)
 

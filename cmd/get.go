@@ -61,13 +61,17 @@ func getProjects(_ context.Context, env Env, args []string) error {
 	}
 	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tFOLDER\tGATED\tMODE\tBUDGET\tINDEX CAP\tFROM")
+	// A project's warnings follow the table on stderr, as its hint does: in the FROM cell, one
+	// made a row of 250 characters.
+	var warnings []string
 	row := func(p gate.Project, from string) {
 		if problems := projectModelProblems(env, &p); len(problems) > 0 {
-			from += fmt.Sprintf(" (warning: %s", problems[0])
+			from += " (" + countOf(len(problems), "warning") + ")"
+			w := fmt.Sprintf("warning: %s: %s", p.DisplayName(), problems[0])
 			if len(problems) > 1 {
-				from += fmt.Sprintf("; %d more in 'mcpctl describe project %s'", len(problems)-1, p.Name)
+				w += fmt.Sprintf("; %d more in 'mcpctl describe project %s'", len(problems)-1, p.Name)
 			}
-			from = cell(from) + ")"
+			warnings = append(warnings, cell(w))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%v\t%s\t%d\t%d\t%s\n", cell(p.Name), orDash(cell(p.Folder)), p.Gated, cell(string(p.GateMode)), p.ByteBudget, p.IndexCap, from)
 	}
@@ -98,6 +102,9 @@ func getProjects(_ context.Context, env Env, args []string) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	for _, w := range warnings {
+		fmt.Fprintln(env.Stderr, w)
 	}
 	if repo != nil && !repo.Trusted && len(repo.Project.Servers) > 0 {
 		fmt.Fprintln(env.Stderr, "hint:", repo.Reason)

@@ -99,7 +99,8 @@ func TestProjectCommandsFlagModelProblems(t *testing.T) {
 		t.Errorf("describe project flags the served name db__big, which applies to db/big:\n%s", out)
 	}
 	code, out, stderr = run(t, vars, "get", "projects")
-	if code != 0 || !strings.Contains(out, `(warning: proxyModel: proxymodel "subindx" cannot be used`) || !strings.Contains(out, "2 more in 'mcpctl describe project web'") {
+	if code != 0 || !strings.Contains(out, "projects (3 warnings)") ||
+		!strings.Contains(stderr, `warning: web: proxyModel: proxymodel "subindx" cannot be used`) || !strings.Contains(stderr, "2 more in 'mcpctl describe project web'") {
 		t.Errorf("get projects: exit %d\n%s%s", code, out, stderr)
 	}
 }

@@ -23,6 +23,18 @@ func projectModelProblems(env Env, p *gate.Project) []mcpserver.ModelProblem {
 	return mcpserver.ProjectModelProblems(e, p)
 }
 
+// previewTools is what a briefing of a new session of p says is open (mcpserver.PreviewTools),
+// for gate preview and the console's Gate screen. Like projectModelProblems it reads no
+// config.yaml: whether a model makes sections does not depend on the LLM.
+func previewTools(env Env, p gate.Project) []string {
+	e, err := pipeline.NewEngine(pipeline.Options{ConfigDir: filepath.Join(configHome(env), "mcpctl"), NoLLM: true})
+	if err != nil {
+		return mcpserver.PreviewTools(p, nil)
+	}
+	defer e.Close()
+	return mcpserver.PreviewTools(p, e)
+}
+
 func serverModels(p *gate.Project) bool {
 	for _, s := range p.Servers {
 		if s.ProxyModel != "" {

@@ -14,6 +14,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/mcpctl/mcpctl/dbread"
+	"github.com/mcpctl/mcpctl/gate"
 )
 
 // Config is what the console shows. cmd builds it from flags and the environment; tests build
@@ -35,6 +36,10 @@ type Config struct {
 	// Repo is the repository's own project, listed on the Gate screen after "none", and the one it
 	// starts on when Project is ""; nil when there is none.
 	Repo *RepoProject
+
+	// Tools is what a briefing of a new session of a project says is open, for the Gate screen;
+	// nil: "(the library tools)" and read_prompts.
+	Tools func(gate.Project) []string
 
 	// Pipeline transforms content for the Pipeline screen; nil shows "no pipeline configured".
 	Pipeline Transformer

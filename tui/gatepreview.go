@@ -85,7 +85,7 @@ func gateProjects(dir string, repo *RepoProject) (names []string, invalid map[st
 
 // previewGate loads the project (repoEntry: the repository's) and runs a new session's
 // begin_session with tags against a snapshot of the library.
-func previewGate(lib promptlib.Library, projectsDir, project string, repo *RepoProject, tags []string) (gateView, error) {
+func previewGate(lib promptlib.Library, projectsDir, project string, repo *RepoProject, tools func(gate.Project) []string, tags []string) (gateView, error) {
 	p := gate.NoProject()
 	var err error
 	switch {
@@ -103,6 +103,9 @@ func previewGate(lib promptlib.Library, projectsDir, project string, repo *RepoP
 	}
 	b := gate.NewSession(p).Begin(ix, tags)
 	r := gate.Renderer{Texts: gate.SystemTexts(scope.SystemPrompts(lib.Prompts)), Tools: []string{"(the library tools)", gate.ToolReadPrompts}}
+	if tools != nil {
+		r.Tools = tools(p)
+	}
 	text, _, err := r.Briefing(context.Background(), b, gate.LibraryBodies(lib))
 	if err != nil {
 		return gateView{}, err

@@ -3,6 +3,7 @@ package tui
 import (
 	"errors"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -30,7 +31,7 @@ func TestPreviewGate(t *testing.T) {
 		{"roomy", []string{"sql"}, map[string]bool{"matched": true}, "over budget"},
 		{"", []string{"sql"}, map[string]bool{"matched": true}, "critical"},
 	} {
-		v, err := previewGate(lib, dir, tc.project, nil, tc.tags)
+		v, err := previewGate(lib, dir, tc.project, nil, nil, tc.tags)
 		if err != nil {
 			t.Fatalf("%s %v: %v", tc.project, tc.tags, err)
 		}
@@ -56,7 +57,7 @@ func TestPreviewGate(t *testing.T) {
 			t.Errorf("%s %v: the briefing text carries no prompt in full:\n%s", tc.project, tc.tags, v.Text)
 		}
 	}
-	if _, err := previewGate(lib, dir, "missing", nil, []string{"x"}); err == nil {
+	if _, err := previewGate(lib, dir, "missing", nil, nil, []string{"x"}); err == nil {
 		t.Error("a missing project previewed without an error")
 	}
 
@@ -64,11 +65,14 @@ func TestPreviewGate(t *testing.T) {
 	repo := &RepoProject{Name: "shop-front", Load: func() (gate.Project, error) {
 		return gate.ParseProject("/src/shop-front/.mcpctl/project.yaml", []byte("byteBudget: 3000\n"))
 	}}
-	if v, err := previewGate(lib, dir, repoEntry, repo, []string{"sql"}); err != nil || v.Budget != 3000 {
-		t.Errorf("the repository's project: budget %d, %v; want its own 3000", v.Budget, err)
+	// The tools the briefing says are open are the console's to say (mcpserver's, for the project).
+	tools := func(p gate.Project) []string { return []string{"tools-of-" + strconv.Itoa(p.ByteBudget)} }
+	if v, err := previewGate(lib, dir, repoEntry, repo, tools, []string{"sql"}); err != nil || v.Budget != 3000 ||
+		!strings.Contains(v.Text, "Tools now available: tools-of-3000.") {
+		t.Errorf("the repository's project: budget %d, %v; want its own 3000 and the tools for it, in\n%s", v.Budget, err, v.Text)
 	}
 	broken := &RepoProject{Name: "shop-front", Load: func() (gate.Project, error) { return gate.Project{}, errors.New("line 2: bad") }}
-	if _, err := previewGate(lib, dir, repoEntry, broken, []string{"sql"}); err == nil || !strings.Contains(err.Error(), "line 2") {
+	if _, err := previewGate(lib, dir, repoEntry, broken, nil, []string{"sql"}); err == nil || !strings.Contains(err.Error(), "line 2") {
 		t.Errorf("a repository project that does not load: got %v, want its error", err)
 	}
 	if got, _, _ := gateProjects(dir, repo); strings.Join(got, ",") != ","+repoEntry+",crit,roomy" {

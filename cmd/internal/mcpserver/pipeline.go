@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -102,7 +103,10 @@ func (p *contentPipeline) project() string {
 }
 
 // models lists every model a session may see in force.
-func (p *contentPipeline) models() []string {
+func (p *contentPipeline) models() []string { return projectModels(p.cfg.Project) }
+
+// projectModels lists every model a session of pr (nil: none) may see in force.
+func projectModels(pr *gate.Project) []string {
 	seen := map[string]bool{defaultModel: true}
 	out := []string{defaultModel}
 	add := func(m string) {
@@ -111,7 +115,7 @@ func (p *contentPipeline) models() []string {
 			out = append(out, m)
 		}
 	}
-	if pr := p.cfg.Project; pr != nil {
+	if pr != nil {
 		add(pr.ProxyModel)
 		for _, m := range pr.ProxyModelOverrides {
 			add(m)
@@ -125,13 +129,11 @@ func (p *contentPipeline) models() []string {
 
 // makesSections reports whether any model in force may make sections: read_section is listed
 // then.
-func (p *contentPipeline) makesSections() bool {
-	for _, m := range p.models() {
-		if p.engine.MakesSections(m) {
-			return true
-		}
-	}
-	return false
+func (p *contentPipeline) makesSections() bool { return makesSections(p.engine, p.cfg.Project) }
+
+// makesSections reports whether any model a session of pr may see in force makes sections.
+func makesSections(e *pipeline.Engine, pr *gate.Project) bool {
+	return e != nil && slices.ContainsFunc(projectModels(pr), e.MakesSections)
 }
 
 // transform runs the model in force over one text; unchanged when the model does not apply.
