@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -42,8 +43,13 @@ func runDemo(ctx context.Context, env Env, args []string) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	childEnv := append(os.Environ(), "LOG_LEVEL=error", "XDG_CACHE_HOME="+filepath.Join(tmp, "cache"))
-	c, init, err := dialServer(ctx, bin, childEnv, env.Stderr, "--library", dir)
+	// The session is the throw-away library's alone: its traffic does not join the user's
+	// (the console's Traffic screen showed demo sessions of deleted libraries), and neither the
+	// user's project ($MCPCTL_PROJECT, a repository's .mcpctl/project.yaml from the working
+	// directory up) nor their config.yaml changes what it shows.
+	childEnv := append(childEnviron(os.Environ()), "LOG_LEVEL=error", "XDG_CACHE_HOME="+filepath.Join(tmp, "cache"),
+		"XDG_STATE_HOME="+filepath.Join(tmp, "state"), "XDG_CONFIG_HOME="+filepath.Join(tmp, "config"))
+	c, init, err := dialServerNotify(ctx, bin, childEnv, env.Stderr, nil, func(cmd *exec.Cmd) { cmd.Dir = tmp }, "--library", dir)
 	if err != nil {
 		return err
 	}
