@@ -38,10 +38,13 @@ func (l *Lock) Release() error { return l.f.Close() }
 // queue status' and the console show. A queue that does not exist yet has none (a processor
 // makes the queue before it locks it).
 //
-// flock has no test that does not take the lock, so a free lock is taken for an instant: a
-// processor starting in that instant finds it held (a server's election tries again; 'queue
-// process' says so and exits).
+// On Linux, /proc/locks tells (flockHeld). Elsewhere flock has no test that does not take the
+// lock, so a free lock is taken for an instant: a processor starting in that instant finds it
+// held (a server's election tries again; 'queue process' says so and exits).
 func Running(dir string) (bool, error) {
+	if held, ok := flockHeld(join(dir, lockName)); ok {
+		return held, nil
+	}
 	lock, err := TryLock(dir)
 	switch {
 	case errors.Is(err, ErrLocked):

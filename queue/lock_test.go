@@ -1,7 +1,9 @@
 package queue
 
 import (
+	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 )
 
@@ -13,6 +15,11 @@ func TestRunning(t *testing.T) {
 	if running, err := Running(dir); running || err != nil {
 		t.Fatalf("a free lock: %v, %v; want not running", running, err)
 	}
+	if _, err := os.Stat(filepath.Join(dir, lockName)); runtime.GOOS == "linux" && err == nil {
+		// Made by taking the lock: on Linux, /proc/locks answers without taking it, so that a
+		// processor starting in that instant never finds it held.
+		t.Error("asking made the lock file, so it took the lock")
+	}
 	lock, err := TryLock(dir) // the probe let the lock go again
 	if err != nil {
 		t.Fatalf("after the probe: %v", err)
@@ -21,4 +28,7 @@ func TestRunning(t *testing.T) {
 		t.Errorf("a held lock: %v, %v; want running", running, err)
 	}
 	lock.Release()
+	if running, err := Running(dir); running || err != nil {
+		t.Errorf("a lock let go: %v, %v; want not running", running, err)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -95,6 +96,13 @@ func TestHealthSaysTheLastWriteFailed(t *testing.T) {
 // QUEUE_FULL, and health_check says so.
 func TestHealthSaysTheQueueIsFull(t *testing.T) {
 	lib := librarytest.New(t, 3) // a Prompteka library: no processor drains the queue
+	// Away from macOS, a Prompteka library without a processor is degraded already; the lock
+	// stands for one that does not drain the queue.
+	lock, err := queue.TryLock(lib.Queue)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lock.Release() })
 	c := healthCore(t, Library{Dir: lib.Dir, DB: lib.DB, Queue: lib.Queue})
 	if h := health(t, c); h.Status != "healthy" || h.Queue.Error != nil {
 		t.Fatalf("an empty queue: health %s, queue error %v; want healthy", h.Status, deref(h.Queue.Error))
@@ -109,7 +117,7 @@ func TestHealthSaysTheQueueIsFull(t *testing.T) {
 		t.Fatalf("a full queue: health %s, %d pending, queue error %v; want degraded, saying the queue is full",
 			h.Status, h.Queue.Pending, deref(h.Queue.Error))
 	}
-	_, err := queue.NewWriter(lib.Queue, nil).Submit(context.Background(), promptlib.OpCreatePrompt, promptlib.CreatePromptData{Title: "t", Content: "c"})
+	_, err = queue.NewWriter(lib.Queue, nil).Submit(context.Background(), promptlib.OpCreatePrompt, promptlib.CreatePromptData{Title: "t", Content: "c"})
 	if pe, ok := err.(*promptlib.Error); !ok || pe.Code != promptlib.CodeQueueFull || !strings.HasPrefix(pe.Message, *h.Queue.Error) {
 		t.Errorf("the write: %v; want QUEUE_FULL with health_check's reason", err)
 	}
@@ -120,4 +128,33 @@ func deref(s *string) string {
 		return "<nil>"
 	}
 	return *s
+}
+
+// Where the Prompteka app cannot run (it is a macOS app), nothing applies a Prompteka library's
+// writes but a 'queue process --force' the user starts: health_check says so, and what to run,
+// where a write used to wait 17 s to fail; with one running (it holds the processor lock) the
+// queue is answered.
+func TestHealthSaysNothingAppliesWritesWithoutTheApp(t *testing.T) {
+	lib := librarytest.New(t, 3)
+	l := Library{Dir: lib.Dir, DB: lib.DB, Queue: lib.Queue}
+	if state, problem := appProcessor("darwin", l); state != "app" || problem != nil {
+		t.Errorf("on macOS: %s, %v; want the app's, no problem", state, deref(problem))
+	}
+	state, problem := appProcessor("linux", l)
+	if state != "app" || problem == nil || !strings.Contains(*problem, "'mcpctl queue process --force --library "+lib.Dir+"'") {
+		t.Errorf("on Linux, no processor: %s, %v; want the app's, saying what to run", state, deref(problem))
+	}
+	c := healthCore(t, l)
+	if h := health(t, c); runtime.GOOS != "darwin" && (h.Status != "degraded" || h.Queue.Processor.Error == nil) {
+		t.Errorf("health_check on %s: %s, processor error %v; want degraded, saying nothing applies writes",
+			runtime.GOOS, h.Status, deref(h.Queue.Processor.Error))
+	}
+	lock, err := queue.TryLock(lib.Queue)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Release()
+	if state, problem := appProcessor("linux", l); state != queue.ProcWaiting || problem != nil {
+		t.Errorf("on Linux, a processor running: %s, %v; want waiting (another process answers), no problem", state, deref(problem))
+	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -321,7 +323,7 @@ func (d readTools) healthCheck(ctx context.Context, _ json.RawMessage) (any, err
 		// The directory is fine, but every write is refused with QUEUE_FULL.
 		h.Queue.Error = promptlib.Ptr(ferr.Message)
 	}
-	h.Queue.Processor.State = "app"
+	h.Queue.Processor.State, h.Queue.Processor.Error = appProcessor(runtime.GOOS, d.lib)
 	if d.lib.Standalone {
 		state, perr := d.proc.State()
 		h.Queue.Processor.State = state
@@ -355,6 +357,26 @@ func (d readTools) healthCheck(ctx context.Context, _ json.RawMessage) (any, err
 		h.Status = "healthy"
 	}
 	return h, nil
+}
+
+// appProcessor is who applies the writes of a Prompteka library (one not standalone): the app,
+// which runs only on macOS. Elsewhere only 'mcpctl queue process --force' does, and without it
+// every write waits out its time and fails (RESPONSE_TIMEOUT, 17 s later): health_check says so
+// before a write does.
+func appProcessor(goos string, lib Library) (state string, problem *string) {
+	if lib.Standalone || goos == "darwin" {
+		return "app", nil
+	}
+	running, err := queue.Running(lib.Queue)
+	switch {
+	case err != nil:
+		return "app", promptlib.Ptr("cannot tell whether a processor answers this library's queue: " + err.Error())
+	case running:
+		return queue.ProcWaiting, nil // another process holds the processor lock: it applies the writes
+	}
+	return "app", promptlib.Ptr(fmt.Sprintf("nothing applies this library's writes here: the Prompteka app runs only on macOS, "+
+		"and no 'mcpctl queue process --force' runs for the library, so every write would wait and fail with RESPONSE_TIMEOUT. "+
+		"Ask the user to run 'mcpctl queue process --force --library %s' in a terminal, or to serve a standalone library", lib.Dir))
 }
 
 // scope lists the folders the session reads, nil for the whole library.
