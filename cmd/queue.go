@@ -6,6 +6,7 @@ import (
 	"fmt"
 	iofs "io/fs"
 	"os"
+	"runtime"
 	"strings"
 	"time"
 
@@ -112,7 +113,7 @@ func runQueueStatus(ctx context.Context, env Env, args []string) error {
 		fmt.Fprintf(out, " (oldest %s ago)", time.Since(s.OldestPending).Round(time.Second))
 	}
 	fmt.Fprintf(out, "\nprocessing: %d\nprocessed:  %d\nfailed:     %d\n", s.Processing, s.Processed, s.Failed)
-	fmt.Fprintf(out, "processor:  %s\n", processorState(lib))
+	fmt.Fprintf(out, "processor:  %s\n", queue.WhoAnswers(lib.Standalone, lib.Queue, runtime.GOOS))
 	if len(s.Failures) > 0 {
 		fmt.Fprintf(out, "last failures:\n")
 		for _, f := range s.Failures {
@@ -155,20 +156,4 @@ func runQueueClean(ctx context.Context, env Env, args []string) error {
 	}
 	fmt.Fprintln(env.Stdout)
 	return nil
-}
-
-// processorState says who processes the queue and whether an mcpctl processor is running now
-// (it holds the lock).
-func processorState(lib Library) string {
-	if !lib.Standalone {
-		return "the Prompteka app"
-	}
-	running, err := queue.Running(lib.Queue)
-	switch {
-	case err != nil:
-		return "mcpctl, state unknown: " + err.Error()
-	case running:
-		return "mcpctl, running"
-	}
-	return "mcpctl, not running (start 'mcpctl serve' or 'mcpctl queue process')"
 }

@@ -3,11 +3,13 @@ package tui
 import (
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/mcpctl/mcpctl/queue"
 )
 
 var (
@@ -91,7 +93,12 @@ func (s *queueScreen) scan() tea.Cmd {
 	dir, lib, kinds := s.cfg.QueueDir, s.cfg.LibraryDir, s.kinds
 	return func() tea.Msg {
 		st, err := scanQueueWith(dir, kinds)
-		proc, idle := processorState(lib, dir)
+		var proc string
+		var idle bool
+		if lib != "" && dir != "" {
+			a := queue.WhoAnswers(queue.IsStandalone(lib), dir, runtime.GOOS)
+			proc, idle = a.String(), a.Idle()
+		}
 		// Operation files, their names and error files are anyone's text (see display). The id
 		// stays as named on disk, for r and d to act on; Shown is what the screen lays out.
 		for i := range st.Ops {

@@ -364,14 +364,15 @@ func (d readTools) healthCheck(ctx context.Context, _ json.RawMessage) (any, err
 // every write waits out its time and fails (RESPONSE_TIMEOUT, 17 s later): health_check says so
 // before a write does.
 func appProcessor(goos string, lib Library) (state string, problem *string) {
-	if lib.Standalone || goos == "darwin" {
-		return "app", nil
+	if lib.Standalone {
+		return "app", nil // the caller asks its own processor
 	}
-	running, err := queue.Running(lib.Queue)
-	switch {
-	case err != nil:
-		return "app", promptlib.Ptr("cannot tell whether a processor answers this library's queue: " + err.Error())
-	case running:
+	switch a := queue.WhoAnswers(false, lib.Queue, goos); {
+	case a.App:
+		return "app", nil
+	case a.Err != nil:
+		return "app", promptlib.Ptr("cannot tell whether a processor answers this library's queue: " + a.Err.Error())
+	case a.Running:
 		return queue.ProcWaiting, nil // another process holds the processor lock: it applies the writes
 	}
 	return "app", promptlib.Ptr(fmt.Sprintf("nothing applies this library's writes here: the Prompteka app runs only on macOS, "+
