@@ -36,10 +36,13 @@ func TestUsageErrorsExit2WithHint(t *testing.T) {
 		{"demo", "extra"},
 		{"get", "projects", "extra"},
 		{"help", "queue", "explode"},
+		{"library"},
+		{"queue"},
+		{"proxymodel", "validate", "/no/such/model.yaml"},
 	} {
-		code, _, stderr := run(t, nil, args...)
-		if code != 2 {
-			t.Errorf("mcpctl %v: exit %d, want 2 (stderr %q)", args, code, stderr)
+		code, out, stderr := run(t, nil, args...)
+		if code != 2 || out != "" {
+			t.Errorf("mcpctl %v: exit %d, stdout %q; want 2 and nothing on stdout (stderr %q)", args, code, out, stderr)
 			continue
 		}
 		if len(args) > 0 && !strings.Contains(stderr, "hint:") {
@@ -81,6 +84,8 @@ func TestHelpAndVersion(t *testing.T) {
 		{[]string{"help", "queue", "status"}, []string{"Usage: mcpctl queue status", "-failures N", "-library DIR"}},
 		{[]string{"help", "library"}, []string{"Usage: mcpctl library init", "-sample N"}},
 		{[]string{"help", "get", "prompts"}, []string{"Usage: mcpctl get prompts", "-project NAME"}},
+		{[]string{"help", "gate"}, []string{"Usage: mcpctl gate preview", "flags: 'mcpctl gate preview -h'"}},
+		{[]string{"get", "-h"}, []string{"flags: 'mcpctl get projects -h'"}},
 	} {
 		code, out, stderr := run(t, nil, tc.args...)
 		if code != 0 {

@@ -24,6 +24,11 @@ func runConsole(ctx context.Context, env Env, args []string) error {
 	if err := fs.parseFlagsOnly(env, args); err != nil {
 		return err
 	}
+	if !isTerminal(env.Stdout) || !ttyReadable(env.Stdin) {
+		return &hintError{msg: "console needs a terminal to draw on and read keys from, and has none here",
+			hint: "run 'mcpctl console' in a terminal window; in a script, 'mcpctl queue status', 'mcpctl traffic tail' " +
+				"and 'mcpctl gate preview' print what its screens show"}
+	}
 	cfg := tui.Config{
 		TrafficDir:  traffic.Dir(stateHome(env)),
 		ProjectsDir: projectsDir(env),

@@ -121,6 +121,35 @@ func TestConsoleUsage(t *testing.T) {
 	if code, _, stderr := run(t, nil, "console", "extra"); code != 2 || !strings.Contains(stderr, "hint:") {
 		t.Errorf("console extra: exit %d, stderr %q; want 2 with a hint", code, stderr)
 	}
+	// Without a terminal (run's stdout is a buffer) it says so, not bubbletea's "could not
+	// open a new TTY".
+	if code, _, stderr := run(t, nil, "console"); code != 1 || !strings.Contains(stderr, "console needs a terminal") ||
+		!strings.Contains(stderr, "hint: run 'mcpctl console' in a terminal window") {
+		t.Errorf("console without a terminal: exit %d, stderr %q; want 1, saying it needs one", code, stderr)
+	}
+}
+
+// serve run by hand in a terminal says it waits for an MCP client and how one starts it,
+// rather than sitting silent.
+func TestServeByHandSaysWhatItIs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and runs it in tmux")
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed (apt-get install -y tmux); this terminal test needs it")
+	}
+	bin := mcpctlBinary(t)
+	lib := librarytest.New(t, 3)
+	home := t.TempDir()
+	p := &pane{tb: t, socket: fmt.Sprintf("mcpctl-test-%d-%d", os.Getpid(), time.Now().UnixNano())}
+	command := fmt.Sprintf("env HOME=%q XDG_STATE_HOME=%q XDG_CACHE_HOME=%q XDG_CONFIG_HOME=%q %q serve --library %q",
+		home, filepath.Join(home, "state"), filepath.Join(home, "cache"), filepath.Join(home, "config"), bin, lib.Dir)
+	// Wide, so that the log line is one line of the pane.
+	if out, err := p.tmux("new-session", "-d", "-s", "console", "-x", "400", "-y", "24", command); err != nil {
+		t.Fatalf("tmux new-session: %v: %s", err, out)
+	}
+	t.Cleanup(func() { p.tmux("kill-server") })
+	p.waitFor("is waiting for a client", "'mcpctl mcp-config' prints the entry")
 }
 
 // Run in a repository, the console's Gate screen lists the repository's project and starts on

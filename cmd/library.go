@@ -14,12 +14,12 @@ import (
 )
 
 func runLibrary(ctx context.Context, env Env, args []string) error {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
+	if len(args) == 0 {
+		return &usageError{msg: "library: want 'init'", hint: "mcpctl library init [--sample N] DIR"}
+	}
+	if args[0] == "-h" || args[0] == "--help" {
 		fmt.Fprint(env.Stdout, "Usage: mcpctl library <init> [flags]\n\n"+
 			"  init   create a standalone library in DIR (schema, WAL, queue directories, marker)\n")
-		if len(args) == 0 {
-			return exitError(2)
-		}
 		groupHelp(ctx, env, runLibraryInit)
 		return nil
 	}

@@ -84,7 +84,12 @@ func runCommand(ctx context.Context, env Env, name string, c command, args []str
 	var ue *usageError
 	if len(args) == 1 && (args[0] == "-h" || args[0] == "--help") && errors.As(err, &ue) {
 		what, _, _ := strings.Cut(c.summary, ":") // the summary's synopsis is the usage line's
-		fmt.Fprintf(env.Stdout, "Usage: %s\n\n%s.\nRun 'mcpctl %s SUBJECT -h' for a subject's flags.\n", ue.hint, capitalize(what), name)
+		// The usage line names the subcommands: "mcpctl get projects | prompts …".
+		sub := "SUBCOMMAND"
+		if f := strings.Fields(ue.hint); len(f) > 2 && f[0] == "mcpctl" && f[1] == name {
+			sub = f[2]
+		}
+		fmt.Fprintf(env.Stdout, "Usage: %s\n\n%s.\nEach subcommand has its own flags: 'mcpctl %s %s -h'.\n", ue.hint, capitalize(what), name, sub)
 		return nil
 	}
 	return err

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,24 +21,28 @@ func runProxymodel(_ context.Context, env Env, args []string) error {
 	if len(args) == 0 || args[0] != "validate" {
 		return &usageError{msg: "proxymodel: want 'validate'", hint: "mcpctl proxymodel validate NAME|FILE"}
 	}
-	fs := newFlagSet("proxymodel validate", "mcpctl proxymodel validate NAME|FILE",
+	flags := newFlagSet("proxymodel validate", "mcpctl proxymodel validate NAME|FILE",
 		"Checks a proxymodel against its schema and checks that its stages exist: a model by NAME, or a\n"+
 			"YAML FILE anywhere. Every problem is printed with its line and field; exit 1 when there are any.")
-	if err := fs.parse(env, args[1:]); err != nil {
+	if err := flags.parse(env, args[1:]); err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
-		return fs.usageError("want one NAME or FILE")
+	if flags.NArg() != 1 {
+		return flags.usageError("want one NAME or FILE")
 	}
 	e, err := newEngine(env, false)
 	if err != nil {
 		return err
 	}
 	defer e.Close()
-	arg := fs.Arg(0)
+	arg := flags.Arg(0)
 	var m pipeline.Model
 	if strings.ContainsRune(arg, filepath.Separator) || strings.HasSuffix(arg, pipeline.ModelExt) {
 		data, err := readModelFile(arg)
+		if errors.Is(err, fs.ErrNotExist) {
+			// As validate says of a path that does not exist: a usage error, exit 2.
+			return flags.usageError("%s does not exist; give a proxymodel's NAME ('mcpctl get proxymodels') or a YAML file's path", arg)
+		}
 		if err != nil {
 			return err
 		}

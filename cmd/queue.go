@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	iofs "io/fs"
+	"log/slog"
 	"os"
 	"runtime"
 	"strings"
@@ -21,8 +22,7 @@ const queueUsage = "Usage: mcpctl queue <process|status|clean> [flags]\n\n" +
 
 func runQueue(ctx context.Context, env Env, args []string) error {
 	if len(args) == 0 {
-		fmt.Fprint(env.Stdout, queueUsage)
-		return exitError(2)
+		return &usageError{msg: "queue: want 'process', 'status' or 'clean'", hint: "run 'mcpctl queue -h' for what each does"}
 	}
 	if args[0] == "-h" || args[0] == "--help" {
 		fmt.Fprint(env.Stdout, queueUsage)
@@ -141,7 +141,9 @@ func runQueueClean(ctx context.Context, env Env, args []string) error {
 		fmt.Fprintf(env.Stdout, "nothing to clean: the import queue %s does not exist (nothing has been queued yet)\n", lib.Queue)
 		return nil
 	}
-	rep, err := queue.NewWriter(lib.Queue, newLogger(env)).Cleanup()
+	// The report below says what was removed; the log adds only what went wrong, in text.
+	log := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	rep, err := queue.NewWriter(lib.Queue, log).Cleanup()
 	if err != nil {
 		return err
 	}

@@ -97,8 +97,8 @@ func TestQueueStatusAndClean(t *testing.T) {
 
 	code, out, errOut = run(t, nil, "queue", "clean", "--library", dir)
 	if code != 0 || !strings.Contains(out, "removed 1 expired responses") || !strings.Contains(out, "1 processed operations") ||
-		!strings.Contains(out, "kept 1 files dated in the future") {
-		t.Errorf("clean: exit %d, output %q %q", code, out, errOut)
+		!strings.Contains(out, "kept 1 files dated in the future") || strings.Contains(errOut, "startup cleanup") {
+		t.Errorf("clean: exit %d, output %q %q; want the report on stdout and no log of it on stderr", code, out, errOut)
 	}
 	code, out, _ = run(t, nil, "queue", "status", "--library", dir)
 	if code != 0 || !strings.Contains(out, "pending:    2") || !strings.Contains(out, "processed:  2") {

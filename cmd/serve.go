@@ -32,17 +32,20 @@ func runServe(ctx context.Context, env Env, args []string) error {
 		return err
 	}
 	log := newLogger(env)
+	if isTerminal(env.Stdin) {
+		// Run by hand, serve would sit silent: it speaks MCP to a client, not to a person.
+		log.Info("serve speaks MCP (JSON-RPC) on stdin and stdout and is waiting for a client: " +
+			"an MCP client starts it from its config ('mcpctl mcp-config' prints the entry); 'mcpctl demo' shows a session")
+	}
 	tuneGC(env)
 	lib, err := lf.resolve(ctx, env, true)
 	if err != nil {
-		log.Error("no library", "err", err)
-		return err
+		return err // Main says it once, in plain words with a hint, on stderr: the client's log
 	}
 	// Without a named project, a repository's own .mcpctl/project.yaml (Claude Code and Cursor
 	// start servers in the project's directory) serves; its servers start only once trusted.
 	choice, err := chooseProject(env, *projectName)
 	if err != nil {
-		log.Error("bad project", "err", err)
 		return err
 	}
 	project := choice.Project
@@ -66,7 +69,6 @@ func runServe(ctx context.Context, env Env, args []string) error {
 	}
 	engine, llmProblem, err := serveEngine(env, log)
 	if err != nil {
-		log.Error("bad pipeline configuration", "err", err)
 		return err
 	}
 	defer engine.Close()

@@ -46,6 +46,9 @@ type Config struct {
 
 	Now     func() time.Time // the clock for ages; nil means time.Now
 	NoColor bool             // NO_COLOR: no colors, markers instead
+	// GOOS is the system, which decides who answers a Prompteka library's queue (the app runs
+	// only on macOS); "" means runtime.GOOS.
+	GOOS string
 }
 
 // screen is one of the console's screens. Screens are pointers updated in place; every

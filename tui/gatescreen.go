@@ -61,7 +61,7 @@ type gateScreen struct {
 func newGateScreen(e env) *gateScreen {
 	ti := textinput.New()
 	ti.Prompt = "tags: "
-	ti.Placeholder = "sql migrations testing"
+	ti.Placeholder = "e.g. sql migrations testing"
 	return &gateScreen{env: e, tags: ti, vp: viewport.New(40, 10)}
 }
 

@@ -58,6 +58,7 @@ func newFixture(tb testing.TB, n int) *fixture {
 		ProjectsDir: filepath.Join(tb.TempDir(), "projects"),
 		Now:         func() time.Time { return clock },
 		NoColor:     true,
+		GOOS:        "darwin", // a Prompteka library's queue is the app's, as for the console's users
 	}}
 }
 

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -542,13 +541,13 @@ func TestQueueProcessorAndReason(t *testing.T) {
 		s.update(s.scan()())
 		return s
 	}
-	// The app runs only on macOS: elsewhere nothing answers its library's queue unforced.
-	want := "processor: none: the app is macOS-only (start 'mcpctl queue process --force')"
-	if runtime.GOOS == "darwin" {
-		want = "processor: the Prompteka app"
+	if v := screen().view(); !strings.Contains(v, "processor: the Prompteka app") {
+		t.Errorf("a Prompteka library's queue on macOS: want the app named as its processor:\n%s", v)
 	}
-	if v := screen().view(); !strings.Contains(v, want) {
-		t.Errorf("a Prompteka library's queue: want %q:\n%s", want, v)
+	// The app runs only on macOS: elsewhere nothing answers its library's queue unforced.
+	f.cfg.GOOS = "linux"
+	if v := screen().view(); !strings.Contains(v, "processor: none: the app is macOS-only (start 'mcpctl queue process --force')") {
+		t.Errorf("a Prompteka library's queue on Linux: want none named, and what to start:\n%s", v)
 	}
 
 	writeFile(t, filepath.Join(f.lib.Dir, queue.MarkerName), "{}", time.Time{}) // a standalone library

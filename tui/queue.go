@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"cmp"
 	"fmt"
 	"path/filepath"
 	"runtime"
@@ -90,13 +91,13 @@ func (s *queueScreen) init() tea.Cmd {
 }
 
 func (s *queueScreen) scan() tea.Cmd {
-	dir, lib, kinds := s.cfg.QueueDir, s.cfg.LibraryDir, s.kinds
+	dir, lib, kinds, goos := s.cfg.QueueDir, s.cfg.LibraryDir, s.kinds, cmp.Or(s.cfg.GOOS, runtime.GOOS)
 	return func() tea.Msg {
 		st, err := scanQueueWith(dir, kinds)
 		var proc string
 		var idle bool
 		if lib != "" && dir != "" {
-			a := queue.WhoAnswers(queue.IsStandalone(lib), dir, runtime.GOOS)
+			a := queue.WhoAnswers(queue.IsStandalone(lib), dir, goos)
 			proc, idle = a.String(), a.Idle()
 		}
 		// Operation files, their names and error files are anyone's text (see display). The id

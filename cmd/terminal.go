@@ -1,0 +1,29 @@
+package cmd
+
+import (
+	"io"
+	"os"
+
+	"github.com/charmbracelet/x/term"
+)
+
+// isTerminal reports whether s (a command's stdin or stdout) is a terminal: a person is there,
+// not a client or a pipe.
+func isTerminal(s any) bool {
+	f, ok := s.(*os.File)
+	return ok && term.IsTerminal(f.Fd())
+}
+
+// ttyReadable reports whether the console can read keys: from stdin when it is a terminal,
+// else from /dev/tty, which bubbletea opens then.
+func ttyReadable(stdin io.Reader) bool {
+	if isTerminal(stdin) {
+		return true
+	}
+	tty, err := os.Open("/dev/tty")
+	if err != nil {
+		return false
+	}
+	tty.Close()
+	return true
+}
