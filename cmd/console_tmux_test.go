@@ -12,10 +12,37 @@ import (
 	"github.com/mcpctl/mcpctl/promptlib/librarytest"
 )
 
-// pane is a tmux pane of 80×24 on a tmux server of the test's own.
+// pane is a tmux pane on a tmux server of the test's own.
 type pane struct {
 	tb     testing.TB
 	socket string
+}
+
+// startPane runs the built binary with args in a cols×24 tmux pane, in dir ("" for the
+// test's), with HOME and the XDG directories under home; it skips where tmux is missing.
+func startPane(t *testing.T, cols int, dir, home string, args ...string) *pane {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binary and runs it in tmux")
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed (apt-get install -y tmux); the terminal tests need it")
+	}
+	command := fmt.Sprintf("env HOME=%q XDG_STATE_HOME=%q XDG_CACHE_HOME=%q XDG_CONFIG_HOME=%q NO_COLOR=1 %q",
+		home, filepath.Join(home, "state"), filepath.Join(home, "cache"), filepath.Join(home, "config"), mcpctlBinary(t))
+	for _, a := range args {
+		command += fmt.Sprintf(" %q", a)
+	}
+	session := []string{"new-session", "-d", "-s", "console", "-x", fmt.Sprint(cols), "-y", "24"}
+	if dir != "" {
+		session = append(session, "-c", dir)
+	}
+	p := &pane{tb: t, socket: fmt.Sprintf("mcpctl-test-%d-%d", os.Getpid(), time.Now().UnixNano())}
+	if out, err := p.tmux(append(session, command)...); err != nil {
+		t.Fatalf("tmux new-session: %v: %s", err, out)
+	}
+	t.Cleanup(func() { p.tmux("kill-server") })
+	return p
 }
 
 func (p *pane) tmux(args ...string) (string, error) {
@@ -55,23 +82,10 @@ func (p *pane) keys(keys ...string) {
 // a prompt the app adds appears on the Library screen and a server's traffic on the Traffic
 // screen, without a key press, and q quits.
 func TestConsoleInTmux(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and runs it in tmux")
-	}
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed (apt-get install -y tmux); the console's terminal test needs it")
-	}
-	bin := mcpctlBinary(t)
 	lib := librarytest.New(t, 40)
 	home := t.TempDir()
 	state := filepath.Join(home, "state")
-	p := &pane{tb: t, socket: fmt.Sprintf("mcpctl-test-%d-%d", os.Getpid(), time.Now().UnixNano())}
-	command := fmt.Sprintf("env HOME=%q XDG_STATE_HOME=%q XDG_CACHE_HOME=%q XDG_CONFIG_HOME=%q NO_COLOR=1 %q console --library %q",
-		home, state, filepath.Join(home, "cache"), filepath.Join(home, "config"), bin, lib.Dir)
-	if out, err := p.tmux("new-session", "-d", "-s", "console", "-x", "80", "-y", "24", command); err != nil {
-		t.Fatalf("tmux new-session: %v: %s", err, out)
-	}
-	t.Cleanup(func() { p.tmux("kill-server") })
+	p := startPane(t, 80, "", home, "console", "--library", lib.Dir)
 
 	p.waitFor("[1 Library]", "All prompts (40)")
 	for _, s := range []struct{ key, want string }{
@@ -132,46 +146,18 @@ func TestConsoleUsage(t *testing.T) {
 // serve run by hand in a terminal says it waits for an MCP client and how one starts it,
 // rather than sitting silent.
 func TestServeByHandSaysWhatItIs(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and runs it in tmux")
-	}
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed (apt-get install -y tmux); this terminal test needs it")
-	}
-	bin := mcpctlBinary(t)
 	lib := librarytest.New(t, 3)
-	home := t.TempDir()
-	p := &pane{tb: t, socket: fmt.Sprintf("mcpctl-test-%d-%d", os.Getpid(), time.Now().UnixNano())}
-	command := fmt.Sprintf("env HOME=%q XDG_STATE_HOME=%q XDG_CACHE_HOME=%q XDG_CONFIG_HOME=%q %q serve --library %q",
-		home, filepath.Join(home, "state"), filepath.Join(home, "cache"), filepath.Join(home, "config"), bin, lib.Dir)
 	// Wide, so that the log line is one line of the pane.
-	if out, err := p.tmux("new-session", "-d", "-s", "console", "-x", "400", "-y", "24", command); err != nil {
-		t.Fatalf("tmux new-session: %v: %s", err, out)
-	}
-	t.Cleanup(func() { p.tmux("kill-server") })
+	p := startPane(t, 400, "", t.TempDir(), "serve", "--library", lib.Dir)
 	p.waitFor("is waiting for a client", "'mcpctl mcp-config' prints the entry")
 }
 
 // Run in a repository, the console's Gate screen lists the repository's project and starts on
 // it, as serve would serve it there.
 func TestConsoleStartsOnTheRepositoryProject(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and runs it in tmux")
-	}
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed (apt-get install -y tmux); the console's terminal test needs it")
-	}
-	bin := mcpctlBinary(t)
 	lib := projectLibrary(t)
-	home := t.TempDir()
 	_, sub := repoWithProject(t, "Shop Front", webProject)
-	p := &pane{tb: t, socket: fmt.Sprintf("mcpctl-test-%d-%d", os.Getpid(), time.Now().UnixNano())}
-	command := fmt.Sprintf("env HOME=%q XDG_STATE_HOME=%q XDG_CACHE_HOME=%q XDG_CONFIG_HOME=%q NO_COLOR=1 %q console --library %q",
-		home, filepath.Join(home, "state"), filepath.Join(home, "cache"), filepath.Join(home, "config"), bin, lib.Dir)
-	if out, err := p.tmux("new-session", "-d", "-s", "console", "-x", "80", "-y", "24", "-c", sub, command); err != nil {
-		t.Fatalf("tmux new-session: %v: %s", err, out)
-	}
-	t.Cleanup(func() { p.tmux("kill-server") })
+	p := startPane(t, 80, sub, t.TempDir(), "console", "--library", lib.Dir)
 
 	p.waitFor("[1 Library]")
 	p.keys("4")

@@ -102,9 +102,6 @@ func (p *contentPipeline) project() string {
 	return p.cfg.Project.Name
 }
 
-// models lists every model a session may see in force.
-func (p *contentPipeline) models() []string { return projectModels(p.cfg.Project) }
-
 // projectModels lists every model a session of pr (nil: none) may see in force.
 func projectModels(pr *gate.Project) []string {
 	seen := map[string]bool{defaultModel: true}
