@@ -3,6 +3,8 @@ package queue
 import (
 	"bufio"
 	"errors"
+	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"strconv"
@@ -11,16 +13,19 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// flockHeld tells from /proc/locks, which lists every flock with its file's inode, whether the
-// lock file at path is held, without taking it as the probe does: ok is false where it cannot
-// tell, and Running probes then.
+// flockHeld tells from /proc/locks, which lists every flock with its file's device and inode,
+// whether the lock file at path is held, without taking it as the probe does: ok is false where
+// it cannot tell, and Running probes then.
 //
-// It compares inodes alone: the device is printed as the filesystem's own, which an overlay's
-// stat does not give, and another filesystem's flocked file of the same inode number is a
-// chance too remote to cost the overlays.
+// A lock on our inode number but another device is ambiguous: another filesystem's file (tmpfs
+// numbers its files from 2) or ours on an overlay, whose stat gives the overlay's device while
+// /proc/locks prints the layer's. The probe decides that case.
+//
+// /proc/locks shows only locks whose owner this PID namespace can see: a processor in another
+// container sharing the directory reads as not running.
 func flockHeld(path string) (held, ok bool) {
 	var st unix.Stat_t
-	if err := unix.Stat(path, &st); err != nil {
+	if err := unix.Lstat(path, &st); err != nil {
 		// No lock file: no processor has ever locked this queue (it makes the file to lock it).
 		return false, errors.Is(err, fs.ErrNotExist)
 	}
@@ -29,8 +34,16 @@ func flockHeld(path string) (held, ok bool) {
 		return false, false
 	}
 	defer f.Close()
-	ino := ":" + strconv.FormatUint(st.Ino, 10)
-	s := bufio.NewScanner(f)
+	return lockListed(f, uint64(st.Dev), st.Ino)
+}
+
+// lockListed reads a /proc/locks listing for a flock on the file dev, ino.
+func lockListed(r io.Reader, dev, ino uint64) (held, ok bool) {
+	// The kernel prints "%02x:%02x:%lu": major and minor in hex, the inode in decimal.
+	want := fmt.Sprintf("%02x:%02x:%d", unix.Major(dev), unix.Minor(dev), ino)
+	inoSuffix := ":" + strconv.FormatUint(ino, 10)
+	ambiguous := false
+	s := bufio.NewScanner(r)
 	for s.Scan() {
 		// "1: FLOCK  ADVISORY  WRITE 7189 fe:00:10224396 0 EOF"; a waiter's line has "->"
 		// after the number, and holds nothing.
@@ -38,9 +51,12 @@ func flockHeld(path string) (held, ok bool) {
 		if len(fields) < 6 || fields[1] != "FLOCK" {
 			continue
 		}
-		if strings.HasSuffix(fields[5], ino) && strings.Count(fields[5], ":") == 2 {
+		switch id := fields[5]; {
+		case id == want:
 			return true, true
+		case strings.HasSuffix(id, inoSuffix) && strings.Count(id, ":") == 2:
+			ambiguous = true
 		}
 	}
-	return false, s.Err() == nil
+	return false, s.Err() == nil && !ambiguous
 }
