@@ -376,7 +376,7 @@ func fitImage(ctx context.Context, img mcp.ImageContent, ask advice) (*mcp.Image
 		return nil, leftOut(img, dims, fmt.Sprintf("it is too large for mcpctl to scale (over %d million pixels)", maxImagePixels/1_000_000), ask.one)
 	}
 	w, h := fitSides(cfg.Width, cfg.Height)
-	cost := scaleCost(cfg, w, h, format == "jpeg" && progressiveJPEG(raw))
+	cost := scaleCost(cfg, format, raw, w, h)
 	if err := decodeMemory.acquire(ctx, cost); err != nil {
 		return nil, leftOut(img, dims, "the request ended while it waited for other images to be scaled first", ask.one)
 	}
@@ -424,13 +424,14 @@ func fitImage(ctx context.Context, img mcp.ImageContent, ask advice) (*mcp.Image
 // than 16 times the memory. One image over it all runs alone.
 var decodeMemory = newWeighted(1 << 30)
 
-// scaleCost is the memory, in bytes, fitImage takes to decode an image of cfg and scale it to
-// w×h: the decoded image; when scaled, Catmull-Rom's intermediate (4 float64s for each pixel of
-// w columns × the source's rows, x/image/draw's kernelScaler.makeTmpBuf) and the scaled image;
-// and the copy encodeImage flattens for JPEG. A progressive JPEG is decoded by keeping every
-// block's coefficients until the last scan (image/jpeg's progCoeffs): 256 bytes for each 8×8
-// block of each component, 4 bytes a sample, counted as if no component were subsampled.
-func scaleCost(cfg image.Config, w, h int, progressive bool) int64 {
+// scaleCost is the memory, in bytes, fitImage takes to decode raw, an image of cfg in format,
+// and scale it to w×h: the decoded image; when scaled, Catmull-Rom's intermediate (4 float64s
+// for each pixel of w columns × the source's rows, x/image/draw's kernelScaler.makeTmpBuf) and
+// the scaled image; and the copy encodeImage flattens for JPEG. A progressive JPEG is decoded
+// by keeping every block's coefficients until the last scan (image/jpeg's progCoeffs): 256
+// bytes for each 8×8 block of each component, 4 bytes a sample, counted as if no component were
+// subsampled. An RGB or CMYK JPEG is decoded into its component planes first, then converted.
+func scaleCost(cfg image.Config, format string, raw []byte, w, h int) int64 {
 	bpp := 8 // the widest: 16-bit RGBA
 	switch m := cfg.ColorModel; {
 	case isPalette(m), m == color.GrayModel, m == color.AlphaModel:
@@ -442,9 +443,15 @@ func scaleCost(cfg image.Config, w, h int, progressive bool) int64 {
 	case m == color.RGBAModel, m == color.NRGBAModel, m == color.NYCbCrAModel, m == color.CMYKModel:
 		bpp = 4
 	}
-	cost := int64(cfg.Width) * int64(cfg.Height) * int64(bpp)
-	if progressive {
-		cost *= 5 // the image's bpp and 4 bytes for each of its bpp samples
+	pixels := int64(cfg.Width) * int64(cfg.Height)
+	cost := pixels * int64(bpp)
+	if format == "jpeg" {
+		if progressiveJPEG(raw) {
+			cost *= 5 // the image's bpp and 4 bytes for each of its bpp samples
+		}
+		if bpp == 4 {
+			cost += 4 * pixels // the planes it was converted from: 3 for RGB, 4 for CMYK
+		}
 	}
 	if w != cfg.Width || h != cfg.Height {
 		cost += 32*int64(w)*int64(cfg.Height) + 4*int64(w)*int64(h)
@@ -453,23 +460,32 @@ func scaleCost(cfg image.Config, w, h int, progressive bool) int64 {
 }
 
 // progressiveJPEG says raw is a progressive JPEG: its frame header, the first SOFn marker, is
-// SOF2. It reads only the markers before it, each skipped by its length.
+// SOF2. It reads only the markers before it, each skipped by its length, and tolerates what
+// image/jpeg tolerates between them (stray bytes, fill, "FF 00", restart markers): a file that
+// decodes must not pass as baseline and be charged a fifth of its cost.
 func progressiveJPEG(raw []byte) bool {
 	if len(raw) < 2 || raw[0] != 0xff || raw[1] != 0xd8 {
 		return false
 	}
-	for i := 2; i+4 <= len(raw); {
-		if raw[i] != 0xff {
-			return false
+	for i := 2; i+1 < len(raw); {
+		if raw[i] != 0xff { // a stray byte, skipped as libjpeg does
+			i++
+			continue
 		}
 		switch m := raw[i+1]; {
 		case m == 0xff: // fill before a marker
 			i++
 			continue
+		case m == 0x00, m >= 0xd0 && m <= 0xd7: // data, or a restart marker: neither has a length
+			i += 2
+			continue
 		case m == 0xc2:
 			return true
-		case m == 0xc4, m == 0xc8, m == 0xcc: // DHT, JPG, DAC: not frames
+		case m == 0xc4: // DHT: a table, not a frame
 		case m >= 0xc0 && m <= 0xcf, m == 0xd9, m == 0xda: // another frame, or no frame at all
+			return false
+		}
+		if i+4 > len(raw) {
 			return false
 		}
 		i += 2 + (int(raw[i+2])<<8 | int(raw[i+3]))

@@ -623,26 +623,24 @@ func TestScaleCostCoversWhatScalingTakes(t *testing.T) {
 			wide.SetRGBA64(x, y, color.RGBA64{R: uint16(x * 27), G: uint16(y * 109), B: 0x8000, A: 0xffff})
 		}
 	}
-	// 2400×600 too, made by jpegtran -progressive from image/jpeg's encoding of a gradient:
-	// image/jpeg cannot encode one.
-	progressive, err := os.ReadFile("testdata/progressive.jpg")
-	if err != nil {
-		t.Fatal(err)
-	}
+	// 2400×600 too, made by jpegtran -progressive from image/jpeg's encoding of a gradient, and
+	// by cjpeg -rgb [-progressive] (libjpeg-turbo) from a gradient: image/jpeg encodes neither.
 	for _, c := range []struct {
 		name string
 		raw  []byte
 		mime string
 	}{
 		{"16-bit PNG", pngBytes(t, wide), "image/png"},
-		{"progressive JPEG", progressive, "image/jpeg"},
+		{"progressive JPEG", readFile(t, "testdata/progressive.jpg"), "image/jpeg"},
+		{"RGB JPEG", readFile(t, "testdata/rgb-baseline.jpg"), "image/jpeg"},
+		{"progressive RGB JPEG", readFile(t, "testdata/rgb-progressive.jpg"), "image/jpeg"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg, format, err := image.DecodeConfig(bytes.NewReader(c.raw))
 			if err != nil {
 				t.Fatal(err)
 			}
-			cost := scaleCost(cfg, 2000, 500, format == "jpeg" && progressiveJPEG(c.raw))
+			cost := scaleCost(cfg, format, c.raw, 2000, 500)
 			data := base64.StdEncoding.EncodeToString(c.raw)
 			// TotalAlloc counts every goroutine's allocations, and another's can only add to a
 			// run's: the smaller of two runs is the nearer.
@@ -667,10 +665,7 @@ func TestScaleCostCoversWhatScalingTakes(t *testing.T) {
 }
 
 func TestProgressiveJPEG(t *testing.T) {
-	progressive, err := os.ReadFile("testdata/progressive.jpg")
-	if err != nil {
-		t.Fatal(err)
-	}
+	progressive := readFile(t, "testdata/progressive.jpg")
 	var baseline bytes.Buffer
 	if err := jpeg.Encode(&baseline, image.NewGray(image.Rect(0, 0, 8, 8)), nil); err != nil {
 		t.Fatal(err)
@@ -684,11 +679,36 @@ func TestProgressiveJPEG(t *testing.T) {
 		{"baseline", baseline.Bytes(), false},
 		{"PNG", pngBytes(t, image.NewGray(image.Rect(0, 0, 8, 8))), false},
 		{"cut before its frame", progressive[:20], false},
+		{"RGB, progressive", readFile(t, "testdata/rgb-progressive.jpg"), true},
+		{"RGB, baseline", readFile(t, "testdata/rgb-baseline.jpg"), false},
 		{"a marker's length past the end", []byte{0xff, 0xd8, 0xff, 0xe0, 0xff, 0xff}, false},
 		{"empty", nil, false},
+		// What image/jpeg skips between markers must not hide the frame.
+		{"a stray byte", afterSOI(progressive, 0x42), true},
+		{"FF 00", afterSOI(progressive, 0xff, 0x00), true},
+		{"a restart marker", afterSOI(progressive, 0xff, 0xd3), true},
+		{"fill", afterSOI(progressive, 0xff, 0xff, 0xff), true},
 	} {
 		if got := progressiveJPEG(c.raw); got != c.want {
 			t.Errorf("%s: progressiveJPEG = %v, want %v", c.name, got, c.want)
 		}
+		// Each progressive case is a file image/jpeg reads, so it must be charged as one.
+		if _, err := jpeg.DecodeConfig(bytes.NewReader(c.raw)); c.want && err != nil {
+			t.Errorf("%s: image/jpeg does not decode it (%v); the case tests nothing", c.name, err)
+		}
 	}
+}
+
+// afterSOI is jpg with extra inserted after its start-of-image marker.
+func afterSOI(jpg []byte, extra ...byte) []byte {
+	return append(append(append([]byte{}, jpg[:2]...), extra...), jpg[2:]...)
+}
+
+func readFile(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
