@@ -10,6 +10,7 @@ import (
 	"github.com/mcpctl/mcpctl/dbread"
 	"github.com/mcpctl/mcpctl/gate"
 	"github.com/mcpctl/mcpctl/pipeline"
+	"github.com/mcpctl/mcpctl/promptlib"
 	"github.com/mcpctl/mcpctl/tui"
 	"github.com/mcpctl/mcpctl/tui/traffic"
 )
@@ -33,7 +34,13 @@ func runConsole(ctx context.Context, env Env, args []string) error {
 		TrafficDir:  traffic.Dir(stateHome(env)),
 		ProjectsDir: projectsDir(env),
 		NoColor:     env.Getenv("NO_COLOR") != "",
-		Tools:       func(p gate.Project) []string { return previewTools(env, p) },
+	}
+	br, done := briefer(env)
+	defer done()
+	cfg.Brief = func(ctx context.Context, lib promptlib.Library, p gate.Project, untrusted bool) (*gate.Index, gate.Renderer, error) {
+		br := br
+		br.Untrusted = untrusted
+		return br.Brief(ctx, lib, p)
 	}
 	c, err := chooseProject(env, *project)
 	switch {
@@ -42,9 +49,9 @@ func runConsole(ctx context.Context, env Env, args []string) error {
 	case c.repo:
 		// Listed beside the user's projects; read again for each preview, as their files are.
 		dir := trust.RepoDir(c.File)
-		cfg.Repo = &tui.RepoProject{Name: c.Name, Load: func() (gate.Project, error) {
+		cfg.Repo = &tui.RepoProject{Name: c.Name, Load: func() (gate.Project, bool, error) {
 			r, err := trustStore(env).LoadRepo(dir)
-			return r.Project, err
+			return r.Project, r.Trusted, err
 		}}
 	case c.Project != nil:
 		cfg.Project = c.Name

@@ -17,7 +17,9 @@ func runGate(ctx context.Context, env Env, args []string) error {
 		return &usageError{msg: "gate: want 'preview'", hint: "mcpctl gate preview [--project P] [--explain] TAG..."}
 	}
 	fs := newFlagSet("gate preview", "mcpctl gate preview [--project P] [--library DIR] [--explain] TAG...",
-		"Prints exactly what begin_session would return to a new session of project P for these tags.\n"+
+		"Prints what begin_session would return to a new session of project P for these tags, tables of\n"+
+			"contents included, but without an LLM's re-ranking; the project's servers are not started, so\n"+
+			"their tools are named by prefix alone (db__*).\n"+
 			"Without --project, $MCPCTL_PROJECT, else the repository's .mcpctl/project.yaml found from the\n"+
 			"working directory up: the project 'mcpctl serve' would serve there.\n"+
 			"With --explain, prints instead why each prompt is sent, named or left out, with its score parts.")
@@ -30,7 +32,7 @@ func runGate(ctx context.Context, env Env, args []string) error {
 	if fs.NArg() == 0 {
 		return fs.usageError("want at least one TAG")
 	}
-	// What begin_session would refuse, the preview refuses too: it shows exactly that call.
+	// What begin_session would refuse, the preview refuses too: it shows that call.
 	if err := schemas.Validate(gate.ToolBeginSession+".input", map[string]any{"tags": fs.Args()}); err != nil {
 		var se *schemas.Error
 		if errors.As(err, &se) && len(se.Problems) > 0 {
@@ -56,7 +58,10 @@ func runGate(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	ix, scope, err := gate.LibraryIndex(lib, *p)
+	br, done := briefer(env)
+	defer done()
+	br.Untrusted = c.repo && !c.trusted
+	ix, r, err := br.Brief(ctx, lib, *p)
 	if err != nil {
 		return err
 	}
@@ -72,7 +77,6 @@ func runGate(ctx context.Context, env Env, args []string) error {
 		return nil
 	}
 	b := gate.NewSession(*p).Begin(ix, fs.Args())
-	r := gate.Renderer{Texts: gate.SystemTexts(scope.SystemPrompts(lib.Prompts)), Tools: previewTools(env, *p)}
 	text, _, err := r.Briefing(ctx, b, gate.LibraryBodies(lib))
 	if err != nil {
 		return err

@@ -92,26 +92,63 @@ func toolNames(tb testing.TB, s *session) []string {
 	return names
 }
 
-// gate preview prints exactly what begin_session returns, down to the tools it says are open
-// (it once said "(the library tools)", and left out read_section).
+// gate preview prints what begin_session returns, down to the tools it says are open (it once
+// said "(the library tools)", and left out read_section), the tables of contents it sends for
+// prompts too big in full, and the servers it does not start.
 func TestGatePreviewIsBeginSession(t *testing.T) {
 	lib := projectLibrary(t)
+	// Too big for the budget in full: serve sends its table of contents, and so must the preview.
+	var runbook strings.Builder
+	for i := range 8 {
+		fmt.Fprintf(&runbook, "## Migration step %d\n\n%sVerify the row counts.\n\n", i+1, strings.Repeat(fmt.Sprintf("Run migration batch %d against a copy first. ", i), 30))
+	}
+	now := time.Now().Unix()
+	lib.Exec(t, `INSERT INTO prompts (id, title, body, folder_id, icon, color, url, created_at, updated_at)
+		VALUES ('E0000000-0000-4000-8000-000000000009', 'Migration Runbook', ?, 'F0000000-0000-4000-8000-000000000001', NULL, NULL, NULL, ?, ?)`,
+		runbook.String(), now, now)
 	env := testHome(t)
-	writeProject(t, env, "web", webProject+"proxyModel: subindex\n")
-	s := serve(t, env, "--library", lib.Dir, "--project", "web")
-	var b gate.Result
-	s.call(t, "begin_session", map[string]any{"tags": []string{"sql", "migrations"}}, &b)
 	vars := map[string]string{}
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
 		vars[k] = v
 	}
-	code, out, stderr := run(t, vars, "gate", "preview", "--project", "web", "--library", lib.Dir, "sql", "migrations")
-	if code != 0 {
-		t.Fatalf("gate preview: exit %d: %s", code, stderr)
-	}
-	if out != b.Text+"\n" || !strings.Contains(out, "search_prompts") || !strings.Contains(out, "read_section") {
-		t.Errorf("gate preview printed\n%s\nwhere begin_session returned\n%s", out, b.Text)
+	const big = "folder: Web App\nbyteBudget: 2500\nproxyModel: subindex\npriorities:\n  security-policy: 10\n"
+	servers := fmt.Sprintf("servers:\n  db:\n    command: %q\n    env: {MCPCTL_BE_UPSTREAM: db}\n", os.Args[0])
+	writeProject(t, env, "web", big)
+	_, sub := repoWithProject(t, "Shop Front", big+servers)
+	for _, c := range []struct {
+		name, dir string
+		args      []string
+		want      []string // in the briefing
+		not       string   // not in it
+	}{
+		{"the runbook as its contents", "", []string{"--project", "web"}, []string{"read_section", "Migration step 8"}, "Verify the row counts"},
+		// Serve does not start an untrusted repository project's servers: no briefing names them.
+		{"an untrusted repository's servers", sub, nil, []string{"search_prompts"}, "db__"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := serveIn(t, c.dir, env, append([]string{"--library", lib.Dir}, c.args...)...)
+			var b gate.Result
+			s.call(t, "begin_session", map[string]any{"tags": []string{"migrations"}}, &b)
+			if c.dir != "" {
+				t.Chdir(c.dir)
+			}
+			code, out, stderr := run(t, vars, append(append([]string{"gate", "preview", "--library", lib.Dir}, c.args...), "migrations")...)
+			if code != 0 {
+				t.Fatalf("gate preview: exit %d: %s", code, stderr)
+			}
+			if out != b.Text+"\n" {
+				t.Errorf("gate preview printed\n%s\nwhere begin_session returned\n%s", out, b.Text)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(b.Text, w) {
+					t.Errorf("the briefing lacks %q:\n%s", w, b.Text)
+				}
+			}
+			if strings.Contains(b.Text, c.not) {
+				t.Errorf("the briefing has %q:\n%s", c.not, b.Text)
+			}
+		})
 	}
 }
 

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"log/slog"
 	"path/filepath"
 
 	"github.com/mcpctl/mcpctl/cmd/internal/mcpserver"
@@ -23,16 +24,17 @@ func projectModelProblems(env Env, p *gate.Project) []mcpserver.ModelProblem {
 	return mcpserver.ProjectModelProblems(e, p)
 }
 
-// previewTools is what a briefing of a new session of p says is open (mcpserver.PreviewTools),
-// for gate preview and the console's Gate screen. Like projectModelProblems it reads no
-// config.yaml: whether a model makes sections does not depend on the LLM.
-func previewTools(env Env, p gate.Project) []string {
-	e, err := pipeline.NewEngine(pipeline.Options{ConfigDir: filepath.Join(configHome(env), "mcpctl"), NoLLM: true})
+// briefer builds briefings as a served session would, for gate preview and the console: with
+// serve's content pipeline (serveEngine) without the LLM, which would re-rank and summarize at
+// a cost on every preview. Call done after the last briefing: the renderer makes tables of
+// contents with the engine.
+func briefer(env Env) (b mcpserver.Briefer, done func()) {
+	e, err := pipeline.NewEngine(pipeline.Options{ConfigDir: filepath.Join(configHome(env), "mcpctl"),
+		CacheDir: filepath.Join(cacheHome(env), "mcpctl"), Logger: slog.New(slog.DiscardHandler), Getenv: env.Getenv, NoLLM: true})
 	if err != nil {
-		return mcpserver.PreviewTools(p, nil)
+		return mcpserver.Briefer{}, func() {}
 	}
-	defer e.Close()
-	return mcpserver.PreviewTools(p, e)
+	return mcpserver.Briefer{Engine: e}, func() { e.Close() }
 }
 
 func serverModels(p *gate.Project) bool {

@@ -18,6 +18,12 @@ type Bodies func(ctx context.Context, ids []string) (map[string]string, error)
 // the server's library view does in streaming form, for the CLI and tests. The only error is a
 // project folder that is not in the library (ErrNoFolder).
 func LibraryIndex(lib promptlib.Library, p Project) (*Index, *Scope, error) {
+	return LibraryIndexTOC(lib, p, nil)
+}
+
+// LibraryIndexTOC is LibraryIndex with each Doc's TOCBytes from tocBytes (nil: none), as the
+// server's content pipeline sizes tables of contents.
+func LibraryIndexTOC(lib promptlib.Library, p Project, tocBytes func(promptlib.Prompt) int) (*Index, *Scope, error) {
 	scope, err := NewScope(lib.Folders, p)
 	if err != nil {
 		return nil, nil, err
@@ -41,6 +47,11 @@ func LibraryIndex(lib promptlib.Library, p Project) (*Index, *Scope, error) {
 		}
 		return pr, names[pr.ID], folder
 	})
+	if tocBytes != nil {
+		for i := range docs {
+			docs[i].TOCBytes = tocBytes(visible[i])
+		}
+	}
 	return NewIndex(docs, p), scope, nil
 }
 

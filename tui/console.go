@@ -14,7 +14,6 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/mcpctl/mcpctl/dbread"
-	"github.com/mcpctl/mcpctl/gate"
 )
 
 // Config is what the console shows. cmd builds it from flags and the environment; tests build
@@ -37,9 +36,9 @@ type Config struct {
 	// starts on when Project is ""; nil when there is none.
 	Repo *RepoProject
 
-	// Tools is what a briefing of a new session of a project says is open, for the Gate screen;
-	// nil: "(the library tools)" and read_prompts.
-	Tools func(gate.Project) []string
+	// Brief builds the Gate screen's briefings as serve would (mcpserver.Briefer); nil: the
+	// gate's index, without tables of contents, and "(the library tools)" and read_prompts.
+	Brief Brief
 
 	// Pipeline transforms content for the Pipeline screen; nil shows "no pipeline configured".
 	Pipeline Transformer

@@ -42,8 +42,10 @@ type gateRow struct {
 // RepoProject is a repository's own project (REPO/.mcpctl/project.yaml): it is not in the
 // projects directory, so the console cannot find it by name; cmd finds and reads it as serve does.
 type RepoProject struct {
-	Name string                       // the project's name, as the Gate screen lists it
-	Load func() (gate.Project, error) // reads the file again: a preview sees the file as it is now
+	Name string // the project's name, as the Gate screen lists it
+	// Load reads the file and its trust again: a preview sees them as they are now. A project
+	// its user has not trusted is served without its servers.
+	Load func() (p gate.Project, trusted bool, err error)
 }
 
 // repoEntry stands for the repository project in the Gate screen's list of project names; no
@@ -83,30 +85,45 @@ func gateProjects(dir string, repo *RepoProject) (names []string, invalid map[st
 	return append(names, valid...), invalid, err
 }
 
+// Brief builds what a new session of project p is briefed from: the gate's index of lib and the
+// renderer, as serve builds them. untrusted: p is a repository's project that its user has not
+// trusted, whose servers serve does not start.
+type Brief func(ctx context.Context, lib promptlib.Library, p gate.Project, untrusted bool) (*gate.Index, gate.Renderer, error)
+
+// libraryBrief is the Brief of the gate package alone: no tables of contents, and the tools
+// said in general.
+func libraryBrief(_ context.Context, lib promptlib.Library, p gate.Project, _ bool) (*gate.Index, gate.Renderer, error) {
+	ix, scope, err := gate.LibraryIndex(lib, p)
+	r := gate.Renderer{Tools: []string{"(the library tools)", gate.ToolReadPrompts}}
+	if err == nil {
+		r.Texts = gate.SystemTexts(scope.SystemPrompts(lib.Prompts))
+	}
+	return ix, r, err
+}
+
 // previewGate loads the project (repoEntry: the repository's) and runs a new session's
 // begin_session with tags against a snapshot of the library.
-func previewGate(lib promptlib.Library, projectsDir, project string, repo *RepoProject, tools func(gate.Project) []string, tags []string) (gateView, error) {
-	p := gate.NoProject()
+func previewGate(ctx context.Context, lib promptlib.Library, projectsDir, project string, repo *RepoProject, brief Brief, tags []string) (gateView, error) {
+	p, trusted := gate.NoProject(), true
 	var err error
 	switch {
 	case project == repoEntry && repo != nil:
-		p, err = repo.Load()
+		p, trusted, err = repo.Load()
 	case project != "":
 		p, err = gate.LoadProject(projectsDir, project)
 	}
 	if err != nil {
 		return gateView{}, err
 	}
-	ix, scope, err := gate.LibraryIndex(lib, p)
+	if brief == nil {
+		brief = libraryBrief
+	}
+	ix, r, err := brief(ctx, lib, p, !trusted)
 	if err != nil {
 		return gateView{}, err
 	}
 	b := gate.NewSession(p).Begin(ix, tags)
-	r := gate.Renderer{Texts: gate.SystemTexts(scope.SystemPrompts(lib.Prompts)), Tools: []string{"(the library tools)", gate.ToolReadPrompts}}
-	if tools != nil {
-		r.Tools = tools(p)
-	}
-	text, _, err := r.Briefing(context.Background(), b, gate.LibraryBodies(lib))
+	text, _, err := r.Briefing(ctx, b, gate.LibraryBodies(lib))
 	if err != nil {
 		return gateView{}, err
 	}

@@ -1,9 +1,10 @@
 package tui
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -31,7 +32,7 @@ func TestPreviewGate(t *testing.T) {
 		{"roomy", []string{"sql"}, map[string]bool{"matched": true}, "over budget"},
 		{"", []string{"sql"}, map[string]bool{"matched": true}, "critical"},
 	} {
-		v, err := previewGate(lib, dir, tc.project, nil, nil, tc.tags)
+		v, err := previewGate(t.Context(), lib, dir, tc.project, nil, nil, tc.tags)
 		if err != nil {
 			t.Fatalf("%s %v: %v", tc.project, tc.tags, err)
 		}
@@ -57,22 +58,32 @@ func TestPreviewGate(t *testing.T) {
 			t.Errorf("%s %v: the briefing text carries no prompt in full:\n%s", tc.project, tc.tags, v.Text)
 		}
 	}
-	if _, err := previewGate(lib, dir, "missing", nil, nil, []string{"x"}); err == nil {
+	if _, err := previewGate(t.Context(), lib, dir, "missing", nil, nil, []string{"x"}); err == nil {
 		t.Error("a missing project previewed without an error")
 	}
 
 	// The repository's project is not a file of dir: it is read through its Load.
-	repo := &RepoProject{Name: "shop-front", Load: func() (gate.Project, error) {
-		return gate.ParseProject("/src/shop-front/.mcpctl/project.yaml", []byte("byteBudget: 3000\n"))
+	repo := &RepoProject{Name: "shop-front", Load: func() (gate.Project, bool, error) {
+		p, err := gate.ParseProject("/src/shop-front/.mcpctl/project.yaml", []byte("byteBudget: 3000\n"))
+		return p, false, err
 	}}
-	// The tools the briefing says are open are the console's to say (mcpserver's, for the project).
-	tools := func(p gate.Project) []string { return []string{"tools-of-" + strconv.Itoa(p.ByteBudget)} }
-	if v, err := previewGate(lib, dir, repoEntry, repo, tools, []string{"sql"}); err != nil || v.Budget != 3000 ||
-		!strings.Contains(v.Text, "Tools now available: tools-of-3000.") {
-		t.Errorf("the repository's project: budget %d, %v; want its own 3000 and the tools for it, in\n%s", v.Budget, err, v.Text)
+	// The index and the tools the briefing says are open are the console's to build
+	// (mcpserver's, for the project and whether its user trusts it).
+	brief := func(ctx context.Context, lib promptlib.Library, p gate.Project, untrusted bool) (*gate.Index, gate.Renderer, error) {
+		ix, r, err := libraryBrief(ctx, lib, p, untrusted)
+		r.Tools = []string{fmt.Sprintf("tools-of-%d-untrusted-%v", p.ByteBudget, untrusted)}
+		return ix, r, err
 	}
-	broken := &RepoProject{Name: "shop-front", Load: func() (gate.Project, error) { return gate.Project{}, errors.New("line 2: bad") }}
-	if _, err := previewGate(lib, dir, repoEntry, broken, nil, []string{"sql"}); err == nil || !strings.Contains(err.Error(), "line 2") {
+	if v, err := previewGate(t.Context(), lib, dir, repoEntry, repo, brief, []string{"sql"}); err != nil || v.Budget != 3000 ||
+		!strings.Contains(v.Text, "Tools now available: tools-of-3000-untrusted-true.") {
+		t.Errorf("the untrusted repository's project: budget %d, %v; want its own 3000 and the tools for it, in\n%s", v.Budget, err, v.Text)
+	}
+	if v, err := previewGate(t.Context(), lib, dir, "roomy", nil, brief, []string{"sql"}); err != nil ||
+		!strings.Contains(v.Text, "Tools now available: tools-of-100000-untrusted-false.") {
+		t.Errorf("a project of the user's own: %v; want it trusted, in\n%s", err, v.Text)
+	}
+	broken := &RepoProject{Name: "shop-front", Load: func() (gate.Project, bool, error) { return gate.Project{}, true, errors.New("line 2: bad") }}
+	if _, err := previewGate(t.Context(), lib, dir, repoEntry, broken, nil, []string{"sql"}); err == nil || !strings.Contains(err.Error(), "line 2") {
 		t.Errorf("a repository project that does not load: got %v, want its error", err)
 	}
 	if got, _, _ := gateProjects(dir, repo); strings.Join(got, ",") != ","+repoEntry+",crit,roomy" {

@@ -139,7 +139,7 @@ func (s *gateScreen) previewCmd() tea.Cmd {
 	if db == nil || len(strings.Fields(s.tags.Value())) == 0 {
 		return nil
 	}
-	project, tags, dir, repo, tools := s.project(), s.tags.Value(), s.cfg.ProjectsDir, s.cfg.Repo, s.cfg.Tools
+	project, tags, dir, repo, brief := s.project(), s.tags.Value(), s.cfg.ProjectsDir, s.cfg.Repo, s.cfg.Brief
 	lib, version := s.lib, s.version
 	if err := s.invalid[project]; err != nil {
 		return func() tea.Msg { return gateMsg{project: project, tags: tags, err: err} }
@@ -155,7 +155,7 @@ func (s *gateScreen) previewCmd() tea.Cmd {
 			lib, version = &l, v
 		}
 		m.lib, m.version = lib, version
-		m.view, m.err = previewGate(*lib, dir, project, repo, tools, strings.Fields(tags))
+		m.view, m.err = previewGate(context.Background(), *lib, dir, project, repo, brief, strings.Fields(tags))
 		// The briefing quotes the library's prompts: make it safe to lay out (display).
 		m.view.Text = display(m.view.Text)
 		for i := range m.view.Rows {

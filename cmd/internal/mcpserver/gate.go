@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/mcpctl/mcpctl/cmd/internal/upstream"
 	"github.com/mcpctl/mcpctl/gate"
-	"github.com/mcpctl/mcpctl/pipeline"
 	"github.com/mcpctl/mcpctl/promptlib"
 	"github.com/mcpctl/mcpctl/tui/traffic"
 )
@@ -52,25 +50,6 @@ func (g *gateComponent) renderer(st *gateState) gate.Renderer {
 		}
 	}
 	return r
-}
-
-// libraryTools are mcpctl's own tools a session lists, in the order tools/list gives them
-// (TestLibraryToolsAreTheServedOnes keeps them so).
-var libraryTools = []string{"list_folders", "list_prompts", "get_prompt", "search_prompts", "health_check",
-	"create_prompt", "update_prompt", "delete_prompt", "create_folder", "update_folder", "delete_folder", "get_operation_status"}
-
-// PreviewTools is what a briefing of a new session of p, with the content pipelines of e, says
-// is open (as the renderer does), for gate preview: the project's servers are not started
-// there, so each is its prefix alone rather than its prefix and how many tools it has.
-func PreviewTools(p gate.Project, e *pipeline.Engine) []string {
-	tools := append(slices.Clone(libraryTools), gate.ToolReadPrompts)
-	if makesSections(e, &p) {
-		tools = append(tools, "read_section")
-	}
-	for _, srv := range slices.Sorted(maps.Keys(p.Servers)) {
-		tools = append(tools, srv+upstream.Separator+"*")
-	}
-	return tools
 }
 
 // gateState is what the gate derives from one snapshot of the library view.

@@ -1,0 +1,65 @@
+package mcpserver
+
+import (
+	"context"
+	"log/slog"
+	"maps"
+	"slices"
+	"sync"
+
+	"github.com/mcpctl/mcpctl/cmd/internal/upstream"
+	"github.com/mcpctl/mcpctl/gate"
+	"github.com/mcpctl/mcpctl/pipeline"
+	"github.com/mcpctl/mcpctl/promptlib"
+)
+
+// Briefer builds what begin_session briefs a new session of a project from, outside a server
+// (gate preview, the console's Gate screen), as a served session builds it: the gate's index of
+// the library, each prompt's table of contents sized by the proxymodel in force under Engine,
+// and the renderer with the tools the session lists. What it cannot know it leaves out: the LLM
+// re-ranking (Engine runs without one), and how many tools each of the project's servers has
+// (they are not started: each is its prefix alone).
+type Briefer struct {
+	Engine *pipeline.Engine // nil: no content pipeline
+	// Untrusted: the project's servers would not be started (an untrusted repository
+	// project), so the briefing names none of them.
+	Untrusted bool
+}
+
+// Brief builds the index of lib and the renderer for a new session of p.
+func (b Briefer) Brief(ctx context.Context, lib promptlib.Library, p gate.Project) (*gate.Index, gate.Renderer, error) {
+	var pipe *contentPipeline
+	var tocBytes func(promptlib.Prompt) int
+	if b.Engine != nil {
+		// A pipeline of the chain's own, on a core that has only what the briefing path reads.
+		pipe = &contentPipeline{core: &core{cfg: Config{Project: &p}, log: slog.New(slog.DiscardHandler)}, engine: b.Engine}
+		tocBytes = func(pr promptlib.Prompt) int { return pipe.tocBytes(ctx, pr) }
+	}
+	ix, scope, err := gate.LibraryIndexTOC(lib, p, tocBytes)
+	if err != nil {
+		return nil, gate.Renderer{}, err
+	}
+	r := gate.Renderer{Texts: gate.SystemTexts(scope.SystemPrompts(lib.Prompts)), Tools: append(libraryTools(), gate.ToolReadPrompts)}
+	if pipe != nil {
+		r.TOC = pipe.toc
+		if pipe.makesSections() {
+			r.Tools = append(r.Tools, "read_section")
+		}
+	}
+	if !b.Untrusted {
+		for _, srv := range slices.Sorted(maps.Keys(p.Servers)) {
+			r.Tools = append(r.Tools, srv+upstream.Separator+"*")
+		}
+	}
+	return ix, r, nil
+}
+
+// libraryTools are mcpctl's own tools in the order a server lists them: the tools' names,
+// taken from the tools themselves (their handlers are not called).
+var libraryTools = sync.OnceValue(func() []string {
+	var names []string
+	for _, t := range append(newReadTools(&core{}).tools(), (&writeTools{}).tools()...) {
+		names = append(names, t.Tool.Name)
+	}
+	return names
+})
