@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"github.com/mcpctl/mcpctl/promptlib"
 	"github.com/mcpctl/mcpctl/promptlib/librarytest"
 	"github.com/mcpctl/mcpctl/queue"
+	"github.com/mcpctl/mcpctl/schemas"
 )
 
 // healthCore is the core health_check reads, on the library lib with its database open.
@@ -34,6 +36,13 @@ func health(t *testing.T, c *core) HealthResult {
 	h, err := readTools{c}.healthCheck(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	b, err := json.Marshal(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := schemas.Validate("health_check.output", b); err != nil {
+		t.Fatalf("health_check's result breaks its output schema: %v\n%s", err, b)
 	}
 	return h.(HealthResult)
 }
@@ -141,13 +150,13 @@ func TestHealthSaysNothingAppliesWritesWithoutTheApp(t *testing.T) {
 		t.Errorf("on macOS: %s, %v; want the app's, no problem", state, deref(problem))
 	}
 	state, problem := appProcessor("linux", l)
-	if state != "app" || problem == nil || !strings.Contains(*problem, "'mcpctl queue process --force --library "+lib.Dir+"'") {
-		t.Errorf("on Linux, no processor: %s, %v; want the app's, saying what to run", state, deref(problem))
+	if state != "none" || problem == nil || !strings.Contains(*problem, "'mcpctl queue process --force --library "+lib.Dir+"'") {
+		t.Errorf("on Linux, no processor: %s, %v; want none, saying what to run", state, deref(problem))
 	}
 	c := healthCore(t, l)
-	if h := health(t, c); runtime.GOOS != "darwin" && (h.Status != "degraded" || h.Queue.Processor.Error == nil) {
-		t.Errorf("health_check on %s: %s, processor error %v; want degraded, saying nothing applies writes",
-			runtime.GOOS, h.Status, deref(h.Queue.Processor.Error))
+	if h := health(t, c); runtime.GOOS != "darwin" && (h.Status != "degraded" || h.Queue.Processor.State != "none" || h.Queue.Processor.Error == nil) {
+		t.Errorf("health_check on %s: %s, processor %s, error %v; want degraded, none, saying nothing applies writes",
+			runtime.GOOS, h.Status, h.Queue.Processor.State, deref(h.Queue.Processor.Error))
 	}
 	lock, err := queue.TryLock(lib.Queue)
 	if err != nil {

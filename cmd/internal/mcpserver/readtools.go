@@ -60,7 +60,7 @@ func (d readTools) tools() []server.ServerTool {
 		d.serverTool(tool{
 			name: "health_check", title: "Check health", readOnly: true, idempotent: true, timeout: 2 * time.Second,
 			description: "Report whether the library and its import queue are usable, which library is served and how " +
-				"(prompteka: the app applies writes; standalone: mcpctl does), and how many prompts and folders it holds.",
+				"(prompteka: the app applies writes, on macOS; standalone: mcpctl does), and how many prompts and folders it holds.",
 			handle: d.healthCheck,
 		}),
 	}
@@ -375,7 +375,7 @@ func appProcessor(goos string, lib Library) (state string, problem *string) {
 	case a.Running:
 		return queue.ProcWaiting, nil // another process holds the processor lock: it applies the writes
 	}
-	return "app", promptlib.Ptr(fmt.Sprintf("nothing applies this library's writes here: the Prompteka app runs only on macOS, "+
+	return "none", promptlib.Ptr(fmt.Sprintf("nothing applies this library's writes here: the Prompteka app runs only on macOS, "+
 		"and no 'mcpctl queue process --force' runs for the library, so every write would wait and fail with RESPONSE_TIMEOUT. "+
 		"Ask the user to run 'mcpctl queue process --force --library %s' in a terminal, or to serve a standalone library", lib.Dir))
 }
