@@ -8,10 +8,22 @@ import (
 )
 
 // isTerminal reports whether s (a command's stdin or stdout) is a terminal: a person is there,
-// not a client or a pipe.
+// not a client or a pipe. It asks through SyscallConn, not Fd, which would put a non-blocking
+// descriptor (serve's stdin, the MCP channel) in blocking mode for good.
 func isTerminal(s any) bool {
 	f, ok := s.(*os.File)
-	return ok && term.IsTerminal(f.Fd())
+	if !ok {
+		return false
+	}
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return false
+	}
+	is := false
+	if rc.Control(func(fd uintptr) { is = term.IsTerminal(fd) }) != nil {
+		return false
+	}
+	return is
 }
 
 // ttyReadable reports whether the console can read keys: from stdin when it is a terminal,

@@ -77,8 +77,10 @@ func (p *process) readStderr() {
 // stderrReportEvery. The count is reported when its interval ends even if the server has gone
 // quiet by then, and when the stream ends.
 type drops struct {
-	log   *slog.Logger
-	after func(time.Duration, func()) (stop func() bool) // afterFunc; tests fire it themselves
+	log *slog.Logger
+	// after is afterFunc; tests fire it themselves. It is called with mu held, so f must run
+	// later, never inside it.
+	after func(time.Duration, func()) (stop func() bool)
 
 	mu       sync.Mutex
 	n        int       // dropped since the last report
