@@ -37,10 +37,11 @@ func runConsole(ctx context.Context, env Env, args []string) error {
 	}
 	br, done := briefer(env)
 	defer done()
-	cfg.Brief = func(ctx context.Context, lib promptlib.Library, p gate.Project, untrusted bool) (*gate.Index, gate.Renderer, error) {
+	cfg.Brief = func(ctx context.Context, lib promptlib.Library, p gate.Project, untrusted bool) (*gate.Index, tui.Render, error) {
 		br := br
 		br.Untrusted = untrusted
-		return br.Brief(ctx, lib, p)
+		ix, render, err := br.Brief(ctx, lib, p)
+		return ix, tui.Render(render), err
 	}
 	c, err := chooseProject(env, *project)
 	switch {

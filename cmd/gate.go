@@ -18,8 +18,9 @@ func runGate(ctx context.Context, env Env, args []string) error {
 	}
 	fs := newFlagSet("gate preview", "mcpctl gate preview [--project P] [--library DIR] [--explain] TAG...",
 		"Prints what begin_session would return to a new session of project P for these tags, tables of\n"+
-			"contents included, but without an LLM's re-ranking; the project's servers are not started, so\n"+
-			"their tools are named by prefix alone (db__*).\n"+
+			"contents included. No LLM takes part (config.yaml's would re-rank and write the tables'\n"+
+			"summaries in serve), and the project's servers are not started: their tools are named by\n"+
+			"prefix alone (db__*), and an untrusted repository project's not at all.\n"+
 			"Without --project, $MCPCTL_PROJECT, else the repository's .mcpctl/project.yaml found from the\n"+
 			"working directory up: the project 'mcpctl serve' would serve there.\n"+
 			"With --explain, prints instead why each prompt is sent, named or left out, with its score parts.")
@@ -61,7 +62,7 @@ func runGate(ctx context.Context, env Env, args []string) error {
 	br, done := briefer(env)
 	defer done()
 	br.Untrusted = c.repo && !c.trusted
-	ix, r, err := br.Brief(ctx, lib, *p)
+	ix, render, err := br.Brief(ctx, lib, *p)
 	if err != nil {
 		return err
 	}
@@ -77,7 +78,7 @@ func runGate(ctx context.Context, env Env, args []string) error {
 		return nil
 	}
 	b := gate.NewSession(*p).Begin(ix, fs.Args())
-	text, _, err := r.Briefing(ctx, b, gate.LibraryBodies(lib))
+	text, err := render(ctx, b, gate.LibraryBodies(lib))
 	if err != nil {
 		return err
 	}

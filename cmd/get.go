@@ -66,10 +66,15 @@ func getProjects(_ context.Context, env Env, args []string) error {
 	var warnings []string
 	row := func(p gate.Project, from string) {
 		if problems := projectModelProblems(env, &p); len(problems) > 0 {
+			describe := "'mcpctl describe project " + p.Name + "'"
+			if from != "projects" {
+				// describe finds a repository's project from the working directory, not by name.
+				describe = "'mcpctl describe project' in the repository"
+			}
 			from += " (" + countOf(len(problems), "warning") + ")"
 			w := fmt.Sprintf("warning: %s: %s", p.DisplayName(), problems[0])
 			if len(problems) > 1 {
-				w += fmt.Sprintf("; %d more in 'mcpctl describe project %s'", len(problems)-1, p.Name)
+				w += fmt.Sprintf("; %d more in %s", len(problems)-1, describe)
 			}
 			warnings = append(warnings, cell(w))
 		}

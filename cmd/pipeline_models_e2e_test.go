@@ -77,7 +77,8 @@ func TestOverrideByServedToolName(t *testing.T) {
 // they printed the name of a model that does not exist as if it were fine.
 func TestProjectCommandsFlagModelProblems(t *testing.T) {
 	lib := projectLibrary(t)
-	vars := projectVars(t, "folder: Web App\nproxyModel: subindx\nproxyModelOverrides:\n  fs/read_file: redacted\n  db__big: subindex\nservers:\n  db:\n    command: db-server\n")
+	const project = "folder: Web App\nproxyModel: subindx\nproxyModelOverrides:\n  fs/read_file: redacted\n  db__big: subindex\nservers:\n  db:\n    command: db-server\n"
+	vars := projectVars(t, project)
 	models := filepath.Join(vars["XDG_CONFIG_HOME"], "mcpctl", "proxymodels")
 	if err := os.MkdirAll(models, 0o700); err != nil {
 		t.Fatal(err)
@@ -102,6 +103,16 @@ func TestProjectCommandsFlagModelProblems(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "projects (3 warnings)") ||
 		!strings.Contains(stderr, `warning: web: proxyModel: proxymodel "subindx" cannot be used`) || !strings.Contains(stderr, "2 more in 'mcpctl describe project web'") {
 		t.Errorf("get projects: exit %d\n%s%s", code, out, stderr)
+	}
+	// A repository's project is described from the repository, not by name.
+	_, sub := repoWithProject(t, "Shop Front", project)
+	t.Chdir(sub)
+	code, out, stderr = run(t, vars, "get", "projects")
+	if code != 0 || !strings.Contains(stderr, "warning: shop-front: ") || !strings.Contains(stderr, "2 more in 'mcpctl describe project' in the repository") {
+		t.Errorf("get projects in a repository: exit %d\n%s%s", code, out, stderr)
+	}
+	if code, out, stderr = run(t, vars, "describe", "project", "--library", lib.Dir); code != 0 || strings.Count(out, "Warning:") != 3 {
+		t.Errorf("describe project in a repository: exit %d, want its 3 warnings\n%s%s", code, out, stderr)
 	}
 }
 

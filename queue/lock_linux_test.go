@@ -38,7 +38,10 @@ func TestFlockHeldSeesOurLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer lock.Release()
-	if held, ok := flockHeld(join(dir, lockName)); ok && !held {
+	switch held, ok := flockHeld(join(dir, lockName)); {
+	case !ok:
+		t.Log("/proc/locks cannot tell here (the lock is listed under another device): Running probes")
+	case !held:
 		t.Error("/proc/locks read as free while this process holds the lock")
 	}
 }

@@ -85,20 +85,26 @@ func gateProjects(dir string, repo *RepoProject) (names []string, invalid map[st
 	return append(names, valid...), invalid, err
 }
 
-// Brief builds what a new session of project p is briefed from: the gate's index of lib and the
-// renderer, as serve builds them. untrusted: p is a repository's project that its user has not
-// trusted, whose servers serve does not start.
-type Brief func(ctx context.Context, lib promptlib.Library, p gate.Project, untrusted bool) (*gate.Index, gate.Renderer, error)
+// Brief builds what a new session of project p is briefed from: the gate's index of lib, and
+// the briefing's text, as serve builds them. untrusted: p is a repository's project that its
+// user has not trusted, whose servers serve does not start.
+type Brief func(ctx context.Context, lib promptlib.Library, p gate.Project, untrusted bool) (*gate.Index, Render, error)
+
+// Render is a briefing's text.
+type Render func(ctx context.Context, b gate.Briefing, load gate.Bodies) (string, error)
 
 // libraryBrief is the Brief of the gate package alone: no tables of contents, and the tools
 // said in general.
-func libraryBrief(_ context.Context, lib promptlib.Library, p gate.Project, _ bool) (*gate.Index, gate.Renderer, error) {
+func libraryBrief(_ context.Context, lib promptlib.Library, p gate.Project, _ bool) (*gate.Index, Render, error) {
 	ix, scope, err := gate.LibraryIndex(lib, p)
-	r := gate.Renderer{Tools: []string{"(the library tools)", gate.ToolReadPrompts}}
-	if err == nil {
-		r.Texts = gate.SystemTexts(scope.SystemPrompts(lib.Prompts))
+	if err != nil {
+		return nil, nil, err
 	}
-	return ix, r, err
+	r := gate.Renderer{Texts: gate.SystemTexts(scope.SystemPrompts(lib.Prompts)), Tools: []string{"(the library tools)", gate.ToolReadPrompts}}
+	return ix, func(ctx context.Context, b gate.Briefing, load gate.Bodies) (string, error) {
+		text, _, err := r.Briefing(ctx, b, load)
+		return text, err
+	}, nil
 }
 
 // previewGate loads the project (repoEntry: the repository's) and runs a new session's
@@ -118,12 +124,12 @@ func previewGate(ctx context.Context, lib promptlib.Library, projectsDir, projec
 	if brief == nil {
 		brief = libraryBrief
 	}
-	ix, r, err := brief(ctx, lib, p, !trusted)
+	ix, render, err := brief(ctx, lib, p, !trusted)
 	if err != nil {
 		return gateView{}, err
 	}
 	b := gate.NewSession(p).Begin(ix, tags)
-	text, _, err := r.Briefing(ctx, b, gate.LibraryBodies(lib))
+	text, err := render(ctx, b, gate.LibraryBodies(lib))
 	if err != nil {
 		return gateView{}, err
 	}

@@ -69,10 +69,17 @@ func TestPreviewGate(t *testing.T) {
 	}}
 	// The index and the tools the briefing says are open are the console's to build
 	// (mcpserver's, for the project and whether its user trusts it).
-	brief := func(ctx context.Context, lib promptlib.Library, p gate.Project, untrusted bool) (*gate.Index, gate.Renderer, error) {
-		ix, r, err := libraryBrief(ctx, lib, p, untrusted)
-		r.Tools = []string{fmt.Sprintf("tools-of-%d-untrusted-%v", p.ByteBudget, untrusted)}
-		return ix, r, err
+	brief := func(ctx context.Context, lib promptlib.Library, p gate.Project, untrusted bool) (*gate.Index, Render, error) {
+		ix, scope, err := gate.LibraryIndex(lib, p)
+		if err != nil {
+			return nil, nil, err
+		}
+		r := gate.Renderer{Texts: gate.SystemTexts(scope.SystemPrompts(lib.Prompts)),
+			Tools: []string{fmt.Sprintf("tools-of-%d-untrusted-%v", p.ByteBudget, untrusted)}}
+		return ix, func(ctx context.Context, b gate.Briefing, load gate.Bodies) (string, error) {
+			text, _, err := r.Briefing(ctx, b, load)
+			return text, err
+		}, nil
 	}
 	if v, err := previewGate(t.Context(), lib, dir, repoEntry, repo, brief, []string{"sql"}); err != nil || v.Budget != 3000 ||
 		!strings.Contains(v.Text, "Tools now available: tools-of-3000-untrusted-true.") {

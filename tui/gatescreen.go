@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
@@ -141,13 +140,15 @@ func (s *gateScreen) previewCmd() tea.Cmd {
 	}
 	project, tags, dir, repo, brief := s.project(), s.tags.Value(), s.cfg.ProjectsDir, s.cfg.Repo, s.cfg.Brief
 	lib, version := s.lib, s.version
+	// Ends when the console does: a custom stage making a table of contents is stopped with it.
+	ctx := s.src.ctx
 	if err := s.invalid[project]; err != nil {
 		return func() tea.Msg { return gateMsg{project: project, tags: tags, err: err} }
 	}
 	return func() tea.Msg {
 		m := gateMsg{project: project, tags: tags}
 		if v := db.Version(); lib == nil || v != version {
-			l, err := db.Library(context.Background())
+			l, err := db.Library(ctx)
 			if err != nil {
 				m.err = err
 				return m
@@ -155,7 +156,7 @@ func (s *gateScreen) previewCmd() tea.Cmd {
 			lib, version = &l, v
 		}
 		m.lib, m.version = lib, version
-		m.view, m.err = previewGate(context.Background(), *lib, dir, project, repo, brief, strings.Fields(tags))
+		m.view, m.err = previewGate(ctx, *lib, dir, project, repo, brief, strings.Fields(tags))
 		// The briefing quotes the library's prompts: make it safe to lay out (display).
 		m.view.Text = display(m.view.Text)
 		for i := range m.view.Rows {

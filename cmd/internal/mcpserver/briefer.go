@@ -26,8 +26,12 @@ type Briefer struct {
 	Untrusted bool
 }
 
-// Brief builds the index of lib and the renderer for a new session of p.
-func (b Briefer) Brief(ctx context.Context, lib promptlib.Library, p gate.Project) (*gate.Index, gate.Renderer, error) {
+// Render is a briefing's text as a served begin_session sends it: rendered, fitted to what a
+// result may carry, and capped.
+type Render func(ctx context.Context, b gate.Briefing, load gate.Bodies) (string, error)
+
+// Brief builds the index of lib, and how briefings of it are rendered, for a new session of p.
+func (b Briefer) Brief(ctx context.Context, lib promptlib.Library, p gate.Project) (*gate.Index, Render, error) {
 	var pipe *contentPipeline
 	var tocBytes func(promptlib.Prompt) int
 	if b.Engine != nil {
@@ -37,7 +41,7 @@ func (b Briefer) Brief(ctx context.Context, lib promptlib.Library, p gate.Projec
 	}
 	ix, scope, err := gate.LibraryIndexTOC(lib, p, tocBytes)
 	if err != nil {
-		return nil, gate.Renderer{}, err
+		return nil, nil, err
 	}
 	r := gate.Renderer{Texts: gate.SystemTexts(scope.SystemPrompts(lib.Prompts)), Tools: append(libraryTools(), gate.ToolReadPrompts)}
 	if pipe != nil {
@@ -51,15 +55,19 @@ func (b Briefer) Brief(ctx context.Context, lib promptlib.Library, p gate.Projec
 			r.Tools = append(r.Tools, srv+upstream.Separator+"*")
 		}
 	}
-	return ix, r, nil
+	return ix, func(ctx context.Context, br gate.Briefing, load gate.Bodies) (string, error) {
+		_, text, _, err := fitBriefing(ctx, r, br, load, MaxResultBytes)
+		return capText(text, MaxResultBytes), err
+	}, nil
 }
 
 // libraryTools are mcpctl's own tools in the order a server lists them: the tools' names,
-// taken from the tools themselves (their handlers are not called).
+// taken from the tools themselves (their handlers are not called). Clipped, so that a caller's
+// append copies rather than writes into what every caller shares.
 var libraryTools = sync.OnceValue(func() []string {
 	var names []string
 	for _, t := range append(newReadTools(&core{}).tools(), (&writeTools{}).tools()...) {
 		names = append(names, t.Tool.Name)
 	}
-	return names
+	return slices.Clip(names)
 })

@@ -126,11 +126,8 @@ func projectModels(pr *gate.Project) []string {
 
 // makesSections reports whether any model in force may make sections: read_section is listed
 // then.
-func (p *contentPipeline) makesSections() bool { return makesSections(p.engine, p.cfg.Project) }
-
-// makesSections reports whether any model a session of pr may see in force makes sections.
-func makesSections(e *pipeline.Engine, pr *gate.Project) bool {
-	return e != nil && slices.ContainsFunc(projectModels(pr), e.MakesSections)
+func (p *contentPipeline) makesSections() bool {
+	return slices.ContainsFunc(projectModels(p.cfg.Project), p.engine.MakesSections)
 }
 
 // transform runs the model in force over one text; unchanged when the model does not apply.
@@ -463,7 +460,8 @@ func (p *contentPipeline) tocBytes(ctx context.Context, pr promptlib.Prompt) int
 // toc is a prompt's table of contents for a briefing, as tocBytes sized it (the pipeline's cache
 // answers the second run).
 func (p *contentPipeline) toc(ctx context.Context, e gate.Entry, body string) string {
-	out, _ := p.transform(ctx, pipeline.TypeBriefing, "", "", body) // withheld: Text is the notice
+	// The source is the title, as tocBytes gave it: a custom stage's cache key holds it.
+	out, _ := p.transformWith(ctx, p.model("", ""), pipeline.TypeBriefing, e.Title, body) // withheld: Text is the notice
 	return out.Text
 }
 
