@@ -117,44 +117,11 @@ func (f *faultFile) Sync() error {
 func TestWriterFileSystemFaults(t *testing.T) {
 	for _, errno := range []syscall.Errno{syscall.ENOSPC, syscall.EACCES, syscall.EIO} {
 		for n := 1; ; n++ {
-			l := newLib(t, 1)
-			ready := make(chan struct{})
-			startProcessor(t, l, func(point, _ string) {
-				if point == HookReady {
-					close(ready)
-				}
-			})
-			<-ready
-			ffs := &faultFS{FS: OSFS{}, failAt: n, err: errno}
-			w := patientWriter(t, l.Queue)
-			w.FS = ffs
-			title := fmt.Sprintf("fault %s at %d", errno, n)
-			_, err := w.Submit(context.Background(), promptlib.OpCreatePrompt, createPrompt(title))
-			ffs.mu.Lock()
-			failed, calls := ffs.failed, ffs.calls
-			ffs.mu.Unlock()
-			applied := l.titled(t, title)
-			t.Logf("%s: failed %q → err %v, applied %d", title, failed, err, applied)
-			if applied > 1 {
-				t.Fatalf("%s: applied %d times", title, applied)
-			}
-			if err == nil {
-				if applied != 1 {
-					t.Errorf("%s (failed %q): success but applied %d times", title, failed, applied)
-				}
-			} else {
-				pe := asError(t, err)
-				if pe.Outcome == promptlib.NotApplied {
-					if applied != 0 {
-						t.Errorf("%s (failed %q): said not applied but applied", title, failed)
-					}
-					if got := queueLeftovers(t, l.Queue); len(got) != 0 {
-						t.Errorf("%s (failed %q): queue holds %v after a not-applied failure", title, failed, got)
-					}
-					if errno == syscall.ENOSPC && strings.HasPrefix(failed, "write") && !strings.Contains(pe.Message, "disk is full") {
-						t.Errorf("%s: message %q does not name the cause", title, pe.Message)
-					}
-				}
+			// A subtest each, so that each processor (and its file watcher) stops before the next
+			// starts.
+			calls := 0
+			if !t.Run(fmt.Sprintf("%s at %d", errno, n), func(t *testing.T) { calls = writeWithFault(t, errno, n) }) {
+				break
 			}
 			if calls < n { // the fault was never reached: every step has been covered
 				if n < 5 {
@@ -164,6 +131,52 @@ func TestWriterFileSystemFaults(t *testing.T) {
 			}
 		}
 	}
+}
+
+// writeWithFault submits one prompt through a file system that fails its nth call with errno,
+// checks that the write is applied at most once and that its error tells the truth, and
+// returns how many calls the write made.
+func writeWithFault(t *testing.T, errno syscall.Errno, n int) int {
+	l := newLib(t, 1)
+	ready := make(chan struct{})
+	startProcessor(t, l, func(point, _ string) {
+		if point == HookReady {
+			close(ready)
+		}
+	})
+	<-ready
+	ffs := &faultFS{FS: OSFS{}, failAt: n, err: errno}
+	w := patientWriter(t, l.Queue)
+	w.FS = ffs
+	title := fmt.Sprintf("fault %s at %d", errno, n)
+	_, err := w.Submit(context.Background(), promptlib.OpCreatePrompt, createPrompt(title))
+	ffs.mu.Lock()
+	failed, calls := ffs.failed, ffs.calls
+	ffs.mu.Unlock()
+	applied := l.titled(t, title)
+	t.Logf("failed %q → err %v, applied %d", failed, err, applied)
+	if applied > 1 {
+		t.Fatalf("applied %d times", applied)
+	}
+	if err == nil {
+		if applied != 1 {
+			t.Errorf("failed %q: success but applied %d times", failed, applied)
+		}
+		return calls
+	}
+	pe := asError(t, err)
+	if pe.Outcome == promptlib.NotApplied {
+		if applied != 0 {
+			t.Errorf("failed %q: said not applied but applied", failed)
+		}
+		if got := queueLeftovers(t, l.Queue); len(got) != 0 {
+			t.Errorf("failed %q: queue holds %v after a not-applied failure", failed, got)
+		}
+		if errno == syscall.ENOSPC && strings.HasPrefix(failed, "write") && !strings.Contains(pe.Message, "disk is full") {
+			t.Errorf("message %q does not name the cause", pe.Message)
+		}
+	}
+	return calls
 }
 
 // Fault: an unwritable queue directory (run as a non-root user).

@@ -670,8 +670,10 @@ func TestHelpListsWorkingKeys(t *testing.T) {
 		"k", "j", "h", "l", "g", "G", "/", "f", "b", "t", "m", "o", "e", "r", "d", "u", "n", "y", "x"}
 
 	// ready is the console on screen n, with its data in and, on the Pipeline, a long file shown.
+	// The caller closes it: this test makes 170 consoles, and each one's live sources hold file
+	// watchers, a per-user limit that the tests running beside this one share.
 	ready := func(n int) *Model {
-		m := newModel(t, f.cfg)
+		m := New(context.Background(), f.cfg)
 		m.Update(tea.WindowSizeMsg{Width: 100, Height: 20})
 		loadLibrary(t, m)
 		m.Update(m.screens[1].(*queueScreen).scan()())
@@ -689,13 +691,17 @@ func TestHelpListsWorkingKeys(t *testing.T) {
 		return m
 	}
 	for n := range 5 {
-		bound := append([]key.Binding(nil), globalKeys...)
-		bound = append(bound, ready(n).screens[n].keys()...)
+		m := ready(n)
+		bound := append(append([]key.Binding(nil), globalKeys...), m.screens[n].keys()...)
+		title := m.screens[n].title()
+		m.Close()
 		for _, k := range universe {
 			m := ready(n)
 			before := m.View()
 			m.Update(press(k))
-			if m.View() == before {
+			changed := m.View() != before
+			m.Close()
+			if !changed {
 				continue
 			}
 			listed := false
@@ -703,11 +709,12 @@ func TestHelpListsWorkingKeys(t *testing.T) {
 				listed = listed || key.Matches(press(k), b)
 			}
 			if !listed {
-				t.Errorf("on the %s screen %q does something, but its help does not list it", m.screens[n].title(), k)
+				t.Errorf("on the %s screen %q does something, but its help does not list it", title, k)
 			}
 		}
 	}
 	m := ready(0)
+	defer m.Close()
 	m.Update(keyMsg("?"))
 	if v := m.View(); !strings.Contains(v, "ctrl+c") {
 		t.Errorf("the help does not say ctrl+c quits:\n%s", v)

@@ -21,19 +21,28 @@ const rescanEvery = time.Second
 // traffic file in dir, file by file in start-time order, then with each new line and each new
 // file as they appear, until ctx ends; then it returns nil. fn runs on Follow's goroutine, one
 // event at a time. A line is delivered once, when its newline has been written. dir is made
-// (0700) if it does not exist yet, so following works before the first server starts.
+// (0700) if it does not exist yet, so following works before the first server starts. Where
+// file events cannot be had, Follow still follows, by rescanning every second.
 func Follow(ctx context.Context, dir string, from time.Time, fn func(Event)) error {
+	return tailDir(ctx, dir, from, fn, fsnotify.NewWatcher)
+}
+
+// tailDir is Follow with the watcher's constructor given, so that a test can take file events
+// away.
+func tailDir(ctx context.Context, dir string, from time.Time, fn func(Event), newWatcher func() (*fsnotify.Watcher, error)) error {
 	if err := ensureDir(dir); err != nil {
 		return err
 	}
-	w, err := fsnotify.NewWatcher()
-	if err != nil {
-		return &Error{Op: "watch", Path: dir, Err: err}
-	}
-	defer w.Close()
-	// Watch before the first scan, so a line written in between is seen by one or the other.
-	if err := w.Add(dir); err != nil {
-		return &Error{Op: "watch", Path: dir, Err: err}
+	// File events are only the fast path. Without them (inotify instances are a per-user limit
+	// that editors and other watchers use up) the rescan sees every line, up to rescanEvery later.
+	var events <-chan fsnotify.Event
+	var errs <-chan error
+	if w, err := newWatcher(); err == nil {
+		defer w.Close()
+		// Watch before the first scan, so a line written in between is seen by one or the other.
+		if w.Add(dir) == nil {
+			events, errs = w.Events, w.Errors
+		}
 	}
 	t := &tail{dir: dir, from: from, fn: fn, offsets: map[string]int64{}}
 	t.scan()
@@ -43,7 +52,7 @@ func Follow(ctx context.Context, dir string, from time.Time, fn func(Event)) err
 		select {
 		case <-ctx.Done():
 			return nil
-		case ev, ok := <-w.Events:
+		case ev, ok := <-events:
 			if !ok {
 				return nil
 			}
@@ -56,7 +65,7 @@ func Follow(ctx context.Context, dir string, from time.Time, fn func(Event)) err
 			case ev.Has(fsnotify.Create) || ev.Has(fsnotify.Write):
 				t.read(ev.Name)
 			}
-		case err, ok := <-w.Errors:
+		case err, ok := <-errs:
 			if !ok {
 				return nil
 			}

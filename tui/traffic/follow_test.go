@@ -2,24 +2,34 @@ package traffic
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/fsnotify/fsnotify"
 )
 
 // follow runs Follow on dir until the test ends and returns the channel of its events.
 func follow(tb testing.TB, dir string, from time.Time) <-chan Event {
 	tb.Helper()
+	return followWith(tb, dir, from, fsnotify.NewWatcher)
+}
+
+// followWith is follow with the watcher's constructor given.
+func followWith(tb testing.TB, dir string, from time.Time, newWatcher func() (*fsnotify.Watcher, error)) <-chan Event {
+	tb.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	ch := make(chan Event, 100)
 	done := make(chan error, 1)
 	go func() {
-		done <- Follow(ctx, dir, from, func(e Event) {
+		done <- tailDir(ctx, dir, from, func(e Event) {
 			select {
 			case ch <- e:
 			case <-ctx.Done():
 			}
-		})
+		}, newWatcher)
 	}()
 	tb.Cleanup(func() {
 		cancel()
@@ -93,6 +103,37 @@ func TestFollowSeesLinesAndFilesWrittenLater(t *testing.T) {
 	case e := <-ch:
 		t.Errorf("extra event %+v, want each line once", e)
 	default:
+	}
+}
+
+// Without file events (inotify instances used up by other programs) the rescan still delivers
+// every line and every new file.
+func TestFollowWithoutFileEvents(t *testing.T) {
+	dir := t.TempDir()
+	w := openWriter(t, dir)
+	if err := w.Write(sample(1)); err != nil {
+		t.Fatal(err)
+	}
+	noEvents := func() (*fsnotify.Watcher, error) {
+		return nil, fmt.Errorf("couldn't initialize inotify: %w", syscall.EMFILE)
+	}
+	ch := followWith(t, dir, time.Time{}, noEvents)
+	if got := next(t, ch); got.ID != "1" {
+		t.Fatalf("first event %q, want the one written before following", got.ID)
+	}
+	if err := w.Write(sample(2)); err != nil {
+		t.Fatal(err)
+	}
+	if got := next(t, ch); got.ID != "2" {
+		t.Fatalf("got event %q, want 2 written after following started", got.ID)
+	}
+	e := sample(3)
+	e.Session = "s2"
+	if err := openWriter(t, dir).Write(e); err != nil {
+		t.Fatal(err)
+	}
+	if got := next(t, ch); got.Session != "s2" {
+		t.Fatalf("got an event of session %q, want s2 from the new file", got.Session)
 	}
 }
 
