@@ -37,7 +37,7 @@ func runConsole(ctx context.Context, env Env, args []string) error {
 	}
 	br, done := briefer(env)
 	defer done()
-	cfg.Brief = func(ctx context.Context, lib promptlib.Library, p gate.Project, untrusted bool) (*gate.Index, tui.Render, error) {
+	cfg.Brief = func(ctx context.Context, lib promptlib.Library, p gate.Project, untrusted string) (*gate.Index, tui.Render, error) {
 		br := br
 		br.Untrusted = untrusted
 		ix, render, err := br.Brief(ctx, lib, p)
@@ -50,9 +50,9 @@ func runConsole(ctx context.Context, env Env, args []string) error {
 	case c.repo:
 		// Listed beside the user's projects; read again for each preview, as their files are.
 		dir := trust.RepoDir(c.File)
-		cfg.Repo = &tui.RepoProject{Name: c.Name, Load: func() (gate.Project, bool, error) {
+		cfg.Repo = &tui.RepoProject{Name: c.Name, Load: func() (gate.Project, string, error) {
 			r, err := trustStore(env).LoadRepo(dir)
-			return r.Project, r.Trusted, err
+			return r.Project, projectChoice{repo: true, trusted: r.Trusted, why: r.Reason}.untrusted(), err
 		}}
 	case c.Project != nil:
 		cfg.Project = c.Name

@@ -42,11 +42,26 @@ func describeProject(ctx context.Context, env Env, args []string) error {
 		return err
 	}
 	p := c.Project
-	indexes, err := projectIndexes(ctx, env, lf, []gate.Project{*p})
+	db, err := openForCLI(ctx, env, lf)
 	if err != nil {
 		return err
 	}
-	ix := indexes[0]
+	defer db.Close()
+	lib, err := db.Library(ctx)
+	if err != nil {
+		return err
+	}
+	ix, _, err := gate.LibraryIndex(lib, *p)
+	if err != nil {
+		return err
+	}
+	br, done := briefer(env)
+	defer done()
+	br.Untrusted = c.untrusted()
+	text, err := br.Instructions(ctx, lib, *p)
+	if err != nil {
+		return err
+	}
 	w := env.Stdout
 	fmt.Fprintf(w, "Project:     %s\nFile:        %s\nFolder:      %s\nGated:       %v (%s mode)\nByte budget: %d\nIndex cap:   %d\n",
 		cell(p.Name), cell(p.File), orDash(cell(p.Folder)), p.Gated, cell(string(p.GateMode)), p.ByteBudget, p.IndexCap)
@@ -59,7 +74,6 @@ func describeProject(ctx context.Context, env Env, args []string) error {
 	if u := ix.UnknownPriorities(); len(u) > 0 {
 		fmt.Fprintf(w, "Warning:     priorities name prompts that do not exist: %s\n", cell(strings.Join(u, ", ")))
 	}
-	text, _ := gate.Renderer{}.Instructions(ix, p.Gated)
 	fmt.Fprintf(w, "\nWhat a client receives at initialize:\n\n%s\n\n", indentBlock(tui.Printable(text)))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "PRIORITY\tNAME\tFOLDER\tBYTES\tSUMMARY")

@@ -61,7 +61,7 @@ func runGate(ctx context.Context, env Env, args []string) error {
 	}
 	br, done := briefer(env)
 	defer done()
-	br.Untrusted = c.repo && !c.trusted
+	br.Untrusted = c.untrusted()
 	ix, render, err := br.Brief(ctx, lib, *p)
 	if err != nil {
 		return err

@@ -94,7 +94,9 @@ func toolNames(tb testing.TB, s *session) []string {
 
 // gate preview prints what begin_session returns, down to the tools it says are open (it once
 // said "(the library tools)", and left out read_section), the tables of contents it sends for
-// prompts too big in full, and the servers it does not start.
+// prompts too big in full, and the servers it does not start; and describe project shows what
+// the client receives at initialize, down to the library's own texts and the note on servers not
+// started.
 func TestGatePreviewIsBeginSession(t *testing.T) {
 	lib := projectLibrary(t)
 	// Too big for the budget in full: serve sends its table of contents, and so must the preview.
@@ -106,6 +108,10 @@ func TestGatePreviewIsBeginSession(t *testing.T) {
 	lib.Exec(t, `INSERT INTO prompts (id, title, body, folder_id, icon, color, url, created_at, updated_at)
 		VALUES ('E0000000-0000-4000-8000-000000000009', 'Migration Runbook', ?, 'F0000000-0000-4000-8000-000000000001', NULL, NULL, NULL, ?, ?)`,
 		runbook.String(), now, now)
+	// The library's own text of a gated session's instructions replaces the built-in one.
+	lib.Exec(t, `INSERT INTO prompts (id, title, body, folder_id, icon, color, url, created_at, updated_at)
+		VALUES ('E0000000-0000-4000-8000-000000000010', 'Gate Instructions', ?, 'F0000000-0000-4000-8000-000000000003', NULL, NULL, NULL, ?, ?)`,
+		"House rules first: call begin_session.\n\n{{prompt_index}}", now, now)
 	env := testHome(t)
 	vars := map[string]string{}
 	for _, kv := range env {
@@ -147,6 +153,19 @@ func TestGatePreviewIsBeginSession(t *testing.T) {
 			}
 			if strings.Contains(b.Text, c.not) {
 				t.Errorf("the briefing has %q:\n%s", c.not, b.Text)
+			}
+
+			code, out, stderr = run(t, vars, append([]string{"describe", "project", "--library", lib.Dir}, c.args[min(1, len(c.args)):]...)...)
+			if code != 0 {
+				t.Fatalf("describe project: exit %d: %s", code, stderr)
+			}
+			_, block, _ := strings.Cut(out, "What a client receives at initialize:\n\n")
+			block, _, _ = strings.Cut(block, "\n\nPRIORITY")
+			if got := strings.ReplaceAll(strings.TrimPrefix(block, "    "), "\n    ", "\n"); got != s.init.Instructions {
+				t.Errorf("describe project shows\n%s\nwhere the client received\n%s", got, s.init.Instructions)
+			}
+			if !strings.Contains(s.init.Instructions, "House rules first") || strings.Contains(s.init.Instructions, "db__") != (c.dir != "") {
+				t.Errorf("the instructions lack the library's own text, or name db__ other than for the untrusted repository's note:\n%s", s.init.Instructions)
 			}
 		})
 	}

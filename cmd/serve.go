@@ -58,8 +58,8 @@ func runServe(ctx context.Context, env Env, args []string) error {
 	case choice.repo && upstream.InChain(chain, project.File):
 		log.Info("started as a server of the repository's project: serving the library without it", "project", project.File)
 		project = nil
-	case choice.repo && !choice.trusted && len(project.Servers) > 0:
-		untrusted = choice.why
+	case choice.untrusted() != "" && len(project.Servers) > 0:
+		untrusted = choice.untrusted()
 	case project != nil && upstream.InChain(chain, project.File) && len(project.Servers) > 0:
 		untrusted = "this server is itself started by mcpctl for this project's servers: starting them here would loop"
 	}
@@ -151,6 +151,15 @@ type projectChoice struct {
 	repo          bool   // the repository's .mcpctl/project.yaml, not a file of the projects directory
 	trusted       bool   // a repository file must be trusted to start servers; the user's own files are
 	why           string // when not trusted, why, and the command that trusts it
+}
+
+// untrusted says why the project's servers may not be started, "" when they may: only a
+// repository's project file needs its user's trust.
+func (c projectChoice) untrusted() string {
+	if c.repo && !c.trusted {
+		return c.why
+	}
+	return ""
 }
 
 // chooseProject is how every command that takes --project finds its project, serve's way:

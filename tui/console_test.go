@@ -148,9 +148,9 @@ func TestScreensGolden(t *testing.T) {
 		{"gate_repo", func(t *testing.T, f *fixture) {
 			// The repository's project, which the console starts on, is read through Load.
 			f.withProject(t, "web", "byteBudget: 2000\nindexCap: 10\n")
-			f.cfg.Repo = &RepoProject{Name: "shop-front", Load: func() (gate.Project, bool, error) {
+			f.cfg.Repo = &RepoProject{Name: "shop-front", Load: func() (gate.Project, string, error) {
 				p, err := gate.ParseProject("/src/shop-front/.mcpctl/project.yaml", []byte("byteBudget: 3000\nindexCap: 10\n"))
-				return p, true, err
+				return p, "", err
 			}}
 		}, func(t *testing.T, f *fixture, tm *teatest.TestModel) {
 			press(tm, "4")

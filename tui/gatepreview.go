@@ -44,8 +44,9 @@ type gateRow struct {
 type RepoProject struct {
 	Name string // the project's name, as the Gate screen lists it
 	// Load reads the file and its trust again: a preview sees them as they are now. A project
-	// its user has not trusted is served without its servers.
-	Load func() (p gate.Project, trusted bool, err error)
+	// its user has not trusted is served without its servers; untrusted says why ("" when it is
+	// trusted).
+	Load func() (p gate.Project, untrusted string, err error)
 }
 
 // repoEntry stands for the repository project in the Gate screen's list of project names; no
@@ -86,16 +87,16 @@ func gateProjects(dir string, repo *RepoProject) (names []string, invalid map[st
 }
 
 // Brief builds what a new session of project p is briefed from: the gate's index of lib, and
-// the briefing's text, as serve builds them. untrusted: p is a repository's project that its
-// user has not trusted, whose servers serve does not start.
-type Brief func(ctx context.Context, lib promptlib.Library, p gate.Project, untrusted bool) (*gate.Index, Render, error)
+// the briefing's text, as serve builds them. untrusted, when set, says why serve does not start
+// p's servers: p is a repository's project that its user has not trusted.
+type Brief func(ctx context.Context, lib promptlib.Library, p gate.Project, untrusted string) (*gate.Index, Render, error)
 
 // Render is a briefing's text.
 type Render func(ctx context.Context, b gate.Briefing, load gate.Bodies) (string, error)
 
 // libraryBrief is the Brief of the gate package alone: no tables of contents, and the tools
 // said in general.
-func libraryBrief(_ context.Context, lib promptlib.Library, p gate.Project, _ bool) (*gate.Index, Render, error) {
+func libraryBrief(_ context.Context, lib promptlib.Library, p gate.Project, _ string) (*gate.Index, Render, error) {
 	ix, scope, err := gate.LibraryIndex(lib, p)
 	if err != nil {
 		return nil, nil, err
@@ -110,11 +111,11 @@ func libraryBrief(_ context.Context, lib promptlib.Library, p gate.Project, _ bo
 // previewGate loads the project (repoEntry: the repository's) and runs a new session's
 // begin_session with tags against a snapshot of the library.
 func previewGate(ctx context.Context, lib promptlib.Library, projectsDir, project string, repo *RepoProject, brief Brief, tags []string) (gateView, error) {
-	p, trusted := gate.NoProject(), true
+	p, untrusted := gate.NoProject(), ""
 	var err error
 	switch {
 	case project == repoEntry && repo != nil:
-		p, trusted, err = repo.Load()
+		p, untrusted, err = repo.Load()
 	case project != "":
 		p, err = gate.LoadProject(projectsDir, project)
 	}
@@ -124,7 +125,7 @@ func previewGate(ctx context.Context, lib promptlib.Library, projectsDir, projec
 	if brief == nil {
 		brief = libraryBrief
 	}
-	ix, render, err := brief(ctx, lib, p, !trusted)
+	ix, render, err := brief(ctx, lib, p, untrusted)
 	if err != nil {
 		return gateView{}, err
 	}

@@ -63,33 +63,33 @@ func TestPreviewGate(t *testing.T) {
 	}
 
 	// The repository's project is not a file of dir: it is read through its Load.
-	repo := &RepoProject{Name: "shop-front", Load: func() (gate.Project, bool, error) {
+	repo := &RepoProject{Name: "shop-front", Load: func() (gate.Project, string, error) {
 		p, err := gate.ParseProject("/src/shop-front/.mcpctl/project.yaml", []byte("byteBudget: 3000\n"))
-		return p, false, err
+		return p, "not trusted", err
 	}}
 	// The index and the tools the briefing says are open are the console's to build
 	// (mcpserver's, for the project and whether its user trusts it).
-	brief := func(ctx context.Context, lib promptlib.Library, p gate.Project, untrusted bool) (*gate.Index, Render, error) {
+	brief := func(ctx context.Context, lib promptlib.Library, p gate.Project, untrusted string) (*gate.Index, Render, error) {
 		ix, scope, err := gate.LibraryIndex(lib, p)
 		if err != nil {
 			return nil, nil, err
 		}
 		r := gate.Renderer{Texts: gate.SystemTexts(scope.SystemPrompts(lib.Prompts)),
-			Tools: []string{fmt.Sprintf("tools-of-%d-untrusted-%v", p.ByteBudget, untrusted)}}
+			Tools: []string{fmt.Sprintf("tools-of-%d-untrusted-%q", p.ByteBudget, untrusted)}}
 		return ix, func(ctx context.Context, b gate.Briefing, load gate.Bodies) (string, error) {
 			text, _, err := r.Briefing(ctx, b, load)
 			return text, err
 		}, nil
 	}
 	if v, err := previewGate(t.Context(), lib, dir, repoEntry, repo, brief, []string{"sql"}); err != nil || v.Budget != 3000 ||
-		!strings.Contains(v.Text, "Tools now available: tools-of-3000-untrusted-true.") {
+		!strings.Contains(v.Text, `Tools now available: tools-of-3000-untrusted-"not trusted".`) {
 		t.Errorf("the untrusted repository's project: budget %d, %v; want its own 3000 and the tools for it, in\n%s", v.Budget, err, v.Text)
 	}
 	if v, err := previewGate(t.Context(), lib, dir, "roomy", nil, brief, []string{"sql"}); err != nil ||
-		!strings.Contains(v.Text, "Tools now available: tools-of-100000-untrusted-false.") {
+		!strings.Contains(v.Text, `Tools now available: tools-of-100000-untrusted-"".`) {
 		t.Errorf("a project of the user's own: %v; want it trusted, in\n%s", err, v.Text)
 	}
-	broken := &RepoProject{Name: "shop-front", Load: func() (gate.Project, bool, error) { return gate.Project{}, true, errors.New("line 2: bad") }}
+	broken := &RepoProject{Name: "shop-front", Load: func() (gate.Project, string, error) { return gate.Project{}, "", errors.New("line 2: bad") }}
 	if _, err := previewGate(t.Context(), lib, dir, repoEntry, broken, nil, []string{"sql"}); err == nil || !strings.Contains(err.Error(), "line 2") {
 		t.Errorf("a repository project that does not load: got %v, want its error", err)
 	}

@@ -21,9 +21,10 @@ import (
 // (they are not started: each is its prefix alone).
 type Briefer struct {
 	Engine *pipeline.Engine // nil: no content pipeline
-	// Untrusted: the project's servers would not be started (an untrusted repository
-	// project), so the briefing names none of them.
-	Untrusted bool
+	// Untrusted, when set, says why the project's servers would not be started (an untrusted
+	// repository project), as Config.Untrusted does: the briefing names none of them, and the
+	// instructions say why they are missing.
+	Untrusted string
 }
 
 // Render is a briefing's text as a served begin_session sends it: rendered, fitted to what a
@@ -32,6 +33,29 @@ type Render func(ctx context.Context, b gate.Briefing, load gate.Bodies) (string
 
 // Brief builds the index of lib, and how briefings of it are rendered, for a new session of p.
 func (b Briefer) Brief(ctx context.Context, lib promptlib.Library, p gate.Project) (*gate.Index, Render, error) {
+	ix, r, err := b.build(ctx, lib, p)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ix, func(ctx context.Context, br gate.Briefing, load gate.Bodies) (string, error) {
+		_, text, _, err := fitBriefing(ctx, r, br, load, MaxResultBytes)
+		return capText(text, MaxResultBytes), err
+	}, nil
+}
+
+// Instructions is what a client of a new session of p receives at initialize.
+func (b Briefer) Instructions(ctx context.Context, lib promptlib.Library, p gate.Project) (string, error) {
+	ix, r, err := b.build(ctx, lib, p)
+	if err != nil {
+		return "", err
+	}
+	r.Note = (&core{cfg: Config{Project: &p, Untrusted: b.Untrusted}}).untrustedNote()
+	text, _ := r.Instructions(ix, gate.NewSession(p).Gated())
+	return text, nil
+}
+
+// build makes the index and the renderer a served session of p starts from.
+func (b Briefer) build(ctx context.Context, lib promptlib.Library, p gate.Project) (*gate.Index, gate.Renderer, error) {
 	var pipe *contentPipeline
 	var tocBytes func(promptlib.Prompt) int
 	if b.Engine != nil {
@@ -41,7 +65,7 @@ func (b Briefer) Brief(ctx context.Context, lib promptlib.Library, p gate.Projec
 	}
 	ix, scope, err := gate.LibraryIndexTOC(lib, p, tocBytes)
 	if err != nil {
-		return nil, nil, err
+		return nil, gate.Renderer{}, err
 	}
 	r := gate.Renderer{Texts: gate.SystemTexts(scope.SystemPrompts(lib.Prompts)), Tools: append(libraryTools(), gate.ToolReadPrompts)}
 	if pipe != nil {
@@ -50,15 +74,12 @@ func (b Briefer) Brief(ctx context.Context, lib promptlib.Library, p gate.Projec
 			r.Tools = append(r.Tools, "read_section")
 		}
 	}
-	if !b.Untrusted {
+	if b.Untrusted == "" {
 		for _, srv := range slices.Sorted(maps.Keys(p.Servers)) {
 			r.Tools = append(r.Tools, srv+upstream.Separator+"*")
 		}
 	}
-	return ix, func(ctx context.Context, br gate.Briefing, load gate.Bodies) (string, error) {
-		_, text, _, err := fitBriefing(ctx, r, br, load, MaxResultBytes)
-		return capText(text, MaxResultBytes), err
-	}, nil
+	return ix, r, nil
 }
 
 // libraryTools are mcpctl's own tools in the order a server lists them: the tools' names,
