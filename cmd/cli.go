@@ -8,37 +8,23 @@ import (
 	"github.com/mattn/go-sqlite3"
 
 	"github.com/mcpctl/mcpctl/dbread"
-	"github.com/mcpctl/mcpctl/gate"
+	"github.com/mcpctl/mcpctl/promptlib"
 	"github.com/mcpctl/mcpctl/tui"
 )
 
-// projectIndexes builds each project's prompt index from one read of the library.
-func projectIndexes(ctx context.Context, env Env, lf *libraryFlags, projects []gate.Project) ([]*gate.Index, error) {
-	db, err := openForCLI(ctx, env, lf)
-	if err != nil {
-		return nil, err
-	}
-	defer db.Close()
-	lib, err := db.Library(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]*gate.Index, len(projects))
-	for i, p := range projects {
-		if out[i], _, err = gate.LibraryIndex(lib, p); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
-// openForCLI opens the resolved library read-only for a one-shot command (no search sidecar).
-func openForCLI(ctx context.Context, env Env, lf *libraryFlags) (*dbread.DB, error) {
+// readLibrary reads the resolved library once, read-only, for a one-shot command (no search
+// sidecar).
+func readLibrary(ctx context.Context, env Env, lf *libraryFlags) (promptlib.Library, error) {
 	lib, err := lf.resolve(ctx, env, false)
 	if err != nil {
-		return nil, err
+		return promptlib.Library{}, err
 	}
-	return dbread.Open(ctx, lib.DB, dbread.Options{})
+	db, err := dbread.Open(ctx, lib.DB, dbread.Options{})
+	if err != nil {
+		return promptlib.Library{}, err
+	}
+	defer db.Close()
+	return db.Library(ctx)
 }
 
 // libraryHint says what to do about a library database that exists but is not one mcpctl can

@@ -42,12 +42,7 @@ func describeProject(ctx context.Context, env Env, args []string) error {
 		return err
 	}
 	p := c.Project
-	db, err := openForCLI(ctx, env, lf)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	lib, err := db.Library(ctx)
+	lib, err := readLibrary(ctx, env, lf)
 	if err != nil {
 		return err
 	}

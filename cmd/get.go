@@ -179,11 +179,15 @@ func getPrompts(ctx context.Context, env Env, args []string) error {
 		} else {
 			p = *c.Project
 		}
-		indexes, err := projectIndexes(ctx, env, lf, []gate.Project{p})
+		lib, err := readLibrary(ctx, env, lf)
 		if err != nil {
 			return err
 		}
-		return printPrompts(env, indexes)
+		ix, _, err := gate.LibraryIndex(lib, p)
+		if err != nil {
+			return err
+		}
+		return printPrompts(env, []*gate.Index{ix})
 	}
 
 	// -A: one broken project must not hide the others; each failure is reported by name.
@@ -210,12 +214,7 @@ func getPrompts(ctx context.Context, env Env, args []string) error {
 	} else if repo != nil {
 		projects = append(projects, repo.Project)
 	}
-	db, err := openForCLI(ctx, env, lf)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	lib, err := db.Library(ctx)
+	lib, err := readLibrary(ctx, env, lf)
 	if err != nil {
 		return err
 	}
