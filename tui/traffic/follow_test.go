@@ -52,13 +52,24 @@ func next(tb testing.TB, ch <-chan Event) Event {
 	}
 }
 
+// Follow sees lines and files written after it started: through file events, and by rescanning
+// where there are none (inotify instances used up by other programs).
 func TestFollowSeesLinesAndFilesWrittenLater(t *testing.T) {
+	noEvents := func() (*fsnotify.Watcher, error) {
+		return nil, fmt.Errorf("couldn't initialize inotify: %w", syscall.EMFILE)
+	}
+	for name, newWatcher := range map[string]func() (*fsnotify.Watcher, error){"file events": fsnotify.NewWatcher, "rescan only": noEvents} {
+		t.Run(name, func(t *testing.T) { followLater(t, newWatcher) })
+	}
+}
+
+func followLater(t *testing.T, newWatcher func() (*fsnotify.Watcher, error)) {
 	dir := t.TempDir()
 	w := openWriter(t, dir)
 	if err := w.Write(sample(1)); err != nil {
 		t.Fatal(err)
 	}
-	ch := follow(t, dir, time.Time{})
+	ch := followWith(t, dir, time.Time{}, newWatcher)
 	if got := next(t, ch); got.ID != "1" {
 		t.Fatalf("first event %q, want the one written before following", got.ID)
 	}
@@ -103,37 +114,6 @@ func TestFollowSeesLinesAndFilesWrittenLater(t *testing.T) {
 	case e := <-ch:
 		t.Errorf("extra event %+v, want each line once", e)
 	default:
-	}
-}
-
-// Without file events (inotify instances used up by other programs) the rescan still delivers
-// every line and every new file.
-func TestFollowWithoutFileEvents(t *testing.T) {
-	dir := t.TempDir()
-	w := openWriter(t, dir)
-	if err := w.Write(sample(1)); err != nil {
-		t.Fatal(err)
-	}
-	noEvents := func() (*fsnotify.Watcher, error) {
-		return nil, fmt.Errorf("couldn't initialize inotify: %w", syscall.EMFILE)
-	}
-	ch := followWith(t, dir, time.Time{}, noEvents)
-	if got := next(t, ch); got.ID != "1" {
-		t.Fatalf("first event %q, want the one written before following", got.ID)
-	}
-	if err := w.Write(sample(2)); err != nil {
-		t.Fatal(err)
-	}
-	if got := next(t, ch); got.ID != "2" {
-		t.Fatalf("got event %q, want 2 written after following started", got.ID)
-	}
-	e := sample(3)
-	e.Session = "s2"
-	if err := openWriter(t, dir).Write(e); err != nil {
-		t.Fatal(err)
-	}
-	if got := next(t, ch); got.Session != "s2" {
-		t.Fatalf("got an event of session %q, want s2 from the new file", got.Session)
 	}
 }
 
