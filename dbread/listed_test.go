@@ -191,7 +191,7 @@ func TestSidecarWritesOnlyWhatChanged(t *testing.T) {
 	waitIndex(t, side, IndexReady)
 	ctx := context.Background()
 	// Its own connection: data_version moves when another connection commits to the file.
-	watch, err := sql.Open("sqlite3", sidecarDSN(sidecarFile(t, side), true))
+	watch, err := sql.Open("sqlite3", sidecarDSN(sidecarFile(t, side), true, defaultBusyTimeout))
 	if err != nil {
 		t.Fatal(err)
 	}

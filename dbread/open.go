@@ -37,11 +37,19 @@ type Options struct {
 	// syncWait bounds how long a Search or ListPrompts call waits for the sidecar to catch up
 	// with a change before answering from the app's database directly; 0 means defaultSyncWait.
 	syncWait time.Duration
+	// sideBusy is how long the sidecar waits for another server's lock on it; 0 means
+	// defaultBusyTimeout. sideRetry is the first wait before a failed open or sync of the
+	// sidecar is tried again; 0 means defaultSideRetry.
+	sideBusy, sideRetry time.Duration
 }
 
 const (
 	defaultBusyTimeout = 5 * time.Second
 	defaultSyncWait    = 500 * time.Millisecond
+	defaultSideRetry   = 5 * time.Second
+	// maxSideRetry bounds the wait between attempts to open a sidecar that keeps failing for a
+	// reason that may pass (a cache directory made unwritable): a warning every 5 minutes.
+	maxSideRetry = 5 * time.Minute
 	// maxConns bounds the read connections to the app's database, the pinned one included:
 	// each holds a page cache, and the server must stay small.
 	maxConns = 4
@@ -172,6 +180,12 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	}
 	if opts.BusyTimeout <= 0 {
 		opts.BusyTimeout = defaultBusyTimeout
+	}
+	if opts.sideBusy <= 0 {
+		opts.sideBusy = defaultBusyTimeout
+	}
+	if opts.sideRetry <= 0 {
+		opts.sideRetry = defaultSideRetry
 	}
 	if opts.syncWait <= 0 {
 		opts.syncWait = defaultSyncWait

@@ -11,10 +11,13 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
+	"github.com/mattn/go-sqlite3"
 	_ "github.com/mattn/go-sqlite3" // the sidecar is ours to write: the plain driver
 
 	"github.com/mcpctl/mcpctl/promptlib"
@@ -161,8 +164,13 @@ func (s *sidecar) kick() {
 	}
 }
 
-func (s *sidecar) unavailable(err error) {
-	s.db.log.Warn("search index unavailable; searching by LIKE scan", "err", err)
+// unavailable marks the sidecar unusable, for good or, with retry > 0, until it is tried again.
+func (s *sidecar) unavailable(err error, retry time.Duration) {
+	if retry > 0 {
+		s.db.log.Warn("search index unavailable for now; searching by LIKE scan", "err", err, "retry_in", retry.String())
+	} else {
+		s.db.log.Warn("search index unavailable; searching by LIKE scan", "err", err)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.state, s.reason = IndexUnavailable, err
@@ -188,13 +196,10 @@ const bigSync = 10_000
 func (s *sidecar) run(ctx context.Context) {
 	defer s.stopped()
 	if s.path == "" {
-		s.unavailable(errors.New("dbread: no cache directory"))
+		s.unavailable(errors.New("dbread: no cache directory"), 0)
 		return
 	}
-	if err := s.open(ctx); err != nil {
-		if ctx.Err() == nil {
-			s.unavailable(err)
-		}
+	if !s.openRetrying(ctx) {
 		return
 	}
 	for {
@@ -207,14 +212,16 @@ func (s *sidecar) run(ctx context.Context) {
 		s.finish(v, err)
 		var retry <-chan time.Time
 		switch {
-		case errors.As(err, new(sideFault)):
-			s.unavailable(err)
+		case errors.As(err, new(sideFault)) && !passing(err):
+			s.unavailable(err, 0)
 			return
 		case err != nil:
-			// The library could not be read (locked, schema changed): try again on the next
-			// change, or soon.
+			// The library could not be read (locked, schema changed), or the index could not be
+			// written for now (another server holds it, the disk is full): try again on the next
+			// change, or soon. Until then the version is not synced, and reads of it answer from
+			// the library.
 			s.db.log.Warn("search index sync failed", "err", translate(err))
-			retry = time.After(5 * time.Second)
+			retry = time.After(s.db.opts.sideRetry)
 		case n > 0:
 			s.db.log.Debug("search index synced", "rows", n, "took", time.Since(start))
 		}
@@ -228,6 +235,56 @@ func (s *sidecar) run(ctx context.Context) {
 			return
 		}
 	}
+}
+
+// openRetrying opens the sidecar, trying again while it fails for a reason that passes (another
+// server holds its lock while it builds, a full disk, no file descriptors left), with searches
+// answered by LIKE scan meanwhile. A file that is damaged was rebuilt by open; one that cannot
+// be made usable leaves the sidecar unavailable. It reports false when the sidecar is not open.
+func (s *sidecar) openRetrying(ctx context.Context) bool {
+	for wait := s.db.opts.sideRetry; ; wait = min(2*wait, maxSideRetry) {
+		err := s.open(ctx)
+		switch {
+		case err == nil:
+			s.mu.Lock()
+			if s.state == IndexUnavailable { // an earlier attempt failed; open left it unready
+				s.state, s.reason = IndexBuilding, nil
+			}
+			s.mu.Unlock()
+			return true
+		case ctx.Err() != nil:
+			return false
+		case !passing(err):
+			s.unavailable(err, 0)
+			return false
+		}
+		s.unavailable(err, wait)
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(wait):
+		}
+	}
+}
+
+// passing reports whether a sidecar error says nothing about the file, and may pass: a lock
+// another server holds past the busy timeout, a full disk, no memory or file descriptors. The
+// file is kept and tried again; rebuilding it would delete another server's index under it.
+func passing(err error) bool {
+	var se sqlite3.Error
+	if errors.As(err, &se) {
+		switch se.Code {
+		case sqlite3.ErrBusy, sqlite3.ErrLocked, sqlite3.ErrFull, sqlite3.ErrNomem, sqlite3.ErrCantOpen, sqlite3.ErrIoErr:
+			return true
+		}
+		return false
+	}
+	for _, errno := range []syscall.Errno{syscall.EMFILE, syscall.ENFILE, syscall.ENOSPC, syscall.ENOMEM, syscall.EAGAIN} {
+		if errors.Is(err, errno) {
+			return true
+		}
+	}
+	return false
 }
 
 // waitForWork blocks until a change asks for a sync (or the retry fires) and reports false when
@@ -307,9 +364,10 @@ func (s *sidecar) current(ctx context.Context) (bool, error) {
 }
 
 // sidecarDSN opens the sidecar read-write. synchronous=OFF: it is a cache, rebuilt if lost.
-func sidecarDSN(path string, readOnly bool) string {
+// busy is how long a statement waits for another server's lock on it.
+func sidecarDSN(path string, readOnly bool, busy time.Duration) string {
 	q := url.Values{}
-	q.Set("_busy_timeout", "5000")
+	q.Set("_busy_timeout", strconv.FormatInt(busy.Milliseconds(), 10))
 	q.Set("_journal_mode", "WAL")
 	q.Set("_synchronous", "OFF")
 	q.Set("_txlock", "immediate")
@@ -332,7 +390,7 @@ func (s *sidecar) open(ctx context.Context) error {
 		s.closeFiles()
 		return fault(ErrNoFTS5) // the file is fine: no build of ours could read it
 	}
-	if err != nil && ctx.Err() == nil {
+	if err != nil && ctx.Err() == nil && !passing(err) {
 		// A damaged file of ours: start afresh once.
 		s.db.log.Warn("search index file unusable; rebuilding it", "path", s.path, "err", err)
 		s.closeFiles()
@@ -366,7 +424,7 @@ func (s *sidecar) openFile(ctx context.Context) error {
 	if created {
 		s.db.log.Debug("search index file created", "path", s.path)
 	}
-	wr, err := sql.Open("sqlite3", sidecarDSN(s.path, false))
+	wr, err := sql.Open("sqlite3", sidecarDSN(s.path, false, s.db.opts.sideBusy))
 	if err != nil {
 		return err
 	}
@@ -409,7 +467,7 @@ func (s *sidecar) openFile(ctx context.Context) error {
 	if err := s.load(ctx); err != nil {
 		return err
 	}
-	rd, err := sql.Open("sqlite3", sidecarDSN(s.path, true))
+	rd, err := sql.Open("sqlite3", sidecarDSN(s.path, true, s.db.opts.sideBusy))
 	if err != nil {
 		return err
 	}

@@ -10,7 +10,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/mcpctl/mcpctl/promptlib"
 	"github.com/mcpctl/mcpctl/promptlib/librarytest"
@@ -110,7 +112,7 @@ func TestSidecarOfAnotherFormatIsRebuilt(t *testing.T) {
 	lib := librarytest.New(t, 100)
 	cache := t.TempDir()
 	path := builtSidecar(t, lib.DB, cache)
-	old, err := sql.Open("sqlite3", sidecarDSN(path, false))
+	old, err := sql.Open("sqlite3", sidecarDSN(path, false, defaultBusyTimeout))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -398,4 +400,109 @@ func (s *sidecar) attempt() <-chan struct{} {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.done
+}
+
+// lockSidecar holds the write lock of the sidecar file at path from another connection, as a
+// second server building its index does, until the returned function is called.
+func lockSidecar(t *testing.T, path string) (release func()) {
+	t.Helper()
+	other, err := sql.Open("sqlite3", sidecarDSN(path, false, defaultBusyTimeout))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Close() })
+	conn, err := other.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	return func() {
+		if _, err := conn.ExecContext(context.Background(), "ROLLBACK"); err != nil {
+			t.Fatal(err)
+		}
+		conn.Close()
+	}
+}
+
+func inode(t *testing.T, path string) uint64 {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Sys().(*syscall.Stat_t).Ino
+}
+
+// waitSynced waits until the sidecar has tried a sync at the library's version now, and, with
+// ok, until one succeeded.
+func waitSynced(t *testing.T, db *DB, ok bool) {
+	t.Helper()
+	v, err := db.Poll(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.After(waitLimit)
+	for {
+		next := db.side.attempt()
+		db.side.mu.Lock()
+		done := db.side.hasAttempted && db.side.attempted >= v && (!ok || db.side.hasSynced && db.side.synced >= v)
+		db.side.mu.Unlock()
+		if done {
+			return
+		}
+		select {
+		case <-next:
+		case <-deadline:
+			state, err := db.SearchIndex()
+			t.Fatalf("no sync (succeeded: %v) at version %d within %s; index %s (%v)", ok, v, waitLimit, state, err)
+		}
+	}
+}
+
+// Another server holds the index's lock past the busy timeout (it is building a large library):
+// the index is kept, not deleted and rebuilt under that server, searches answer from the
+// library meanwhile, and the index is used once the lock is gone.
+func TestSidecarLockedAtOpenIsKept(t *testing.T) {
+	lib := librarytest.FromLibrary(t, smallLibrary())
+	cache := t.TempDir()
+	path := builtSidecar(t, lib.DB, cache)
+	before := inode(t, path)
+	release := lockSidecar(t, path)
+
+	db := open(t, lib.DB, Options{CacheDir: cache, sideBusy: 20 * time.Millisecond, sideRetry: 20 * time.Millisecond})
+	waitIndex(t, db, IndexUnavailable)
+	if _, err := db.SearchIndex(); err == nil || !strings.Contains(err.Error(), "locked") {
+		t.Errorf("SearchIndex reason = %v, want the lock", err)
+	}
+	if got, total, err := db.Search(context.Background(), "audit injection", 10, 0); err != nil || total != 1 {
+		t.Errorf("Search while the index is locked = %v (total %d, %v), want the one match", ids(got), total, err)
+	}
+	release()
+	waitIndex(t, db, IndexReady)
+	if after := inode(t, path); after != before {
+		t.Errorf("the index file was replaced (inode %d, was %d): another server's index was deleted under it", after, before)
+	}
+}
+
+// A sync that finds the index locked by another server tries again; it does not give the index
+// up for the rest of the process.
+func TestSidecarLockedAtSyncIsRetried(t *testing.T) {
+	lib := librarytest.FromLibrary(t, smallLibrary())
+	cache := t.TempDir()
+	db := open(t, lib.DB, Options{CacheDir: cache, sideBusy: 20 * time.Millisecond, sideRetry: 20 * time.Millisecond})
+	waitIndex(t, db, IndexReady)
+	release := lockSidecar(t, sidecarFile(t, db))
+
+	lib.Exec(t, "INSERT INTO prompts (id, title, body, created_at, updated_at) VALUES ('D0000000-0000-4000-8000-000000000001', 'Narwhal', 'Tusk', 1700000000, 1700000000)")
+	waitSynced(t, db, false)
+	if got, total, err := db.Search(context.Background(), "narwhal", 10, 0); err != nil || total != 1 {
+		t.Errorf("Search while the index is locked = %v (total %d, %v), want the prompt just added", ids(got), total, err)
+	}
+	release()
+	waitSynced(t, db, true)
+	if state, err := db.SearchIndex(); state != IndexReady {
+		t.Errorf("index %s (%v) after the lock is gone, want ready", state, err)
+	}
 }
