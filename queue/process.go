@@ -26,6 +26,10 @@ func (p *Processor) handle(ctx context.Context, id, path string) {
 	if !answered {
 		var err error
 		op, resp, reused, err = p.decide(ctx, id, path)
+		if errors.Is(err, errUnreadable) {
+			p.stalled(id, "cannot read an operation file", err)
+			return
+		}
 		if errors.Is(err, errIncomplete) {
 			// Its writer's fd still reaches the file in processing/; the next rescan reads
 			// it again.
@@ -155,16 +159,38 @@ func deref(s *string) string {
 	return *s
 }
 
+// errUnreadable leaves a claimed file in processing/, the processor stalled, when reading it
+// failed for a reason that passes: the operation is not bad input.
+var errUnreadable = errors.New("queue: the operation file cannot be read for now")
+
+// unreadable wraps a read error that passes (no file descriptors or memory left, an I/O error)
+// in errUnreadable; other errors are the file's own.
+func unreadable(err error) error {
+	for _, errno := range []syscall.Errno{syscall.EMFILE, syscall.ENFILE, syscall.ENOMEM, syscall.EIO, syscall.EAGAIN, syscall.EINTR} {
+		if errors.Is(err, errno) {
+			return fmt.Errorf("%w: %w", errUnreadable, err)
+		}
+	}
+	return nil
+}
+
 // decide reads and checks the claimed file and applies it once; the response says what
 // happened. reused is true when applied_ops already held the answer (a replay after a crash).
 // An error means there is no answer yet and nothing was applied: errLibraryReplaced when the
 // library file is no longer the one the processor opened, errIncomplete when the file ends
-// mid-JSON and its writer may still be at work.
+// mid-JSON and its writer may still be at work, errUnreadable when it could not be read for now.
 func (p *Processor) decide(ctx context.Context, id, path string) (op promptlib.Operation, resp promptlib.Response, reused bool, leave error) {
+	open := p.openOp
+	if open == nil {
+		open = os.OpenFile
+	}
 	// Never a blocking open: a FIFO swapped in would hang the processor (the claim checked the
 	// type, but the file is checked again once open).
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := open(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
+		if u := unreadable(err); u != nil {
+			return op, resp, false, u
+		}
 		return op, invalid("cannot read the operation file: %v", err), false, nil
 	}
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
@@ -174,6 +200,8 @@ func (p *Processor) decide(ctx context.Context, id, path string) (op promptlib.O
 	data, ok, err := readLimited(f, promptlib.MaxOperationSize)
 	f.Close()
 	switch {
+	case unreadable(err) != nil:
+		return op, resp, false, unreadable(err)
 	case err != nil:
 		return op, invalid("cannot read the operation file: %v", err), false, nil
 	case !ok:

@@ -77,6 +77,9 @@ type Processor struct {
 	// watch opens the change feed of the queue directory; nil means fsnotify. Tests replace it
 	// to lose events on purpose.
 	watch func(dir string) (<-chan fsnotify.Event, <-chan error, func(), error)
+	// openOp opens a claimed operation file; nil means os.OpenFile. Tests replace it to run out
+	// of file descriptors on purpose.
+	openOp func(name string, flag int, perm os.FileMode) (*os.File, error)
 
 	mu     sync.Mutex
 	cancel context.CancelFunc

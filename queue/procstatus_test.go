@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -142,6 +144,48 @@ func TestProcessorFullDiskThenRecovers(t *testing.T) {
 		return err == nil && st.Status == StateApplied
 	})
 	if n := l.titled(t, "disk full"); n != 1 {
+		t.Errorf("applied %d times, want once", n)
+	}
+}
+
+// The processor runs out of file descriptors as it opens an operation file: the operation is
+// not rejected as bad input (it was, and went to failed/) but waits in processing/, the processor
+// says why, and it is applied once when descriptors are back.
+func TestProcessorOutOfDescriptorsThenRecovers(t *testing.T) {
+	l := newLib(t, 1)
+	var exhausted atomic.Bool
+	exhausted.Store(true)
+	status := runElected(t, l, func(p *Processor) {
+		p.Rescan = 20 * time.Millisecond
+		p.openOp = func(name string, flag int, perm os.FileMode) (*os.File, error) {
+			if exhausted.Load() {
+				return nil, &os.PathError{Op: "open", Path: name, Err: syscall.EMFILE}
+			}
+			return os.OpenFile(name, flag, perm)
+		}
+	})
+	waitState(t, status, ProcRunning)
+	op, err := promptlib.NewOperation(promptlib.OpCreatePrompt, createPrompt("no descriptors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := patientWriter(t, l.Queue).WithProcessor(status.Alive)
+	_, err = w.SubmitOperation(context.Background(), op)
+	pe := asError(t, err)
+	if pe.Code != promptlib.CodeProcessorStopped || pe.Outcome != promptlib.Unknown || !strings.Contains(pe.Message, "too many open files") {
+		t.Errorf("got %s/%s %q, want PROCESSOR_STOPPED/unknown saying the processor has no file descriptors", pe.Code, pe.Outcome, pe.Message)
+	}
+	if got := queueLeftovers(t, filepath.Join(l.Queue, failedDir)); len(got) != 0 {
+		t.Errorf("failed/ holds %v: the operation was rejected as bad input", got)
+	}
+
+	exhausted.Store(false)
+	waitState(t, status, ProcRunning)
+	waitFor(t, "the operation answered", func() bool {
+		st, err := w.Status(op.ID)
+		return err == nil && st.Status == StateApplied
+	})
+	if n := l.titled(t, "no descriptors"); n != 1 {
 		t.Errorf("applied %d times, want once", n)
 	}
 }
