@@ -173,18 +173,23 @@ func killGroup(pgid int, sig syscall.Signal) {
 	_ = syscall.Kill(-pgid, sig)
 }
 
-// commandError says what to fix when a command cannot be started at all.
-func commandError(name, command string, err error) (reason, hint string) {
+// commandError says what to fix when a command cannot be started. permanent: the command
+// itself is at fault, and starting it again fails the same way until the user mends it; a
+// system out of processes, file descriptors or memory is not, and the restart may succeed.
+func commandError(name, command string, err error) (reason, hint string, permanent bool) {
 	switch {
 	case errors.Is(err, exec.ErrNotFound):
 		return fmt.Sprintf("command %q not found in PATH", command),
-			fmt.Sprintf("Install it, or give servers.%s.command as an absolute path in the project file", name)
+			fmt.Sprintf("Install it, or give servers.%s.command as an absolute path in the project file", name), true
 	case errors.Is(err, os.ErrNotExist):
 		return fmt.Sprintf("command or cwd does not exist: %v", err),
-			fmt.Sprintf("Check servers.%s.command and cwd in the project file", name)
+			fmt.Sprintf("Check servers.%s.command and cwd in the project file", name), true
 	case errors.Is(err, os.ErrPermission):
 		return fmt.Sprintf("command cannot be run: %v", err),
-			fmt.Sprintf("Make servers.%s.command executable (chmod +x)", name)
+			fmt.Sprintf("Make servers.%s.command executable (chmod +x)", name), true
+	case errors.Is(err, syscall.EAGAIN), errors.Is(err, syscall.EMFILE), errors.Is(err, syscall.ENFILE), errors.Is(err, syscall.ENOMEM):
+		return fmt.Sprintf("cannot start for now: the system is out of processes, file descriptors or memory (%v)", err),
+			"mcpctl starts it again shortly; if this lasts, close programs or raise the limits (ulimit -u, ulimit -n)", false
 	}
-	return "cannot start: " + err.Error(), fmt.Sprintf("Check servers.%s in the project file", name)
+	return "cannot start: " + err.Error(), fmt.Sprintf("Check servers.%s in the project file", name), true
 }

@@ -303,8 +303,8 @@ func (s *Server) runOnce(ctx context.Context) (up time.Duration, reason string) 
 	s.setState(Starting, func() { s.lists = lists{} })
 	proc, err := startProcess(s.command(), s.log)
 	if err != nil {
-		reason, hint := commandError(s.name, s.spec.Command, err)
-		s.setState(Failed, func() { s.reason, s.hint, s.pid, s.permanent = reason, hint, 0, true })
+		reason, hint, permanent := commandError(s.name, s.spec.Command, err)
+		s.setState(Failed, func() { s.reason, s.hint, s.pid, s.permanent = reason, hint, 0, permanent })
 		return 0, reason
 	}
 	s.mu.Lock()

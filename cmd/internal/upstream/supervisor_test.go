@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -365,6 +366,37 @@ func TestCommandThatCannotStart(t *testing.T) {
 			var ue *UnavailableError
 			if !errors.As(err, &ue) || !strings.Contains(ue.Hint, tt.hint) {
 				t.Errorf("got %v, want an UnavailableError with a hint about %q", err, tt.hint)
+			}
+		})
+	}
+}
+
+// A command that cannot be started is the user's to mend, and the model is told that calling
+// again will not help; a system out of processes or file descriptors is not, and the model is
+// not told to give up on a server that the restart may bring up.
+func TestCommandErrorSaysWhoCanMendIt(t *testing.T) {
+	tests := []struct {
+		name      string
+		err       error // as exec.Cmd.Start and os.Pipe return it
+		permanent bool
+		hint      string
+	}{
+		{"not in PATH", &exec.Error{Name: "srv", Err: exec.ErrNotFound}, true, "absolute path"},
+		{"not executable", &fs.PathError{Op: "fork/exec", Path: "/srv", Err: syscall.EACCES}, true, "chmod +x"},
+		{"not a program", &fs.PathError{Op: "fork/exec", Path: "/srv", Err: syscall.ENOEXEC}, true, "Check servers.db"},
+		{"no processes left", &fs.PathError{Op: "fork/exec", Path: "/srv", Err: syscall.EAGAIN}, false, "ulimit -u"},
+		{"no descriptors left", &fs.PathError{Op: "pipe", Path: "", Err: syscall.EMFILE}, false, "ulimit -n"},
+		{"no memory", &fs.PathError{Op: "fork/exec", Path: "/srv", Err: syscall.ENOMEM}, false, "starts it again"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			reason, hint, permanent := commandError("db", "srv", tt.err)
+			if permanent != tt.permanent || !strings.Contains(hint, tt.hint) {
+				t.Errorf("commandError = %q, %q, permanent %v; want permanent %v and a hint about %q", reason, hint, permanent, tt.permanent, tt.hint)
+			}
+			te := ToolError(&UnavailableError{Server: "db", State: Failed, Reason: reason, Hint: hint, Permanent: permanent})
+			if gaveUp := strings.Contains(te.Advice, "Only the user can fix this"); gaveUp != tt.permanent {
+				t.Errorf("the model is told only the user can fix it: %v, want %v (%s / %s)", gaveUp, tt.permanent, te.Message, te.Advice)
 			}
 		})
 	}
