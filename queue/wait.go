@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -11,46 +12,100 @@ import (
 	"github.com/mcpctl/mcpctl/promptlib"
 )
 
-// dirWatch wakes a waiter when something appears in the queue directory. It is only a nudge:
-// the waiter also polls with Lstat, so a watcher that cannot start (inotify limits) or drops
-// events costs latency, never correctness.
+// dirWatch is one watch of the queue directory, shared by a Writer's waiting writes: each
+// subscribes to its response file's name and is nudged when an event names it. It is only a
+// nudge: a waiter also polls with Lstat, so a watcher that cannot start (inotify limits) or
+// drops events costs latency, never correctness. One is shared because inotify instances are a
+// per-user limit (128 by default) that a watcher per write used up, 40 for 40 concurrent
+// writes; and it is closed when the last waiter leaves, so an idle server holds none. The zero
+// value is ready to use.
 type dirWatch struct {
-	w *fsnotify.Watcher // nil when fsnotify is unavailable
+	mu      sync.Mutex
+	w       *fsnotify.Watcher // nil while nobody waits, or when fsnotify is unavailable
+	waiters map[*waiter]struct{}
 }
 
-func newDirWatch(dir string, log *slog.Logger) *dirWatch {
+// waiter is one subscription: the file name it waits for and its coalescing nudge.
+type waiter struct {
+	name  string
+	nudge chan struct{}
+}
+
+// subscribe nudges the returned channel whenever an event in dir names the file name, until
+// unsubscribe is called. Subscribe before the file can appear: the watch is in place when it
+// returns.
+func (d *dirWatch) subscribe(dir, name string, log *slog.Logger) (nudge <-chan struct{}, unsubscribe func()) {
+	wt := &waiter{name: name, nudge: make(chan struct{}, 1)}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.w == nil {
+		d.w = startWatch(dir, log)
+		if d.w != nil {
+			go d.dispatch(d.w)
+		}
+	}
+	if d.waiters == nil {
+		d.waiters = map[*waiter]struct{}{}
+	}
+	d.waiters[wt] = struct{}{}
+	return wt.nudge, func() {
+		d.mu.Lock()
+		delete(d.waiters, wt)
+		var idle *fsnotify.Watcher
+		if len(d.waiters) == 0 {
+			idle, d.w = d.w, nil
+		}
+		d.mu.Unlock()
+		if idle != nil {
+			idle.Close() // outside mu: dispatch may be waiting for it to deliver an event
+		}
+	}
+}
+
+// startWatch watches dir, or returns nil (polling only) when it cannot.
+func startWatch(dir string, log *slog.Logger) *fsnotify.Watcher {
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		log.Debug("queue: fsnotify unavailable, polling only", "err", err)
-		return &dirWatch{}
+		return nil
 	}
 	if err := w.Add(dir); err != nil {
 		log.Debug("queue: cannot watch the queue, polling only", "err", err)
 		w.Close()
-		return &dirWatch{}
-	}
-	return &dirWatch{w: w}
-}
-
-func (d *dirWatch) close() {
-	if d.w != nil {
-		d.w.Close()
-	}
-}
-
-// events and errors return nil channels (which block forever) when there is no watcher.
-func (d *dirWatch) events() chan fsnotify.Event {
-	if d.w == nil {
 		return nil
 	}
-	return d.w.Events
+	return w
 }
 
-func (d *dirWatch) errors() chan error {
-	if d.w == nil {
-		return nil
+// dispatch nudges the waiters for the files w's events name, until w is closed. Errors (an
+// overflow) lose nudges only: the waiters' polls carry on. They are read all the same, or
+// fsnotify would stop delivering events until they were.
+func (d *dirWatch) dispatch(w *fsnotify.Watcher) {
+	events, errs := w.Events, w.Errors
+	for events != nil || errs != nil {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				events = nil
+				continue
+			}
+			name := filepath.Base(ev.Name)
+			d.mu.Lock()
+			for wt := range d.waiters {
+				if wt.name == name {
+					select {
+					case wt.nudge <- struct{}{}:
+					default: // a nudge is pending
+					}
+				}
+			}
+			d.mu.Unlock()
+		case _, ok := <-errs:
+			if !ok {
+				errs = nil
+			}
+		}
 	}
-	return d.w.Errors
 }
 
 // waitResponse is one attempt of step 4: it waits up to timeout for .response-{id}.json and
@@ -58,14 +113,12 @@ func (d *dirWatch) errors() chan error {
 // (an app still writing it, or a torn file) is read again on every nudge until the deadline; if
 // it is still bad then, the outcome is unknown and waitResponse says so. nil, nil means nothing
 // arrived in time (or ctx ended).
-func (w *Writer) waitResponse(ctx context.Context, id string, timeout time.Duration, watch *dirWatch) (*promptlib.Response, error) {
-	name := responseName(id)
-	path := join(w.Dir, name)
+func (w *Writer) waitResponse(ctx context.Context, id string, timeout time.Duration, nudge <-chan struct{}) (*promptlib.Response, error) {
+	path := join(w.Dir, responseName(id))
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	poll := time.NewTicker(w.Poll)
 	defer poll.Stop()
-	events, errs := watch.events(), watch.errors()
 	var lastBad error
 	check := func() *promptlib.Response {
 		if _, err := w.FS.Lstat(path); err != nil {
@@ -102,20 +155,7 @@ func (w *Writer) waitResponse(ctx context.Context, id string, timeout time.Durat
 			}
 			return nil, nil
 		case <-poll.C:
-		case ev, ok := <-events:
-			if !ok {
-				events = nil
-				continue
-			}
-			if filepath.Base(ev.Name) != name {
-				continue
-			}
-		case _, ok := <-errs:
-			// An overflow or watcher error loses nudges only; the poll carries on.
-			if !ok {
-				errs = nil
-			}
-			continue
+		case <-nudge:
 		}
 		if r := check(); r != nil {
 			return r, nil

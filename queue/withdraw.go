@@ -15,7 +15,7 @@ import (
 // applied; if the file is gone, the app took it and the outcome is pending. The call may also
 // have ended first (ctx: the client cancelled it, or the server is stopping), so what it says
 // of the wait is the time since published, not the attempts' sum.
-func (w *Writer) withdraw(ctx context.Context, op promptlib.Operation, watch *dirWatch, published time.Time) (Result, error) {
+func (w *Writer) withdraw(ctx context.Context, op promptlib.Operation, nudge <-chan struct{}, published time.Time) (Result, error) {
 	waited := time.Since(published)
 	src, dst := join(w.Dir, opName(op.ID)), join(w.Dir, withdrawnName(op.ID))
 	err := w.FS.Rename(src, dst)
@@ -53,7 +53,7 @@ func (w *Writer) withdraw(ctx context.Context, op promptlib.Operation, watch *di
 		if ctx.Err() != nil {
 			grace = 0
 		}
-		got, werr := w.waitResponse(context.WithoutCancel(ctx), op.ID, grace, watch)
+		got, werr := w.waitResponse(context.WithoutCancel(ctx), op.ID, grace, nudge)
 		var down *processorDown
 		if errors.As(werr, &down) {
 			return Result{}, opError(op.ID, promptlib.Unknown, stoppedError(

@@ -43,6 +43,8 @@ type Writer struct {
 	// the files alone would call the operation "processing".
 	answeredMu sync.Mutex
 	answered   map[string]answer
+
+	watch dirWatch // the queue directory, watched while a write waits for its response
 }
 
 // answer is a response this writer collected, and why it did not take it as the operation's
@@ -196,13 +198,13 @@ func (w *Writer) SubmitOperation(ctx context.Context, op promptlib.Operation) (r
 		return Result{}, opError(op.ID, promptlib.NotApplied, stoppedError("the operation was not queued", reason))
 	}
 	// Watch before publishing, so that a fast answer cannot slip between the two.
-	watch := newDirWatch(w.Dir, w.Log)
-	defer watch.close()
+	nudge, unsubscribe := w.watch.subscribe(w.Dir, responseName(op.ID), w.Log)
+	defer unsubscribe()
 	if err := w.publish(op.ID, body); err != nil {
 		return Result{}, opError(op.ID, promptlib.NotApplied, err)
 	}
 	w.Log.Debug("queue: operation published", "operationId", op.ID, "operation", string(op.Operation), "bytes", len(body))
-	return w.await(ctx, op, watch, time.Now())
+	return w.await(ctx, op, nudge, time.Now())
 }
 
 // encodeOperation is the operation file's bytes: compact, and without HTML escaping, which
@@ -219,12 +221,12 @@ func encodeOperation(op promptlib.Operation) ([]byte, error) {
 
 // await is steps 4–6: three attempts, then withdraw. A retry only waits again: once published,
 // the operation is never dropped a second time. published is when the operation was queued.
-func (w *Writer) await(ctx context.Context, op promptlib.Operation, watch *dirWatch, published time.Time) (Result, error) {
+func (w *Writer) await(ctx context.Context, op promptlib.Operation, nudge <-chan struct{}, published time.Time) (Result, error) {
 	for attempt := 1; attempt <= w.Attempts; attempt++ {
 		if attempt > 1 && !pause(ctx, w.RetryDelay) {
 			break
 		}
-		got, err := w.waitResponse(ctx, op.ID, w.AttemptTimeout, watch)
+		got, err := w.waitResponse(ctx, op.ID, w.AttemptTimeout, nudge)
 		var down *processorDown
 		if errors.As(err, &down) {
 			return w.withdrawStopped(op, down.reason)
@@ -240,7 +242,7 @@ func (w *Writer) await(ctx context.Context, op promptlib.Operation, watch *dirWa
 		}
 		w.Log.Debug("queue: no response yet", "operationId", op.ID, "attempt", attempt)
 	}
-	return w.withdraw(ctx, op, watch, published)
+	return w.withdraw(ctx, op, nudge, published)
 }
 
 // pause waits d or until ctx ends; it reports whether the full pause elapsed.

@@ -333,10 +333,17 @@ func TestWriterPlantedFiles(t *testing.T) {
 }
 
 // Fault: concurrent writers — no collision, no loss, each applied once.
+// Concurrent writes through one Writer are each applied once. They share one watch of the queue
+// (each held an inotify instance of its own, 40 of the 128 a user has), learn of their answers
+// through it (there is no polling here), and it is closed once none waits.
 func TestWriterConcurrent(t *testing.T) {
 	l := newLib(t, 1)
-	startProcessor(t, l, nil)
 	w := patientWriter(t, l.Queue)
+	w.Poll, w.AttemptTimeout = time.Hour, time.Hour
+	// A guard: without the watch's nudges every write would wait out its hour.
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	before := inotifyInstances(t)
 	const n = 40
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
@@ -344,10 +351,16 @@ func TestWriterConcurrent(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := w.Submit(context.Background(), promptlib.OpCreatePrompt, createPrompt(fmt.Sprintf("concurrent %d", i)))
+			_, err := w.Submit(ctx, promptlib.OpCreatePrompt, createPrompt(fmt.Sprintf("concurrent %d", i)))
 			errs <- err
 		}()
 	}
+	// Every write watches before it publishes: with all n published, all n are watching.
+	waitFor(t, "every write published", func() bool { return len(queueLeftovers(t, l.Queue)) == n })
+	if got := inotifyInstances(t) - before; got > 1 {
+		t.Errorf("%d writes waiting hold %d inotify instances, want one between them", n, got)
+	}
+	startProcessor(t, l, nil)
 	wg.Wait()
 	close(errs)
 	for err := range errs {
@@ -361,6 +374,28 @@ func TestWriterConcurrent(t *testing.T) {
 	if got := l.count(t, `SELECT COUNT(*) FROM prompts WHERE title LIKE 'concurrent %'`); got != n {
 		t.Errorf("prompts: got %d, want %d (each once)", got, n)
 	}
+	w.watch.mu.Lock()
+	held := w.watch.w != nil || len(w.watch.waiters) > 0
+	w.watch.mu.Unlock()
+	if held {
+		t.Error("the writer still watches the queue with no write waiting")
+	}
+}
+
+// inotifyInstances counts this process's inotify instances (Linux); it skips elsewhere.
+func inotifyInstances(t *testing.T) int {
+	t.Helper()
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skipf("cannot count file descriptors: %v", err)
+	}
+	n := 0
+	for _, fd := range fds {
+		if target, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name())); err == nil && target == "anon_inode:inotify" {
+			n++
+		}
+	}
+	return n
 }
 
 // Every operation file the writer publishes is valid against the operation schema.
