@@ -199,9 +199,10 @@ func (p *Processor) decide(ctx context.Context, id, path string) (op promptlib.O
 	}
 	data, ok, err := readLimited(f, promptlib.MaxOperationSize)
 	f.Close()
+	if u := unreadable(err); u != nil {
+		return op, resp, false, u
+	}
 	switch {
-	case unreadable(err) != nil:
-		return op, resp, false, unreadable(err)
 	case err != nil:
 		return op, invalid("cannot read the operation file: %v", err), false, nil
 	case !ok:
