@@ -46,6 +46,9 @@ type diskCache struct {
 	stats     processStats
 	statsFile *os.File // written in place; see countRequest
 	closed    bool
+
+	// openEntry opens an entry for Get; tests replace it to inject what the system may answer.
+	openEntry func(name string, flag int, perm os.FileMode) (*os.File, error)
 }
 
 // openCache opens (creating) the cache directory dir. A symlink at dir is replaced by a fresh
@@ -87,7 +90,7 @@ func openCache(dir string, capBytes int64, log *slog.Logger) (*diskCache, error)
 	if fi.Mode().Perm()&0o022 != 0 {
 		return nil, &Error{Op: "open cache", Path: dir, Err: fmt.Errorf("others may write it (mode %v); run chmod 700 on it, or remove it", fi.Mode().Perm())}
 	}
-	c := &diskCache{dir: dir, cap: capBytes, log: log, started: strconv.FormatInt(time.Now().UnixNano(), 36)}
+	c := &diskCache{dir: dir, cap: capBytes, log: log, started: strconv.FormatInt(time.Now().UnixNano(), 36), openEntry: os.OpenFile}
 	st, err := c.Stats()
 	if err != nil {
 		return nil, err
@@ -117,18 +120,28 @@ func (c *diskCache) Get(key string) ([]byte, bool) {
 		return nil, false
 	}
 	path := filepath.Join(c.dir, key)
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := c.openEntry(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case errors.Is(err, syscall.ELOOP), errors.Is(err, fs.ErrPermission):
 			c.log.Warn("pipeline: unusable cache entry removed", "file", path, "err", err)
 			os.Remove(path) // a symlink: removes the link, never its target
+		default:
+			// Out of descriptors or memory, an I/O error: the entry may be sound, and
+			// removing it would only cost the next request a recomputation.
+			c.log.Warn("pipeline: cache entry not readable now; kept", "file", path, "err", err)
 		}
 		c.misses.Add(1)
 		return nil, false
 	}
 	defer f.Close()
 	fi, err := f.Stat()
-	if err != nil || !ours(fi) || fi.Size() > maxEntryBytes {
+	if err != nil {
+		c.misses.Add(1)
+		return nil, false
+	}
+	if !ours(fi) || fi.Size() > maxEntryBytes {
 		c.log.Warn("pipeline: cache entry not a regular file of ours; removed", "file", path)
 		os.Remove(path)
 		c.misses.Add(1)

@@ -72,6 +72,25 @@ func TestCacheNeverFollowsPlantedFiles(t *testing.T) {
 	}
 }
 
+// An entry the system cannot open for now (out of descriptors or memory, an I/O error) is a
+// miss but stays: it is sound, and removing it would cost the next request a recomputation.
+func TestCacheKeepsEntriesItCannotOpenForNow(t *testing.T) {
+	c := openTestCache(t, filepath.Join(t.TempDir(), "pipeline"), 0)
+	c.Put("r-kept", []byte("a summary"))
+	for _, errno := range []syscall.Errno{syscall.EMFILE, syscall.ENFILE, syscall.ENOMEM, syscall.EIO} {
+		c.openEntry = func(name string, _ int, _ os.FileMode) (*os.File, error) {
+			return nil, &os.PathError{Op: "open", Path: name, Err: errno}
+		}
+		if _, ok := c.Get("r-kept"); ok {
+			t.Fatalf("%v: Get answered a hit", errno)
+		}
+		c.openEntry = os.OpenFile
+		if v, ok := c.Get("r-kept"); !ok || string(v) != "a summary" {
+			t.Fatalf("after %v: Get = %q, %v; want the entry kept", errno, v, ok)
+		}
+	}
+}
+
 func TestCacheDirectoryChecks(t *testing.T) {
 	t.Run("a symlinked directory is replaced, its target untouched", func(t *testing.T) {
 		root := t.TempDir()
