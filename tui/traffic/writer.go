@@ -41,6 +41,7 @@ type Writer struct {
 	f      *os.File
 	path   string
 	size   int64
+	torn   bool // a write stopped part way (a full disk): the file ends inside a line
 	closed bool
 }
 
@@ -93,7 +94,7 @@ func (w *Writer) openFile(start time.Time) error {
 		if err != nil {
 			return &Error{Op: "create", Path: path, Err: err}
 		}
-		w.f, w.path, w.size = f, path, 0
+		w.f, w.path, w.size, w.torn = f, path, 0, false
 		return nil
 	}
 	return &Error{Op: "create", Path: w.dir, Err: errors.New("no free file name; remove stale files from the directory")}
@@ -117,11 +118,19 @@ func (w *Writer) Write(e Event) error {
 			return err
 		}
 	}
+	if w.torn {
+		// End the torn line, which readers skip, so that this event stays a line of its own.
+		line = append([]byte{'\n'}, line...)
+	}
 	n, err := w.f.Write(line)
 	w.size += int64(n)
 	if err != nil {
+		if n > 0 {
+			w.torn = true
+		}
 		return &Error{Op: "write", Path: w.path, Err: err}
 	}
+	w.torn = false
 	return nil
 }
 

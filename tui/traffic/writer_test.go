@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -70,6 +71,41 @@ func TestWriteReadRoundTrip(t *testing.T) {
 	}
 	if err := w.Write(sample(2)); err == nil {
 		t.Error("Write after Close succeeded, want an error")
+	}
+}
+
+// A write the disk can take only part of (here the kernel's file size limit, as a full disk
+// would) leaves a torn line; the next event still lands on a line of its own.
+func TestTornWriteLosesOnlyItsOwnEvent(t *testing.T) {
+	w := openWriter(t, t.TempDir())
+	if err := w.Write(sample(1)); err != nil {
+		t.Fatal(err)
+	}
+	var limit syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_FSIZE, &limit); err != nil {
+		t.Fatal(err)
+	}
+	short := limit
+	short.Cur = uint64(w.size) + 40
+	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &short); err != nil {
+		t.Skipf("cannot lower the file size limit: %v", err)
+	}
+	err := w.Write(sample(2))
+	if rerr := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &limit); rerr != nil {
+		t.Fatal(rerr)
+	}
+	if err == nil {
+		t.Fatal("a write beyond the file size limit succeeded")
+	}
+	if err := w.Write(sample(3)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadFile(w.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []Event{sample(1), sample(3)}; !reflect.DeepEqual(got, want) {
+		t.Errorf("read back %d events %+v\nwant the first and the third", len(got), got)
 	}
 }
 
