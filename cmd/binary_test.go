@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,7 +16,7 @@ import (
 	"github.com/mcpctl/mcpctl/promptlib/librarytest"
 )
 
-// TestBuiltBinary builds bin/mcpctl as `make build` does and talks to it as a client would:
+// TestBuiltBinary builds the binary as `make build` does and talks to it as a client would:
 // the other end-to-end tests re-execute the test binary (so the server runs under -race); this
 // one proves the shipped binary is the same server.
 func TestBuiltBinary(t *testing.T) {
@@ -69,16 +68,12 @@ var built struct {
 	err  error
 }
 
-// mcpctlBinary is the shipped binary for the tests that run it: bin/mcpctl when `make build`
-// made it from the sources as they are (newer than every Go file, go.mod and go.sum), else one
-// build shared by every test of this run.
+// mcpctlBinary is the shipped binary for the tests that run it, built as `make build` does,
+// once for every test of this run. It is always built from the sources as they are: a binary
+// judged fresh by file times is wrong after a checkout or a stash restores older files.
 func mcpctlBinary(tb testing.TB) string {
 	tb.Helper()
 	built.once.Do(func() {
-		if fresh("../bin/mcpctl") {
-			built.path, built.err = filepath.Abs("../bin/mcpctl")
-			return
-		}
 		gobin, err := exec.LookPath("go")
 		if err != nil {
 			built.err = err
@@ -101,28 +96,4 @@ func mcpctlBinary(tb testing.TB) string {
 		tb.Fatal(built.err)
 	}
 	return built.path
-}
-
-// fresh reports whether a built binary is newer than every source it was built from.
-func fresh(bin string) bool {
-	fi, err := os.Stat(bin)
-	if err != nil {
-		return false
-	}
-	stale := false
-	filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
-		if err != nil || stale {
-			return filepath.SkipDir
-		}
-		if d.IsDir() && (d.Name() == ".git" || d.Name() == "node_modules" || d.Name() == "bin") {
-			return filepath.SkipDir
-		}
-		if name := d.Name(); strings.HasSuffix(name, ".go") || strings.HasSuffix(name, ".sql") || strings.HasSuffix(name, ".json") || name == "go.mod" || name == "go.sum" {
-			if info, err := d.Info(); err == nil && info.ModTime().After(fi.ModTime()) {
-				stale = true
-			}
-		}
-		return nil
-	})
-	return !stale
 }
