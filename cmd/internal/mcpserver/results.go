@@ -55,12 +55,15 @@ type PromptsResult struct {
 	NextOffset *int         `json:"nextOffset"`
 }
 
+// pageEnvelope bounds a page's JSON outside its items: total, offset, limit, nextOffset.
+const pageEnvelope = 200
+
 // pageOf builds a page from prompts read at offset: each with its summary, and its content
 // when asked for, as long as the page's text stays within MaxResultBytes. A page that would
 // pass it ends early; nextOffset says where to go on.
 func pageOf(prompts []dbread.Listed, total, offset, limit int, withContent bool) PromptsResult {
 	res := PromptsResult{Prompts: make([]PromptItem, 0, len(prompts)), Total: total, Offset: offset, Limit: limit}
-	size := 200 // the envelope: total, offset, limit, nextOffset
+	size := pageEnvelope
 	for _, p := range prompts {
 		item := PromptItem{ID: p.ID, Title: p.Title, Summary: p.Summary, ContentBytes: p.ContentBytes, FolderID: p.FolderID,
 			Emoji: p.Emoji, Color: p.Color, URL: p.URL, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
@@ -68,8 +71,10 @@ func pageOf(prompts []dbread.Listed, total, offset, limit int, withContent bool)
 			item.Content = &p.Content
 		}
 		n := itemSize(item)
-		if withContent && n > MaxResultBytes-size && len(res.Prompts) == 0 {
-			// One body alone passes the limit: list the prompt, and say where its content is.
+		if withContent && n > MaxResultBytes-pageEnvelope {
+			// A body that passes the limit even alone: list the prompt where it stands, say
+			// where its content is, and go on (ending the page here would only put it first on
+			// the next, omitted there all the same).
 			item.Content, item.ContentOmitted = nil, true
 			n = itemSize(item)
 		}

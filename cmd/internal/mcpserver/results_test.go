@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/mcpctl/mcpctl/dbread"
 	"github.com/mcpctl/mcpctl/promptlib"
 )
 
@@ -37,6 +38,35 @@ func TestResultsCarried(t *testing.T) {
 		if got := tt.res.carried(); !slices.Equal(got, tt.want) {
 			t.Errorf("%s: carried %v, want %v", tt.name, got, tt.want)
 		}
+	}
+}
+
+// A body too large for any page is omitted where it stands, and the page goes on filling: ending
+// the page before it only put it first on the next page, omitted there all the same. A body that
+// fits a page of its own, but not what is left of this one, ends the page.
+func TestPageOmitsOnlyBodiesNoPageHolds(t *testing.T) {
+	item := func(id string, bodyBytes int) dbread.Listed {
+		body := strings.Repeat("x", bodyBytes)
+		return dbread.Listed{Prompt: promptlib.Prompt{ID: id, Title: "T " + id, Content: body}, ContentBytes: len(body)}
+	}
+	ps := []dbread.Listed{item("a", 10), item("b", 10), item("huge", 150_000), item("c", 10), item("big", 60_000), item("d", 60_000), item("e", 10)}
+	page := pageOf(ps, len(ps), 0, 50, true)
+	var got []string
+	for _, it := range page.Prompts {
+		switch {
+		case it.ContentOmitted && it.Content == nil:
+			got = append(got, it.ID+":omitted")
+		case it.Content != nil && len(*it.Content) == it.ContentBytes:
+			got = append(got, it.ID)
+		default:
+			t.Errorf("%s: content cut or missing", it.ID)
+		}
+	}
+	if want := []string{"a", "b", "huge:omitted", "c", "big"}; !slices.Equal(got, want) {
+		t.Errorf("page %v, want %v", got, want)
+	}
+	if next := page.NextOffset; next == nil || *next != 5 {
+		t.Errorf("nextOffset %s, want 5 (d fits a page of its own)", encodingJSON(t, next))
 	}
 }
 
