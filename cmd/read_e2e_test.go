@@ -11,6 +11,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcpctl/mcpctl/cmd/internal/mcpserver"
 	"github.com/mcpctl/mcpctl/promptlib"
 	"github.com/mcpctl/mcpctl/promptlib/librarytest"
 )
@@ -281,5 +282,45 @@ func TestDamagedLibraryFile(t *testing.T) {
 	s.call(t, "health_check", map[string]any{}, &h)
 	if h.Status != "unhealthy" || h.Database.Error == nil || !strings.Contains(*h.Database.Error, "damaged") {
 		t.Errorf("health_check after a read found the file damaged: %+v", h)
+	}
+}
+
+// Rows another writer made outside the limits mcpctl's own writes keep (an empty or 300-character
+// title, a long icon or url, an unnamed folder) are read like any other: one such row used to
+// make a whole page fail a client's check against the output schema.
+func TestRowsOutsideTheWriteLimitsStillRead(t *testing.T) {
+	lib := librarytest.New(t, 3)
+	long := strings.Repeat("Long title ", 30)
+	lib.Exec(t, `INSERT INTO folders (id, name, parent_id, position, created_at, updated_at) VALUES
+		('F0000000-0000-4000-8000-000000000001', '', NULL, 900, 1700000000, 1700000000),
+		('F0000000-0000-4000-8000-000000000002', ?, NULL, 901, 1700000000, 1700000000)`, long)
+	lib.Exec(t, `INSERT INTO prompts (id, title, body, folder_id, icon, color, url, created_at, updated_at) VALUES
+		('E0000000-0000-4000-8000-000000000001', '', 'an odd row', 'F0000000-0000-4000-8000-000000000001', NULL, NULL, NULL, 1900000000, 1900000000),
+		('E0000000-0000-4000-8000-000000000002', ?, 'an odd row', 'F0000000-0000-4000-8000-000000000002', ?, NULL, ?, 1900000001, 1900000001)`,
+		long, strings.Repeat("🙂", 40), "https://example.com/"+strings.Repeat("a", 3000))
+	s := serve(t, testHome(t), "--library", lib.Dir)
+
+	var page mcpserver.PromptsResult
+	s.call(t, "list_prompts", map[string]any{}, &page)
+	if page.Total != 5 {
+		t.Errorf("list_prompts: %d prompts, want 5", page.Total)
+	}
+	s.call(t, "search_prompts", map[string]any{"query": "odd row"}, &page)
+	if page.Total != 2 {
+		t.Errorf("search_prompts: %d matches, want the 2 odd rows", page.Total)
+	}
+	for _, id := range []string{"E0000000-0000-4000-8000-000000000001", "E0000000-0000-4000-8000-000000000002"} {
+		s.call(t, "get_prompt", map[string]any{"id": id}, nil)
+	}
+	var folders struct{ Folders []struct{ Name string } }
+	s.call(t, "list_folders", map[string]any{}, &folders)
+	odd := 0
+	for _, f := range folders.Folders {
+		if f.Name == "" || f.Name == long {
+			odd++
+		}
+	}
+	if odd != 2 {
+		t.Errorf("list_folders: %+v, want the 2 odd folders among them", folders.Folders)
 	}
 }
