@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -322,5 +323,28 @@ func TestRowsOutsideTheWriteLimitsStillRead(t *testing.T) {
 	}
 	if odd != 2 {
 		t.Errorf("list_folders: %+v, want the 2 odd folders among them", folders.Folders)
+	}
+}
+
+// list_folders leaves out folders holding nothing unless includeEmpty, and says how many: a
+// model that has just made a folder and does not see it listed learns why. A null parentId is
+// the whole library, as an omitted one.
+func TestListFoldersCountsTheEmptyOnesItLeavesOut(t *testing.T) {
+	lib := librarytest.New(t, 3)
+	lib.Exec(t, `INSERT INTO folders (id, name, parent_id, position, created_at, updated_at) VALUES
+		('F0000000-0000-4000-8000-000000000003', 'Just Made', NULL, 900, 1700000000, 1700000000)`)
+	s := serve(t, testHome(t), "--library", lib.Dir)
+	var all foldersOut
+	s.call(t, "list_folders", map[string]any{"includeEmpty": true}, &all)
+	if all.EmptyOmitted != 0 || !slices.ContainsFunc(all.Folders, func(f folderOut) bool { return f.Name == "Just Made" }) {
+		t.Errorf("includeEmpty: %+v, want every folder, none left out", all)
+	}
+	for _, args := range []map[string]any{{}, {"parentId": nil}} {
+		var some foldersOut
+		s.call(t, "list_folders", args, &some)
+		if some.EmptyOmitted == 0 || some.Total+some.EmptyOmitted != all.Total ||
+			slices.ContainsFunc(some.Folders, func(f folderOut) bool { return f.Name == "Just Made" }) {
+			t.Errorf("list_folders %v: %d listed and %d left out as empty, of %d", args, some.Total, some.EmptyOmitted, all.Total)
+		}
 	}
 }

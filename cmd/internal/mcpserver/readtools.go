@@ -33,8 +33,8 @@ func (d readTools) tools() []server.ServerTool {
 		d.serverTool(tool{
 			name: "list_folders", title: "List folders", readOnly: true, idempotent: true, timeout: 2 * time.Second,
 			description: "List the library's folders as a tree (parents first) with their ids, paths and how many prompts " +
-				"and subfolders each holds; parentId lists one folder's subfolders. Use a folder's id as folderId in " +
-				"list_prompts or create_prompt.",
+				"and subfolders each holds; parentId lists one folder's subfolders. Folders holding nothing (one just made, " +
+				"say) are listed only with includeEmpty. Use a folder's id as folderId in list_prompts or create_prompt.",
 			handle: d.listFolders,
 		}),
 		d.serverTool(tool{
@@ -78,9 +78,10 @@ type FolderResult struct {
 }
 
 type FoldersResult struct {
-	Folders   []FolderResult `json:"folders"`
-	Total     int            `json:"total"`
-	Truncated bool           `json:"truncated"`
+	Folders      []FolderResult `json:"folders"`
+	Total        int            `json:"total"`
+	Truncated    bool           `json:"truncated"`
+	EmptyOmitted int            `json:"emptyOmitted"`
 }
 
 // listFolders lists the folders in tree order. Over the bound it keeps the shallowest: the top
@@ -111,6 +112,7 @@ func (d readTools) listFolders(ctx context.Context, args json.RawMessage) (any, 
 	depth := make(map[string]int, len(all))
 	below := map[string]bool{root: true}
 	var listed []dbread.FolderInfo
+	emptyOmitted := 0
 	for _, f := range all {
 		depth[f.ID] = 1
 		if f.ParentID != nil {
@@ -122,7 +124,11 @@ func (d readTools) listFolders(ctx context.Context, args json.RawMessage) (any, 
 			}
 			below[f.ID] = true
 		}
-		if !d.inScope(&f.ID) || !in.IncludeEmpty && f.PromptCount == 0 && f.ChildCount == 0 {
+		if !d.inScope(&f.ID) {
+			continue
+		}
+		if !in.IncludeEmpty && f.PromptCount == 0 && f.ChildCount == 0 {
+			emptyOmitted++
 			continue
 		}
 		listed = append(listed, f)
@@ -145,7 +151,7 @@ func (d readTools) listFolders(ctx context.Context, args json.RawMessage) (any, 
 		keep[i] = true
 		kept++
 	}
-	out := FoldersResult{Folders: make([]FolderResult, 0, kept), Total: len(listed), Truncated: kept < len(listed)}
+	out := FoldersResult{Folders: make([]FolderResult, 0, kept), Total: len(listed), Truncated: kept < len(listed), EmptyOmitted: emptyOmitted}
 	for i, f := range listed {
 		if keep[i] {
 			out.Folders = append(out.Folders, FolderResult{ID: f.ID, Name: f.Name, ParentID: f.ParentID, Path: f.Path,
