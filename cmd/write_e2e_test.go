@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -239,13 +240,24 @@ func TestWriteToolsValidateFirst(t *testing.T) {
 }
 
 // The acceptance: with the real timings, a write on a Prompteka library with no app
-// fails within 20 s saying nothing was applied, and leaves the queue as it found it.
+// fails within 20 s saying nothing was applied, and leaves the queue as it found it. Away from
+// macOS, where the app cannot run, it fails at once and says what to run instead.
 func TestWriteNoAppRealTimings(t *testing.T) {
+	lib := librarytest.New(t, 3)
+	s := serve(t, testHome(t), "--library", lib.Dir)
+	if runtime.GOOS != "darwin" {
+		te := s.callError(t, "create_prompt", map[string]any{"title": "lost", "content": "x"}, "PROCESSOR_STOPPED")
+		if te.Applied != "not_applied" || !strings.Contains(te.Hint, "'mcpctl queue process --force --library "+lib.Dir+"'") {
+			t.Errorf("got %+v, want not applied, naming the command that applies the writes", te)
+		}
+		if got := pendingOps(t, lib.Queue); len(got) != 0 {
+			t.Errorf("queue holds %v", got)
+		}
+		return
+	}
 	if testing.Short() {
 		t.Skip("takes about 19 s")
 	}
-	lib := librarytest.New(t, 3)
-	s := serve(t, testHome(t), "--library", lib.Dir)
 	start := time.Now()
 	te := s.callError(t, "create_prompt", map[string]any{"title": "lost", "content": "x"}, "RESPONSE_TIMEOUT")
 	// The bound (3 attempts of 5 s, 2 pauses of 1 s, the grace) is the writer's configuration;

@@ -37,6 +37,9 @@ type Writer struct {
 	// alive, set by WithProcessor for a standalone library, says whether mcpctl's own
 	// processor can answer; nil for a Prompteka library, where the app answers.
 	alive func() error
+	// forced, set by WithForcedProcessor, is the Prompteka library whose queue only an
+	// 'mcpctl queue process --force' answers here.
+	forced string
 
 	// answered holds the responses this writer collected (at most maxAnswered): the app writes
 	// a response before it moves the operation's file, so for a moment after a write returns
@@ -83,6 +86,24 @@ func (w *Writer) WithProcessor(alive func() error) *Writer {
 	return w
 }
 
+// WithForcedProcessor makes w a writer for the Prompteka library libraryDir where the app cannot
+// run (it is a macOS app): there only an 'mcpctl queue process --force' the user starts answers
+// its queue. While none holds the queue's lock a write fails at once (PROCESSOR_STOPPED, not
+// applied) saying what to run, where it would wait out every attempt for nothing; when whether
+// one runs cannot be told, writes wait as for the app. It returns w.
+func (w *Writer) WithForcedProcessor(libraryDir string) *Writer {
+	w.forced = libraryDir
+	w.alive = func() error {
+		if running, err := Running(w.Dir); running || err != nil {
+			return nil
+		}
+		return errNoForcedProcessor
+	}
+	return w
+}
+
+var errNoForcedProcessor = errors.New("the Prompteka app runs only on macOS, and no 'mcpctl queue process --force' runs for this library")
+
 // answerer names who answers operations, for messages.
 func (w *Writer) answerer() string {
 	if w.alive != nil {
@@ -118,6 +139,15 @@ func standaloneAdvice(err error) {
 		pe.Advice = "mcpctl's queue processor could not write the library; the message says why and what to fix. Fix that, then try again; health_check reports the failure until a write succeeds."
 	case promptlib.CodeResponseTimeout:
 		pe.Advice = "Call get_operation_status with the operation id before retrying; health_check reports the queue processor's state."
+	}
+}
+
+// forcedAdvice says what to run where only a forced processor answers the Prompteka library
+// libraryDir, in place of the standalone processor's hint.
+func forcedAdvice(err error, libraryDir string) {
+	var pe *promptlib.Error
+	if errors.As(err, &pe) && pe.Advice == "" && pe.Code == promptlib.CodeProcessorStopped {
+		pe.Advice = fmt.Sprintf("Ask the user to run 'mcpctl queue process --force --library %s' in a terminal (it applies this library's writes while it runs), then try again.", libraryDir)
 	}
 }
 
@@ -170,6 +200,9 @@ func (w *Writer) Submit(ctx context.Context, kind promptlib.OpKind, data any) (R
 
 // SubmitOperation is Submit for a ready operation (its id must be fresh).
 func (w *Writer) SubmitOperation(ctx context.Context, op promptlib.Operation) (res Result, err error) {
+	if w.forced != "" {
+		defer func() { forcedAdvice(err, w.forced) }()
+	}
 	if w.alive != nil {
 		defer func() { standaloneAdvice(err) }()
 	} else if runtime.GOOS != "darwin" {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"runtime"
 	"sync"
 	"time"
 
@@ -36,6 +37,11 @@ func newWriteTools(ctx context.Context, c *core) (*writeTools, error) {
 	// write then says what is wrong with it.
 	if _, err := w.Cleanup(); err != nil {
 		d.log.Warn("queue: unusable; writes will fail until it is fixed", "queue", d.lib.Queue, "err", err)
+	}
+	if !d.lib.Standalone && runtime.GOOS != "darwin" {
+		// Only a forced processor answers a Prompteka library away from macOS: a write says
+		// so at once while none runs.
+		w.WithForcedProcessor(d.lib.Dir)
 	}
 	if d.lib.Standalone {
 		// A write to a library whose own processor cannot run fails at once with the reason,
