@@ -193,7 +193,7 @@ func TestProtocolManners(t *testing.T) {
 		big := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"search_prompts","arguments":{"query":"` + strings.Repeat("x", 6<<20) + `"}}}`
 		s.send(big)
 		resp := s.next()
-		if code, msg := errorOf(resp); resp["id"] != 7.0 || code != -32600 || !strings.Contains(msg, "at most") {
+		if code, msg := errorOf(resp); resp["id"] != 7.0 || code != -32600 || !strings.Contains(msg, "at most 100000 characters") {
 			t.Errorf("got %v", resp)
 		}
 		s.send(`{"jsonrpc":"2.0","id":8,"method":"ping"}`)

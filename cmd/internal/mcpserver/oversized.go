@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mcpctl/mcpctl/promptlib"
 )
 
 // oversizedKeep is how much of the start and of the end of a refused message is kept, to find
@@ -52,8 +53,10 @@ func readLine(r *bufio.Reader, buf *bytes.Buffer, limit int) (over int, tail []b
 func (w *wire) refuseOversized(head, tail []byte, size int) {
 	id := topLevelID(head, tail)
 	w.obs.log.Warn("refused an oversized message", "bytes", size, "limit", MaxMessageBytes, "id", string(id))
-	w.reply(id, mcp.INVALID_REQUEST, fmt.Sprintf("Invalid Request: the message is %d bytes; mcpctl reads at most %d bytes per message. "+
-		"Send large content in smaller pieces", size, MaxMessageBytes))
+	// No tool takes content in pieces: say what the limits are, so the model cuts what it sends.
+	w.reply(id, mcp.INVALID_REQUEST, fmt.Sprintf("Invalid Request: the message is %d bytes and mcpctl reads at most %d bytes per message, "+
+		"so the call was not made. A prompt's content holds at most %d characters: shorten it, or split it across several prompts. "+
+		"Another tool's arguments must go in several smaller calls", size, MaxMessageBytes, promptlib.MaxContent))
 }
 
 // topLevelID finds the id of a message of which only the start (head) and the end (tail) are
