@@ -41,7 +41,8 @@ func (d readTools) tools() []server.ServerTool {
 			name: "list_prompts", title: "List prompts", readOnly: true, idempotent: true, timeout: 3 * time.Second,
 			description: "List prompts newest first, a page at a time, each with its summary and size (includeContent " +
 				"for bodies; get_prompt reads one). Give folderId for one folder (null for the top level); page with " +
-				"limit and offset, continuing at nextOffset; total says how many there are.",
+				"limit and offset, continuing at nextOffset; total says how many there are. Offsets count from the newest: " +
+				"after moving or deleting a page's prompts, list again from offset 0.",
 			handle: d.listPrompts,
 		}),
 		d.serverTool(tool{
