@@ -19,8 +19,8 @@ func TestResultsSizedForAModel(t *testing.T) {
 	huge := strings.Repeat("Line of a very long runbook with <tags> & \"quotes\".\n", 5000) // ~260 KB
 	lib.Exec(t, `INSERT INTO prompts (id, title, body, folder_id, icon, color, url, created_at, updated_at)
 		VALUES ('B16B16B1-0000-4000-8000-000000000001', 'Huge Runbook Review', ?, NULL, NULL, NULL, NULL, 1900000000, 1900000000)`, huge)
-	// 400 folders with long names, nested, each holding nothing: listed with includeEmpty.
-	for i := range 400 {
+	// 160 folders with long names, nested, each holding nothing: listed with includeEmpty.
+	for i := range 160 {
 		parent := any(nil)
 		if i%2 == 1 {
 			parent = fmt.Sprintf("F01DE500-0000-4000-8000-%012d", i-1)
@@ -60,7 +60,7 @@ func TestResultsSizedForAModel(t *testing.T) {
 	t.Run("list_folders stops at the limit and says so", func(t *testing.T) {
 		var folders mcpserver.FoldersResult
 		n := textBytes(t, "list_folders", map[string]any{"includeEmpty": true}, &folders)
-		if n > mcpserver.MaxResultBytes || !folders.Truncated || folders.Total < 400 || len(folders.Folders) >= folders.Total {
+		if n > mcpserver.MaxResultBytes || !folders.Truncated || folders.Total < 160 || len(folders.Folders) >= folders.Total {
 			t.Errorf("list_folders: %d bytes of text, %d of %d folders, truncated %v; want at most %d bytes and truncated",
 				n, len(folders.Folders), folders.Total, folders.Truncated, mcpserver.MaxResultBytes)
 		}
@@ -72,14 +72,14 @@ func TestResultsSizedForAModel(t *testing.T) {
 				top++
 			}
 		}
-		if top != 200 {
-			t.Errorf("list_folders lists %d of the 200 top-level team folders, want all", top)
+		if top != 80 {
+			t.Errorf("list_folders lists %d of the 80 top-level team folders, want all", top)
 		}
 		// What is left out is one parentId away.
 		var below mcpserver.FoldersResult
-		textBytes(t, "list_folders", map[string]any{"includeEmpty": true, "parentId": "f01de500-0000-4000-8000-000000000398"}, &below)
-		if len(below.Folders) != 1 || below.Folders[0].Name != "Team area 399 with a long descriptive folder name" || below.Truncated {
-			t.Errorf("list_folders below team area 398: %+v, want team area 399", below)
+		textBytes(t, "list_folders", map[string]any{"includeEmpty": true, "parentId": "f01de500-0000-4000-8000-000000000158"}, &below)
+		if len(below.Folders) != 1 || below.Folders[0].Name != "Team area 159 with a long descriptive folder name" || below.Truncated {
+			t.Errorf("list_folders below team area 158: %+v, want team area 159", below)
 		}
 		s.callError(t, "list_folders", map[string]any{"parentId": "F01DE500-0000-4000-8000-999999999999"}, "FOLDER_NOT_FOUND")
 	})

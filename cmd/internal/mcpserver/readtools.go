@@ -85,6 +85,10 @@ type FoldersResult struct {
 	EmptyOmitted int            `json:"emptyOmitted"`
 }
 
+// folderFixedTokens bounds the tokens of a listed folder's keys, ids, counts and times.
+var folderFixedTokens = tokenEstimate(`{"id":"23A25293-78D2-4A98-9A86-D48BF33BC3A1","name":"","parentId":"2458D189-E8B0-40B6-94B6-FA41FB871E7B",` +
+	`"path":"","childCount":1000000,"promptCount":1000000,"createdAt":"2024-03-14T07:08:59.000Z","updatedAt":"2024-03-14T07:49:50.000Z"},`)
+
 // listFolders lists the folders in tree order. Over the bound it keeps the shallowest: the top
 // levels whole, with the child counts that say what is below, never the first subtrees whole and
 // the later top-level folders not at all. parentId lists what is below one folder.
@@ -141,14 +145,17 @@ func (d readTools) listFolders(ctx context.Context, args json.RawMessage) (any, 
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return depth[listed[a].ID] - depth[listed[b].ID] })
 	keep := make([]bool, len(listed))
-	size, kept := 100, 0 // the envelope: total, truncated
+	size, tokens, kept := 100, 40, 0 // the envelope: total, truncated, emptyOmitted
 	for _, i := range order {
-		// A bound on the folder's JSON: ids, counts, times and keys take under 280 bytes.
-		n := 280 + jsonTextLen(listed[i].Name) + jsonTextLen(listed[i].Path)
-		if kept == maxFolders || size+n > MaxResultBytes {
+		// Bounds on the folder's JSON: ids, counts, times and keys take under 280 bytes, and
+		// under folderFixedTokens with its id and its parent's.
+		f := listed[i]
+		n := 280 + jsonTextLen(f.Name) + jsonTextLen(f.Path)
+		tk := folderFixedTokens + tokenEstimate(f.Name) + tokenEstimate(f.Path)
+		if kept == maxFolders || size+n > MaxResultBytes || tokens+tk > MaxResultTokens {
 			break
 		}
-		size += n
+		size, tokens = size+n, tokens+tk
 		keep[i] = true
 		kept++
 	}

@@ -18,6 +18,9 @@ const (
 	// \u0001) at the second, and either way a page stays under MaxResultBytes.
 	bodyPageBytes = 40_000
 	bodyPageText  = 90_000
+	// bodyPageTokens bounds a page's tokens (tokenEstimate): 40 KB of ids or emoji take more
+	// than a result may.
+	bodyPageTokens = MaxResultTokens - 3_000
 	// listPageSize is list_prompts' default limit: without bodies, a default page is about 20 KB
 	// of text.
 	listPageSize = 50
@@ -55,33 +58,37 @@ type PromptsResult struct {
 	NextOffset *int         `json:"nextOffset"`
 }
 
-// pageEnvelope bounds a page's JSON outside its items: total, offset, limit, nextOffset.
-const pageEnvelope = 200
+// pageEnvelope and pageEnvelopeTokens bound a page's JSON outside its items: total, offset,
+// limit, nextOffset.
+const (
+	pageEnvelope       = 200
+	pageEnvelopeTokens = 60
+)
 
 // pageOf builds a page from prompts read at offset: each with its summary, and its content
-// when asked for, as long as the page's text stays within MaxResultBytes. A page that would
-// pass it ends early; nextOffset says where to go on.
+// when asked for, as long as the page's text stays within MaxResultBytes and MaxResultTokens. A
+// page that would pass either ends early; nextOffset says where to go on.
 func pageOf(prompts []dbread.Listed, total, offset, limit int, withContent bool) PromptsResult {
 	res := PromptsResult{Prompts: make([]PromptItem, 0, len(prompts)), Total: total, Offset: offset, Limit: limit}
-	size := pageEnvelope
+	size, tokens := pageEnvelope, pageEnvelopeTokens
 	for _, p := range prompts {
 		item := PromptItem{ID: p.ID, Title: p.Title, Summary: p.Summary, ContentBytes: p.ContentBytes, FolderID: p.FolderID,
 			Emoji: p.Emoji, Color: p.Color, URL: p.URL, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
 		if withContent {
 			item.Content = &p.Content
 		}
-		n := itemSize(item)
-		if withContent && n > MaxResultBytes-pageEnvelope {
+		n, tk := itemSize(item)
+		if withContent && (n > MaxResultBytes-pageEnvelope || tk > MaxResultTokens-pageEnvelopeTokens) {
 			// A body that passes the limit even alone: list the prompt where it stands, say
 			// where its content is, and go on (ending the page here would only put it first on
 			// the next, omitted there all the same).
 			item.Content, item.ContentOmitted = nil, true
-			n = itemSize(item)
+			n, tk = itemSize(item)
 		}
-		if size+n > MaxResultBytes {
+		if size+n > MaxResultBytes || tokens+tk > MaxResultTokens {
 			break
 		}
-		size += n + 1
+		size, tokens = size+n+1, tokens+tk+1
 		res.Prompts = append(res.Prompts, item)
 	}
 	if next := offset + len(res.Prompts); next < total {
@@ -102,21 +109,29 @@ func (r PromptsResult) carried() []string {
 	return ids
 }
 
-// itemSize is an item's JSON size: measured when it carries a body, else a safe bound (its
-// strings as escaped, plus the keys and fixed fields), which saves a second encoding of every
-// item of every page.
-func itemSize(item PromptItem) int {
+// itemSize is an item's JSON size and a bound on its tokens (tokenEstimate): measured when it
+// carries a body, else safe bounds (its strings as escaped, plus the keys and fixed fields),
+// which save a second encoding of every item of every page.
+func itemSize(item PromptItem) (bytes, tokens int) {
 	if item.Content != nil {
-		return len(item.appendJSON(nil))
+		raw := item.appendJSON(nil)
+		return len(raw), tokenEstimate(string(raw))
 	}
-	n := 320 + jsonTextLen(item.ID) + jsonTextLen(item.Title) + jsonTextLen(item.Summary)
+	bytes, tokens = 320, itemFixedTokens
+	for _, s := range []string{item.ID, item.Title, item.Summary} {
+		bytes, tokens = bytes+jsonTextLen(s), tokens+tokenEstimate(s)
+	}
 	for _, s := range []*string{item.FolderID, item.Emoji, item.Color, item.URL} {
 		if s != nil {
-			n += jsonTextLen(*s)
+			bytes, tokens = bytes+jsonTextLen(*s), tokens+tokenEstimate(*s)+4 // its key
 		}
 	}
-	return n
+	return bytes, tokens
 }
+
+// itemFixedTokens bounds the tokens of an item's keys, times and numbers.
+var itemFixedTokens = tokenEstimate(`{"id":"","title":"","summary":"","contentBytes":1000000,"folderId":null,` +
+	`"createdAt":"2024-03-14T07:08:59.000Z","updatedAt":"2024-03-14T07:49:50.000Z","contentOmitted":true}`)
 
 // jsonTextLen is the length of s inside a JSON string of a result's text, as encoding/json
 // writes it (UTF-8 kept, <, > and & kept): a quote, a backslash or \n, \r, \t, \b, \f take two
@@ -198,8 +213,33 @@ func bodyPages(body string) []string {
 }
 
 // pageCut is the length of body's longest prefix that ends on a character boundary and fits a
-// page: at most bodyPageBytes, and at most bodyPageText once escaped.
+// page: at most bodyPageBytes, at most bodyPageText once escaped, and at most bodyPageTokens.
 func pageCut(body string) int {
+	cut := byteCut(body)
+	if tokenEstimate(body[:cut]) <= bodyPageTokens {
+		return cut
+	}
+	// A prefix's estimate never shrinks as it grows: find the longest that fits.
+	lo, hi := 0, cut // body[:lo] fits, body[:hi] does not
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		for mid > lo && !utf8.RuneStart(body[mid]) {
+			mid--
+		}
+		if mid == lo {
+			break
+		}
+		if tokenEstimate(body[:mid]) <= bodyPageTokens {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
+// byteCut is pageCut without the token bound.
+func byteCut(body string) int {
 	if len(body) <= bodyPageBytes && jsonTextLen(body) <= bodyPageText {
 		return len(body)
 	}

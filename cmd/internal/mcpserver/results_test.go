@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -70,6 +71,27 @@ func TestPageOmitsOnlyBodiesNoPageHolds(t *testing.T) {
 	}
 }
 
+// A page of prompts whose titles and summaries are dense in tokens (ids, hashes) ends at the
+// token bound, well before the byte bound: 500 of them were 26,000 tokens by Anthropic's
+// tokenizer, over Claude Code's 25,000.
+func TestPageStaysWithinTheTokenBound(t *testing.T) {
+	folder := "2458D189-E8B0-40B6-94B6-FA41FB871E7B"
+	var ps []dbread.Listed
+	for i := range 500 {
+		id := fmt.Sprintf("%08X-78D2-4A98-9A86-D48BF33BC3A1", i*7919)
+		ps = append(ps, dbread.Listed{Prompt: promptlib.Prompt{ID: id, Title: "Deploy " + id[:13], FolderID: &folder},
+			Summary: "Roll back build " + strings.Repeat(id, 2), ContentBytes: 900})
+	}
+	page := pageOf(ps, len(ps), 0, 500, false)
+	raw, err := json.Marshal(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := tokenEstimate(string(raw)); n > MaxResultTokens || len(page.Prompts) == 500 || page.NextOffset == nil {
+		t.Errorf("%d of 500 prompts, %d bytes, about %d tokens; want a page ended within %d tokens", len(page.Prompts), len(raw), n, MaxResultTokens)
+	}
+}
+
 func FuzzJSONTextLen(f *testing.F) {
 	for _, s := range []string{"", "plain", `a "quoted" \ line` + "\n\t", "\x01\x1f\x7f", "<&>", "é日本👨‍💻", "\u2028\u2029", "\xff\xfe a", "12345678\x019"} {
 		f.Add(s)
@@ -91,6 +113,7 @@ func TestBodyPagesFitTheResult(t *testing.T) {
 		"emoji":              strings.Repeat("👨‍💻", 20_000),
 		"invalid bytes":      strings.Repeat("\xff", 60_000),
 		"line separators":    strings.Repeat("\u2028", 50_000),
+		"ids":                strings.Repeat(`"23A25293-78D2-4A98-9A86-D48BF33BC3A1",`, 5000),
 	} {
 		pages := bodyPages(body)
 		if strings.Join(pages, "") != body {
@@ -105,6 +128,9 @@ func TestBodyPagesFitTheResult(t *testing.T) {
 			}
 			if len(raw) > MaxResultBytes {
 				t.Errorf("%s: page %d of %d is %d bytes of text, over %d", name, i+1, len(pages), len(raw), MaxResultBytes)
+			}
+			if n := tokenEstimate(page); n > bodyPageTokens {
+				t.Errorf("%s: page %d of %d is about %d tokens, over %d", name, i+1, len(pages), n, bodyPageTokens)
 			}
 			if i < len(pages)-1 && (len(page) == 0 || !utf8.ValidString(page) && name != "invalid bytes") {
 				t.Errorf("%s: page %d is empty or splits a character", name, i+1)

@@ -1,0 +1,57 @@
+package mcpserver
+
+import "unicode/utf8"
+
+// MaxResultTokens bounds the tokens of any list or page mcpctl makes, as tokenEstimate counts
+// them. Claude Code refuses a tool result over 25,000 tokens (MAX_MCP_OUTPUT_TOKENS), counted
+// apart from its 50,000-character limit; a byte bound alone does not keep under it, since ids,
+// times and code take a token for every 1.5 to 2.5 bytes where prose takes one for 4 to 5. The
+// margin is for tokenizers that split more finely than the one the estimate was checked with.
+const MaxResultTokens = 20_000
+
+// tokenEstimate is a cheap upper estimate of the tokens s takes in a model's context, checked
+// against Anthropic's tokenizer on ids, times, prose, code, CJK, emoji and escapes
+// (TestTokenEstimateBoundsTheTokenizer): a run of letters is a token and one more for every six
+// letters, a run mixing letters and digits (ids, hashes) one for every 1.4 characters, digits
+// one for every 1.6, a control character three (as JSON escapes it), every other ASCII
+// character one, and every other character two.
+func tokenEstimate(s string) int {
+	tokens, letters, digits := 0, 0, 0
+	endRun := func() {
+		switch {
+		case letters > 0 && digits > 0:
+			tokens += (letters+digits)*5/7 + 1
+		case letters > 0:
+			tokens += 1 + letters/6
+		case digits > 0:
+			tokens += digits*5/8 + 1
+		}
+		letters, digits = 0, 0
+	}
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c >= utf8.RuneSelf:
+			endRun()
+			_, size := utf8.DecodeRuneInString(s[i:])
+			tokens += 2
+			i += size
+			continue
+		case 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z':
+			letters++
+		case '0' <= c && c <= '9':
+			digits++
+		case c == ' ':
+			endRun() // a space joins the word after it
+		case c < 0x20 && c != '\n' && c != '\t' && c != '\r':
+			endRun()
+			tokens += 3 // written \u00XX in a result's JSON
+		default:
+			endRun()
+			tokens++
+		}
+		i++
+	}
+	endRun()
+	return tokens
+}
