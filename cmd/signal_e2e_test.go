@@ -1,0 +1,67 @@
+package cmd
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"syscall"
+	"testing"
+
+	"github.com/mcpctl/mcpctl/promptlib/librarytest"
+)
+
+// serve stops in order, never killed where it stands, when the terminal closes (SIGHUP) and
+// when its client has gone (a write to a pipe nobody reads): killed, it left a project server's
+// children running and a queued write unanswered.
+func TestServeStopsInOrderWhenItsClientGoes(t *testing.T) {
+	lib := librarytest.New(t, 3)
+	start := func(t *testing.T) (*exec.Cmd, *os.File, *bufio.Reader, *os.File) {
+		t.Helper()
+		c := exec.Command(os.Args[0], "serve", "--library", lib.Dir)
+		c.Env = testHome(t)
+		in, toServer, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		fromServer, out, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Stdin, c.Stdout = in, out
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		in.Close()
+		out.Close()
+		t.Cleanup(func() { c.Process.Kill(); c.Wait(); toServer.Close(); fromServer.Close() })
+		toServer.WriteString(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n")
+		r := bufio.NewReader(fromServer)
+		if _, err := r.ReadString('\n'); err != nil { // serving
+			t.Fatal(err)
+		}
+		toServer.WriteString(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")
+		return c, toServer, r, fromServer
+	}
+	ended := func(t *testing.T, c *exec.Cmd) {
+		t.Helper()
+		c.Wait()
+		if ws := c.ProcessState.Sys().(syscall.WaitStatus); ws.Signaled() {
+			t.Errorf("serve was killed by %v, want it to stop in order", ws.Signal())
+		}
+	}
+
+	t.Run("the terminal closes", func(t *testing.T) {
+		c, _, _, _ := start(t)
+		if err := c.Process.Signal(syscall.SIGHUP); err != nil {
+			t.Fatal(err)
+		}
+		ended(t, c)
+	})
+	t.Run("the client stops reading", func(t *testing.T) {
+		c, toServer, _, fromServer := start(t)
+		fromServer.Close()
+		toServer.WriteString(`{"jsonrpc":"2.0","id":2,"method":"ping"}` + "\n")
+		toServer.Close()
+		ended(t, c)
+	})
+}
