@@ -10,13 +10,17 @@ import "unicode/utf8"
 const MaxResultTokens = 20_000
 
 // tokenEstimate is a cheap upper estimate of the tokens s takes in a model's context, checked
-// against Anthropic's tokenizer on ids, times, prose, code, CJK, emoji and escapes
+// against Anthropic's tokenizer on ids, times, prose, code, JSON, CJK, emoji and escapes
 // (TestTokenEstimateBoundsTheTokenizer): a run of letters is a token and one more for every six
 // letters, a run mixing letters and digits (ids, hashes) one for every 1.4 characters, digits
-// one for every 1.6, a control character three (as JSON escapes it), every other ASCII
-// character one, and every other character two.
+// one for every three, a run of punctuation one for every two marks, a line break or tab one,
+// a control character three (as JSON escapes it), and every other character two.
 func tokenEstimate(s string) int {
-	tokens, letters, digits := 0, 0, 0
+	tokens, letters, digits, marks := 0, 0, 0, 0
+	endMarks := func() {
+		tokens += (marks + 1) / 2 // `":"`, `","` and the like are one token or two
+		marks = 0
+	}
 	endRun := func() {
 		switch {
 		case letters > 0 && digits > 0:
@@ -24,7 +28,7 @@ func tokenEstimate(s string) int {
 		case letters > 0:
 			tokens += 1 + letters/6
 		case digits > 0:
-			tokens += digits*5/8 + 1
+			tokens += (digits + 2) / 3 // numbers split in threes
 		}
 		letters, digits = 0, 0
 	}
@@ -33,25 +37,35 @@ func tokenEstimate(s string) int {
 		switch {
 		case c >= utf8.RuneSelf:
 			endRun()
+			endMarks()
 			_, size := utf8.DecodeRuneInString(s[i:])
 			tokens += 2
 			i += size
 			continue
 		case 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z':
+			endMarks()
 			letters++
 		case '0' <= c && c <= '9':
+			endMarks()
 			digits++
 		case c == ' ':
 			endRun() // a space joins the word after it
-		case c < 0x20 && c != '\n' && c != '\t' && c != '\r':
+			endMarks()
+		case c == '\n' || c == '\t' || c == '\r':
 			endRun()
+			endMarks()
+			tokens++
+		case c < 0x20:
+			endRun()
+			endMarks()
 			tokens += 3 // written \u00XX in a result's JSON
 		default:
 			endRun()
-			tokens++
+			marks++
 		}
 		i++
 	}
 	endRun()
+	endMarks()
 	return tokens
 }

@@ -20,7 +20,17 @@ func tokenSamples() map[string]string {
 		ids = append(ids, strings.ToUpper(fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])))
 		times = append(times, time.Unix(1_700_000_000+int64(i)*7777, 0).UTC().Format("2006-01-02T15:04:05.000Z"))
 	}
+	var items strings.Builder
+	items.WriteString("[")
+	for i := range 1000 {
+		if i > 0 {
+			items.WriteString(",")
+		}
+		fmt.Fprintf(&items, `{"id":%d,"name":"item-%d","ok":%v}`, i, i, i%2 == 0)
+	}
+	items.WriteString("]")
 	return map[string]string{
+		"json":    items.String(),
 		"uuids":   `["` + strings.Join(ids, `","`) + `"]`,
 		"times":   `["` + strings.Join(times, `","`) + `"]`,
 		"prose":   strings.Repeat("The quick review of this code should check error handling, naming, and tests. ", 500),
@@ -38,7 +48,7 @@ func tokenSamples() map[string]string {
 // results of prose or ids would be cut to a fraction of what fits.
 func TestTokenEstimateBoundsTheTokenizer(t *testing.T) {
 	counted := map[string]int{
-		"cjk": 10500, "ctrl": 6000, "emoji": 5000, "escaped": 5500, "gocode": 16500,
+		"cjk": 10500, "ctrl": 6000, "emoji": 5000, "escaped": 5500, "gocode": 16500, "json": 14024,
 		"numbers": 3001, "prose": 8001, "times": 8001, "uuids": 12529,
 	}
 	for name, s := range tokenSamples() {
