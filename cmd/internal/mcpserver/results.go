@@ -66,8 +66,9 @@ const (
 )
 
 // pageOf builds a page from prompts read at offset: each with its summary, and its content
-// when asked for, as long as the page's text stays within MaxResultBytes and MaxResultTokens. A
-// page that would pass either ends early; nextOffset says where to go on.
+// when asked for, as long as the page's text stays within MaxResultBytes, and a page without
+// bodies within MaxResultTokens. A page that would pass ends early; nextOffset says where to
+// go on.
 func pageOf(prompts []dbread.Listed, total, offset, limit int, withContent bool) PromptsResult {
 	res := PromptsResult{Prompts: make([]PromptItem, 0, len(prompts)), Total: total, Offset: offset, Limit: limit}
 	size, tokens := pageEnvelope, pageEnvelopeTokens
@@ -78,14 +79,17 @@ func pageOf(prompts []dbread.Listed, total, offset, limit int, withContent bool)
 			item.Content = &p.Content
 		}
 		n, tk := itemSize(item)
-		if withContent && (n > MaxResultBytes-pageEnvelope || tk > MaxResultTokens-pageEnvelopeTokens) {
+		if withContent && n > MaxResultBytes-pageEnvelope {
 			// A body that passes the limit even alone: list the prompt where it stands, say
 			// where its content is, and go on (ending the page here would only put it first on
 			// the next, omitted there all the same).
 			item.Content, item.ContentOmitted = nil, true
 			n, tk = itemSize(item)
 		}
-		if size+n > MaxResultBytes || tokens+tk > MaxResultTokens {
+		// Pages with bodies are bounded by bytes alone for now: the gate joins a briefing to
+		// an intercepted result by bytes, and bounding one without the other would only move
+		// the excess. Summaries, dense in ids and times, are bounded by tokens too.
+		if size+n > MaxResultBytes || !withContent && tokens+tk > MaxResultTokens {
 			break
 		}
 		size, tokens = size+n+1, tokens+tk+1
