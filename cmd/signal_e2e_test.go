@@ -15,9 +15,9 @@ import (
 // children running and a queued write unanswered.
 func TestServeStopsInOrderWhenItsClientGoes(t *testing.T) {
 	lib := librarytest.New(t, 3)
-	start := func(t *testing.T) (*exec.Cmd, *os.File, *bufio.Reader, *os.File) {
+	start := func(t *testing.T) (c *exec.Cmd, toServer, fromServer *os.File) {
 		t.Helper()
-		c := exec.Command(os.Args[0], "serve", "--library", lib.Dir)
+		c = exec.Command(os.Args[0], "serve", "--library", lib.Dir)
 		c.Env = testHome(t)
 		in, toServer, err := os.Pipe()
 		if err != nil {
@@ -35,12 +35,11 @@ func TestServeStopsInOrderWhenItsClientGoes(t *testing.T) {
 		out.Close()
 		t.Cleanup(func() { c.Process.Kill(); c.Wait(); toServer.Close(); fromServer.Close() })
 		toServer.WriteString(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n")
-		r := bufio.NewReader(fromServer)
-		if _, err := r.ReadString('\n'); err != nil { // serving
+		if _, err := bufio.NewReader(fromServer).ReadString('\n'); err != nil { // serving
 			t.Fatal(err)
 		}
 		toServer.WriteString(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")
-		return c, toServer, r, fromServer
+		return c, toServer, fromServer
 	}
 	ended := func(t *testing.T, c *exec.Cmd) {
 		t.Helper()
@@ -51,14 +50,14 @@ func TestServeStopsInOrderWhenItsClientGoes(t *testing.T) {
 	}
 
 	t.Run("the terminal closes", func(t *testing.T) {
-		c, _, _, _ := start(t)
+		c, _, _ := start(t)
 		if err := c.Process.Signal(syscall.SIGHUP); err != nil {
 			t.Fatal(err)
 		}
 		ended(t, c)
 	})
 	t.Run("the client stops reading", func(t *testing.T) {
-		c, toServer, _, fromServer := start(t)
+		c, toServer, fromServer := start(t)
 		fromServer.Close()
 		toServer.WriteString(`{"jsonrpc":"2.0","id":2,"method":"ping"}` + "\n")
 		toServer.Close()

@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
 	"github.com/mcpctl/mcpctl/promptlib"
 )
 

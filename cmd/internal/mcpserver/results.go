@@ -78,18 +78,22 @@ func pageOf(prompts []dbread.Listed, total, offset, limit int, withContent bool)
 		if withContent {
 			item.Content = &p.Content
 		}
-		n, tk := itemSize(item)
+		n := itemSize(item)
 		if withContent && n > MaxResultBytes-pageEnvelope {
 			// A body that passes the limit even alone: list the prompt where it stands, say
 			// where its content is, and go on (ending the page here would only put it first on
 			// the next, omitted there all the same).
 			item.Content, item.ContentOmitted = nil, true
-			n, tk = itemSize(item)
+			n = itemSize(item)
 		}
 		// Pages with bodies are bounded by bytes alone for now: the gate joins a briefing to
 		// an intercepted result by bytes, and bounding one without the other would only move
 		// the excess. Summaries, dense in ids and times, are bounded by tokens too.
-		if size+n > MaxResultBytes || !withContent && tokens+tk > MaxResultTokens {
+		tk := 0
+		if !withContent {
+			tk = summaryTokens(item)
+		}
+		if size+n > MaxResultBytes || tokens+tk > MaxResultTokens {
 			break
 		}
 		size, tokens = size+n+1, tokens+tk+1
@@ -113,24 +117,32 @@ func (r PromptsResult) carried() []string {
 	return ids
 }
 
-// itemSize is an item's JSON size and a bound on its tokens (tokenEstimate): measured when it
-// carries a body, else safe bounds (its strings as escaped, plus the keys and fixed fields),
-// which save a second encoding of every item of every page.
-func itemSize(item PromptItem) (bytes, tokens int) {
+// itemSize is an item's JSON size: measured when it carries a body, else a safe bound (its
+// strings as escaped, plus the keys and fixed fields), which saves a second encoding of every
+// item of every page.
+func itemSize(item PromptItem) int {
 	if item.Content != nil {
-		raw := item.appendJSON(nil)
-		return len(raw), tokenEstimate(string(raw))
+		return len(item.appendJSON(nil))
 	}
-	bytes, tokens = 320, itemFixedTokens
-	for _, s := range []string{item.ID, item.Title, item.Summary} {
-		bytes, tokens = bytes+jsonTextLen(s), tokens+tokenEstimate(s)
-	}
+	n := 320 + jsonTextLen(item.ID) + jsonTextLen(item.Title) + jsonTextLen(item.Summary)
 	for _, s := range []*string{item.FolderID, item.Emoji, item.Color, item.URL} {
 		if s != nil {
-			bytes, tokens = bytes+jsonTextLen(*s), tokens+tokenEstimate(*s)+4 // its key
+			n += jsonTextLen(*s)
 		}
 	}
-	return bytes, tokens
+	return n
+}
+
+// summaryTokens bounds the tokens (tokenEstimate) of an item without a body: its strings, and
+// the keys, times and numbers of itemFixedTokens.
+func summaryTokens(item PromptItem) int {
+	n := itemFixedTokens + tokenEstimate(item.ID) + tokenEstimate(item.Title) + tokenEstimate(item.Summary)
+	for _, s := range []*string{item.FolderID, item.Emoji, item.Color, item.URL} {
+		if s != nil {
+			n += tokenEstimate(*s) + 4 // and its key
+		}
+	}
+	return n
 }
 
 // itemFixedTokens bounds the tokens of an item's keys, times and numbers.
