@@ -9,21 +9,30 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcpctl/mcpctl/cmd/internal/mcpserver"
 	"github.com/mcpctl/mcpctl/gate"
 	"github.com/mcpctl/mcpctl/promptlib"
 	"github.com/mcpctl/mcpctl/promptlib/librarytest"
 )
 
-// bigLibrary is a folder Web App with a short priority-10 rule and prompts of about n bytes each,
-// titled as given.
-func bigLibrary(tb testing.TB, n int, titles ...string) *librarytest.Library {
+// proseLine, idLine and spacedLine are what bigLibrary's prompts are made of: prose, about 4
+// bytes a token; ids, under 2; and words spaced out, 10.
+const (
+	proseLine  = "A line of the guide that goes on for a while.\n"
+	idLine     = "Pin 8f3a9c2e-41d7-4b6a-9e0f-2c5d7a1b3e4f at 41d7.\n"
+	spacedLine = "Step one:                                    done.\n"
+)
+
+// bigLibrary is a folder Web App with a short priority-10 rule and prompts of about n bytes of
+// line each, titled as given.
+func bigLibrary(tb testing.TB, line string, n int, titles ...string) *librarytest.Library {
 	tb.Helper()
 	t0 := promptlib.Time{Time: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
 	web := promptlib.Folder{ID: "F0000000-0000-4000-8000-000000000001", Name: "Web App", CreatedAt: t0, UpdatedAt: t0}
 	lib := promptlib.Library{Folders: []promptlib.Folder{web}, Prompts: []promptlib.Prompt{{ID: "E0000000-0000-4000-8000-000000000000",
 		Title: "Security Policy", Content: "Never log secrets.", FolderID: &web.ID, CreatedAt: t0, UpdatedAt: t0}}}
 	for i, title := range titles {
-		body := "About " + strings.ToLower(title) + ".\n" + strings.Repeat("A line of the guide that goes on for a while.\n", n/46)
+		body := "About " + strings.ToLower(title) + ".\n" + strings.Repeat(line, n/len(line))
 		lib.Prompts = append(lib.Prompts, promptlib.Prompt{ID: fmt.Sprintf("E0000000-0000-4000-8000-%012d", i+1), Title: title,
 			Content: body, FolderID: &web.ID, CreatedAt: t0, UpdatedAt: t0})
 	}
@@ -41,63 +50,103 @@ func textBytes(res *mcp.CallToolResult) int {
 	return n
 }
 
+// textTokens is the tokens (promptlib.Tokens) of the text a result's content carries.
+func textTokens(res *mcp.CallToolResult) int {
+	n := 0
+	for _, c := range res.Content {
+		if t, ok := mcp.AsTextContent(c); ok {
+			n += promptlib.Tokens(t.Text)
+		}
+	}
+	return n
+}
+
 // An intercepted call's briefing and its result are one tool result, bounded like any other:
 // the briefing names the prompts it has no room to send (read_prompts sends them later), and a
 // result that leaves no room even then is left for a second call.
 func TestInterceptedResultStaysWithinTheLimit(t *testing.T) {
 	const project = "folder: Web App\nbyteBudget: 100000\npriorities:\n  security-policy: 10\n"
-	t.Run("the briefing names what does not fit", func(t *testing.T) {
-		lib := bigLibrary(t, 35_000, "Deploy Guide A", "Deploy Guide B", "Deploy Guide C", "Garden Note One", "Garden Note Two")
-		env := testHome(t)
-		writeProject(t, env, "web", project)
-		s := serve(t, env, "--library", lib.Dir, "--project", "web")
-		var found promptsOut
-		res := s.call(t, "search_prompts", map[string]any{"query": "deploy guide", "includeContent": true, "limit": 2}, &found)
-		if len(found.Prompts) != 2 || len(res.Content) != 2 {
-			t.Fatalf("intercepted search: %d prompts, %d content blocks; want 2 after a briefing", len(found.Prompts), len(res.Content))
-		}
-		if n := textBytes(res); n > 100_000 {
-			t.Errorf("the intercepted result is %d bytes of text, over 100 KB", n)
-		}
-		brief, _ := mcp.AsTextContent(res.Content[0])
-		var left string // the guide the search did not return
-		for _, title := range []string{"Deploy Guide A", "Deploy Guide B", "Deploy Guide C"} {
-			if found.Prompts[0].Title != title && found.Prompts[1].Title != title {
-				left = promptlib.Slug(title)
+	for _, c := range []struct {
+		name, line string
+		bytes      int
+	}{
+		{"the briefing names what does not fit", proseLine, 35_000},
+		{"the briefing names what does not fit in tokens", idLine, 13_000},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			lib := bigLibrary(t, c.line, c.bytes, "Deploy Guide A", "Deploy Guide B", "Deploy Guide C", "Garden Note One", "Garden Note Two")
+			env := testHome(t)
+			writeProject(t, env, "web", project)
+			s := serve(t, env, "--library", lib.Dir, "--project", "web")
+			var found promptsOut
+			res := s.call(t, "search_prompts", map[string]any{"query": "deploy guide", "includeContent": true, "limit": 2}, &found)
+			if len(found.Prompts) != 2 || len(res.Content) != 2 {
+				t.Fatalf("intercepted search: %d prompts, %d content blocks; want 2 after a briefing", len(found.Prompts), len(res.Content))
 			}
-		}
-		if !strings.Contains(brief.Text, "Never log secrets.") || !strings.Contains(brief.Text, "- "+left+":") || strings.Count(brief.Text, "A line of the guide") > 0 {
-			t.Errorf("the briefing does not keep the rule and name %s instead of sending it:\n%.2000s", left, brief.Text)
-		}
-		// Naming the guide made room: the index lines stay.
-		if !strings.Contains(brief.Text, "- garden-note-one:") || !strings.Contains(brief.Text, "- garden-note-two:") {
-			t.Errorf("the briefing lost index lines it had room for:\n%.3000s", brief.Text)
-		}
-		s.waitNotification(t, mcp.MethodNotificationToolsListChanged, 10*time.Second)
-		var r gate.Result
-		s.call(t, "read_prompts", map[string]any{"tags": []string{"deploy guide"}}, &r)
-		if !contains(r.Matched, left) {
-			t.Errorf("read_prompts does not send %s, which the briefing only named: matched %v", left, r.Matched)
-		}
-	})
-	t.Run("a result with no room left is for a second call", func(t *testing.T) {
-		lib := bigLibrary(t, 48_000, "Garden Notes One", "Garden Notes Two")
-		env := testHome(t)
-		writeProject(t, env, "web", project)
-		s := serve(t, env, "--library", lib.Dir, "--project", "web")
-		var all promptsOut
-		res := s.call(t, "list_prompts", map[string]any{"includeContent": true, "limit": 3}, nil)
-		if n := textBytes(res); n > 100_000 || len(res.Content) != 1 || !res.IsError {
-			t.Fatalf("the intercepted list is %d bytes of text in %d blocks (error %v); want at most 100 KB, an error with its briefing", n, len(res.Content), res.IsError)
-		}
-		var te toolError
-		if err := json.Unmarshal(resultJSON(t, res), &te); err != nil || te.Error != "RESULT_TOO_LARGE" || !strings.Contains(te.Hint, "Call the tool again with the same arguments") || te.Briefing == "" {
-			t.Errorf("the error does not say to call again, or lacks the briefing: %+v (%v)", te, err)
-		}
-		s.waitNotification(t, mcp.MethodNotificationToolsListChanged, 10*time.Second)
-		res = s.call(t, "list_prompts", map[string]any{"includeContent": true, "limit": 3}, &all)
-		if len(res.Content) != 1 || len(all.Prompts) < 2 {
-			t.Errorf("the second call: %d blocks, %d prompts; want the result alone", len(res.Content), len(all.Prompts))
-		}
-	})
+			if n, tk := textBytes(res), textTokens(res); n > mcpserver.MaxResultBytes || tk > mcpserver.MaxResultTokens {
+				t.Errorf("the intercepted result is %d bytes of text, about %d tokens; over %d or %d", n, tk, mcpserver.MaxResultBytes, mcpserver.MaxResultTokens)
+			}
+			brief, _ := mcp.AsTextContent(res.Content[0])
+			var left string // the guide the search did not return
+			for _, title := range []string{"Deploy Guide A", "Deploy Guide B", "Deploy Guide C"} {
+				if found.Prompts[0].Title != title && found.Prompts[1].Title != title {
+					left = promptlib.Slug(title)
+				}
+			}
+			if !strings.Contains(brief.Text, "Never log secrets.") || !strings.Contains(brief.Text, "- "+left+":") || strings.Count(brief.Text, c.line) > 0 {
+				t.Errorf("the briefing does not keep the rule and name %s instead of sending it:\n%.2000s", left, brief.Text)
+			}
+			// Naming the guide made room: the index lines stay.
+			if !strings.Contains(brief.Text, "- garden-note-one:") || !strings.Contains(brief.Text, "- garden-note-two:") {
+				t.Errorf("the briefing lost index lines it had room for:\n%.3000s", brief.Text)
+			}
+			s.waitNotification(t, mcp.MethodNotificationToolsListChanged, 10*time.Second)
+			var r gate.Result
+			s.call(t, "read_prompts", map[string]any{"tags": []string{"deploy guide"}}, &r)
+			if !contains(r.Matched, left) {
+				t.Errorf("read_prompts does not send %s, which the briefing only named: matched %v", left, r.Matched)
+			}
+		})
+	}
+	pins := make([]string, 200)
+	for i := range pins {
+		pins[i] = fmt.Sprintf("Pin %03d", i)
+	}
+	for _, c := range []struct {
+		name string
+		lib  func(t *testing.T) *librarytest.Library
+		ask  int
+	}{
+		// Two prompts of 48 KB, spaced out: the bytes bind.
+		{"a result with no room left is for a second call", func(t *testing.T) *librarytest.Library {
+			return bigLibrary(t, spacedLine, 48_000, "Garden Notes One", "Garden Notes Two")
+		}, 3},
+		// 200 prompts of ids: a page fills to the tokens' bound, a prompt short of it.
+		{"a result with no tokens left is for a second call", func(t *testing.T) *librarytest.Library {
+			return bigLibrary(t, idLine, 400, pins...)
+		}, 200},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			lib := c.lib(t)
+			env := testHome(t)
+			writeProject(t, env, "web", project)
+			s := serve(t, env, "--library", lib.Dir, "--project", "web")
+			args := map[string]any{"includeContent": true, "limit": c.ask}
+			res := s.call(t, "list_prompts", args, nil)
+			if n, tk := textBytes(res), textTokens(res); n > mcpserver.MaxResultBytes || tk > mcpserver.MaxResultTokens || len(res.Content) != 1 || !res.IsError {
+				t.Fatalf("the intercepted list is %d bytes of text, about %d tokens, in %d blocks (error %v); want it within the bounds, an error with its briefing",
+					n, tk, len(res.Content), res.IsError)
+			}
+			var te toolError
+			if err := json.Unmarshal(resultJSON(t, res), &te); err != nil || te.Error != "RESULT_TOO_LARGE" || !strings.Contains(te.Hint, "Call the tool again with the same arguments") || te.Briefing == "" {
+				t.Errorf("the error does not say to call again, or lacks the briefing: %+v (%v)", te, err)
+			}
+			s.waitNotification(t, mcp.MethodNotificationToolsListChanged, 10*time.Second)
+			var all promptsOut
+			res = s.call(t, "list_prompts", args, &all)
+			if len(res.Content) != 1 || len(all.Prompts) < 2 {
+				t.Errorf("the second call: %d blocks, %d prompts; want the result alone", len(res.Content), len(all.Prompts))
+			}
+		})
+	}
 }

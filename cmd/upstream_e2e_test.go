@@ -304,7 +304,7 @@ func TestUpstreamsBehindTheGate(t *testing.T) {
 	}
 	var h mcpserver.HealthResult
 	s.call(t, "health_check", map[string]any{}, &h)
-	if len(h.Upstreams) != 2 || h.Upstreams[0].State != "ready" || h.Upstreams[0].Tools != 10 {
+	if len(h.Upstreams) != 2 || h.Upstreams[0].State != "ready" || h.Upstreams[0].Tools != 11 {
 		t.Errorf("health upstreams: %+v", h.Upstreams)
 	}
 }

@@ -41,6 +41,10 @@ func addSizeTools(s *server.MCPServer) {
 			}
 			return res, nil
 		})
+	s.AddTool(mcp.NewTool("dense", mcp.WithDescription("60 KB of ids, about 38,000 tokens.")),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText(denseIDs()), nil
+		})
 	// 3,000 resource links, about 400 KB: a search that names every file it found.
 	s.AddTool(mcp.NewTool("links", mcp.WithDescription("3,000 resource links.")),
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -201,8 +205,19 @@ func TestUpstreamScreenshotFitsTheAPI(t *testing.T) {
 	t.Logf("%d bytes on the wire, from %d bytes of image data", len(wire), len(screenshotData()))
 }
 
-// A model that leaves a 200 KB result as it is (passthrough alone, or a minBytes over it, even
-// as a default.yaml) does not send it whole: the built-in default's pages bound every result.
+// denseIDs is 60 KB of ids, one a line: within a result's 100 KB, but about 38,000 tokens by
+// Anthropic's tokenizer (ids take one for every 1.6 bytes), over Claude Code's 25,000.
+func denseIDs() string {
+	var b strings.Builder
+	for i := 0; b.Len() < 60_000; i++ {
+		fmt.Fprintf(&b, "%08x-%04x-4%03x-8%03x-%012x\n", uint32(i*2654435761), i%65536, i%4096, i*7%4096, i*40503)
+	}
+	return b.String()
+}
+
+// A model that leaves a 200 KB result, or 60 KB of ids, as it is (passthrough alone, or a
+// minBytes over it, even as a default.yaml) does not send it whole: the built-in default's pages
+// bound every result, in bytes and in tokens.
 func TestUpstreamResultOverTheBoundIsPaged(t *testing.T) {
 	for _, c := range []struct{ file, model, use string }{
 		{"raw", "stages:\n  - type: passthrough\n", "proxyModel: raw\n"},
@@ -220,10 +235,12 @@ func TestUpstreamResultOverTheBoundIsPaged(t *testing.T) {
 		}
 		writeProject(t, env, "web", fmt.Sprintf("folder: Web App\ngated: false\n%sservers:\n  db:\n    command: %q\n    env: {MCPCTL_BE_UPSTREAM: db}\n", c.use, os.Args[0]))
 		s := serve(t, env, "--library", lib.Dir, "--project", "web")
-		res := callWhenUp(t, s, "db__big")
-		text := resultText(res)
-		if len(text) > 16<<10 || !strings.HasPrefix(bigRecords(), text[:8<<10/2]) || res.Meta == nil || res.Meta.AdditionalFields["mcpctl/sections"] == nil {
-			t.Errorf("%s.yaml %q: %d bytes of text; want the first 8 KB page and the list of the others", c.file, c.model, len(text))
+		for tool, whole := range map[string]string{"db__big": bigRecords(), "db__dense": denseIDs()} {
+			res := callWhenUp(t, s, tool)
+			text := resultText(res)
+			if len(text) > 16<<10 || !strings.HasPrefix(whole, text[:8<<10/2]) || res.Meta == nil || res.Meta.AdditionalFields["mcpctl/sections"] == nil {
+				t.Errorf("%s.yaml %q, %s: %d bytes of text; want the first 8 KB page and the list of the others", c.file, c.model, tool, len(text))
+			}
 		}
 	}
 }
@@ -241,7 +258,7 @@ func TestBriefingNamesTheServersTools(t *testing.T) {
 	})
 	var b gate.Result
 	s.call(t, "begin_session", map[string]any{"tags": []string{"sql"}}, &b)
-	if !strings.Contains(b.Text, "search_prompts, ") || !strings.Contains(b.Text, "db__* (10)") || !strings.Contains(b.Text, "docs__* (10)") {
+	if !strings.Contains(b.Text, "search_prompts, ") || !strings.Contains(b.Text, "db__* (11)") || !strings.Contains(b.Text, "docs__* (11)") {
 		t.Errorf("the briefing's open tools: %.600s", b.Text)
 	}
 }

@@ -14,7 +14,7 @@ import (
 // DocFormat names the binary form of a Doc; a caller that keeps Docs keys them with it. It
 // changes with the form and with what the terms are (how words are split and stemmed): a Doc
 // kept by a server that stemmed otherwise would not match today's queries.
-const DocFormat = "gate-doc-4"
+const DocFormat = "gate-doc-5"
 
 // AppendBinary appends d's binary form to b.
 func (d *Doc) AppendBinary(b []byte) []byte {
@@ -29,8 +29,9 @@ func (d *Doc) AppendBinary(b []byte) []byte {
 	for _, c := range d.Chapters {
 		str(c)
 	}
-	b = binary.AppendUvarint(b, uint64(d.Bytes))
-	b = binary.AppendUvarint(b, uint64(d.TOCBytes))
+	for _, n := range []int{d.Bytes, d.Tokens, d.TOCBytes, d.TOCTokens} {
+		b = binary.AppendUvarint(b, uint64(n))
+	}
 	b = binary.AppendUvarint(b, uint64(len(d.terms)))
 	for _, t := range d.terms {
 		b = binary.LittleEndian.AppendUint64(b, uint64(t))
@@ -63,7 +64,9 @@ func DecodeDoc(b []byte) (Doc, int, error) {
 			d.Chapters[i] = r.str()
 		}
 	}
-	d.Bytes, d.TOCBytes = int(r.num(math.MaxInt)), int(r.num(math.MaxInt))
+	for _, n := range []*int{&d.Bytes, &d.Tokens, &d.TOCBytes, &d.TOCTokens} {
+		*n = int(r.num(math.MaxInt))
+	}
 	if n := r.count(8); n > 0 {
 		d.terms = make([]termCount, n)
 		for i := range d.terms {

@@ -16,7 +16,7 @@ func TestDocBinaryRoundTrip(t *testing.T) {
 	p := promptlib.Prompt{ID: "D0000000-0000-4000-8000-000000000001", Title: "Database Migrations",
 		Content: "Plan every migration.\n\n## Rollback\n\nKeep a way back for {{table}}.\n\n## Locking\n\nAvoid long locks on big tables."}
 	d := NewDoc(p, "database-migrations", "Engineering / Databases")
-	d.TOCBytes = 321
+	d.SetTOC("1. Rollback\n2. Locking\n")
 	b := d.AppendBinary([]byte("prefix"))
 	got, n, err := DecodeDoc(b[len("prefix"):])
 	if err != nil || n != len(b)-len("prefix") {

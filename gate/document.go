@@ -30,10 +30,12 @@ type Doc struct {
 	FolderPath string   // "A / B"; "" at the top level
 	Chapters   []string // the content's markdown headings, in order, markup removed
 	Bytes      int      // len(Content): what sending it in full costs
-	// TOCBytes is what sending it as a table of contents costs, when the content pipeline in
-	// force makes one for it (DESIGN §9: a prompt over the model's minBytes); 0 when it does not.
-	// The caller sets it: the gate does not run pipelines.
-	TOCBytes int
+	Tokens     int      // promptlib.Tokens(Content): the same in a model's context
+	// TOCBytes and TOCTokens are what sending it as a table of contents costs, when the content
+	// pipeline in force makes one for it (DESIGN §9: a prompt over the model's minBytes); 0 when
+	// it does not. The caller sets them (SetTOC): the gate does not run pipelines.
+	TOCBytes  int
+	TOCTokens int
 
 	terms      []termCount      // sorted by term; words and, outside the body, adjacent pairs
 	lens       [numFields]int32 // words per field, for length normalisation
@@ -92,6 +94,12 @@ func (c fieldCounts) in(field int) int {
 	return int(c>>(field*fieldBits)) & fieldMax
 }
 
+// SetTOC records toc as d's table of contents, what sending it as its contents costs; "" when
+// the pipeline makes none.
+func (d *Doc) SetTOC(toc string) {
+	d.TOCBytes, d.TOCTokens = len(toc), promptlib.Tokens(toc)
+}
+
 // NewDoc computes the gate's view of a prompt: name as given (promptlib.Names over the prompts
 // the project sees), folderPath as FolderPaths gives it. It keeps copies, never a reference into
 // p.Content. It is safe to call concurrently.
@@ -103,6 +111,7 @@ func NewDoc(p promptlib.Prompt, name, folderPath string) Doc {
 		Summary:    strings.Clone(promptlib.Summary(p.Content)),
 		FolderPath: folderPath, // FolderPaths' own string, shared by the folder's prompts: not a slice of a row
 		Bytes:      len(p.Content),
+		Tokens:     promptlib.Tokens(p.Content),
 	}
 	for _, c := range Chapters(p.Content) {
 		d.Chapters = append(d.Chapters, strings.Clone(c))

@@ -21,9 +21,9 @@ func LibraryIndex(lib promptlib.Library, p Project) (*Index, *Scope, error) {
 	return LibraryIndexTOC(lib, p, nil)
 }
 
-// LibraryIndexTOC is LibraryIndex with each Doc's TOCBytes from tocBytes (nil: none), as the
-// server's content pipeline sizes tables of contents.
-func LibraryIndexTOC(lib promptlib.Library, p Project, tocBytes func(promptlib.Prompt) int) (*Index, *Scope, error) {
+// LibraryIndexTOC is LibraryIndex with each Doc's table of contents from toc (nil: none), as
+// the server's content pipeline makes them.
+func LibraryIndexTOC(lib promptlib.Library, p Project, toc func(promptlib.Prompt) string) (*Index, *Scope, error) {
 	scope, err := NewScope(lib.Folders, p)
 	if err != nil {
 		return nil, nil, err
@@ -47,9 +47,9 @@ func LibraryIndexTOC(lib promptlib.Library, p Project, tocBytes func(promptlib.P
 		}
 		return pr, names[pr.ID], folder
 	})
-	if tocBytes != nil {
+	if toc != nil {
 		for i := range docs {
-			docs[i].TOCBytes = tocBytes(visible[i])
+			docs[i].SetTOC(toc(visible[i]))
 		}
 	}
 	return NewIndex(docs, p), scope, nil

@@ -29,7 +29,8 @@ import (
 //   - Priority 10 is always included in full, whatever the tags and the budget, and uses the
 //     budget up first.
 //   - Packing: in order, each candidate's full content (Doc.Bytes) is taken while it fits what
-//     is left of the byte budget; one that does not fit is named by its index line (at most the
+//     is left of the byte budget and of what one briefing carries (wholeBriefing, whose tokens
+//     bind first for code); one that does not fit is named by its index line (at most the
 //     index cap; the rest are counted), and packing goes on, so a smaller prompt further down
 //     can still be sent in full.
 //   - A tag that is a prompt's name of more than one word, whole (as briefings print names),
@@ -41,7 +42,7 @@ import (
 //     left out of the remaining index. So are those whose table of contents a briefing sent
 //     (AlreadyTOC): the model reads their sections, and the same contents again would tell it
 //     nothing. Only its name as a tag sends such a prompt again, whole, when it fits what the
-//     briefing has left (the budget; priority 10, maxBriefingBytes); never as its contents.
+//     briefing has left (the budget; priority 10, wholeBriefing); never as its contents.
 //   - Weak matches: the best matches below the floor (at most weakCap, within the index cap) are
 //     named with their summaries, before the rest of the index. The floor is where a lexical match
 //     stops telling; the assistant reading the summary can tell whether "CI Runners" matters for
@@ -64,7 +65,7 @@ var (
 type Selection struct {
 	Tags          []string // the normalised tags that were matched
 	Critical      []Entry  // priority 10, sent in full
-	CriticalTOC   []Entry  // priority 10 past what a briefing carries in full (maxBriefingBytes): as tables of contents
+	CriticalTOC   []Entry  // priority 10 past what a briefing carries in full (wholeBriefing): as tables of contents
 	CriticalNamed []Entry  // priority 10 past that, without contents: named with id and size, for get_prompt
 	Full          []Entry  // relevant, sent in full within the budget
 	TOC           []Entry  // relevant but over the budget in full, sent as a table of contents (Doc.TOCBytes)
@@ -321,28 +322,46 @@ func (ix *Index) byTitle(a, b int) int {
 	return strings.Compare(ea.ID, eb.ID)
 }
 
-// maxBriefingBytes bounds the prompt content one briefing carries, whatever the project's
-// byteBudget and however long its priority-10 prompts are: a briefing is one tool result, which
-// Claude Code refuses over 25,000 tokens (about 100 KB), and its texts, headings and index lines
-// take a few KB more.
-const maxBriefingBytes = 80_000
+// maxBriefingBytes and maxBriefingTokens bound the prompt content one briefing carries, whatever
+// the project's byteBudget and however long its priority-10 prompts are: a briefing is one tool
+// result, which a client refuses past its limits (Claude Code: 25,000 tokens; mcpctl keeps a
+// result within 20,000 of promptlib.Tokens' estimate, mcpserver.MaxResultTokens), and its texts,
+// headings and index lines take some of that. The tokens bind first for code, tables and ids:
+// 80 KB of Go is about 30,000 tokens.
+const (
+	maxBriefingBytes  = 80_000
+	maxBriefingTokens = 16_000
+)
+
+// carry is what a briefing's prompt content may still take, of maxBriefingBytes and
+// maxBriefingTokens.
+type carry struct{ bytes, tokens int }
+
+var wholeBriefing = carry{maxBriefingBytes, maxBriefingTokens}
+
+// full and contents are what sending e in full, or as its table of contents, costs.
+func full(e *Entry) carry     { return carry{e.Bytes, e.Tokens} }
+func contents(e *Entry) carry { return carry{e.TOCBytes, e.TOCTokens} }
+
+func (c carry) holds(n carry) bool { return n.bytes <= c.bytes && n.tokens <= c.tokens }
+func (c carry) less(n carry) carry { return carry{c.bytes - n.bytes, c.tokens - n.tokens} }
 
 // packCritical splits the priority-10 prompts (in crit, in order) into those sent in full, the
-// shortest first while they fit maxBriefingBytes, those sent as their tables of contents, and
+// shortest first while they fit wholeBriefing, those sent as their tables of contents, and
 // those only named: a 90 KB runbook made priority 10 must not crowd the rules out of the
 // briefing, nor the briefing out of the client.
-func (ix *Index) packCritical(crit []int) (full, toc, named []Entry) {
+func (ix *Index) packCritical(crit []int) (sent, toc, named []Entry) {
 	bySize := slices.Clone(crit)
 	slices.SortStableFunc(bySize, func(a, b int) int { return ix.entries[a].Bytes - ix.entries[b].Bytes })
 	how := map[int]int{} // 0 full, 1 toc, 2 named
-	room := maxBriefingBytes
+	room := wholeBriefing
 	for _, i := range bySize {
 		e := &ix.entries[i]
 		switch {
-		case e.Bytes <= room:
-			room -= e.Bytes
-		case e.TOCBytes > 0 && e.TOCBytes <= room:
-			room -= e.TOCBytes
+		case room.holds(full(e)):
+			room = room.less(full(e))
+		case e.TOCBytes > 0 && room.holds(contents(e)):
+			room = room.less(contents(e))
 			how[i] = 1
 		default:
 			how[i] = 2
@@ -351,20 +370,20 @@ func (ix *Index) packCritical(crit []int) (full, toc, named []Entry) {
 	for _, i := range crit {
 		switch how[i] {
 		case 0:
-			full = append(full, ix.entries[i])
+			sent = append(sent, ix.entries[i])
 		case 1:
 			toc = append(toc, ix.entries[i])
 		default:
 			named = append(named, ix.entries[i])
 		}
 	}
-	return full, toc, named
+	return sent, toc, named
 }
 
 func (ix *Index) pack(r ranking, budget, limit int) Selection {
 	sel := Selection{Tags: r.tags, Room: min(budget, maxBriefingBytes)}
-	left := sel.Room
-	carried := 0 // the prompt content of the briefing so far, for maxBriefingBytes
+	left := sel.Room      // of the budget
+	room := wholeBriefing // of what one briefing carries
 	taken := make([]bool, len(ix.entries))
 	var passed []Entry      // candidates a Reranker did not choose
 	var held []int          // prompts whose contents were sent, asked for by name, that do not fit whole
@@ -372,11 +391,11 @@ func (ix *Index) pack(r ranking, budget, limit int) Selection {
 	sel.Critical, sel.CriticalTOC, sel.CriticalNamed = ix.packCritical(r.critical)
 	for _, e := range sel.Critical {
 		left -= e.Bytes
-		carried += e.Bytes
+		room = room.less(full(&e))
 	}
 	for _, e := range sel.CriticalTOC {
 		left -= e.TOCBytes
-		carried += e.TOCBytes
+		room = room.less(contents(&e))
 	}
 	for _, i := range r.critical {
 		taken[i] = true
@@ -392,28 +411,24 @@ func (ix *Index) pack(r ranking, budget, limit int) Selection {
 		case c.wholeOnly:
 			// A priority-10 prompt is held back by what one briefing carries, not by the
 			// budget, as when it was first sent.
-			room := left
-			if e.Priority >= CriticalPriority {
-				room = maxBriefingBytes - carried
-			}
-			if e.Bytes <= room {
+			if room.holds(full(e)) && (e.Bytes <= left || e.Priority >= CriticalPriority) {
 				sel.Full = append(sel.Full, *e)
 				left -= e.Bytes
-				carried += e.Bytes
+				room = room.less(full(e))
 				shown[c.i] = true
 			} else {
 				held = append(held, c.i)
 			}
-		case e.Bytes <= left:
+		case e.Bytes <= left && room.holds(full(e)):
 			sel.Full = append(sel.Full, *e)
 			left -= e.Bytes
-			carried += e.Bytes
-		case e.TOCBytes > 0 && e.TOCBytes <= left:
+			room = room.less(full(e))
+		case e.TOCBytes > 0 && e.TOCBytes <= left && room.holds(contents(e)):
 			// Too big in full, it goes as its table of contents: its sections are one
 			// read_section away, and more relevant prompts fit the budget.
 			sel.TOC = append(sel.TOC, *e)
 			left -= e.TOCBytes
-			carried += e.TOCBytes
+			room = room.less(contents(e))
 		case len(sel.Listed) < limit:
 			sel.Listed = append(sel.Listed, *e)
 		default:

@@ -233,7 +233,7 @@ func containsEntry(es []Entry, id string) bool {
 }
 
 // Priority-10 prompts are always in a briefing, but a briefing is one tool result: the ones that
-// do not fit maxBriefingBytes in full go as their tables of contents or by name, the shortest
+// do not fit wholeBriefing in full go as their tables of contents or by name, the shortest
 // sent in full first, and none is repeated by a later read_prompts.
 func TestSessionBoundsLongCriticalPrompts(t *testing.T) {
 	ix := buildIndex(t, 100_000,
@@ -282,6 +282,48 @@ func TestSessionBoundsLongCriticalPrompts(t *testing.T) {
 	}
 	if again := s.Read(ix, []string{"deploy"}); len(again.Critical)+len(again.CriticalTOC)+len(again.CriticalNamed) != 0 {
 		t.Errorf("read_prompts repeats priority-10 prompts: %v %v %v", names(again.Critical), names(again.CriticalTOC), names(again.CriticalNamed))
+	}
+}
+
+// A briefing's prompt content is bounded in tokens as well as in bytes: 30 KB of Go is about
+// 13,000 tokens, so two such priority-10 scripts, well within 80 KB, would pass what one tool
+// result may carry, and a large budget fills with code only as far as the tokens go.
+func TestSessionBoundsTheTokensABriefingCarries(t *testing.T) {
+	code := func(topic string, n int) string {
+		line := "func (w *Writer) Write(e Event) error {\n\tline, err := json.Marshal(e)\n\treturn err\n}\n"
+		return "About " + topic + ".\n" + strings.Repeat(line, n/len(line))
+	}
+	ix := buildIndex(t, 100_000,
+		spec{"Golden Rules", 10, "Never push to main."},
+		spec{"Deploy Script One", 10, code("deploys", 30_000)},
+		spec{"Deploy Script Two", 10, code("deploys", 30_000)},
+		spec{"Deploy Helper A", 5, code("deploys", 9_000)},
+		spec{"Deploy Helper B", 5, code("deploys", 9_000)},
+	)
+	bytes, tokens := 0, 0
+	for _, e := range ix.entries {
+		bytes, tokens = bytes+e.Bytes, tokens+e.Tokens
+	}
+	if bytes > maxBriefingBytes || tokens <= maxBriefingTokens {
+		t.Fatalf("the prompts are %d bytes, %d tokens: the test wants them within the bytes and over the tokens", bytes, tokens)
+	}
+	b := NewSession(ix.Project()).Begin(ix, []string{"deploy"})
+	sent, carried := 0, 0
+	for _, e := range slices.Concat(b.Critical, b.Full) {
+		sent++
+		carried += e.Tokens
+	}
+	if carried > maxBriefingTokens {
+		t.Errorf("the briefing carries %d tokens of prompts, over %d", carried, maxBriefingTokens)
+	}
+	if !containsEntry(b.Critical, ix.entries[ix.byName["golden-rules"]].ID) || len(b.Critical) != 2 || len(b.CriticalNamed) != 1 {
+		t.Errorf("priority 10: %d in full, %d named; want the rules and one script in full, the other named", len(b.Critical), len(b.CriticalNamed))
+	}
+	if len(b.Full)+len(b.Listed) != 2 {
+		t.Errorf("the helpers: %d sent, %d named; want both in the briefing", len(b.Full), len(b.Listed))
+	}
+	if sent == len(ix.entries) {
+		t.Error("every prompt was sent in full")
 	}
 }
 

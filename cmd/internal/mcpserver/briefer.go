@@ -38,8 +38,8 @@ func (b Briefer) Brief(ctx context.Context, lib promptlib.Library, p gate.Projec
 		return nil, nil, err
 	}
 	return ix, func(ctx context.Context, br gate.Briefing, load gate.Bodies) (string, error) {
-		_, text, _, err := fitBriefing(ctx, r, br, load, MaxResultBytes)
-		return capText(text, MaxResultBytes), err
+		_, text, _, err := fitBriefing(ctx, r, br, load, wholeResult)
+		return capText(text, wholeResult), err
 	}, nil
 }
 
@@ -57,13 +57,13 @@ func (b Briefer) Instructions(ctx context.Context, lib promptlib.Library, p gate
 // build makes the index and the renderer a served session of p starts from.
 func (b Briefer) build(ctx context.Context, lib promptlib.Library, p gate.Project) (*gate.Index, gate.Renderer, error) {
 	var pipe *contentPipeline
-	var tocBytes func(promptlib.Prompt) int
+	var toc func(promptlib.Prompt) string
 	if b.Engine != nil {
 		// A pipeline of the chain's own, on a core that has only what the briefing path reads.
 		pipe = &contentPipeline{core: &core{cfg: Config{Project: &p}, log: slog.New(slog.DiscardHandler)}, engine: b.Engine}
-		tocBytes = func(pr promptlib.Prompt) int { return pipe.tocBytes(ctx, pr) }
+		toc = func(pr promptlib.Prompt) string { return pipe.tocOf(ctx, pr) }
 	}
-	ix, scope, err := gate.LibraryIndexTOC(lib, p, tocBytes)
+	ix, scope, err := gate.LibraryIndexTOC(lib, p, toc)
 	if err != nil {
 		return nil, gate.Renderer{}, err
 	}

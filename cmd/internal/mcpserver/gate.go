@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -173,18 +174,19 @@ func (g *gateComponent) intercept(next server.ToolHandlerFunc) server.ToolHandle
 		// briefing's lines naming prompts are cut, then (from the whole briefing again) it names
 		// its matches instead of sending them, and if the result alone is that large, the call
 		// answers RESULT_TOO_LARGE: called again once the session is open, it comes alone.
-		size := textBytes(res.Content) + callFrom(ctx).preparedText()
+		left := textLeft(res.Content, callFrom(ctx).preparedText())
 		whole := b
-		b, text, unknown, berr := fitBriefing(ctx, r, whole, g.bodies, MaxResultBytes-size)
-		if len(text)+size > MaxResultBytes {
+		b, text, unknown, berr := fitBriefing(ctx, r, whole, g.bodies, left)
+		if !left.holds(text) {
 			shrunk := g.sess.Shrunk(whole)
-			b, text, unknown, berr = fitBriefing(ctx, r, shrunk, g.bodies, MaxResultBytes-size)
-			if len(text)+size > MaxResultBytes {
+			b, text, unknown, berr = fitBriefing(ctx, r, shrunk, g.bodies, left)
+			if !left.holds(text) {
+				bytes, tokens := wholeResult.bytes-left.bytes, wholeResult.tokens-left.tokens
 				res = g.errorResult(ctx, promptlib.Errorf(promptlib.CodeResultTooLarge,
-					"%s ran, but its result (%d KB of text) does not fit beside the project briefing above in one tool result", name, (size+1023)/1024))
-				room := MaxResultBytes - contentTextBytes(res.Content)
-				b, text, unknown, berr = fitBriefing(ctx, r, shrunk, g.bodies, room)
-				text = capText(text, room)
+					"%s ran, but its result (%d KB of text, about %d tokens) does not fit beside the project briefing above in one tool result", name, (bytes+1023)/1024, tokens))
+				left = textLeft(res.Content, "")
+				b, text, unknown, berr = fitBriefing(ctx, r, shrunk, g.bodies, left)
+				text = capText(text, left)
 			}
 		}
 		if berr != nil {
@@ -265,21 +267,21 @@ func (g *gateComponent) carryBriefing(ctx context.Context, name string, res *mcp
 	dropStructured(res)
 }
 
-// fitBriefing renders b in at most room bytes of text where it can. The gate bounds the prompt
-// content a briefing carries, but not its lines naming prompts, which grow with the project's
-// indexCap and the matches past the budget: 1,000 index lines alone are about 100 KB. So lines
-// are cut, the index's first, then the weak matches', then the over-budget matches', the last
-// of each first; the briefing counts what it cut and says how many more there are, for
-// read_prompts to fetch.
-func fitBriefing(ctx context.Context, r gate.Renderer, b gate.Briefing, load gate.Bodies, room int) (gate.Briefing, string, []string, error) {
+// fitBriefing renders b within room where it can. The gate bounds the prompt content a
+// briefing carries, but not its lines naming prompts, which grow with the project's indexCap and
+// the matches past the budget: 1,000 index lines alone are about 100 KB. So lines are cut, the
+// index's first, then the weak matches', then the over-budget matches', the last of each first;
+// the briefing counts what it cut and says how many more there are, for read_prompts to fetch.
+func fitBriefing(ctx context.Context, r gate.Renderer, b gate.Briefing, load gate.Bodies, in room) (gate.Briefing, string, []string, error) {
 	text, unknown, err := r.Briefing(ctx, b, load)
-	for err == nil && len(text) > room {
+	for err == nil && !in.holds(text) {
 		// A line's "- name: summary\n", and room for the count line that grows or appears.
-		over := len(text) - room + 64
+		overBytes, overTokens := len(text)-in.bytes+64, promptlib.Tokens(text)-in.tokens+16
 		cut := func(es []gate.Entry) ([]gate.Entry, int) {
 			k := len(es)
-			for freed := 0; k > 0 && freed < over; k-- {
-				freed += len(es[k-1].Line()) + 1
+			for bytes, tokens := 0, 0; k > 0 && (bytes < overBytes || tokens < overTokens); k-- {
+				line := es[k-1].Line()
+				bytes, tokens = bytes+len(line)+1, tokens+promptlib.Tokens(line)+1
 			}
 			return es[:k], len(es) - k
 		}
@@ -306,24 +308,28 @@ func fitBriefing(ctx context.Context, r gate.Renderer, b gate.Briefing, load gat
 }
 
 // capNote ends a briefing that capText cut.
-const capNote = "\n\n[The briefing is cut here: with the project's texts it would pass the 100 KB of one tool result. read_prompts fetches the prompts it names.]\n"
+const capNote = "\n\n[The briefing is cut here: with the project's texts it would pass what one tool result may carry. read_prompts fetches the prompts it names.]\n"
 
-// capText is text cut at a line to at most room bytes, saying so: the last resort when the
-// prompt content (at most 80 KB) and the project's own gate texts leave a briefing over the
-// bound whatever fitBriefing cuts. A client refuses a larger result whole.
-func capText(text string, room int) string {
-	if len(text) <= room {
+// capText is text cut at a line to what room holds, saying so: the last resort when the prompt
+// content (at most 80 KB, 16,000 tokens) and the project's own gate texts leave a briefing over
+// the bound whatever fitBriefing cuts. A client refuses a larger result whole.
+func capText(text string, in room) string {
+	if in.holds(text) {
 		return text
 	}
-	keep := max(0, room-len(capNote))
+	keep := max(0, min(len(text), in.bytes-len(capNote)))
+	for keep > 0 && keep < len(text) && !utf8.RuneStart(text[keep]) {
+		keep--
+	}
+	keep = tokenPrefix(text[:keep], in.tokens-promptlib.Tokens(capNote))
 	if i := strings.LastIndexByte(text[:keep], '\n'); i >= 0 {
 		keep = i
 	}
-	return strings.ToValidUTF8(text[:keep], "") + capNote
+	return text[:keep] + capNote
 }
 
 // contentTextBytes is the size of a result's content as a model reads it: its texts, and any
-// other content as JSON. A prepared result's text is a marker here; call.preparedText has it.
+// other content as JSON.
 func contentTextBytes(content []mcp.Content) int {
 	n := 0
 	for _, c := range content {
@@ -336,18 +342,19 @@ func contentTextBytes(content []mcp.Content) int {
 	return n
 }
 
-// textBytes is the size of a result's text: its text blocks and embedded text resources. The
-// bound a briefing shares with the result is on text; an image or audio block is not text to a
-// client (Claude Code bounds images apart), and counting its base64 as text threw away an
-// intercepted 45 KB screenshot as RESULT_TOO_LARGE.
-func textBytes(content []mcp.Content) int {
-	n := 0
+// textLeft is the room a result's text leaves of a whole result's: its text blocks and
+// embedded text resources, and prepared, the text a prepared result splices in for its marker
+// (call.preparedText). The bound a briefing shares with the result is on text; an image or
+// audio block is not text to a client (Claude Code bounds images apart), and counting its
+// base64 as text threw away an intercepted 45 KB screenshot as RESULT_TOO_LARGE.
+func textLeft(content []mcp.Content, prepared string) room {
+	left := wholeResult.less(prepared)
 	for _, c := range content {
 		if t, ok := blockText(c); ok {
-			n += len(t)
+			left = left.less(t)
 		}
 	}
-	return n
+	return left
 }
 
 // received tells the session which prompts the call's result carried in full, and returns
@@ -460,11 +467,11 @@ func (g *gateComponent) brief(ctx context.Context, args json.RawMessage, call fu
 	}
 	st := g.current()
 	b := call(ctx, st.ix, gate.Task{Tags: in.Tags, Text: in.Task})
-	b, text, unknown, err := fitBriefing(ctx, g.renderer(st), b, g.bodies, MaxResultBytes)
+	b, text, unknown, err := fitBriefing(ctx, g.renderer(st), b, g.bodies, wholeResult)
 	if err != nil {
 		return nil, err
 	}
-	text = capText(text, MaxResultBytes)
+	text = capText(text, wholeResult)
 	g.logUnknown(unknown)
 	g.record(ctx, b, len(text))
 	if b.Ungated {

@@ -205,15 +205,15 @@ func TestFitBriefing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(whole) <= MaxResultBytes {
-			t.Fatalf("tags %v: the whole briefing is %d bytes, within the bound: the test would prove nothing", tags, len(whole))
+		if wholeResult.holds(whole) {
+			t.Fatalf("tags %v: the whole briefing is %d bytes, %d tokens, within the bound: the test would prove nothing", tags, len(whole), promptlib.Tokens(whole))
 		}
-		fit, text, _, err := fitBriefing(ctx, gate.Renderer{}, b, load, MaxResultBytes)
+		fit, text, _, err := fitBriefing(ctx, gate.Renderer{}, b, load, wholeResult)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(text) > MaxResultBytes || len(text) < MaxResultBytes-2000 {
-			t.Errorf("tags %v: %d bytes, want within %d and not far under it", tags, len(text), MaxResultBytes)
+		if n, tk := len(text), promptlib.Tokens(text); !wholeResult.holds(text) || n < MaxResultBytes-2000 && tk < MaxResultTokens-500 {
+			t.Errorf("tags %v: %d bytes, %d tokens; want within %d and %d, and not far under both", tags, n, tk, MaxResultBytes, MaxResultTokens)
 		}
 		listed := len(fit.Remaining) + len(fit.Weak) + len(fit.Listed)
 		if was := len(b.Remaining) + len(b.Weak) + len(b.Listed); fit.Omitted+fit.MoreListed-b.Omitted-b.MoreListed != was-listed {
@@ -231,15 +231,24 @@ func TestFitBriefing(t *testing.T) {
 	// to cut; and texts longer than a result are cut, saying so.
 	b := gate.NewSession(p).Begin(ix, []string{"kotlin"})
 	r := gate.Renderer{Texts: gate.Texts{gate.TextGreeting: "Index:\n{{prompt_index}}"}}
-	if _, text, _, err := fitBriefing(ctx, r, b, load, MaxResultBytes); err != nil || len(text) > MaxResultBytes {
-		t.Errorf("a greeting with the index: %d bytes (%v), want within %d", len(text), err, MaxResultBytes)
+	if _, text, _, err := fitBriefing(ctx, r, b, load, wholeResult); err != nil || !wholeResult.holds(text) {
+		t.Errorf("a greeting with the index: %d bytes, %d tokens (%v), want within %+v", len(text), promptlib.Tokens(text), err, wholeResult)
 	}
-	r = gate.Renderer{Texts: gate.Texts{gate.TextGreeting: strings.Repeat("Read the rules.\n", 7000)}}
-	_, text, _, err := fitBriefing(ctx, r, b, load, MaxResultBytes)
-	if err != nil || len(text) <= MaxResultBytes {
-		t.Fatalf("a greeting of 112 KB: %d bytes (%v); the test wants a briefing fitBriefing cannot fit", len(text), err)
-	}
-	if text = capText(text, MaxResultBytes); len(text) > MaxResultBytes || !strings.HasSuffix(text, capNote) {
-		t.Errorf("capped: %d bytes, ending %q", len(text), text[max(0, len(text)-200):])
+	// Greetings fitBriefing cannot fit: 112 KB of prose, over the bytes, and 60 KB of ids, over
+	// the tokens.
+	for name, greeting := range map[string]string{
+		"prose": strings.Repeat("Read the rules.\n", 7000),
+		"ids":   strings.Repeat("Pinned build: 8f3a9c2e-41d7-4b6a-9e0f-2c5d7a1b3e4f\n", 1200),
+	} {
+		r = gate.Renderer{Texts: gate.Texts{gate.TextGreeting: greeting}}
+		_, text, _, err := fitBriefing(ctx, r, b, load, wholeResult)
+		if err != nil || wholeResult.holds(text) {
+			t.Fatalf("%s: a greeting of %d bytes, %d tokens (%v); the test wants a briefing fitBriefing cannot fit", name, len(text), promptlib.Tokens(text), err)
+		}
+		capped := capText(text, wholeResult)
+		near := len(capped) > MaxResultBytes-2000 || promptlib.Tokens(capped) > MaxResultTokens-500
+		if !wholeResult.holds(capped) || !strings.HasSuffix(capped, capNote) || !near {
+			t.Errorf("%s: capped to %d of %d bytes, %d tokens, ending %q", name, len(capped), len(text), promptlib.Tokens(capped), capped[max(0, len(capped)-200):])
+		}
 	}
 }

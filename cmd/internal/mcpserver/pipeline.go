@@ -209,11 +209,12 @@ func (p *contentPipeline) tools(next server.ToolHandlerFunc) server.ToolHandlerF
 		if werr != nil {
 			return p.errorResult(ctx, withheldError(source, werr)), nil
 		}
-		if len(out.Text) > MaxResultBytes {
+		if !wholeResult.holds(out.Text) {
 			// The model in force leaves the text whole, or makes it no smaller than a result may
-			// be: the built-in default's pages bound it (whatever a default.yaml says), every
-			// page one read_section away. It pages what the model's stages made, never the
-			// upstream's text: a redacting stage's work would be undone, and its secrets sent.
+			// be (60 KB of JSON or code is over the tokens): the built-in default's pages bound it
+			// (whatever a default.yaml says), every page one read_section away. It pages what the
+			// model's stages made, never the upstream's text: a redacting stage's work would be
+			// undone, and its secrets sent.
 			if paged := p.page(ctx, source, out.Body); paged.Applied {
 				out = paged
 			}
@@ -441,26 +442,26 @@ func (p *contentPipeline) resources(next server.ResourceHandlerFunc) server.Reso
 	}
 }
 
-// tocBytes sizes a prompt's table of contents for briefings: what the model in force for
-// briefings makes of its body, 0 when the model leaves it as it is (it is under minBytes, or the
-// model makes no sections).
-func (p *contentPipeline) tocBytes(ctx context.Context, pr promptlib.Prompt) int {
+// tocOf is a prompt's table of contents for briefings, for the gate to size: what the model in
+// force for briefings makes of its body, "" when the model leaves it as it is (it is under
+// minBytes, or the model makes no sections).
+func (p *contentPipeline) tocOf(ctx context.Context, pr promptlib.Prompt) string {
 	model := p.model("", "")
 	if !p.engine.Applies(model, pipeline.TypeBriefing, len(pr.Content)) {
-		return 0
+		return ""
 	}
 	out, err := p.engine.Transform(ctx, pipeline.Request{Model: model, Project: p.project(),
 		Content: pipeline.Content{Text: pr.Content, Type: pipeline.TypeBriefing, Source: pr.Title}})
 	if err != nil || !out.Applied || out.Ref == "" || len(out.Text) >= len(pr.Content) {
-		return 0
+		return ""
 	}
-	return len(out.Text)
+	return out.Text
 }
 
-// toc is a prompt's table of contents for a briefing, as tocBytes sized it (the pipeline's cache
+// toc is a prompt's table of contents for a briefing, as tocOf made it (the pipeline's cache
 // answers the second run).
 func (p *contentPipeline) toc(ctx context.Context, e gate.Entry, body string) string {
-	// The source is the title, as tocBytes gave it: a custom stage's cache key holds it.
+	// The source is the title, as tocOf gave it: a custom stage's cache key holds it.
 	out, _ := p.transformWith(ctx, p.model("", ""), pipeline.TypeBriefing, e.Title, body) // withheld: Text is the notice
 	return out.Text
 }

@@ -86,7 +86,7 @@ type FoldersResult struct {
 }
 
 // folderFixedTokens bounds the tokens of a listed folder's keys, ids, counts and times.
-var folderFixedTokens = tokenEstimate(`{"id":"23A25293-78D2-4A98-9A86-D48BF33BC3A1","name":"","parentId":"2458D189-E8B0-40B6-94B6-FA41FB871E7B",` +
+var folderFixedTokens = promptlib.Tokens(`{"id":"23A25293-78D2-4A98-9A86-D48BF33BC3A1","name":"","parentId":"2458D189-E8B0-40B6-94B6-FA41FB871E7B",` +
 	`"path":"","childCount":1000000,"promptCount":1000000,"createdAt":"2024-03-14T07:08:59.000Z","updatedAt":"2024-03-14T07:49:50.000Z"},`)
 
 // listFolders lists the folders in tree order. Over the bound it keeps the shallowest: the top
@@ -151,7 +151,7 @@ func (d readTools) listFolders(ctx context.Context, args json.RawMessage) (any, 
 		// under folderFixedTokens with its id and its parent's.
 		f := listed[i]
 		n := 280 + jsonTextLen(f.Name) + jsonTextLen(f.Path)
-		tk := folderFixedTokens + tokenEstimate(f.Name) + tokenEstimate(f.Path)
+		tk := folderFixedTokens + promptlib.Tokens(f.Name) + promptlib.Tokens(f.Path)
 		if kept == maxFolders || size+n > MaxResultBytes || tokens+tk > MaxResultTokens {
 			break
 		}

@@ -35,18 +35,18 @@ type call struct {
 	stop        context.CancelFunc // cancels the handler's context; nil until it runs
 }
 
-// preparedText is the size of the text a prepared result splices in for its marker: the
-// prose, or the structured content's JSON.
-func (c *call) preparedText() int {
+// preparedText is the text a prepared result splices in for its marker: the prose, or the
+// structured content's JSON.
+func (c *call) preparedText() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch {
 	case c.prepared == nil:
-		return 0
+		return ""
 	case c.prepared.prose != "":
-		return len(c.prepared.prose)
+		return c.prepared.prose
 	}
-	return len(c.prepared.structured)
+	return string(c.prepared.structured)
 }
 
 // bind gives the handler a context the client's notifications/cancelled ends. mcp-go cancels

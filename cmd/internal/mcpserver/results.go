@@ -18,7 +18,7 @@ const (
 	// \u0001) at the second, and either way a page stays under MaxResultBytes.
 	bodyPageBytes = 40_000
 	bodyPageText  = 90_000
-	// bodyPageTokens bounds a page's tokens (tokenEstimate): 40 KB of ids or emoji take more
+	// bodyPageTokens bounds a page's tokens (promptlib.Tokens): 40 KB of ids or emoji take more
 	// than a result may.
 	bodyPageTokens = MaxResultTokens - 3_000
 	// listPageSize is list_prompts' default limit: without bodies, a default page is about 20 KB
@@ -66,9 +66,8 @@ const (
 )
 
 // pageOf builds a page from prompts read at offset: each with its summary, and its content
-// when asked for, as long as the page's text stays within MaxResultBytes, and a page without
-// bodies within MaxResultTokens. A page that would pass ends early; nextOffset says where to
-// go on.
+// when asked for, as long as the page's text stays within MaxResultBytes and MaxResultTokens. A
+// page that would pass ends early; nextOffset says where to go on.
 func pageOf(prompts []dbread.Listed, total, offset, limit int, withContent bool) PromptsResult {
 	res := PromptsResult{Prompts: make([]PromptItem, 0, len(prompts)), Total: total, Offset: offset, Limit: limit}
 	size, tokens := pageEnvelope, pageEnvelopeTokens
@@ -78,20 +77,13 @@ func pageOf(prompts []dbread.Listed, total, offset, limit int, withContent bool)
 		if withContent {
 			item.Content = &p.Content
 		}
-		n := itemSize(item)
-		if withContent && n > MaxResultBytes-pageEnvelope {
+		n, tk := itemSize(item)
+		if withContent && (n > MaxResultBytes-pageEnvelope || tk > MaxResultTokens-pageEnvelopeTokens) {
 			// A body that passes the limit even alone: list the prompt where it stands, say
 			// where its content is, and go on (ending the page here would only put it first on
 			// the next, omitted there all the same).
 			item.Content, item.ContentOmitted = nil, true
-			n = itemSize(item)
-		}
-		// Pages with bodies are bounded by bytes alone for now: the gate joins a briefing to
-		// an intercepted result by bytes, and bounding one without the other would only move
-		// the excess. Summaries, dense in ids and times, are bounded by tokens too.
-		tk := 0
-		if !withContent {
-			tk = summaryTokens(item)
+			n, tk = itemSize(item)
 		}
 		if size+n > MaxResultBytes || tokens+tk > MaxResultTokens {
 			break
@@ -117,36 +109,27 @@ func (r PromptsResult) carried() []string {
 	return ids
 }
 
-// itemSize is an item's JSON size: measured when it carries a body, else a safe bound (its
-// strings as escaped, plus the keys and fixed fields), which saves a second encoding of every
-// item of every page.
-func itemSize(item PromptItem) int {
+// itemSize is an item's JSON size and tokens (promptlib.Tokens): measured when it carries a
+// body, else safe bounds (its strings as escaped, plus the keys and fixed fields), which saves
+// a second encoding of every item of every page.
+func itemSize(item PromptItem) (bytes, tokens int) {
 	if item.Content != nil {
-		return len(item.appendJSON(nil))
+		raw := item.appendJSON(nil)
+		return len(raw), promptlib.Tokens(string(raw))
 	}
 	n := 320 + jsonTextLen(item.ID) + jsonTextLen(item.Title) + jsonTextLen(item.Summary)
+	tk := itemFixedTokens + promptlib.Tokens(item.ID) + promptlib.Tokens(item.Title) + promptlib.Tokens(item.Summary)
 	for _, s := range []*string{item.FolderID, item.Emoji, item.Color, item.URL} {
 		if s != nil {
 			n += jsonTextLen(*s)
+			tk += promptlib.Tokens(*s) + 4 // and its key
 		}
 	}
-	return n
-}
-
-// summaryTokens bounds the tokens (tokenEstimate) of an item without a body: its strings, and
-// the keys, times and numbers of itemFixedTokens.
-func summaryTokens(item PromptItem) int {
-	n := itemFixedTokens + tokenEstimate(item.ID) + tokenEstimate(item.Title) + tokenEstimate(item.Summary)
-	for _, s := range []*string{item.FolderID, item.Emoji, item.Color, item.URL} {
-		if s != nil {
-			n += tokenEstimate(*s) + 4 // and its key
-		}
-	}
-	return n
+	return n, tk
 }
 
 // itemFixedTokens bounds the tokens of an item's keys, times and numbers.
-var itemFixedTokens = tokenEstimate(`{"id":"","title":"","summary":"","contentBytes":1000000,"folderId":null,` +
+var itemFixedTokens = promptlib.Tokens(`{"id":"","title":"","summary":"","contentBytes":1000000,"folderId":null,` +
 	`"createdAt":"2024-03-14T07:08:59.000Z","updatedAt":"2024-03-14T07:49:50.000Z","contentOmitted":true}`)
 
 // jsonTextLen is the length of s inside a JSON string of a result's text, as encoding/json
@@ -232,26 +215,7 @@ func bodyPages(body string) []string {
 // page: at most bodyPageBytes, at most bodyPageText once escaped, and at most bodyPageTokens.
 func pageCut(body string) int {
 	cut := byteCut(body)
-	if tokenEstimate(body[:cut]) <= bodyPageTokens {
-		return cut
-	}
-	// A prefix's estimate never shrinks as it grows: find the longest that fits.
-	lo, hi := 0, cut // body[:lo] fits, body[:hi] does not
-	for hi-lo > 1 {
-		mid := lo + (hi-lo)/2
-		for mid > lo && !utf8.RuneStart(body[mid]) {
-			mid--
-		}
-		if mid == lo {
-			break
-		}
-		if tokenEstimate(body[:mid]) <= bodyPageTokens {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return lo
+	return tokenPrefix(body[:cut], bodyPageTokens)
 }
 
 // byteCut is pageCut without the token bound.

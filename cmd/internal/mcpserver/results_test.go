@@ -71,24 +71,33 @@ func TestPageOmitsOnlyBodiesNoPageHolds(t *testing.T) {
 	}
 }
 
-// A page of prompts whose titles and summaries are dense in tokens (ids, hashes) ends at the
-// token bound, well before the byte bound: 500 of them were 26,000 tokens by Anthropic's
-// tokenizer, over Claude Code's 25,000.
+// A page of prompts whose titles, summaries and bodies are dense in tokens (ids, hashes) ends at
+// the token bound, well before the byte bound: 500 summaries were 26,000 tokens by Anthropic's
+// tokenizer, over Claude Code's 25,000, and 500 with their bodies 31,665.
 func TestPageStaysWithinTheTokenBound(t *testing.T) {
 	folder := "2458D189-E8B0-40B6-94B6-FA41FB871E7B"
 	var ps []dbread.Listed
 	for i := range 500 {
 		id := fmt.Sprintf("%08X-78D2-4A98-9A86-D48BF33BC3A1", i*7919)
-		ps = append(ps, dbread.Listed{Prompt: promptlib.Prompt{ID: id, Title: "Deploy " + id[:13], FolderID: &folder},
-			Summary: "Roll back build " + strings.Repeat(id, 2), ContentBytes: 900})
+		ps = append(ps, dbread.Listed{Prompt: promptlib.Prompt{ID: id, Title: "Deploy " + id[:13], FolderID: &folder,
+			Content: "Pin " + strings.Repeat(id+" ", 3)}, Summary: "Roll back build " + strings.Repeat(id, 2), ContentBytes: 115})
 	}
-	page := pageOf(ps, len(ps), 0, 500, false)
-	raw, err := json.Marshal(page)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := tokenEstimate(string(raw)); n > MaxResultTokens || len(page.Prompts) == 500 || page.NextOffset == nil {
-		t.Errorf("%d of 500 prompts, %d bytes, about %d tokens; want a page ended within %d tokens", len(page.Prompts), len(raw), n, MaxResultTokens)
+	for _, withContent := range []bool{false, true} {
+		page := pageOf(ps, len(ps), 0, 500, withContent)
+		raw, err := json.Marshal(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := promptlib.Tokens(string(raw))
+		if n > MaxResultTokens || len(raw) > MaxResultBytes*3/4 || page.NextOffset == nil || *page.NextOffset != len(page.Prompts) {
+			t.Errorf("with content %v: %d of 500 prompts, %d bytes, about %d tokens; want a page ended within %d tokens, not by its bytes",
+				withContent, len(page.Prompts), len(raw), n, MaxResultTokens)
+		}
+		for _, it := range page.Prompts {
+			if withContent != (it.Content != nil) || it.ContentOmitted {
+				t.Fatalf("with content %v: %s has content %v, omitted %v", withContent, it.ID, it.Content != nil, it.ContentOmitted)
+			}
+		}
 	}
 }
 
@@ -129,7 +138,7 @@ func TestBodyPagesFitTheResult(t *testing.T) {
 			if len(raw) > MaxResultBytes {
 				t.Errorf("%s: page %d of %d is %d bytes of text, over %d", name, i+1, len(pages), len(raw), MaxResultBytes)
 			}
-			if n := tokenEstimate(page); n > bodyPageTokens {
+			if n := promptlib.Tokens(page); n > bodyPageTokens {
 				t.Errorf("%s: page %d of %d is about %d tokens, over %d", name, i+1, len(pages), n, bodyPageTokens)
 			}
 			if i < len(pages)-1 && (len(page) == 0 || !utf8.ValidString(page) && name != "invalid bytes") {

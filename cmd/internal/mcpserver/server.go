@@ -169,7 +169,7 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 	if cfg.Pipeline != nil {
 		s.pipe = newContentPipeline(&s.core, cfg.Pipeline)
 		if cfg.Project != nil {
-			s.view.tocBytes = s.pipe.tocBytes
+			s.view.tocOf = s.pipe.tocOf
 		}
 		if s.pipe.makesSections() {
 			s.srv.AddTools(s.pipe.readSectionTool())

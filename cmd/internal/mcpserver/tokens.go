@@ -1,71 +1,58 @@
 package mcpserver
 
-import "unicode/utf8"
+import (
+	"unicode/utf8"
 
-// MaxResultTokens bounds the tokens of any list or page mcpctl makes, as tokenEstimate counts
-// them. Claude Code refuses a tool result over 25,000 tokens (MAX_MCP_OUTPUT_TOKENS), counted
-// apart from its 50,000-character limit; a byte bound alone does not keep under it, since ids,
-// times and code take a token for every 1.5 to 2.5 bytes where prose takes one for 4 to 5. The
-// margin is for tokenizers that split more finely than the one the estimate was checked with.
+	"github.com/mcpctl/mcpctl/promptlib"
+)
+
+// MaxResultTokens bounds the tokens of any result mcpctl makes or passes on, as promptlib.Tokens
+// counts them: lists, pages, briefings, a briefing joined to an intercepted result, and a project
+// server's result, paged past it. Claude Code refuses a tool result over 25,000 tokens
+// (MAX_MCP_OUTPUT_TOKENS), counted apart from its 50,000-character limit; a byte bound alone does
+// not keep under it, since ids, times and code take a token for every 1.5 to 2.5 bytes where prose
+// takes one for 4 to 5. The margin is for tokenizers that split more finely than the one the
+// estimate was checked with.
 const MaxResultTokens = 20_000
 
-// tokenEstimate is a cheap upper estimate of the tokens s takes in a model's context, checked
-// against Anthropic's tokenizer on ids, times, prose, code, JSON, CJK, emoji and escapes
-// (TestTokenEstimateBoundsTheTokenizer): a run of letters is a token and one more for every six
-// letters, a run mixing letters and digits (ids, hashes) one for every 1.4 characters, digits
-// one for every three, a run of punctuation one for every two marks, a line break or tab one,
-// a control character three (as JSON escapes it), and every other character two.
-func tokenEstimate(s string) int {
-	tokens, letters, digits, marks := 0, 0, 0, 0
-	endMarks := func() {
-		tokens += (marks + 1) / 2 // `":"`, `","` and the like are one token or two
-		marks = 0
+// room is what a tool result may still carry: bytes of text, and tokens as promptlib.Tokens counts
+// them. A client refuses a result over either of its limits.
+type room struct{ bytes, tokens int }
+
+// wholeResult is the room of a whole tool result.
+var wholeResult = room{MaxResultBytes, MaxResultTokens}
+
+// holds reports whether text fits r.
+func (r room) holds(text string) bool {
+	return len(text) <= r.bytes && promptlib.Tokens(text) <= r.tokens
+}
+
+// less is r once text takes its part of it.
+func (r room) less(text string) room {
+	return room{r.bytes - len(text), r.tokens - promptlib.Tokens(text)}
+}
+
+// tokenPrefix is the length of s's longest prefix that ends on a character boundary and takes
+// at most limit tokens (promptlib.Tokens), found by bisection: a prefix's estimate never shrinks as
+// it grows.
+func tokenPrefix(s string, limit int) int {
+	if promptlib.Tokens(s) <= limit {
+		return len(s)
 	}
-	endRun := func() {
-		switch {
-		case letters > 0 && digits > 0:
-			tokens += (letters+digits)*5/7 + 1
-		case letters > 0:
-			tokens += 1 + letters/6
-		case digits > 0:
-			tokens += (digits + 2) / 3 // numbers split in threes
+	lo, hi := 0, len(s) // s[:lo] fits, s[:hi] does not
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		for mid > lo && !utf8.RuneStart(s[mid]) {
+			mid--
 		}
-		letters, digits = 0, 0
-	}
-	for i := 0; i < len(s); {
-		c := s[i]
-		switch {
-		case c >= utf8.RuneSelf:
-			endRun()
-			endMarks()
-			_, size := utf8.DecodeRuneInString(s[i:])
-			tokens += 2
-			i += size
-			continue
-		case 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z':
-			endMarks()
-			letters++
-		case '0' <= c && c <= '9':
-			endMarks()
-			digits++
-		case c == ' ':
-			endRun() // a space joins the word after it
-			endMarks()
-		case c == '\n' || c == '\t' || c == '\r':
-			endRun()
-			endMarks()
-			tokens++
-		case c < 0x20:
-			endRun()
-			endMarks()
-			tokens += 3 // written \u00XX in a result's JSON
-		default:
-			endRun()
-			marks++
+		if mid == lo {
+			break
 		}
-		i++
+		if promptlib.Tokens(s[:mid]) <= limit {
+			lo = mid
+		} else {
+			hi = mid
+		}
 	}
-	endRun()
-	endMarks()
-	return tokens
+	return lo
 }

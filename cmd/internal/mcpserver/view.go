@@ -75,9 +75,9 @@ type view struct {
 	restored     bool // the snapshot came from keep
 	saveLater    bool // the first load ran before serving: the follower keeps it once serving
 
-	// tocBytes, when set, sizes a prompt's table of contents under the content pipeline in
-	// force for briefings (0: none), so the gate can pack a big prompt as its contents.
-	tocBytes func(ctx context.Context, p promptlib.Prompt) int
+	// tocOf, when set, makes a prompt's table of contents under the content pipeline in force
+	// for briefings ("": none), so the gate can pack a big prompt as its contents.
+	tocOf func(ctx context.Context, p promptlib.Prompt) string
 }
 
 // snapshot is the library as one session sees it at one moment. Never modified once published.
@@ -580,8 +580,8 @@ func (r *reading) visit(rowid int64, p promptlib.Prompt) error {
 		if !ok || c.hash != h || c.doc.FolderPath != path {
 			// Named later, when every name is known; the name only labels the Doc.
 			d := gate.NewDoc(p, "", path)
-			if r.v.tocBytes != nil {
-				d.TOCBytes = r.v.tocBytes(r.ctx, p)
+			if r.v.tocOf != nil {
+				d.SetTOC(r.v.tocOf(r.ctx, p))
 			}
 			c = cachedDoc{hash: h, doc: &d}
 			r.docsChanged = true

@@ -1,4 +1,4 @@
-package mcpserver
+package promptlib
 
 import (
 	"fmt"
@@ -46,23 +46,23 @@ func tokenSamples() map[string]string {
 // The estimate is never under what Anthropic's tokenizer counts (the figures are its
 // countTokens, npm @anthropic-ai/tokenizer 0.0.4, on tokenSamples), and not so far over that
 // results of prose or ids would be cut to a fraction of what fits.
-func TestTokenEstimateBoundsTheTokenizer(t *testing.T) {
+func TestTokensBoundTheTokenizer(t *testing.T) {
 	counted := map[string]int{
 		"cjk": 10500, "ctrl": 6000, "emoji": 5000, "escaped": 5500, "gocode": 16500, "json": 14024,
 		"numbers": 3001, "prose": 8001, "times": 8001, "uuids": 12529,
 	}
 	for name, s := range tokenSamples() {
-		got, want := tokenEstimate(s), counted[name]
+		got, want := Tokens(s), counted[name]
 		if got < want || got > want*5/2 {
 			t.Errorf("%s (%d bytes): estimate %d, tokenizer %d; want from 1 to 2.5 times it", name, len(s), got, want)
 		}
 	}
 }
 
-func BenchmarkTokenEstimate(b *testing.B) {
+func BenchmarkTokens(b *testing.B) {
 	s := tokenSamples()["gocode"]
 	b.SetBytes(int64(len(s)))
 	for b.Loop() {
-		tokenEstimate(s)
+		Tokens(s)
 	}
 }
