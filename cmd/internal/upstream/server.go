@@ -316,6 +316,7 @@ func (s *Server) runOnce(ctx context.Context) (up time.Duration, reason string) 
 	c := &conn{proc: proc, relist: make(chan struct{}, 1)}
 	c.tr = transport.NewIO(&stdoutReader{p: proc, server: s.name, max: s.opts.maxLine},
 		&stdinWriter{p: proc, server: s.name, timeout: s.timeout}, nil)
+	transport.WithCommandLogger(transportLogger(s.log))(c.tr) // NewIO takes no options
 	c.client = client.NewClient(c.tr, append(s.relayOptions(c), client.WithProtocolVersion(mcp.ProtocolVersion20251125))...)
 	c.client.OnNotification(s.onNotification(c))
 
