@@ -140,6 +140,17 @@ func TestProtocolManners(t *testing.T) {
 			t.Errorf("got %v, want -32600 saying to initialize first", resp)
 		}
 	})
+	t.Run("a failed initialize opens nothing", func(t *testing.T) {
+		s.send(`{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":42}}`)
+		if resp, _ := s.until(2); resp["error"] == nil {
+			t.Fatalf("initialize with a numeric protocolVersion: %v, want an error", resp)
+		}
+		s.send(`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`)
+		resp, _ := s.until(3)
+		if code, msg := errorOf(resp); code != -32600 || !strings.Contains(msg, "initialize") {
+			t.Errorf("tools/list after a failed initialize: error %v %q (a result: %v), want -32600 saying to initialize first", code, msg, resp["result"] != nil)
+		}
+	})
 	s.initialize()
 
 	tests := []struct {

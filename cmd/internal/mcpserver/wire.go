@@ -36,11 +36,13 @@ type wire struct {
 
 	outMu sync.Mutex // one writer at a time on the client's stdout
 
-	mu          sync.Mutex
-	calls       map[string]*call // open requests by id as sent
-	bySeq       map[int64]*call
-	seq         int64
-	initialized bool
+	mu    sync.Mutex
+	calls map[string]*call // open requests by id as sent
+	bySeq map[int64]*call
+	seq   int64
+	// initialized is set by an initialize request, for the requests a client sends before its
+	// answer, and kept only if one succeeds (opened): a failed initialize opens nothing.
+	initialized, opened bool
 	// idle, while the reader drains (stdin ended with requests open), is closed when the last
 	// open request is answered.
 	idle chan struct{}
@@ -433,6 +435,10 @@ func (o wireOut) Write(p []byte) (int, error) {
 	if c != nil {
 		if w.calls[c.key] == c {
 			delete(w.calls, c.key)
+		}
+		if c.method == string(mcp.MethodInitialize) {
+			w.opened = w.opened || env.err == nil
+			w.initialized = w.opened
 		}
 		delete(w.bySeq, c.seq)
 		if w.idle != nil && w.awaited() == 0 {
