@@ -1,7 +1,9 @@
 package pipeline
 
 import (
+	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -154,6 +156,39 @@ func TestFailingCustomStagesWithhold(t *testing.T) {
 	}
 	if _, err := te.Model("notexec-x"); err == nil || !strings.Contains(err.Error(), "chmod +x") {
 		t.Errorf("a non-executable stage: %v, want a hint to chmod +x", err)
+	}
+}
+
+// A stage the request's end stops (the client cancelled the call) did not fail: nothing is
+// logged as a failure with a fix to make, and a stage that withholds still withholds.
+func TestStageStoppedByTheRequestIsNoFailure(t *testing.T) {
+	for _, onFailure := range []string{"", "passthrough"} {
+		t.Run("onFailure "+onFailure, func(t *testing.T) {
+			te := newTestEngine(t)
+			started := filepath.Join(t.TempDir(), "started")
+			if err := syscall.Mkfifo(started, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			te.writeStage(t, "waits", "#!/bin/sh\ncat >/dev/null\necho started > "+started+"\nexec sleep 300\n")
+			te.writeModel(t, "m", modelWith("waits", "{onFailure: "+strconv.Quote(onFailure)+"}"))
+			ctx, cancel := context.WithCancel(t.Context())
+			go func() {
+				defer cancel()
+				if f, err := os.Open(started); err == nil { // until the stage writes
+					io.ReadAll(f)
+					f.Close()
+				}
+			}()
+			text := "content that must not pass without the stage ✓"
+			out, err := te.Transform(ctx, Request{Model: "m", Content: Content{Text: text, Type: TypeToolResult}})
+			if onFailure == "" && (!errors.Is(err, ErrWithheld) || strings.Contains(out.Text, "must not pass")) {
+				t.Errorf("got %v and %q, want the content withheld", err, clip(out.Text, 80))
+			}
+			logs := te.logs.String()
+			if strings.Contains(logs, `"level":"WARN"`) || !strings.Contains(logs, "the request ended") {
+				t.Errorf("the log says the stage failed, or not that the request ended it:\n%s", logs)
+			}
+		})
 	}
 }
 

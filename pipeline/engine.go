@@ -271,13 +271,24 @@ func withholds(spec StageSpec) bool {
 
 // withhold is Transform's answer when a stage that withholds failed: no part of the content,
 // a notice in its place, and a *WithheldError saying which stage failed, why and the fix.
-func (e *Engine) withhold(out Output, m Model, spec StageSpec, err error) (Output, error) {
+func (e *Engine) withhold(ctx context.Context, out Output, m Model, spec StageSpec, err error) (Output, error) {
 	we := &WithheldError{Model: m.Name, File: m.File, Stage: spec.Type, Err: err}
-	e.log.Warn("pipeline: custom stage failed; the content is withheld", "model", m.Name, "stage", spec.Type, "err", err, "fix", we.Fix())
+	if ctx.Err() != nil {
+		e.stopped(ctx, m, spec)
+	} else {
+		e.log.Warn("pipeline: custom stage failed; the content is withheld", "model", m.Name, "stage", spec.Type, "err", err, "fix", we.Fix())
+	}
 	out.Text = "[mcpctl withheld this content: " + strings.TrimPrefix(we.Error(), "pipeline: content withheld: ") + ". To fix: " + we.Fix() + ".]\n"
 	out.Body, out.Applied, out.Sections, out.Metadata, out.Ref = out.Text, true, nil, nil, ""
 	out.Metrics.BytesAfter = len(out.Text)
 	return out, we
+}
+
+// stopped logs a stage ended by the request's end (the client cancelled the call, or its time
+// ran out), which is no failure of the stage and has nothing to fix: at WARN with a fix, it sent
+// a user who had only pressed Escape to debug a stage that works.
+func (e *Engine) stopped(ctx context.Context, m Model, spec StageSpec) {
+	e.log.Debug("pipeline: stage stopped: the request ended", "model", m.Name, "stage", spec.Type, "err", ctx.Err())
 }
 
 // Transform runs the request's model over its content. Each stage's result is cached by the
@@ -355,9 +366,13 @@ func (e *Engine) Transform(ctx context.Context, req Request) (Output, error) {
 					sm.Error = err.Error()
 					if withholds(spec) {
 						out.Metrics.Stages = append(out.Metrics.Stages, sm)
-						return e.withhold(out, m, spec, err)
+						return e.withhold(ctx, out, m, spec, err)
 					}
-					e.log.Warn("pipeline: stage failed; its input passes through", "model", m.Name, "stage", spec.Type, "bytes", len(cur.Text), "err", err)
+					if ctx.Err() != nil {
+						e.stopped(ctx, m, spec)
+					} else {
+						e.log.Warn("pipeline: stage failed; its input passes through", "model", m.Name, "stage", spec.Type, "bytes", len(cur.Text), "err", err)
+					}
 					key = chainKey(key, "failed") // what follows saw this stage's input, not its output
 				} else {
 					cur = next
