@@ -140,8 +140,8 @@ func deref(s *string) string {
 }
 
 // Where the Prompteka app cannot run (it is a macOS app), nothing applies a Prompteka library's
-// writes but a 'queue process --force' the user starts: health_check says so, and what to run,
-// where a write used to wait 17 s to fail; with one running (it holds the processor lock) the
+// writes but a 'queue process --force' the user starts: health_check says so, as a write's
+// refusal does (PROCESSOR_STOPPED), and what to run; with one running (it holds the processor lock) the
 // queue is answered.
 func TestHealthSaysNothingAppliesWritesWithoutTheApp(t *testing.T) {
 	lib := librarytest.New(t, 3)
@@ -150,8 +150,9 @@ func TestHealthSaysNothingAppliesWritesWithoutTheApp(t *testing.T) {
 		t.Errorf("on macOS: %s, %v; want the app's, no problem", state, deref(problem))
 	}
 	state, problem := appProcessor("linux", l)
-	if state != "none" || problem == nil || !strings.Contains(*problem, "'mcpctl queue process --force --library "+lib.Dir+"'") {
-		t.Errorf("on Linux, no processor: %s, %v; want none, saying what to run", state, deref(problem))
+	if state != "none" || problem == nil || !strings.Contains(*problem, "'mcpctl queue process --force --library "+lib.Dir+"'") ||
+		!strings.Contains(*problem, "PROCESSOR_STOPPED") {
+		t.Errorf("on Linux, no processor: %s, %v; want none, saying writes are refused as a write is, and what to run", state, deref(problem))
 	}
 	c := healthCore(t, l)
 	if h := health(t, c); runtime.GOOS != "darwin" && (h.Status != "degraded" || h.Queue.Processor.State != "none" || h.Queue.Processor.Error == nil) {

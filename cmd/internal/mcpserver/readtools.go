@@ -375,8 +375,8 @@ func (d readTools) healthCheck(ctx context.Context, _ json.RawMessage) (any, err
 
 // appProcessor is who applies the writes of a Prompteka library (one not standalone): the app,
 // which runs only on macOS. Elsewhere only 'mcpctl queue process --force' does, and without it
-// every write waits out its time and fails (RESPONSE_TIMEOUT, 17 s later): health_check says so
-// before a write does.
+// every write is refused (PROCESSOR_STOPPED, queue.Writer.WithForcedProcessor): health_check
+// says so before a write does.
 func appProcessor(goos string, lib Library) (state string, problem *string) {
 	if lib.Standalone {
 		return "app", nil // the caller asks its own processor
@@ -390,7 +390,7 @@ func appProcessor(goos string, lib Library) (state string, problem *string) {
 		return queue.ProcWaiting, nil // another process holds the processor lock: it applies the writes
 	}
 	return "none", promptlib.Ptr(fmt.Sprintf("nothing applies this library's writes here: the Prompteka app runs only on macOS, "+
-		"and no 'mcpctl queue process --force' runs for the library, so every write would wait and fail with RESPONSE_TIMEOUT. "+
+		"and no 'mcpctl queue process --force' runs for the library, so every write is refused (PROCESSOR_STOPPED) and nothing is saved. "+
 		"Ask the user to run 'mcpctl queue process --force --library %s' in a terminal, or to serve a standalone library", lib.Dir))
 }
 
