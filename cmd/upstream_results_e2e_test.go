@@ -41,9 +41,9 @@ func addSizeTools(s *server.MCPServer) {
 			}
 			return res, nil
 		})
-	s.AddTool(mcp.NewTool("dense", mcp.WithDescription("60 KB of ids, about 38,000 tokens.")),
+	s.AddTool(mcp.NewTool("dense", mcp.WithDescription("60 KB of ids, about 38,000 tokens (with kb, that many KB).")),
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return mcp.NewToolResultText(denseIDs()), nil
+			return mcp.NewToolResultText(denseIDs(req.GetInt("kb", 60))), nil
 		})
 	// 3,000 resource links, about 400 KB: a search that names every file it found.
 	s.AddTool(mcp.NewTool("links", mcp.WithDescription("3,000 resource links.")),
@@ -205,11 +205,12 @@ func TestUpstreamScreenshotFitsTheAPI(t *testing.T) {
 	t.Logf("%d bytes on the wire, from %d bytes of image data", len(wire), len(screenshotData()))
 }
 
-// denseIDs is 60 KB of ids, one a line: within a result's 100 KB, but about 38,000 tokens by
-// Anthropic's tokenizer (ids take one for every 1.6 bytes), over Claude Code's 25,000.
-func denseIDs() string {
+// denseIDs is kb KB of ids, one a line: 60 KB is within a result's 100 KB, but about 38,000
+// tokens by Anthropic's tokenizer (ids take one for every 1.6 bytes), over Claude Code's 25,000;
+// 28 KB is over the 20,000 mcpctl's estimate allows, under the default model's minBytes.
+func denseIDs(kb int) string {
 	var b strings.Builder
-	for i := 0; b.Len() < 60_000; i++ {
+	for i := 0; b.Len() < kb*1000; i++ {
 		fmt.Fprintf(&b, "%08x-%04x-4%03x-8%03x-%012x\n", uint32(i*2654435761), i%65536, i%4096, i*7%4096, i*40503)
 	}
 	return b.String()
@@ -235,11 +236,19 @@ func TestUpstreamResultOverTheBoundIsPaged(t *testing.T) {
 		}
 		writeProject(t, env, "web", fmt.Sprintf("folder: Web App\ngated: false\n%sservers:\n  db:\n    command: %q\n    env: {MCPCTL_BE_UPSTREAM: db}\n", c.use, os.Args[0]))
 		s := serve(t, env, "--library", lib.Dir, "--project", "web")
-		for tool, whole := range map[string]string{"db__big": bigRecords(), "db__dense": denseIDs()} {
-			res := callWhenUp(t, s, tool)
+		callWhenUp(t, s, "db__big")
+		for _, call := range []struct {
+			args  map[string]any
+			tool  string
+			whole string
+		}{{nil, "db__big", bigRecords()}, {nil, "db__dense", denseIDs(60)}, {map[string]any{"kb": 28}, "db__dense", denseIDs(28)}} {
+			res, err := callTool(context.Background(), s.Client, call.tool, call.args, nil)
+			if err != nil || res.IsError {
+				t.Fatalf("%s %v: %v %v", call.tool, call.args, err, res)
+			}
 			text := resultText(res)
-			if len(text) > 16<<10 || !strings.HasPrefix(whole, text[:8<<10/2]) || res.Meta == nil || res.Meta.AdditionalFields["mcpctl/sections"] == nil {
-				t.Errorf("%s.yaml %q, %s: %d bytes of text; want the first 8 KB page and the list of the others", c.file, c.model, tool, len(text))
+			if len(text) > 16<<10 || !strings.HasPrefix(call.whole, text[:8<<10/2]) || res.Meta == nil || res.Meta.AdditionalFields["mcpctl/sections"] == nil {
+				t.Errorf("%s.yaml %q, %s %v: %d bytes of text; want the first 8 KB page and the list of the others", c.file, c.model, call.tool, call.args, len(text))
 			}
 		}
 	}

@@ -25,6 +25,7 @@ type Explanation struct {
 	Outcome   string
 	Priority  int
 	Bytes     int
+	Tokens    int        // Doc.Tokens: a prompt over what one briefing carries is only named
 	Relevance float64    // the sum of Tags and Feedback
 	Tags      []TagScore // each tag's part (the best of the tag and its synonyms)
 	Feedback  float64    // the part from the words of the best matches' titles and headings
@@ -107,7 +108,7 @@ func Explain(ix *Index, tags []string, budget, limit int, sent map[string]bool) 
 	out := make([]Explanation, 0, len(order))
 	for _, i := range order {
 		e := &ix.entries[i]
-		x := Explanation{Name: e.Name, Outcome: outcome[e.ID], Priority: e.Priority, Bytes: e.Bytes,
+		x := Explanation{Name: e.Name, Outcome: outcome[e.ID], Priority: e.Priority, Bytes: e.Bytes, Tokens: e.Tokens,
 			Relevance: r.scores.total[i], Boost: boost[i]}
 		if x.Outcome == "" {
 			x.Outcome = OutcomeBelow
@@ -157,7 +158,7 @@ func (x Explanation) String() string {
 	if x.Feedback > 0 {
 		parts = append(parts, fmt.Sprintf("feedback %.2f", x.Feedback))
 	}
-	s := fmt.Sprintf("%-12s %s (priority %d, %d bytes): relevance %.2f", x.Outcome, x.Name, x.Priority, x.Bytes, x.Relevance)
+	s := fmt.Sprintf("%-12s %s (priority %d, %d bytes, %d tokens): relevance %.2f", x.Outcome, x.Name, x.Priority, x.Bytes, x.Tokens, x.Relevance)
 	if len(parts) > 0 {
 		s += " = " + strings.Join(parts, " + ")
 	}

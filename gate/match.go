@@ -343,6 +343,15 @@ var wholeBriefing = carry{maxBriefingBytes, maxBriefingTokens}
 func full(e *Entry) carry     { return carry{e.Bytes, e.Tokens} }
 func contents(e *Entry) carry { return carry{e.TOCBytes, e.TOCTokens} }
 
+// neverCarried reports whether no briefing can carry e, whole or as its contents: over the
+// budget's room bytes (0: none known), or over what one briefing carries, as 50 KB of code is
+// whatever the budget.
+func neverCarried(e *Entry, room int) bool {
+	whole := room > 0 && e.Bytes > room || !wholeBriefing.holds(full(e))
+	toc := e.TOCBytes == 0 || room > 0 && e.TOCBytes > room || !wholeBriefing.holds(contents(e))
+	return whole && toc
+}
+
 func (c carry) holds(n carry) bool { return n.bytes <= c.bytes && n.tokens <= c.tokens }
 func (c carry) less(n carry) carry { return carry{c.bytes - n.bytes, c.tokens - n.tokens} }
 

@@ -252,7 +252,7 @@ func (r Renderer) Briefing(ctx context.Context, b Briefing, load Bodies) (text s
 		lines, later := make([]string, len(b.Listed)), b.MoreListed
 		for i, e := range b.Listed {
 			lines[i] = e.Line()
-			if b.Room > 0 && e.Bytes > b.Room && (e.TOCBytes == 0 || e.TOCBytes > b.Room) {
+			if neverCarried(&e, b.Room) {
 				lines[i] += fmt.Sprintf(" (id %s, %d KB: more than a briefing carries)", e.ID, (e.Bytes+1023)/1024)
 			} else {
 				later++

@@ -289,16 +289,12 @@ func TestSessionBoundsLongCriticalPrompts(t *testing.T) {
 // 13,000 tokens, so two such priority-10 scripts, well within 80 KB, would pass what one tool
 // result may carry, and a large budget fills with code only as far as the tokens go.
 func TestSessionBoundsTheTokensABriefingCarries(t *testing.T) {
-	code := func(topic string, n int) string {
-		line := "func (w *Writer) Write(e Event) error {\n\tline, err := json.Marshal(e)\n\treturn err\n}\n"
-		return "About " + topic + ".\n" + strings.Repeat(line, n/len(line))
-	}
 	ix := buildIndex(t, 100_000,
 		spec{"Golden Rules", 10, "Never push to main."},
-		spec{"Deploy Script One", 10, code("deploys", 30_000)},
-		spec{"Deploy Script Two", 10, code("deploys", 30_000)},
-		spec{"Deploy Helper A", 5, code("deploys", 9_000)},
-		spec{"Deploy Helper B", 5, code("deploys", 9_000)},
+		spec{"Deploy Script One", 10, goCode("deploys", 30_000)},
+		spec{"Deploy Script Two", 10, goCode("deploys", 30_000)},
+		spec{"Deploy Helper A", 5, goCode("deploys", 9_000)},
+		spec{"Deploy Helper B", 5, goCode("deploys", 9_000)},
 	)
 	bytes, tokens := 0, 0
 	for _, e := range ix.entries {
@@ -324,6 +320,25 @@ func TestSessionBoundsTheTokensABriefingCarries(t *testing.T) {
 	}
 	if sent == len(ix.entries) {
 		t.Error("every prompt was sent in full")
+	}
+}
+
+// goCode is a body about topic of about n bytes of Go: about 2.3 bytes a token.
+func goCode(topic string, n int) string {
+	line := "func (w *Writer) Write(e Event) error {\n\tline, err := json.Marshal(e)\n\treturn err\n}\n"
+	return "About " + topic + ".\n" + strings.Repeat(line, n/len(line))
+}
+
+// A prompt of more tokens than any briefing carries is named with its id, for get_prompt:
+// "call read_prompts again for the next ones" would list it again each time.
+func TestBriefingSendsTooDenseAPromptToGetPrompt(t *testing.T) {
+	ix := buildIndex(t, 200_000, spec{"Deploy Script", 5, goCode("deploys", 45_000)}, spec{"Deploy Notes", 5, "About deploys."})
+	s := NewSession(ix.Project())
+	b := s.Begin(ix, []string{"deploy"})
+	text, _ := render(t, Renderer{}, ix, b)
+	script := ix.entries[ix.byName["deploy-script"]]
+	if script.Bytes > 200_000/2 || !strings.Contains(text, "(id "+script.ID+", 44 KB: more than a briefing carries)") || !strings.Contains(text, "with get_prompt and the id given") {
+		t.Errorf("the %d-byte, %d-token script is not sent to get_prompt:\n%s", script.Bytes, script.Tokens, text)
 	}
 }
 

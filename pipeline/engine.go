@@ -144,8 +144,10 @@ type Request struct {
 	Model   string // the proxymodel's name
 	Content Content
 	Project string // the project served, passed to custom stages; may be ""
-	// BuiltIn asks for the built-in model called Model even when a file overrides it: the
-	// server's last resort for a result too large to send, which a user's model must not undo.
+	// BuiltIn asks for the built-in model called Model even when a file overrides it, whatever
+	// the content's size: the server's last resort for a result too large to send, which a
+	// user's model must not undo, nor the model's minBytes (28 KB of ids is over a result's
+	// tokens, under the default's 32 KB).
 	BuiltIn bool
 }
 
@@ -304,6 +306,7 @@ func (e *Engine) Transform(ctx context.Context, req Request) (Output, error) {
 	m, err := e.runnable(req.Model)
 	if b, ok := builtinModel(req.Model); ok && req.BuiltIn {
 		m, err = b, nil
+		m.MinBytes = 0
 	}
 	if err != nil {
 		return out, err
