@@ -113,18 +113,19 @@ func TestInterceptedResultStaysWithinTheLimit(t *testing.T) {
 		pins[i] = fmt.Sprintf("Pin %03d", i)
 	}
 	for _, c := range []struct {
-		name string
-		lib  func(t *testing.T) *librarytest.Library
-		ask  int
+		name    string
+		lib     func(t *testing.T) *librarytest.Library
+		ask     int
+		carried string // a prompt the thrown-away result carried
 	}{
 		// Two prompts of 48 KB, spaced out: the bytes bind.
 		{"a result with no room left is for a second call", func(t *testing.T) *librarytest.Library {
 			return bigLibrary(t, spacedLine, 48_000, "Garden Notes One", "Garden Notes Two")
-		}, 3},
+		}, 3, "Garden Notes One"},
 		// 200 prompts of ids: a page fills to the tokens' bound, a prompt short of it.
 		{"a result with no tokens left is for a second call", func(t *testing.T) *librarytest.Library {
 			return bigLibrary(t, idLine, 400, pins...)
-		}, 200},
+		}, 200, "Pin 199"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			lib := c.lib(t)
@@ -142,6 +143,12 @@ func TestInterceptedResultStaysWithinTheLimit(t *testing.T) {
 				t.Errorf("the error does not say to call again, or lacks the briefing: %+v (%v)", te, err)
 			}
 			s.waitNotification(t, mcp.MethodNotificationToolsListChanged, 10*time.Second)
+			// The result was thrown away: what it carried was not received, so the gate sends it.
+			var r gate.Result
+			s.call(t, "read_prompts", map[string]any{"tags": []string{c.carried}}, &r)
+			if slug := promptlib.Slug(c.carried); !contains(r.Matched, slug) {
+				t.Errorf("read_prompts does not send %s, which only the thrown-away result carried: matched %v, already provided %v", slug, r.Matched, r.AlreadyProvided)
+			}
 			var all promptsOut
 			res = s.call(t, "list_prompts", args, &all)
 			if len(res.Content) != 1 || len(all.Prompts) < 2 {

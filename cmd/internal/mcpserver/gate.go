@@ -159,7 +159,9 @@ func (g *gateComponent) intercept(next server.ToolHandlerFunc) server.ToolHandle
 			g.received(ctx)
 			return res, err
 		}
-		b = b.Without(g.received(ctx))
+		carried := g.carried(ctx)
+		chosen := b
+		b = b.Without(carried)
 		// The session is ungated and the briefing's prompts count as sent: the briefing must
 		// reach the model even when the tool failed.
 		if err != nil || res == nil {
@@ -184,6 +186,9 @@ func (g *gateComponent) intercept(next server.ToolHandlerFunc) server.ToolHandle
 				bytes, tokens := wholeResult.bytes-left.bytes, wholeResult.tokens-left.tokens
 				res = g.errorResult(ctx, promptlib.Errorf(promptlib.CodeResultTooLarge,
 					"%s ran, but its result (%d KB of text, about %d tokens) does not fit beside the project briefing above in one tool result", name, (bytes+1023)/1024, tokens))
+				// The result is thrown away: the prompts it carried were not received, and
+				// the briefing names those it chose instead of calling them already provided.
+				carried, shrunk = nil, g.sess.Shrunk(chosen)
 				left = textLeft(res.Content, "")
 				b, text, unknown, berr = fitBriefing(ctx, r, shrunk, g.bodies, left)
 				text = capText(text, left)
@@ -193,6 +198,7 @@ func (g *gateComponent) intercept(next server.ToolHandlerFunc) server.ToolHandle
 			g.log.Error("gate: briefing bodies could not be read", "err", berr)
 		}
 		g.logUnknown(unknown)
+		g.sess.Received(carried...)
 		if res.IsError {
 			res.Content = errorWithBriefing(res.Content, text)
 		} else {
@@ -357,15 +363,18 @@ func textLeft(content []mcp.Content, prepared string) room {
 	return left
 }
 
-// received tells the session which prompts the call's result carried in full, and returns
-// them. A call the client cancelled carried nothing: its response is never sent.
-func (g *gateComponent) received(ctx context.Context) []string {
+// received tells the session which prompts the call's result carried in full.
+func (g *gateComponent) received(ctx context.Context) {
+	g.sess.Received(g.carried(ctx)...)
+}
+
+// carried is the prompts the call's result carries in full. A call the client cancelled
+// carried nothing: its response is never sent.
+func (g *gateComponent) carried(ctx context.Context) []string {
 	if ctx.Err() != nil {
 		return nil
 	}
-	ids := callFrom(ctx).carriedIDs()
-	g.sess.Received(ids...)
-	return ids
+	return callFrom(ctx).carriedIDs()
 }
 
 // bodies reads the prompts a briefing sends in full: the gate keeps no bodies.
