@@ -491,3 +491,37 @@ func TestStdinEndsWithAStreamOpen(t *testing.T) {
 		t.Errorf("the server waited for the stream to be answered: %v", lines)
 	}
 }
+
+// A response names its request by id alone, so an id still in flight is not taken again: the
+// second request under it is refused, and the first's answer is not given to it. Once the first
+// has ended (cancelled, here), the id is free.
+func TestAnIDInFlightIsNotTakenTwice(t *testing.T) {
+	s := serveRaw(t, testHome(t), "--library", standaloneLib(t))
+	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}`
+	cancelled := func(n int) {
+		t.Helper()
+		eventually(t, 20*time.Second, "the server logs the cancelled stream", func() bool {
+			return len(s.stderr.logLines(t, "request cancelled by the client; no response sent")) == n
+		})
+	}
+	// A cancellation right behind the stream's request, which mcp-go lost when it overtook
+	// the stream's start: the stream stayed open, its id in flight, until the session ended.
+	s.send(`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` + meta + `}}`)
+	s.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"user"}}`)
+	cancelled(1)
+
+	s.send(`{"jsonrpc":"2.0","id":2,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` + meta + `}}`)
+	for m := s.next(); m["method"] != "notifications/subscriptions/acknowledged" || !strings.Contains(s.line, `/subscriptionId":2`); m = s.next() {
+	}
+	s.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{` + meta + `}}`)
+	resp, _ := s.until(2)
+	if code, msg := errorOf(resp); code != -32600 || !strings.Contains(msg, "still in flight") {
+		t.Fatalf("a tools/list under the id of an open stream: %.300s; want -32600 saying the id is in flight", s.line)
+	}
+	s.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2,"reason":"user"}}`)
+	cancelled(2)
+	s.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{` + meta + `}}`)
+	if resp, _ := s.until(2); resp["result"] == nil {
+		t.Errorf("tools/list once the stream under its id ended: %s", s.line)
+	}
+}

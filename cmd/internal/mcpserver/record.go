@@ -75,6 +75,12 @@ func (c *call) cancel() {
 	}
 }
 
+func (c *call) isCancelled() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cancelled
+}
+
 type callKey struct{}
 
 // withCall is ctx carrying c.

@@ -215,6 +215,14 @@ func (w *wire) inbound(line []byte) error {
 	}
 	c := &call{id: string(env.ID), key: canonicalID(env.ID), method: method, name: requestName(method, env.Params), start: time.Now(), bytesIn: len(line)}
 	w.mu.Lock()
+	if _, inFlight := w.calls[c.key]; inFlight {
+		// A response names its request by id alone: two in flight under one id (a client that
+		// reused the id of one it cancelled, before that one ended) would each take the
+		// other's answer.
+		w.mu.Unlock()
+		w.reply(env.ID, mcp.INVALID_REQUEST, "Invalid Request: id "+c.key+" belongs to a request still in flight (one cancelled but not yet ended included); send each request with an id not used before in this session")
+		return nil
+	}
 	if method == string(mcp.MethodInitialize) {
 		w.initialized = true
 	}
@@ -346,6 +354,38 @@ func (w *wire) cancel(params json.RawMessage) {
 	}
 }
 
+// recancel sends mcp-go again the cancellation of a subscriptions/listen stream whose
+// acknowledgement (ack) is leaving: mcp-go registers a request's cancel only as its handler
+// starts, so a cancellation that overtook the stream's start was lost, and the stream, which
+// ends only when cancelled, stayed open with its id in flight for the rest of the session. The
+// acknowledgement is sent after that registration. A tool call does not need this (call.bind).
+func (w *wire) recancel(ack []byte) {
+	var m struct {
+		Params struct {
+			Meta map[string]json.RawMessage `json:"_meta"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(ack, &m) != nil {
+		return
+	}
+	id := m.Params.Meta[mcp.MetaKeySubscriptionID]
+	w.mu.Lock()
+	c := w.calls[canonicalID(id)]
+	w.mu.Unlock()
+	if c == nil || !c.isCancelled() {
+		return
+	}
+	line, err := json.Marshal(mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION, Notification: mcp.Notification{
+		Method: string(mcp.MethodNotificationCancelled),
+		Params: mcp.NotificationParams{AdditionalFields: map[string]any{"requestId": id}},
+	}})
+	if err != nil {
+		return
+	}
+	// Not on this goroutine: mcp-go is writing, and its reader may be waiting to write too.
+	go func() { _ = w.forward(append(line, '\n')) }()
+}
+
 func (w *wire) forward(line []byte) error {
 	_, err := w.pw.Write(line)
 	return err
@@ -418,6 +458,9 @@ func (o wireOut) Write(p []byte) (int, error) {
 	if env.method != "" {
 		if len(env.id) == 0 {
 			w.obs.notification(env.method, "out", len(p), bytes.TrimSpace(p))
+		}
+		if env.method == string(mcp.MethodNotificationSubscriptionsAcknowledged) {
+			w.recancel(p)
 		}
 		return n, w.write(p)
 	}
