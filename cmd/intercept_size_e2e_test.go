@@ -157,3 +157,29 @@ func TestInterceptedResultStaysWithinTheLimit(t *testing.T) {
 		})
 	}
 }
+
+// A failed call's briefing goes inside its error, a JSON string: the escaping of its quotes and
+// line ends counts toward the bound too. It passed it by the escaping, a few KB.
+func TestInterceptedErrorStaysWithinTheLimit(t *testing.T) {
+	t0 := promptlib.Time{Time: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	web := promptlib.Folder{ID: "F0000000-0000-4000-8000-000000000001", Name: "Web App", CreatedAt: t0, UpdatedAt: t0}
+	// A rule of quoted lines, each quote and line end a byte more once escaped; and an index.
+	rule := strings.Repeat(`Set "a": "b" and "c": "d".`+"\n", 70_000/27)
+	lib := promptlib.Library{Folders: []promptlib.Folder{web}, Prompts: []promptlib.Prompt{{ID: "E0000000-0000-4000-8000-000000000000",
+		Title: "Security Policy", Content: rule, FolderID: &web.ID, CreatedAt: t0, UpdatedAt: t0}}}
+	for i := range 1500 {
+		lib.Prompts = append(lib.Prompts, promptlib.Prompt{ID: fmt.Sprintf("E0000000-0000-4000-8000-%012d", i+1), Title: fmt.Sprintf("Guide %04d", i),
+			Content: "A \"guide\" on one of the many \"things\" a team writes down.", FolderID: &web.ID, CreatedAt: t0, UpdatedAt: t0})
+	}
+	env := testHome(t)
+	writeProject(t, env, "web", "folder: Web App\nbyteBudget: 100000\nindexCap: 1000\npriorities:\n  security-policy: 10\n")
+	s := serve(t, env, "--library", librarytest.FromLibrary(t, lib).Dir, "--project", "web")
+	var te toolError
+	res := s.call(t, "get_prompt", map[string]any{"id": "00000000-0000-4000-8000-000000000000"}, &te)
+	if !res.IsError || te.Briefing == "" || !strings.Contains(te.Briefing, rule[:200]) {
+		t.Fatalf("the failed call: error %v, briefing of %d bytes; want NOT_FOUND with the rule in its briefing", res.IsError, len(te.Briefing))
+	}
+	if n, tk := textBytes(res), textTokens(res); n > mcpserver.MaxResultBytes || tk > mcpserver.MaxResultTokens {
+		t.Errorf("the failed call's result is %d bytes of text, about %d tokens; over %d or %d", n, tk, mcpserver.MaxResultBytes, mcpserver.MaxResultTokens)
+	}
+}

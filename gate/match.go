@@ -326,11 +326,12 @@ func (ix *Index) byTitle(a, b int) int {
 // the project's byteBudget and however long its priority-10 prompts are: a briefing is one tool
 // result, which a client refuses past its limits (Claude Code: 25,000 tokens; mcpctl keeps a
 // result within 20,000 of promptlib.Tokens' estimate, mcpserver.MaxResultTokens), and its texts,
-// headings and index lines take some of that. The tokens bind first for code, tables and ids:
-// 80 KB of Go is about 30,000 tokens.
+// headings and index lines take some of that, and the model reads it as JSON (begin_session's
+// structured result: the text escaped, beside lists of names), some 15 % more tokens than the
+// text. The tokens bind first for code, tables and ids: 80 KB of Go is about 30,000 tokens.
 const (
 	maxBriefingBytes  = 80_000
-	maxBriefingTokens = 16_000
+	maxBriefingTokens = 14_000
 )
 
 // carry is what a briefing's prompt content may still take, of maxBriefingBytes and

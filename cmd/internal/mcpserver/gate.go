@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -178,11 +177,11 @@ func (g *gateComponent) intercept(next server.ToolHandlerFunc) server.ToolHandle
 		// answers RESULT_TOO_LARGE: called again once the session is open, it comes alone.
 		left := textLeft(res.Content, callFrom(ctx).preparedText())
 		whole := b
-		b, text, unknown, berr := fitBriefing(ctx, r, whole, g.bodies, left)
-		if !left.holds(text) {
+		b, text, unknown, berr := fitBriefing(ctx, r, whole, g.bodies, left, framed)
+		if !left.holds(framed(b, text)) {
 			shrunk := g.sess.Shrunk(whole)
-			b, text, unknown, berr = fitBriefing(ctx, r, shrunk, g.bodies, left)
-			if !left.holds(text) {
+			b, text, unknown, berr = fitBriefing(ctx, r, shrunk, g.bodies, left, framed)
+			if !left.holds(framed(b, text)) {
 				bytes, tokens := wholeResult.bytes-left.bytes, wholeResult.tokens-left.tokens
 				res = g.errorResult(ctx, promptlib.Errorf(promptlib.CodeResultTooLarge,
 					"%s ran, but its result (%d KB of text, about %d tokens) does not fit beside the project briefing above in one tool result", name, (bytes+1023)/1024, tokens))
@@ -190,8 +189,8 @@ func (g *gateComponent) intercept(next server.ToolHandlerFunc) server.ToolHandle
 				// the briefing names those it chose instead of calling them already provided.
 				carried, shrunk = nil, g.sess.Shrunk(chosen)
 				left = textLeft(res.Content, "")
-				b, text, unknown, berr = fitBriefing(ctx, r, shrunk, g.bodies, left)
-				text = capText(text, left)
+				b, text, unknown, berr = fitBriefing(ctx, r, shrunk, g.bodies, left, framed)
+				text = capText(b, text, left, framed)
 			}
 		}
 		if berr != nil {
@@ -236,10 +235,13 @@ func errorWithBriefing(content []mcp.Content, briefing string) []mcp.Content {
 	if len(texts) == 1 && json.Unmarshal([]byte(texts[0]), &ours) == nil && ours.Error != "" {
 		text = string(withBriefingField([]byte(texts[0]), briefing, false))
 	} else {
-		text = strings.Join(append(texts, "[The project's briefing for this session, which the failed call carries:]\n\n"+briefing), "\n\n")
+		text = strings.Join(append(texts, errorBriefingHeader+briefing), "\n\n")
 	}
 	return append([]mcp.Content{mcp.NewTextContent(text)}, rest...)
 }
+
+// errorBriefingHeader comes before a briefing that follows another server's error.
+const errorBriefingHeader = "[The project's briefing for this session, which the failed call carries:]\n\n"
 
 // carryBriefing makes the briefing reach a client that reads only a result's structuredContent
 // when it has one: Claude Code (2.1.280, claude-code #79944) and VS Code hand the model
@@ -271,67 +273,6 @@ func (g *gateComponent) carryBriefing(ctx context.Context, name string, res *mcp
 	// A result the server sent as structuredContent alone has its JSON as text already: the
 	// pipeline made it so, and the bound was counted with it.
 	dropStructured(res)
-}
-
-// fitBriefing renders b within room where it can. The gate bounds the prompt content a
-// briefing carries, but not its lines naming prompts, which grow with the project's indexCap and
-// the matches past the budget: 1,000 index lines alone are about 100 KB. So lines are cut, the
-// index's first, then the weak matches', then the over-budget matches', the last of each first;
-// the briefing counts what it cut and says how many more there are, for read_prompts to fetch.
-func fitBriefing(ctx context.Context, r gate.Renderer, b gate.Briefing, load gate.Bodies, in room) (gate.Briefing, string, []string, error) {
-	text, unknown, err := r.Briefing(ctx, b, load)
-	for err == nil && !in.holds(text) {
-		// A line's "- name: summary\n", and room for the count line that grows or appears.
-		overBytes, overTokens := len(text)-in.bytes+64, promptlib.Tokens(text)-in.tokens+16
-		cut := func(es []gate.Entry) ([]gate.Entry, int) {
-			k := len(es)
-			for bytes, tokens := 0, 0; k > 0 && (bytes < overBytes || tokens < overTokens); k-- {
-				line := es[k-1].Line()
-				bytes, tokens = bytes+len(line)+1, tokens+promptlib.Tokens(line)+1
-			}
-			return es[:k], len(es) - k
-		}
-		var n int
-		switch {
-		case len(b.Remaining) > 0:
-			b.Remaining, n = cut(b.Remaining)
-			b.Omitted += n
-		case len(b.Weak) > 0:
-			b.Weak, n = cut(b.Weak)
-			b.Omitted += n
-		case len(b.Listed) > 0:
-			b.Listed, n = cut(b.Listed)
-			b.MoreListed += n
-		case b.PromptIndex != "":
-			// A gate text that shows the whole index ({{prompt_index}}) goes without it.
-			b.PromptIndex = ""
-		default:
-			return b, text, unknown, nil // prompt content and the texts alone: the caller decides
-		}
-		text, unknown, err = r.Briefing(ctx, b, load)
-	}
-	return b, text, unknown, err
-}
-
-// capNote ends a briefing that capText cut.
-const capNote = "\n\n[The briefing is cut here: with the project's texts it would pass what one tool result may carry. read_prompts fetches the prompts it names.]\n"
-
-// capText is text cut at a line to what room holds, saying so: the last resort when the prompt
-// content (at most 80 KB, 16,000 tokens) and the project's own gate texts leave a briefing over
-// the bound whatever fitBriefing cuts. A client refuses a larger result whole.
-func capText(text string, in room) string {
-	if in.holds(text) {
-		return text
-	}
-	keep := max(0, min(len(text), in.bytes-len(capNote)))
-	for keep > 0 && keep < len(text) && !utf8.RuneStart(text[keep]) {
-		keep--
-	}
-	keep = tokenPrefix(text[:keep], in.tokens-promptlib.Tokens(capNote))
-	if i := strings.LastIndexByte(text[:keep], '\n'); i >= 0 {
-		keep = i
-	}
-	return text[:keep] + capNote
 }
 
 // contentTextBytes is the size of a result's content as a model reads it: its texts, and any
@@ -476,11 +417,11 @@ func (g *gateComponent) brief(ctx context.Context, args json.RawMessage, call fu
 	}
 	st := g.current()
 	b := call(ctx, st.ix, gate.Task{Tags: in.Tags, Text: in.Task})
-	b, text, unknown, err := fitBriefing(ctx, g.renderer(st), b, g.bodies, wholeResult)
+	b, text, unknown, err := fitBriefing(ctx, g.renderer(st), b, g.bodies, wholeResult, asResult)
 	if err != nil {
 		return nil, err
 	}
-	text = capText(text, wholeResult)
+	text = capText(b, text, wholeResult, asResult)
 	g.logUnknown(unknown)
 	g.record(ctx, b, len(text))
 	if b.Ungated {

@@ -127,11 +127,7 @@ func (c *call) addBriefing(text string) bool {
 func withBriefingField(obj []byte, text string, first bool) []byte {
 	// Unescaped <, > and &: a briefing's <prompt> tags would cost 6 bytes a bracket of the
 	// model's context as \u003c, in a text the model reads as it is.
-	var enc bytes.Buffer
-	e := json.NewEncoder(&enc)
-	e.SetEscapeHTML(false)
-	_ = e.Encode(text) // a string always encodes
-	field := bytes.TrimSuffix(enc.Bytes(), []byte("\n"))
+	field := stringify(text)
 	obj = bytes.TrimSpace(obj)
 	inner := bytes.TrimSpace(obj[1 : len(obj)-1]) // between the braces
 	out := make([]byte, 0, len(obj)+len(field)+len(`,"briefing":`))
