@@ -15,6 +15,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcpctl/mcpctl/cmd/internal/mcpserver"
 	"github.com/mcpctl/mcpctl/gate"
 	"github.com/mcpctl/mcpctl/promptlib"
 	"github.com/mcpctl/mcpctl/promptlib/librarytest"
@@ -375,11 +376,47 @@ func TestGateTextEditedInTheAppTakesEffect(t *testing.T) {
 	}
 }
 
-func TestServeUnknownProject(t *testing.T) {
+// A project serve cannot serve (no such file, an invalid one, a folder the library lacks) does
+// not stop serve: a client that cannot start it shows "failed to connect" and no reason. The
+// session says what is wrong and how to fix it, and serves nothing else: without the project
+// the model would work without its rules.
+func TestServeAProjectItCannotServe(t *testing.T) {
 	lib := projectLibrary(t)
-	code, _, stderr := run(t, map[string]string{"XDG_CONFIG_HOME": t.TempDir()}, "serve", "--library", lib.Dir, "--project", "nope")
-	if code != 1 || !strings.Contains(stderr, "nope.yaml") {
-		t.Errorf("unknown project: exit %d, stderr %q; want 1 naming the file to create", code, stderr)
+	for _, c := range []struct {
+		name, yaml, project string
+		want                []string // in the problem
+	}{
+		{"no such project", "", "nope", []string{`no project "nope"`, "nope.yaml"}},
+		{"an unknown field", "folder: Web App\ngatemode: soft\n", "web", []string{"web.yaml", "line 2", "gatemode"}},
+		{"a folder the library lacks", "folder: Mobile App\n", "web", []string{"web.yaml", `To fix: create the folder "Mobile App"`}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			env := testHome(t)
+			if c.yaml != "" {
+				writeProject(t, env, "web", c.yaml)
+			}
+			s := serve(t, env, "--library", lib.Dir, "--project", c.project)
+			for _, w := range append(c.want, "restart the MCP server") {
+				if !strings.Contains(s.init.Instructions, w) {
+					t.Errorf("the instructions lack %q:\n%s", w, s.init.Instructions)
+				}
+			}
+			if names := toolNames(t, s); !slices.Equal(names, []string{"health_check"}) {
+				t.Errorf("tools/list: %v; want health_check alone", names)
+			}
+			te := s.callError(t, "list_prompts", map[string]any{}, "PROJECT_UNAVAILABLE")
+			if !strings.Contains(te.Message, c.want[0]) || !strings.Contains(te.Hint, "Tell the user") {
+				t.Errorf("list_prompts: %+v; want the problem and to tell the user", te)
+			}
+			var h mcpserver.HealthResult
+			s.call(t, "health_check", map[string]any{}, &h)
+			if h.Status != "degraded" || !strings.Contains(h.Project, c.want[0]) {
+				t.Errorf("health_check: status %s, project %q; want degraded with the problem", h.Status, h.Project)
+			}
+			if lines := s.stderr.logLines(t, "the project cannot be served: only health_check is served until it is fixed"); len(lines) != 1 {
+				t.Errorf("logged %d times why the project is not served, want once", len(lines))
+			}
+		})
 	}
 }
 

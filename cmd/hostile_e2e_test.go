@@ -192,14 +192,16 @@ func TestProjectAliasBombRefused(t *testing.T) {
 		t.Errorf("get projects: exit %d\n%s", code, out)
 	}
 	lib := librarytest.New(t, 3)
+	// serve goes on, serving nothing but why (TestServeAProjectItCannotServe).
 	code, _, errOut := run(t, vars, "serve", "--library", lib.Dir, "--project", "bomb")
-	if code == 0 || !strings.Contains(errOut, "bomb.yaml") || !strings.Contains(errOut, "expands to more than") {
+	if code != 0 || !strings.Contains(errOut, "the project cannot be served") || !strings.Contains(errOut, "bomb.yaml") || !strings.Contains(errOut, "expands to more than") {
 		t.Errorf("serve --project bomb: exit %d, %s", code, errOut)
 	}
 }
 
 // Two folders whose paths read alike ("Engineering / Web App" and a folder named
-// "Engineering/Web App") make a project's folder ambiguous: serve refuses, naming both.
+// "Engineering/Web App") make a project's folder ambiguous: serve refuses to serve it, naming
+// both.
 func TestAmbiguousProjectFolderRefused(t *testing.T) {
 	lib := librarytest.FromLibrary(t, promptlib.Library{Folders: []promptlib.Folder{
 		{ID: "F1000000-0000-4000-8000-000000000001", Name: "Engineering"},
@@ -212,7 +214,7 @@ func TestAmbiguousProjectFolderRefused(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "web.yaml"), []byte("folder: Engineering / Web App\n"), 0o600)
 	vars := map[string]string{"XDG_CONFIG_HOME": config, "HOME": t.TempDir()}
 	code, _, errOut := run(t, vars, "serve", "--library", lib.Dir, "--project", "web")
-	if code == 0 || !strings.Contains(errOut, "F1000000-0000-4000-8000-000000000002") || !strings.Contains(errOut, "F1000000-0000-4000-8000-000000000003") {
+	if code != 0 || !strings.Contains(errOut, "the project cannot be served") || !strings.Contains(errOut, "F1000000-0000-4000-8000-000000000002") || !strings.Contains(errOut, "F1000000-0000-4000-8000-000000000003") {
 		t.Errorf("serve: exit %d, %s", code, errOut)
 	}
 }

@@ -77,8 +77,7 @@ func TestProjectCommands(t *testing.T) {
 	for _, args := range [][]string{
 		{"describe", "project", "web", "--library", lib.Dir},
 		{"gate", "preview", "--project", "web", "--library", lib.Dir, "sql"},
-		{"serve", "--project", "web", "--library", lib.Dir},
-	} {
+	} { // serve says it in the session (TestServeAProjectItCannotServe)
 		code, _, stderr = run(t, gone, args...)
 		if code != 1 || !strings.Contains(stderr, `hint: create the folder "Mobile App"`) || !strings.Contains(stderr, "web.yaml") {
 			t.Errorf("mcpctl %v with a missing folder: exit %d, stderr %q; want 1, the file and a hint", args, code, stderr)

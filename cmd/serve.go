@@ -45,8 +45,9 @@ func runServe(ctx context.Context, env Env, args []string) error {
 	// Without a named project, a repository's own .mcpctl/project.yaml (Claude Code and Cursor
 	// start servers in the project's directory) serves; its servers start only once trusted.
 	choice, err := chooseProject(env, *projectName)
+	var projectProblem string
 	if err != nil {
-		return err
+		projectProblem = unservedProject(log, err)
 	}
 	project := choice.Project
 	// A server started as a project's own (upstream.ParentEnv) runs in the project's directory:
@@ -77,20 +78,48 @@ func runServe(ctx context.Context, env Env, args []string) error {
 	if llm := engine.LLM(); llm != nil && project != nil {
 		rr = gate.NewLLMReranker(llm, gate.DefaultRerankTimeout, log)
 	}
-	return mcpserver.Run(ctx, mcpserver.Config{
-		Library:      lib,
-		Project:      project,
-		CacheDir:     filepath.Join(cacheHome(env), "mcpctl"),
-		TrafficDir:   traffic.Dir(stateHome(env)),
-		TraceContent: *trace || env.Getenv("MCPCTL_TRACE") == "content",
-		Version:      version(),
-		Logger:       log,
-		Upstream:     up,
-		Untrusted:    untrusted,
-		LLMProblem:   llmProblem,
-		Pipeline:     engine,
-		Reranker:     rr,
-	}, env.Stdin, env.Stdout)
+	cfg := mcpserver.Config{
+		Library:        lib,
+		Project:        project,
+		CacheDir:       filepath.Join(cacheHome(env), "mcpctl"),
+		TrafficDir:     traffic.Dir(stateHome(env)),
+		TraceContent:   *trace || env.Getenv("MCPCTL_TRACE") == "content",
+		Version:        version(),
+		Logger:         log,
+		Upstream:       up,
+		Untrusted:      untrusted,
+		LLMProblem:     llmProblem,
+		ProjectProblem: projectProblem,
+		Pipeline:       engine,
+		Reranker:       rr,
+	}
+	err = mcpserver.Run(ctx, cfg, env.Stdin, env.Stdout)
+	if errors.Is(err, gate.ErrNoFolder) {
+		// Nothing was read from stdin yet: the session starts again, without the project.
+		cfg.Project, cfg.Upstream, cfg.Untrusted, cfg.Reranker = nil, upstream.Options{}, "", nil
+		cfg.ProjectProblem = unservedProject(log, err)
+		err = mcpserver.Run(ctx, cfg, env.Stdin, env.Stdout)
+	}
+	return err
+}
+
+// unservedProject logs why the project serve was started for cannot be served (err: its file
+// is invalid or missing, or its folder is not in the library) and returns it for the session,
+// which then says so and serves nothing else (mcpserver.Config.ProjectProblem). Exiting instead
+// would leave the user a client's "failed to connect" and the reason in a log file.
+func unservedProject(log *slog.Logger, err error) string {
+	msg, hint := err.Error(), ""
+	var h interface{ UserHint() string } // gate.Error for a missing folder, say
+	if errors.As(err, &h) {
+		hint = h.UserHint()
+	}
+	problem := strings.TrimSuffix(msg, ".") + "."
+	if hint != "" {
+		problem += " To fix: " + hint + "."
+	}
+	problem += " Then restart the MCP server (or reconnect it in the client)."
+	log.Error("the project cannot be served: only health_check is served until it is fixed", "problem", msg, "fix", hint)
+	return problem
 }
 
 // newLogger writes JSON lines to stderr at LOG_LEVEL (default info).

@@ -40,6 +40,9 @@ const (
 	// A gated session's first call ran, but its result and the briefing before it would pass
 	// one tool result's size.
 	CodeResultTooLarge Code = "RESULT_TOO_LARGE"
+	// The project serve was started for cannot be served (its file is invalid, or its folder
+	// is not in the library): every tool but health_check is refused until it is fixed.
+	CodeProjectUnavailable Code = "PROJECT_UNAVAILABLE"
 )
 
 var hints = map[Code]string{
@@ -69,6 +72,7 @@ var hints = map[Code]string{
 	CodeInternal:             "This is a bug in mcpctl; try again, and report it if it repeats.",
 	CodeUpstreamUnavailable:  "The project's MCP server named in the message is not running; mcpctl restarts it with backoff, so try again in a few seconds. If it keeps failing, run 'mcpctl get servers' and fix what its last error says.",
 	CodeUpstreamError:        "The project's MCP server named in the message answered with an error instead of a result; the message gives its words. Call it again only if they say the failure was passing; otherwise use another tool. The server's own log is in mcpctl's stderr.",
+	CodeProjectUnavailable:   "Tell the user what the message says is wrong with the project and how to fix it; once they have, they restart the MCP server (or reconnect it in the client). Do not work around it: the project's rules would be missing.",
 	CodeResultTooLarge:       "Call the tool again with the same arguments: the session is open now, so its result comes alone. For a list or a search, a smaller limit also helps.",
 }
 

@@ -302,6 +302,7 @@ type HealthResult struct {
 	Upstreams []upstream.Status `json:"upstreams,omitempty"`
 	Untrusted string            `json:"untrusted,omitempty"`
 	LLM       string            `json:"llm,omitempty"`
+	Project   string            `json:"project,omitempty"`
 }
 
 // healthCheck never fails: what is wrong is the answer.
@@ -355,7 +356,7 @@ func (d readTools) healthCheck(ctx context.Context, _ json.RawMessage) (any, err
 	if serr != nil {
 		h.Search.Error = promptlib.Ptr(serr.Error())
 	}
-	h.Upstreams, h.Untrusted, h.LLM = d.up.states(), d.cfg.Untrusted, d.cfg.LLMProblem
+	h.Upstreams, h.Untrusted, h.LLM, h.Project = d.up.states(), d.cfg.Untrusted, d.cfg.LLMProblem, d.cfg.ProjectProblem
 	upstreamDown := false
 	for _, u := range h.Upstreams {
 		upstreamDown = upstreamDown || u.State == upstream.Failed
@@ -365,7 +366,7 @@ func (d readTools) healthCheck(ctx context.Context, _ json.RawMessage) (any, err
 		h.Status = "unhealthy"
 	case h.Queue.State != queue.DirWritable || h.Queue.Error != nil || h.Queue.Processor.State == queue.ProcFailed ||
 		h.Queue.Processor.Error != nil || h.Search.Index == "unavailable" ||
-		upstreamDown || h.Untrusted != "" || h.LLM != "":
+		upstreamDown || h.Untrusted != "" || h.LLM != "" || h.Project != "":
 		h.Status = "degraded"
 	default:
 		h.Status = "healthy"

@@ -50,6 +50,10 @@ type Config struct {
 	// LLMProblem, when set, says what is wrong with the LLM's config.yaml, which serve runs
 	// without (for health_check).
 	LLMProblem string
+	// ProjectProblem, when set, says why the project serve was started for cannot be served,
+	// and what fixes it: the session then serves health_check alone (unservedProject), with
+	// Project nil.
+	ProjectProblem string
 	// Pipeline runs the content pipelines; nil serves content unchanged.
 	Pipeline *pipeline.Engine
 	// Reranker, with a project, re-ranks each briefing's candidates (an LLM, DESIGN §9); nil
@@ -132,7 +136,7 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 		server.WithCompletions(),
 		server.WithHooks(hooks),
 		server.WithRecovery(),
-		server.WithInstructions(instructions),
+		server.WithInstructions(instructionsFor(cfg)),
 		server.WithToolFilter(declareResultSize),
 	)
 	s.view = newView(s.db, cfg.Project, s.log)
@@ -193,6 +197,9 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 		ps.untrusted = s.untrustedName
 	}
 	chain(s.srv, s.obs, s.gate, s.pipe)
+	if cfg.ProjectProblem != "" {
+		unservedProject{&s.core, cfg.ProjectProblem}.install(s.srv)
+	}
 
 	// A project's first load (or its kept view) comes before serving: the initialize
 	// instructions carry its index. Without one, initialize never waits for the library.
@@ -246,6 +253,14 @@ func (c *core) mode() string {
 		return "standalone"
 	}
 	return "prompteka"
+}
+
+// instructionsFor is what initialize says without a project's gate (which writes its own).
+func instructionsFor(cfg Config) string {
+	if cfg.ProjectProblem != "" {
+		return unservedProject{problem: cfg.ProjectProblem}.instructions()
+	}
+	return instructions
 }
 
 const instructions = `mcpctl serves the user's prompt library (Prompteka). Use search_prompts to find prompts by words, ` +
