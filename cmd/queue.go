@@ -56,8 +56,11 @@ func runQueueProcess(ctx context.Context, env Env, args []string) error {
 		return err
 	}
 	if !lib.Standalone && !*force {
-		return &usageError{msg: fmt.Sprintf("queue process: %s is a Prompteka library; the app processes its queue", lib.Dir),
-			hint: "quit the app and pass --force to process it with mcpctl instead"}
+		msg, hint := "the app processes its queue", "quit the app and pass --force to process it with mcpctl instead"
+		if runtime.GOOS != "darwin" { // the app runs only on macOS: nothing here would
+			msg, hint = "the Prompteka app processes its queue, and it runs only on macOS", "pass --force to process it with mcpctl here"
+		}
+		return &usageError{msg: fmt.Sprintf("queue process: %s is a Prompteka library; %s", lib.Dir, msg), hint: hint}
 	}
 	lock, err := queue.TryLock(lib.Queue)
 	if errors.Is(err, queue.ErrLocked) {
