@@ -173,7 +173,9 @@ func describeServer(ctx context.Context, env Env, args []string) error {
 	}
 	w := env.Stdout
 	fmt.Fprintf(w, "Server:   %s\nProject:  %s\nCommand:  %s\n", cell(server), cell(p.DisplayName()), cell(strings.Join(append([]string{spec.Command}, spec.Args...), " ")))
-	if spec.Cwd != "" {
+	if dir := upstream.WorkDir(spec, upstream.BaseDir(*p.Project)); dir != spec.Cwd && spec.Cwd != "" {
+		fmt.Fprintf(w, "Cwd:      %s (%s)\n", cell(spec.Cwd), cell(dir))
+	} else if spec.Cwd != "" {
 		fmt.Fprintf(w, "Cwd:      %s\n", cell(spec.Cwd))
 	}
 	if len(spec.Env) > 0 {

@@ -176,14 +176,19 @@ func killGroup(pgid int, sig syscall.Signal) {
 // commandError says what to fix when a command cannot be started. permanent: the command
 // itself is at fault, and starting it again fails the same way until the user mends it; a
 // system out of processes, file descriptors or memory is not, and the restart may succeed.
-func commandError(name, command string, err error) (reason, hint string, permanent bool) {
+// dir is the directory it was to run in: exec reports a missing one as the command's path.
+func commandError(name, command, dir string, err error) (reason, hint string, permanent bool) {
+	_, dirErr := os.Stat(dir)
 	switch {
 	case errors.Is(err, exec.ErrNotFound):
 		return fmt.Sprintf("command %q not found in PATH", command),
 			fmt.Sprintf("Install it, or give servers.%s.command as an absolute path in the project file", name), true
+	case errors.Is(err, os.ErrNotExist) && dir != "" && errors.Is(dirErr, os.ErrNotExist):
+		return fmt.Sprintf("its directory %s does not exist", dir),
+			fmt.Sprintf("Create it, or set servers.%s.cwd in the project file to a directory that exists (a relative cwd is from the repository of a repository's project, else from the projects directory)", name), true
 	case errors.Is(err, os.ErrNotExist):
-		return fmt.Sprintf("command or cwd does not exist: %v", err),
-			fmt.Sprintf("Check servers.%s.command and cwd in the project file", name), true
+		return fmt.Sprintf("command does not exist: %v", err),
+			fmt.Sprintf("Check servers.%s.command in the project file", name), true
 	case errors.Is(err, os.ErrPermission):
 		return fmt.Sprintf("command cannot be run: %v", err),
 			fmt.Sprintf("Make servers.%s.command executable (chmod +x)", name), true

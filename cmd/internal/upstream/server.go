@@ -285,15 +285,20 @@ func (s *Server) command() *exec.Cmd {
 	} else {
 		cmd.Env = env
 	}
-	switch {
-	case s.spec.Cwd == "":
-		cmd.Dir = s.opts.Dir
-	case filepath.IsAbs(s.spec.Cwd) || s.opts.Dir == "":
-		cmd.Dir = s.spec.Cwd
-	default:
-		cmd.Dir = filepath.Join(s.opts.Dir, s.spec.Cwd)
-	}
+	cmd.Dir = WorkDir(s.spec, s.opts.Dir)
 	return cmd
+}
+
+// WorkDir is the directory a server runs in: its cwd, a relative one from base (BaseDir: the
+// repository of a repository's project, the projects directory of another); base without one.
+func WorkDir(spec gate.ServerSpec, base string) string {
+	switch {
+	case spec.Cwd == "":
+		return base
+	case filepath.IsAbs(spec.Cwd) || base == "":
+		return spec.Cwd
+	}
+	return filepath.Join(base, spec.Cwd)
 }
 
 // runOnce starts the server, initializes it, and serves until it dies or ctx ends. It leaves
@@ -301,9 +306,10 @@ func (s *Server) command() *exec.Cmd {
 // ready and why it stopped.
 func (s *Server) runOnce(ctx context.Context) (up time.Duration, reason string) {
 	s.setState(Starting, func() { s.lists = lists{} })
-	proc, err := startProcess(s.command(), s.log)
+	cmd := s.command()
+	proc, err := startProcess(cmd, s.log)
 	if err != nil {
-		reason, hint, permanent := commandError(s.name, s.spec.Command, err)
+		reason, hint, permanent := commandError(s.name, s.spec.Command, cmd.Dir, err)
 		s.setState(Failed, func() { s.reason, s.hint, s.pid, s.permanent = reason, hint, 0, permanent })
 		return 0, reason
 	}

@@ -387,10 +387,17 @@ func TestCommandErrorSaysWhoCanMendIt(t *testing.T) {
 		{"no processes left", &fs.PathError{Op: "fork/exec", Path: "/srv", Err: syscall.EAGAIN}, false, "ulimit -u"},
 		{"no descriptors left", &fs.PathError{Op: "pipe", Path: "", Err: syscall.EMFILE}, false, "ulimit -n"},
 		{"no memory", &fs.PathError{Op: "fork/exec", Path: "/srv", Err: syscall.ENOMEM}, false, "starts it again"},
+		{"no such command", &fs.PathError{Op: "fork/exec", Path: "/srv", Err: syscall.ENOENT}, true, "servers.db.command"},
+		// exec names the command when the directory is missing.
+		{"no such directory", &fs.PathError{Op: "fork/exec", Path: "/srv", Err: syscall.ENOENT}, true, "servers.db.cwd"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			reason, hint, permanent := commandError("db", "srv", tt.err)
+			dir := t.TempDir()
+			if tt.name == "no such directory" {
+				dir = filepath.Join(dir, "tools", "db")
+			}
+			reason, hint, permanent := commandError("db", "srv", dir, tt.err)
 			if permanent != tt.permanent || !strings.Contains(hint, tt.hint) {
 				t.Errorf("commandError = %q, %q, permanent %v; want permanent %v and a hint about %q", reason, hint, permanent, tt.permanent, tt.hint)
 			}
