@@ -161,6 +161,11 @@ func TestResolveOrder(t *testing.T) {
 	if err != nil || got.DB != filepath.Join(flagLib, "prompts.db") || got.Queue != filepath.Join(flagLib, "import-queue") || !got.Standalone {
 		t.Errorf("--library: got %+v, %v", got, err)
 	}
+	// An MCP client's config passes a path as written: no shell expands its ~.
+	got, err = (&libraryFlags{library: "~/flag", queue: "~/q"}).resolve(ctx, env, false)
+	if err != nil || got.DB != filepath.Join(flagLib, "prompts.db") || got.Queue != filepath.Join(home, "q") {
+		t.Errorf("--library ~/flag --queue ~/q: got %+v, %v; want under %s", got, err, home)
+	}
 	got, err = (&libraryFlags{}).resolve(ctx, env, false)
 	if err != nil || got.DB != envDB || got.Queue != filepath.Join(home, "q") || got.Source != "PROMPTEKA_DB_PATH" {
 		t.Errorf("env: got %+v, %v", got, err)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 
 	"github.com/adrg/xdg"
 
@@ -41,6 +42,7 @@ var promptekaDirs = []string{
 // missing standalone library is made with the starter prompts.
 func (f *libraryFlags) resolve(ctx context.Context, env Env, create bool) (Library, error) {
 	var lib Library
+	f.library, f.db, f.queue = expandHome(env, f.library), expandHome(env, f.db), expandHome(env, f.queue)
 	switch {
 	case f.library != "" && f.db != "":
 		return lib, &usageError{msg: "--library and --db are alternatives; give one", hint: "use --library DIR for a library directory"}
@@ -49,7 +51,7 @@ func (f *libraryFlags) resolve(ctx context.Context, env Env, create bool) (Libra
 	case f.db != "":
 		lib = Library{DB: f.db, Source: "--db"}
 	case env.Getenv("PROMPTEKA_DB_PATH") != "":
-		lib = Library{DB: env.Getenv("PROMPTEKA_DB_PATH"), Source: "PROMPTEKA_DB_PATH"}
+		lib = Library{DB: expandHome(env, env.Getenv("PROMPTEKA_DB_PATH")), Source: "PROMPTEKA_DB_PATH"}
 	default:
 		found, err := findPrompteka(env)
 		if err != nil {
@@ -76,7 +78,7 @@ func (f *libraryFlags) resolve(ctx context.Context, env Env, create bool) (Libra
 	case f.queue != "":
 		lib.Queue = f.queue
 	case f.library == "" && f.db == "" && env.Getenv("PROMPTEKA_QUEUE_PATH") != "":
-		lib.Queue = env.Getenv("PROMPTEKA_QUEUE_PATH")
+		lib.Queue = expandHome(env, env.Getenv("PROMPTEKA_QUEUE_PATH"))
 	default:
 		lib.Queue = filepath.Join(lib.Dir, queue.QueueName)
 	}
@@ -139,6 +141,16 @@ func dataHome(env Env) string   { return xdgHome(env, "XDG_DATA_HOME", ".local/s
 func configHome(env Env) string { return xdgHome(env, "XDG_CONFIG_HOME", ".config", xdg.ConfigHome) }
 func cacheHome(env Env) string  { return xdgHome(env, "XDG_CACHE_HOME", ".cache", xdg.CacheHome) }
 func stateHome(env Env) string  { return xdgHome(env, "XDG_STATE_HOME", ".local/state", xdg.StateHome) }
+
+// expandHome is path with a leading ~ (alone, or before a slash) as $HOME: an MCP client's
+// config passes "--library", "~/prompts" to mcpctl as it is written, with no shell to expand it.
+func expandHome(env Env, path string) string {
+	home := env.Getenv("HOME")
+	if home == "" || (path != "~" && !strings.HasPrefix(path, "~/")) {
+		return path
+	}
+	return filepath.Join(home, path[1:])
+}
 
 // xdgHome reads the variable from env rather than the process, so tests and 'serve' started with
 // another HOME agree. With HOME set it applies the XDG default below it itself (xdg resolved it once
