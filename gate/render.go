@@ -241,6 +241,11 @@ func (r Renderer) Briefing(ctx context.Context, b Briefing, load Bodies) (text s
 		// Only a Reranker leaves this: it passed over every candidate, which lead the weak
 		// matches below.
 		out = append(out, heading+"\n\nNone of the matches was judged needed for your task; they are named below with their summaries.")
+	case len(b.Listed) == 0 && b.MoreListed == 0 && len(b.AlreadySent) == 0 && len(b.AlreadyTOC) == 0 && len(b.Tags) == 0 && b.Kind == KindIntercept:
+		// A call without words (health_check, a list without a query): nothing was asked, so
+		// nothing failed to match.
+		out = append(out, "## Prompts for your task\n\nThis call gave no words to match the project's prompts on. "+
+			"Before you work, fetch what your task needs with read_prompts, the words of your task as tags; the index below names the prompts.")
 	case len(b.Listed) == 0 && b.MoreListed == 0 && len(b.AlreadySent) == 0 && len(b.AlreadyTOC) == 0:
 		// Without a Reranker the best match is always above the floor, so it would be sent,
 		// listed or already provided.

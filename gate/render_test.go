@@ -150,6 +150,13 @@ ENCOURAGEMENT
 	if got != want {
 		t.Errorf("intercept briefing:\n%s\nwant:\n%s", got, want)
 	}
+
+	// A call without words asked nothing: no match "failed", and the briefing says how to ask.
+	b, _ = NewSession(ix.Project()).Intercept(ix, "health_check", json.RawMessage(`{}`))
+	got, _ = render(t, r, ix, b)
+	if !strings.Contains(got, "This call gave no words to match") || strings.Contains(got, "Try other tags") || strings.Contains(got, "no tags") {
+		t.Errorf("intercept briefing of a call without words:\n%s", got)
+	}
 }
 
 func TestRenderInstructions(t *testing.T) {
