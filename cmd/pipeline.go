@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mcpctl/mcpctl/pipeline"
@@ -87,10 +88,11 @@ func runPipeline(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	why := notApplied(e, out, *model, *typ)
 	switch {
 	case *section != "":
 		if out.Ref == "" {
-			return fmt.Errorf("pipeline run: the result has no sections (%s); drop --section", notApplied(out, *model, *typ))
+			return fmt.Errorf("pipeline run: the result has no sections (%s); drop --section", why)
 		}
 		sec, s, err := e.Section(ctx, out.Ref, *section)
 		if err != nil {
@@ -116,7 +118,7 @@ func runPipeline(ctx context.Context, env Env, args []string) error {
 	if _, err := io.WriteString(env.Stdout, out.Text); err != nil {
 		return err
 	}
-	writeSectionTable(env.Stderr, out, *model, *typ)
+	writeSectionTable(env.Stderr, out, *model, why)
 	return nil
 }
 
@@ -127,19 +129,33 @@ func orEmpty(m map[string]any) map[string]any {
 	return m
 }
 
-// notApplied says why a model left content alone.
-func notApplied(out pipeline.Output, model, typ string) string {
+// notApplied says why a model made no sections: it left the content alone (its appliesTo, its
+// minBytes), or its stages made none.
+func notApplied(e *pipeline.Engine, out pipeline.Output, model, typ string) string {
 	if out.Applied {
 		return "the model's stages made none"
 	}
-	return fmt.Sprintf("model %s does not apply to %s content of %d bytes; see 'mcpctl describe proxymodel %s'", model, typ, out.Metrics.BytesBefore, model)
+	why := ""
+	if m, err := e.Model(model); err == nil {
+		switch size := out.Metrics.BytesBefore; {
+		case !slices.Contains(m.AppliesTo, pipeline.ContentType(typ)):
+			types := make([]string, len(m.AppliesTo))
+			for i, t := range m.AppliesTo {
+				types[i] = string(t)
+			}
+			why = ": it applies to " + strings.Join(types, ", ") + " only"
+		case size < m.MinBytes:
+			why = fmt.Sprintf(", under its minBytes (%d)", m.MinBytes)
+		}
+	}
+	return fmt.Sprintf("model %s does not apply to %s content of %d bytes%s; see 'mcpctl describe proxymodel %s'", model, typ, out.Metrics.BytesBefore, why, model)
 }
 
 // writeSectionTable writes the section tree and the metrics, for a person at a terminal.
-func writeSectionTable(w io.Writer, out pipeline.Output, model, typ string) {
+func writeSectionTable(w io.Writer, out pipeline.Output, model, why string) {
 	m := out.Metrics
 	if !out.Applied {
-		fmt.Fprintf(w, "\n--- %s; the content is printed unchanged\n", notApplied(out, model, typ))
+		fmt.Fprintf(w, "\n--- %s; the content is printed unchanged\n", why)
 		return
 	}
 	hit := "miss"
@@ -153,7 +169,7 @@ func writeSectionTable(w io.Writer, out pipeline.Output, model, typ string) {
 		}
 	}
 	if out.Ref == "" {
-		fmt.Fprintf(w, "no sections: %s\n", notApplied(out, model, typ))
+		fmt.Fprintf(w, "no sections: %s\n", why)
 		return
 	}
 	fmt.Fprintf(w, "ref %s; print a section with --section ID\n", out.Ref)

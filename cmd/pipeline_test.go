@@ -272,3 +272,14 @@ func TestCreateGoStageBuildsIt(t *testing.T) {
 		t.Errorf("the Go starter: exit %d, %q, %q; want the content through and its context in the metadata", code, out, stderr)
 	}
 }
+
+// Content a model leaves alone is printed unchanged, and the reason is the model's own: here
+// the size, under its minBytes.
+func TestPipelineRunSaysWhyAModelLeavesContentAlone(t *testing.T) {
+	vars := pipelineEnv(t)
+	file := writeTemp(t, "small.json", jsonObjects(20))
+	code, out, stderr := run(t, vars, "pipeline", "run", "--model", "default", file)
+	if code != 0 || out != jsonObjects(20) || !strings.Contains(stderr, "under its minBytes (32768)") {
+		t.Errorf("pipeline run: exit %d, stderr %q; want the content unchanged and that it is under the model's minBytes", code, stderr)
+	}
+}
