@@ -19,49 +19,65 @@ func runTraffic(ctx context.Context, env Env, args []string) error {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
 			args = []string{"tail", "-h"}
 		} else {
-			return &usageError{msg: "traffic: want 'tail'", hint: "mcpctl traffic tail [--follow] [--session S] [--method M]"}
+			return &usageError{msg: "traffic: want 'tail'", hint: "mcpctl traffic tail [-n N] [--follow] [--session S] [--method M]"}
 		}
 	}
-	fs := newFlagSet("traffic tail", "mcpctl traffic tail [--follow] [--session S] [--method M]",
+	fs := newFlagSet("traffic tail", "mcpctl traffic tail [-n N] [--follow] [--session S] [--method M]",
 		"Prints the traffic events of every 'mcpctl serve' session (requests, responses and notifications,\n"+
 			"from $XDG_STATE_HOME/mcpctl/traffic) as a table, oldest first. With --follow it keeps printing\n"+
 			"new events as servers write them, until interrupted.")
+	last := fs.Int("n", 0, "print only the last `N` events that match (with --follow, then the new ones); 0 for all")
 	follow := fs.Bool("follow", false, "keep printing new events as they are written")
 	session := fs.String("session", "", "only events of the session `S` (a prefix is enough)")
 	method := fs.String("method", "", "only events of the method `M` (e.g. tools/call)")
 	if err := fs.parseFlagsOnly(env, args[1:]); err != nil {
 		return err
 	}
+	if *last < 0 {
+		return fs.usageError("-n %d: want a number of events, 0 for all", *last)
+	}
 	dir := traffic.Dir(stateHome(env))
 	keep := func(e traffic.Event) bool {
 		return strings.HasPrefix(e.Session, *session) && (*method == "" || e.Method == *method)
 	}
+	var events, kept []traffic.Event
+	if !*follow || *last > 0 {
+		var err error
+		if events, err = readTraffic(dir); err != nil {
+			return err
+		}
+		for _, e := range events {
+			if keep(e) {
+				kept = append(kept, e)
+			}
+		}
+		if *last > 0 && len(kept) > *last {
+			kept = kept[len(kept)-*last:]
+		}
+	}
 	out := env.Stdout
 	if *follow {
+		// From the first of the last N: the history is not printed before the new events.
+		var from time.Time
+		if *last > 0 && len(kept) > 0 {
+			from = kept[0].TS
+		} else if *last > 0 {
+			from = time.Now()
+		}
 		fmt.Fprintln(out, trafficHeader)
-		return traffic.Follow(ctx, dir, time.Time{}, func(e traffic.Event) {
+		return traffic.Follow(ctx, dir, from, func(e traffic.Event) {
 			if keep(e) {
 				fmt.Fprintln(out, trafficRow(e))
 			}
 		})
 	}
-	events, err := readTraffic(dir)
-	if err != nil {
-		return err
-	}
-	n := 0
-	for _, e := range events {
-		if !keep(e) {
-			continue
-		}
-		if n == 0 {
-			fmt.Fprintln(out, trafficHeader)
-		}
-		fmt.Fprintln(out, trafficRow(e))
-		n++
-	}
-	if n == 0 {
+	if len(kept) == 0 {
 		noTraffic(env.Stderr, dir, len(events) > 0)
+		return nil
+	}
+	fmt.Fprintln(out, trafficHeader)
+	for _, e := range kept {
+		fmt.Fprintln(out, trafficRow(e))
 	}
 	return nil
 }

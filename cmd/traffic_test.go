@@ -51,6 +51,8 @@ func TestTrafficTail(t *testing.T) {
 		{"all", nil, []string{"TIME", "SESSION", "STATUS", "search_prompts", "gate=open matched=4 sent=2 2900B", "resources/read", "NOT_FOUND", "pipeline=subindex 9000B→1200B cache hit"}, nil},
 		{"by session prefix", []string{"--session", "bbbb"}, []string{"resources/read"}, []string{"search_prompts"}},
 		{"by method", []string{"--method", "tools/call"}, []string{"begin_session", "12.5"}, []string{"resources/read"}},
+		{"the last one", []string{"-n", "1"}, []string{"resources/read"}, []string{"search_prompts", "begin_session"}},
+		{"the last one of a method", []string{"-n", "1", "--method", "tools/call"}, []string{"begin_session"}, []string{"search_prompts", "resources/read"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, stderr := run(t, vars, append([]string{"traffic", "tail"}, tc.args...)...)
@@ -144,5 +146,33 @@ func TestTrafficTailFollow(t *testing.T) {
 	}
 	if n := strings.Count(out.String(), "TIME "); n != 1 {
 		t.Errorf("header printed %d times, want once", n)
+	}
+}
+
+// With -n, --follow starts from the last events, not the whole history.
+func TestTrafficTailFollowTheLast(t *testing.T) {
+	state := t.TempDir()
+	vars := map[string]string{"XDG_STATE_HOME": state}
+	now := time.Now()
+	w := writeTraffic(t, state,
+		traffic.Event{TS: now.Add(-2 * time.Second), Session: "s1", Kind: traffic.KindRequest, Method: "resources/list"},
+		traffic.Event{TS: now.Add(-time.Second), Session: "s1", Kind: traffic.KindRequest, Method: "prompts/list"})
+	ctx, cancel := context.WithCancel(context.Background())
+	out := &notifyWriter{ch: make(chan struct{}, 1)}
+	done := make(chan int, 1)
+	go func() {
+		done <- Main(ctx, []string{"traffic", "tail", "-n", "1", "--follow"}, strings.NewReader(""), out, &bytes.Buffer{}, func(k string) string { return vars[k] })
+	}()
+	out.waitFor(t, "prompts/list")
+	if err := w.Write(traffic.Event{TS: time.Now(), Session: "s1", Kind: traffic.KindResponse, Method: "tools/call", Name: "get_prompt", Status: traffic.StatusOK}); err != nil {
+		t.Fatal(err)
+	}
+	out.waitFor(t, "get_prompt")
+	cancel()
+	if code := <-done; code != 0 {
+		t.Errorf("traffic tail -n 1 --follow exited %d after interrupt, want 0", code)
+	}
+	if strings.Contains(out.String(), "resources/list") {
+		t.Errorf("-n 1 --follow printed the older event:\n%s", out.String())
 	}
 }
