@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 )
 
 // executable is the running binary's path; tests replace it.
@@ -28,7 +29,7 @@ func runMCPConfig(_ context.Context, env Env, args []string) error {
 		"Prints the JSON that puts mcpctl in an MCP client's config file, with the absolute path of this\n"+
 			"binary. Without --project, Claude Code and Cursor serve the repository's .mcpctl/project.yaml\n"+
 			"(they start servers in the project's directory).")
-	name := fs.String("project", "", "serve the project `NAME`")
+	name := fs.String("project", "", "serve the project `NAME`, or the project of a repository's DIR")
 	clientName := fs.String("client", "claude-code", "the `CLIENT`: claude-code, claude-desktop or cursor")
 	if err := fs.parseFlagsOnly(env, args); err != nil {
 		return err
@@ -37,20 +38,25 @@ func runMCPConfig(_ context.Context, env Env, args []string) error {
 	if !ok {
 		return fs.usageError("unknown client %q; want one of %s", *clientName, subjectList(mcpClients))
 	}
+	key := "mcpctl"
 	if *name != "" {
-		if _, err := loadProject(env, *name); err != nil {
+		c, err := chooseProject(env, *name)
+		if err != nil {
 			return err
 		}
+		if isProjectDir(*name) {
+			// The client starts mcpctl elsewhere: the entry names the directory absolutely.
+			*name = filepath.Dir(filepath.Dir(c.File))
+		}
+		key = "mcpctl-" + c.Name
 	}
 	bin, err := executable()
 	if err != nil {
 		return fmt.Errorf("cannot tell where this mcpctl binary is (%v); write the config by hand with its absolute path", err)
 	}
 	entry := map[string]any{"command": bin, "args": []string{"serve"}}
-	key := "mcpctl"
 	if *name != "" {
 		entry["args"] = []string{"serve", "--project", *name}
-		key = "mcpctl-" + *name
 	}
 	if client.stdioType {
 		entry["type"] = "stdio"
@@ -62,7 +68,11 @@ func runMCPConfig(_ context.Context, env Env, args []string) error {
 	fmt.Fprintf(env.Stdout, "%s\n", out)
 	fmt.Fprintf(env.Stderr, "put this in %s\n", client.file)
 	if *name == "" && !client.inProject {
-		fmt.Fprintf(env.Stderr, "%s does not start servers in a project's directory: add --project NAME to serve a project\n", *clientName)
+		hint := "add --project NAME to serve a project of " + projectsDir(env) + ", or --project DIR for a repository's"
+		if r, err := repoProject(env); err == nil && r != nil {
+			hint = "add --project " + filepath.Dir(filepath.Dir(r.File)) + " to serve this repository's project"
+		}
+		fmt.Fprintf(env.Stderr, "%s does not start servers in a project's directory: %s\n", *clientName, hint)
 	}
 	return nil
 }

@@ -162,3 +162,32 @@ func TestCommandsDefaultToTheRepositoryProject(t *testing.T) {
 		t.Errorf("describe project with a broken repository file: exit %d, stderr %q; want 1, the file and the field", code, stderr)
 	}
 }
+
+// A client that does not start its servers in the project's directory (Claude Desktop) serves a
+// repository's project by its directory: --project DIR, as mcp-config writes it.
+func TestRepoProjectByItsDirectory(t *testing.T) {
+	lib := projectLibrary(t)
+	env := testHome(t)
+	repo, sub := repoWithProject(t, "Shop Front", webProject)
+	elsewhere := t.TempDir()
+
+	s := serveIn(t, elsewhere, env, "--library", lib.Dir, "--project", sub)
+	if !strings.Contains(s.init.Instructions, "You are working on the project shop-front.") {
+		t.Errorf("--project %s does not serve shop-front:\n%s", sub, s.init.Instructions)
+	}
+
+	executable = func() (string, error) { return "/opt/mcpctl/bin/mcpctl", nil }
+	t.Cleanup(func() { executable = os.Executable })
+	code, out, stderr := runIn(t, sub, env, "mcp-config", "--client", "claude-desktop")
+	if code != 0 || !strings.Contains(stderr, "add --project "+repo+" to serve this repository's project") {
+		t.Errorf("mcp-config for claude-desktop in the repository: exit %d, stderr %q; want the --project DIR to add", code, stderr)
+	}
+	code, out, stderr = runIn(t, elsewhere, env, "mcp-config", "--client", "claude-desktop", "--project", sub)
+	if code != 0 || !strings.Contains(out, `"mcpctl-shop-front"`) || !strings.Contains(out, `"--project",`) || !strings.Contains(out, `"`+repo+`"`) {
+		t.Errorf("mcp-config --project %s: exit %d\n%s%s", sub, code, out, stderr)
+	}
+	code, _, stderr = runIn(t, elsewhere, env, "describe", "project", elsewhere, "--library", lib.Dir)
+	if code != 1 || !strings.Contains(stderr, "no .mcpctl/project.yaml there") {
+		t.Errorf("describe project of a directory without one: exit %d, %q", code, stderr)
+	}
+}

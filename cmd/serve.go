@@ -196,15 +196,35 @@ func (c projectChoice) untrusted() string {
 // project found from the working directory upwards; else none (a nil Project). A command run in
 // a repository so works on the project that 'mcpctl serve' there would serve.
 func chooseProject(env Env, name string) (projectChoice, error) {
-	p, err := loadProject(env, name)
-	if err != nil || p != nil {
-		return projectChoice{Project: p, trusted: true}, err
+	if name == "" {
+		name = env.Getenv(projectEnv)
 	}
-	r, err := repoProject(env)
+	var r *trust.Repo
+	var err error
+	if isProjectDir(name) {
+		// A repository named by its directory: for a client that does not start its servers
+		// in the project's directory (Claude Desktop).
+		dir := expandHome(env, name)
+		if r, err = repoProjectIn(env, dir); err == nil && r == nil {
+			err = fmt.Errorf("no project in %s: no .mcpctl/project.yaml there or in a directory above it", dir)
+		}
+	} else {
+		var p *gate.Project
+		if p, err = loadProject(env, name); err != nil || p != nil {
+			return projectChoice{Project: p, trusted: true}, err
+		}
+		r, err = repoProject(env)
+	}
 	if err != nil || r == nil {
 		return projectChoice{}, err
 	}
 	return projectChoice{Project: &r.Project, repo: true, trusted: r.Trusted, why: r.Reason}, nil
+}
+
+// isProjectDir reports whether a --project value is a repository's directory, not a name: a
+// project's name has no slash, and is neither . nor ~.
+func isProjectDir(name string) bool {
+	return strings.ContainsRune(name, filepath.Separator) || strings.ContainsRune(name, '/') || name == "." || name == ".." || name == "~"
 }
 
 // repoProject is the repository project found from the working directory upwards; nil when
@@ -214,7 +234,16 @@ func repoProject(env Env) (*trust.Repo, error) {
 	if err != nil {
 		return nil, nil // no working directory (removed under us): no repository either
 	}
-	r, err := trustStore(env).LoadRepo(wd)
+	return repoProjectIn(env, wd)
+}
+
+// repoProjectIn is the repository project found from dir upwards; nil when there is none.
+func repoProjectIn(env Env, dir string) (*trust.Repo, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	r, err := trustStore(env).LoadRepo(abs)
 	switch {
 	case errors.Is(err, trust.ErrNotFound):
 		return nil, nil
@@ -235,7 +264,7 @@ func needProject(env Env, name string) (projectChoice, error) {
 }
 
 // projectHelp is the help of --project for the commands that use chooseProject, after a verb.
-const projectHelp = "the project `NAME` ($XDG_CONFIG_HOME/mcpctl/projects/NAME.yaml; default $MCPCTL_PROJECT, else the repository's .mcpctl/project.yaml)"
+const projectHelp = "the project `NAME` ($XDG_CONFIG_HOME/mcpctl/projects/NAME.yaml), or a repository's DIR (its .mcpctl/project.yaml); default $MCPCTL_PROJECT, else the repository's .mcpctl/project.yaml"
 
 // serveEngine is the content pipeline a server runs: the proxymodels and custom stages under
 // $XDG_CONFIG_HOME/mcpctl, the cache under $XDG_CACHE_HOME/mcpctl, and the LLM config.yaml
