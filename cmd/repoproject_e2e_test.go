@@ -178,11 +178,11 @@ func TestRepoProjectByItsDirectory(t *testing.T) {
 
 	executable = func() (string, error) { return "/opt/mcpctl/bin/mcpctl", nil }
 	t.Cleanup(func() { executable = os.Executable })
-	code, out, stderr := runIn(t, sub, env, "mcp-config", "--client", "claude-desktop")
+	code, _, stderr := runIn(t, sub, env, "mcp-config", "--client", "claude-desktop")
 	if code != 0 || !strings.Contains(stderr, "add --project "+repo+" to serve this repository's project") {
 		t.Errorf("mcp-config for claude-desktop in the repository: exit %d, stderr %q; want the --project DIR to add", code, stderr)
 	}
-	code, out, stderr = runIn(t, elsewhere, env, "mcp-config", "--client", "claude-desktop", "--project", sub)
+	code, out, stderr := runIn(t, elsewhere, env, "mcp-config", "--client", "claude-desktop", "--project", sub)
 	if code != 0 || !strings.Contains(out, `"mcpctl-shop-front"`) || !strings.Contains(out, `"--project",`) || !strings.Contains(out, `"`+repo+`"`) {
 		t.Errorf("mcp-config --project %s: exit %d\n%s%s", sub, code, out, stderr)
 	}

@@ -125,54 +125,46 @@ func (w *notifyWriter) waitFor(tb testing.TB, s string) {
 	}
 }
 
+// --follow prints the history, then new events as they are written; with -n, from the last
+// events of the history only.
 func TestTrafficTailFollow(t *testing.T) {
-	state := t.TempDir()
-	vars := map[string]string{"XDG_STATE_HOME": state}
-	w := writeTraffic(t, state, traffic.Event{TS: time.Now(), Session: "s1", Kind: traffic.KindRequest, Method: "prompts/list"})
-	ctx, cancel := context.WithCancel(context.Background())
-	out := &notifyWriter{ch: make(chan struct{}, 1)}
-	done := make(chan int, 1)
-	go func() {
-		done <- Main(ctx, []string{"traffic", "tail", "--follow"}, strings.NewReader(""), out, &bytes.Buffer{}, func(k string) string { return vars[k] })
-	}()
-	out.waitFor(t, "prompts/list")
-	if err := w.Write(traffic.Event{TS: time.Now(), Session: "s1", Kind: traffic.KindResponse, Method: "tools/call", Name: "get_prompt", Status: traffic.StatusOK}); err != nil {
-		t.Fatal(err)
-	}
-	out.waitFor(t, "get_prompt")
-	cancel()
-	if code := <-done; code != 0 {
-		t.Errorf("traffic tail --follow exited %d after interrupt, want 0", code)
-	}
-	if n := strings.Count(out.String(), "TIME "); n != 1 {
-		t.Errorf("header printed %d times, want once", n)
-	}
-}
-
-// With -n, --follow starts from the last events, not the whole history.
-func TestTrafficTailFollowTheLast(t *testing.T) {
-	state := t.TempDir()
-	vars := map[string]string{"XDG_STATE_HOME": state}
-	now := time.Now()
-	w := writeTraffic(t, state,
-		traffic.Event{TS: now.Add(-2 * time.Second), Session: "s1", Kind: traffic.KindRequest, Method: "resources/list"},
-		traffic.Event{TS: now.Add(-time.Second), Session: "s1", Kind: traffic.KindRequest, Method: "prompts/list"})
-	ctx, cancel := context.WithCancel(context.Background())
-	out := &notifyWriter{ch: make(chan struct{}, 1)}
-	done := make(chan int, 1)
-	go func() {
-		done <- Main(ctx, []string{"traffic", "tail", "-n", "1", "--follow"}, strings.NewReader(""), out, &bytes.Buffer{}, func(k string) string { return vars[k] })
-	}()
-	out.waitFor(t, "prompts/list")
-	if err := w.Write(traffic.Event{TS: time.Now(), Session: "s1", Kind: traffic.KindResponse, Method: "tools/call", Name: "get_prompt", Status: traffic.StatusOK}); err != nil {
-		t.Fatal(err)
-	}
-	out.waitFor(t, "get_prompt")
-	cancel()
-	if code := <-done; code != 0 {
-		t.Errorf("traffic tail -n 1 --follow exited %d after interrupt, want 0", code)
-	}
-	if strings.Contains(out.String(), "resources/list") {
-		t.Errorf("-n 1 --follow printed the older event:\n%s", out.String())
+	for _, c := range []struct {
+		args   []string
+		absent string // an older event not to print
+	}{
+		{[]string{"--follow"}, ""},
+		{[]string{"-n", "1", "--follow"}, "resources/list"},
+	} {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			state := t.TempDir()
+			vars := map[string]string{"XDG_STATE_HOME": state}
+			now := time.Now()
+			w := writeTraffic(t, state,
+				traffic.Event{TS: now.Add(-2 * time.Second), Session: "s1", Kind: traffic.KindRequest, Method: "resources/list"},
+				traffic.Event{TS: now.Add(-time.Second), Session: "s1", Kind: traffic.KindRequest, Method: "prompts/list"})
+			ctx, cancel := context.WithCancel(context.Background())
+			out := &notifyWriter{ch: make(chan struct{}, 1)}
+			done := make(chan int, 1)
+			go func() {
+				done <- Main(ctx, append([]string{"traffic", "tail"}, c.args...), strings.NewReader(""), out, &bytes.Buffer{}, func(k string) string { return vars[k] })
+			}()
+			out.waitFor(t, "prompts/list")
+			if err := w.Write(traffic.Event{TS: time.Now(), Session: "s1", Kind: traffic.KindResponse, Method: "tools/call", Name: "get_prompt", Status: traffic.StatusOK}); err != nil {
+				t.Fatal(err)
+			}
+			out.waitFor(t, "get_prompt")
+			cancel()
+			if code := <-done; code != 0 {
+				t.Errorf("traffic tail %v exited %d after interrupt, want 0", c.args, code)
+			}
+			if n := strings.Count(out.String(), "TIME "); n != 1 {
+				t.Errorf("header printed %d times, want once", n)
+			}
+			if c.absent != "" && strings.Contains(out.String(), c.absent) {
+				t.Errorf("printed the older %s:\n%s", c.absent, out.String())
+			} else if c.absent == "" && !strings.Contains(out.String(), "resources/list") {
+				t.Errorf("the history's first event is missing:\n%s", out.String())
+			}
+		})
 	}
 }
