@@ -404,6 +404,10 @@ func TestServeAProjectItCannotServe(t *testing.T) {
 			if names := toolNames(t, s); !slices.Equal(names, []string{"health_check"}) {
 				t.Errorf("tools/list: %v; want health_check alone", names)
 			}
+			// Nor the whole library's prompts and resources, where the project sees its folder.
+			if prompts, resources := s.allPrompts(t), s.allResourceURIs(t); len(prompts) > 0 || len(resources) > 0 {
+				t.Errorf("serves %d prompts and resources %v; want none", len(prompts), resources)
+			}
 			te := s.callError(t, "list_prompts", map[string]any{}, "PROJECT_UNAVAILABLE")
 			if !strings.Contains(te.Message, c.want[0]) || !strings.Contains(te.Hint, "Tell the user") {
 				t.Errorf("list_prompts: %+v; want the problem and to tell the user", te)

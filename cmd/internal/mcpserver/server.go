@@ -191,10 +191,14 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 			s.srv.GetHooks().AddBeforeCallTool(s.untrustedCall)
 		}
 	}
-	ps := newPromptSurface(s.srv, s.view, s.log)
-	ps.up = s.up
-	if cfg.Untrusted != "" {
-		ps.untrusted = s.untrustedName
+	if cfg.ProjectProblem == "" {
+		// A project not served serves no prompts or resources: without it, they would be the
+		// whole library's, where the project's sessions see only its folder.
+		ps := newPromptSurface(s.srv, s.view, s.log)
+		ps.up = s.up
+		if cfg.Untrusted != "" {
+			ps.untrusted = s.untrustedName
+		}
 	}
 	chain(s.srv, s.obs, s.gate, s.pipe)
 	if cfg.ProjectProblem != "" {
