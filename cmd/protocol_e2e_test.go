@@ -162,6 +162,9 @@ func TestProtocolManners(t *testing.T) {
 		{"a batch", `[{"jsonrpc":"2.0","id":2,"method":"ping"}]`, nil, -32600, "batch"},
 		{"a method that is not a string", `{"jsonrpc":"2.0","id":3,"method":5}`, 3.0, -32600, "method must be a string"},
 		{"an object id", `{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`, nil, -32600, "id must be a string or a number"},
+		// mcp-go answered these under id null, or not at all: their ids stayed in flight.
+		{"a jsonrpc that is not a string", `{"jsonrpc":2,"id":20,"method":"tools/list"}`, 20.0, -32600, `jsonrpc must be "2.0"`},
+		{"a request with a result", `{"jsonrpc":"2.0","id":21,"method":"tools/list","result":{}}`, 21.0, -32600, "no result or error"},
 		{"an invalid cursor", `{"jsonrpc":"2.0","id":4,"method":"prompts/list","params":{"cursor":"not base64!"}}`, 4.0, -32602, "invalid cursor"},
 		{"a missing prompt argument", `{"jsonrpc":"2.0","id":5,"method":"prompts/get","params":{"name":"code-review"}}`, 5.0, -32602,
 			`prompt "code-review": missing required argument "language". It takes language (required), tone (optional, default "friendly")`},

@@ -150,9 +150,12 @@ func (w *wire) read() error {
 
 // envelope is what the wire reads of a client's message.
 type envelope struct {
-	ID     json.RawMessage `json:"id"`
-	Method json.RawMessage `json:"method"`
-	Params json.RawMessage `json:"params"`
+	JSONRPC json.RawMessage `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  json.RawMessage `json:"method"`
+	Params  json.RawMessage `json:"params"`
+	Result  json.RawMessage `json:"result"`
+	Error   json.RawMessage `json:"error"`
 }
 
 // validID reports whether a JSON-RPC id is a string or a number.
@@ -208,6 +211,16 @@ func (w *wire) inbound(line []byte) error {
 		}
 		w.obs.notification(method, "in", len(line), trimmed)
 		return w.forward(line)
+	}
+	// mcp-go answers these under no id (a jsonrpc it cannot read), or not at all (a result):
+	// their ids would stay in flight for the rest of the session.
+	if string(env.JSONRPC) != `"2.0"` {
+		w.reply(env.ID, mcp.INVALID_REQUEST, `Invalid Request: jsonrpc must be "2.0"`)
+		return nil
+	}
+	if len(env.Result) > 0 || len(env.Error) > 0 {
+		w.reply(env.ID, mcp.INVALID_REQUEST, "Invalid Request: a request has a method and no result or error")
+		return nil
 	}
 	if method != string(mcp.MethodInitialize) && method != string(mcp.MethodPing) && !w.isInitialized() && !modern(env.Params) {
 		w.reply(env.ID, mcp.INVALID_REQUEST, "Invalid Request: the session is not initialized; send initialize first")
