@@ -176,8 +176,6 @@ func TestRepoProjectByItsDirectory(t *testing.T) {
 		t.Errorf("--project %s does not serve shop-front:\n%s", sub, s.init.Instructions)
 	}
 
-	executable = func() (string, error) { return "/opt/mcpctl/bin/mcpctl", nil }
-	t.Cleanup(func() { executable = os.Executable })
 	code, _, stderr := runIn(t, sub, env, "mcp-config", "--client", "claude-desktop")
 	if code != 0 || !strings.Contains(stderr, "add --project "+repo+" to serve this repository's project") {
 		t.Errorf("mcp-config for claude-desktop in the repository: exit %d, stderr %q; want the --project DIR to add", code, stderr)
@@ -189,5 +187,11 @@ func TestRepoProjectByItsDirectory(t *testing.T) {
 	code, _, stderr = runIn(t, elsewhere, env, "describe", "project", elsewhere, "--library", lib.Dir)
 	if code != 1 || !strings.Contains(stderr, "no .mcpctl/project.yaml there") {
 		t.Errorf("describe project of a directory without one: exit %d, %q", code, stderr)
+	}
+	// A mistyped directory below the repository does not serve the repository's project.
+	typo := filepath.Join(repo, "scr")
+	code, _, stderr = runIn(t, elsewhere, env, "describe", "project", typo, "--library", lib.Dir)
+	if code != 1 || !strings.Contains(stderr, "no such directory") {
+		t.Errorf("describe project of a directory that does not exist: exit %d, %q", code, stderr)
 	}
 }

@@ -205,6 +205,10 @@ func chooseProject(env Env, name string) (projectChoice, error) {
 		// A repository named by its directory: for a client that does not start its servers
 		// in the project's directory (Claude Desktop).
 		dir := expandHome(env, name)
+		// A directory mistyped must not serve the project of one above it.
+		if fi, serr := os.Stat(dir); serr != nil || !fi.IsDir() {
+			return projectChoice{}, fmt.Errorf("--project %s: no such directory: give a repository's directory, or a project's NAME", dir)
+		}
 		if r, err = repoProjectIn(env, dir); err == nil && r == nil {
 			err = fmt.Errorf("no project in %s: no .mcpctl/project.yaml there or in a directory above it", dir)
 		}
