@@ -40,6 +40,7 @@ func runTraffic(ctx context.Context, env Env, args []string) error {
 	keep := func(e traffic.Event) bool {
 		return strings.HasPrefix(e.Session, *session) && (*method == "" || e.Method == *method)
 	}
+	start := time.Now() // with -n and --follow, what is written from here on is new
 	var events, kept []traffic.Event
 	if !*follow || *last > 0 {
 		var err error
@@ -57,16 +58,22 @@ func runTraffic(ctx context.Context, env Env, args []string) error {
 	}
 	out := env.Stdout
 	if *follow {
-		// From the first of the last N: the history is not printed before the new events.
-		var from time.Time
-		if *last > 0 && len(kept) > 0 {
-			from = kept[0].TS
-		} else if *last > 0 {
-			from = time.Now()
-		}
 		fmt.Fprintln(out, trafficHeader)
+		var from time.Time // without -n, Follow prints the history itself
+		printed := map[string]bool{}
+		if *last > 0 {
+			// The last N oldest first, then what is written from the start on: an event read
+			// above and written after the start comes again from Follow, and is not repeated.
+			for _, e := range kept {
+				fmt.Fprintln(out, trafficRow(e))
+				if !e.TS.Before(start) {
+					printed[eventKey(e)] = true
+				}
+			}
+			from = start
+		}
 		return traffic.Follow(ctx, dir, from, func(e traffic.Event) {
-			if keep(e) {
+			if keep(e) && !printed[eventKey(e)] {
 				fmt.Fprintln(out, trafficRow(e))
 			}
 		})
@@ -80,6 +87,12 @@ func runTraffic(ctx context.Context, env Env, args []string) error {
 		fmt.Fprintln(out, trafficRow(e))
 	}
 	return nil
+}
+
+// eventKey tells one event from another for traffic tail: a session's events differ in time,
+// kind or request.
+func eventKey(e traffic.Event) string {
+	return e.Session + "\x00" + e.TS.Format(time.RFC3339Nano) + "\x00" + string(e.Kind) + "\x00" + e.ID + "\x00" + e.Method
 }
 
 // readTraffic reads every traffic file in dir, oldest event first. A missing directory is no
