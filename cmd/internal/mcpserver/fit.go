@@ -82,8 +82,10 @@ func fitBriefing(ctx context.Context, r gate.Renderer, b gate.Briefing, load gat
 	return b, text, unknown, err
 }
 
-// capNote ends a briefing that capText cut.
-const capNote = "\n\n[The briefing is cut here: with the project's texts it would pass what one tool result may carry. read_prompts fetches the prompts it names.]\n"
+// capNote ends a briefing that capText cut. A prompt cut short counts as sent (read_prompts
+// would not send it again): get_prompt reads it whole.
+const capNote = "\n\n[The briefing is cut here: with the project's texts it would pass what one tool result may carry. " +
+	"read_prompts fetches the prompts it names; get_prompt reads whole a prompt cut short above (search_prompts with its title finds its id).]\n"
 
 // capText is b's text cut at a line so that its form f holds in room, saying so: the last resort
 // when the prompt content (at most 80 KB, 14,000 tokens) and the project's own gate texts leave a
