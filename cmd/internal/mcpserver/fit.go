@@ -13,7 +13,8 @@ import (
 // A form is a briefing as a model reads it in the result that carries it: what the result's
 // bound is on. Claude Code hands the model JSON.stringify(structuredContent) alone when a result
 // has one (claude-code #79944), so a briefing is read as a JSON string, its quotes and line ends
-// escaped, beside the result's other fields; a briefing of 20,000 tokens as text was 20,600 so.
+// escaped, beside the result's other fields: a briefing of 19,100 tokens as text (promptlib.Tokens)
+// was 22,100 so.
 type form func(b gate.Briefing, text string) string
 
 // asResult is begin_session's and read_prompts' form: their structured result, the text beside
