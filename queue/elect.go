@@ -15,8 +15,8 @@ type ElectConfig struct {
 	Dir string // the import queue
 	DB  string // the library database
 	Log *slog.Logger
-	// Retry is how often a process that does not hold the lock (or whose processor failed)
-	// tries again.
+	// Retry is how often a processor that failed is tried again, and how often a process
+	// waiting for the lock checks that the lock file is still the one it waits on.
 	Retry time.Duration
 	// BusyTimeout is the processor's SQLite busy timeout (DefaultBusyTimeout when zero): how
 	// long it waits for another writer's lock before answering DATABASE_LOCKED.
@@ -31,8 +31,8 @@ type ElectConfig struct {
 
 // RunElected runs the library's processor whenever this process holds the library's processor
 // lock, until ctx ends, reporting its state to cfg.Status. Several servers on one library call
-// it; exactly one processes at a time, and when that one exits another takes over within
-// cfg.Retry. A processor that cannot run (the lock is a symlink, processed/ is a symlink, the
+// it; exactly one processes at a time, and when that one exits, however it exits, another takes
+// over at once. A processor that cannot run (the lock is a symlink, processed/ is a symlink, the
 // database cannot be opened) is retried every cfg.Retry, its status failed with the reason
 // meanwhile.
 func RunElected(ctx context.Context, cfg ElectConfig) {
@@ -43,6 +43,16 @@ func RunElected(ctx context.Context, cfg ElectConfig) {
 	defer cfg.Status.set(ProcStopped, nil)
 	for {
 		lock, err := TryLock(cfg.Dir)
+		if errors.Is(err, ErrLocked) {
+			cfg.Status.set(ProcWaiting, nil)
+			log.Debug("queue: another process is processing this library")
+			if lock, err = awaitLock(ctx, cfg.Dir, cfg.Retry); ctx.Err() != nil {
+				if lock != nil {
+					lock.Release()
+				}
+				return
+			}
+		}
 		switch {
 		case err == nil:
 			runLocked(ctx, lock, cfg, log)
@@ -50,8 +60,7 @@ func RunElected(ctx context.Context, cfg ElectConfig) {
 				return
 			}
 		case errors.Is(err, ErrLocked):
-			cfg.Status.set(ProcWaiting, nil)
-			log.Debug("queue: another process is processing this library")
+			continue // the lock file was replaced while waiting: the new one is tried at once
 		default:
 			cfg.Status.failed(fmt.Errorf("queue: the processor cannot take its lock: %w", err))
 			log.Warn("queue: cannot take the processor lock", "err", err)

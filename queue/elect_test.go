@@ -13,7 +13,8 @@ import (
 	"github.com/mcpctl/mcpctl/promptlib"
 )
 
-// Two servers on one library: one processes; when it stops, the other takes over.
+// Two servers on one library: one processes; when it stops, the other takes over at once, not
+// at its next try (Retry is an hour), so that a write made meanwhile does not wait for it.
 func TestRunElectedHandsOver(t *testing.T) {
 	l := newLib(t, 1)
 	var mu sync.Mutex
@@ -40,7 +41,7 @@ func TestRunElectedHandsOver(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			RunElected(e.ctx, ElectConfig{Dir: l.Queue, DB: filepath.Join(l.Dir, DBName), Log: slog.New(slog.DiscardHandler), Retry: 20 * time.Millisecond, Tune: tune(e.name)})
+			RunElected(e.ctx, ElectConfig{Dir: l.Queue, DB: filepath.Join(l.Dir, DBName), Log: slog.New(slog.DiscardHandler), Retry: time.Hour, Tune: tune(e.name)})
 		}()
 	}
 	defer func() { stopA(); stopB(); wg.Wait() }()
@@ -63,9 +64,13 @@ func TestRunElectedHandsOver(t *testing.T) {
 	} else {
 		stopB()
 	}
-	second, err := w.Submit(context.Background(), promptlib.OpCreatePrompt, createPrompt("second"))
+	// A bound for a hang, as waitFor's: with the lock taken over only at the next try, the write
+	// would wait an hour.
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	second, err := w.Submit(ctx, promptlib.OpCreatePrompt, createPrompt("second"))
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("the second write, made after %q stopped: %v", winner, err)
 	}
 	var by string
 	waitFor(t, "an elector records the second operation", func() bool {

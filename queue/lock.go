@@ -1,10 +1,12 @@
 package queue
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"os"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -17,9 +19,9 @@ type Lock struct{ f *os.File }
 // when another process (or another Lock in this one) holds it.
 func TryLock(dir string) (*Lock, error) {
 	path := join(dir, lockName)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	f, err := openLock(path)
 	if err != nil {
-		return nil, &Error{Op: "lock", Path: path, Err: err}
+		return nil, err
 	}
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
 		f.Close()
@@ -29,6 +31,81 @@ func TryLock(dir string) (*Lock, error) {
 		return nil, &Error{Op: "lock", Path: path, Err: err}
 	}
 	return &Lock{f: f}, nil
+}
+
+// awaitLock takes the processor lock of the queue in dir as soon as its holder lets go, or
+// returns ctx's error. The wait is the kernel's, so a server waiting to process takes over the
+// moment the processing one exits, not at its next try: a write waits for that meanwhile.
+//
+// A lock file replaced while waiting (the queue deleted and made again) is never let go by the
+// holder of the new one: the path is checked every recheck, and ErrLocked returned when it
+// names another file, for the caller to try the new one.
+func awaitLock(ctx context.Context, dir string, recheck time.Duration) (*Lock, error) {
+	path := join(dir, lockName)
+	f, err := openLock(path)
+	if err != nil {
+		return nil, err
+	}
+	return awaitFile(ctx, f, path, recheck)
+}
+
+// awaitFile is awaitLock on the lock file f opened at path. It closes f unless it returns it
+// locked.
+func awaitFile(ctx context.Context, f *os.File, path string, recheck time.Duration) (*Lock, error) {
+	taken := make(chan error, 1)
+	go func() {
+		// flock restarts after a signal; only the holder letting go (or exiting) ends it.
+		taken <- unix.Flock(int(f.Fd()), unix.LOCK_EX)
+	}()
+	tick := time.NewTicker(recheck)
+	defer tick.Stop()
+	var err error
+	for {
+		select {
+		case err = <-taken:
+			switch {
+			case err != nil:
+				f.Close()
+				return nil, &Error{Op: "lock", Path: path, Err: err}
+			case !namedBy(f, path):
+				f.Close()
+				return nil, ErrLocked
+			}
+			return &Lock{f: f}, nil
+		case <-tick.C:
+			if namedBy(f, path) {
+				continue
+			}
+			err = ErrLocked
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
+		// The kernel's wait cannot be called off: the lock, once it comes, is let go at once.
+		// (One abandoned wait per file replaced or server stopped, so they do not pile up.)
+		go func() {
+			<-taken
+			f.Close()
+		}()
+		return nil, err
+	}
+}
+
+// namedBy reports whether path still names the open file f.
+func namedBy(f *os.File, path string) bool {
+	open, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	named, err := os.Lstat(path)
+	return err == nil && os.SameFile(open, named)
+}
+
+func openLock(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return nil, &Error{Op: "lock", Path: path, Err: err}
+	}
+	return f, nil
 }
 
 // Release gives the lock up.

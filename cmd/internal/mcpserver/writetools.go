@@ -23,8 +23,8 @@ type writeTools struct {
 	close func() // stops the processor and waits for it
 }
 
-// electionRetry is how often a server that lost the processor election tries again, so that
-// the queue keeps moving when the elected server exits.
+// electionRetry is how often a server whose processor failed (the library unreadable for now)
+// tries again. A server that lost the election takes over the moment the elected one exits.
 const electionRetry = 5 * time.Second
 
 // newWriteTools prepares the queue writer (orphan cleanup) and starts the in-process processor
