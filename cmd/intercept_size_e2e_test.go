@@ -3,6 +3,7 @@ package cmd
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -181,5 +182,38 @@ func TestInterceptedErrorStaysWithinTheLimit(t *testing.T) {
 	}
 	if n, tk := textBytes(res), textTokens(res); n > mcpserver.MaxResultBytes || tk > mcpserver.MaxResultTokens {
 		t.Errorf("the failed call's result is %d bytes of text, about %d tokens; over %d or %d", n, tk, mcpserver.MaxResultBytes, mcpserver.MaxResultTokens)
+	}
+}
+
+// A project's own texts can leave a begin_session briefing too little room for the prompts the
+// gate chose: it names its last ones instead of sending them cut short, and read_prompts sends
+// them. Cut short, they counted as sent, and read_prompts called them already provided.
+func TestBeginSessionNamesWhatItsTextsLeaveNoRoomFor(t *testing.T) {
+	t0 := promptlib.Time{Time: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	web := promptlib.Folder{ID: "F0000000-0000-4000-8000-000000000001", Name: "Web App", CreatedAt: t0, UpdatedAt: t0}
+	system := promptlib.Folder{ID: "F0000000-0000-4000-8000-000000000002", Name: "mcpctl-system", CreatedAt: t0, UpdatedAt: t0}
+	// A greeting of about 9,000 tokens, and three guides of about 4,500 that the budget takes.
+	greeting := "Session started for {{project_name}}.\n" + strings.Repeat(proseLine, 36_000/len(proseLine))
+	lib := promptlib.Library{Folders: []promptlib.Folder{web, system}, Prompts: []promptlib.Prompt{{ID: "E0000000-0000-4000-8000-000000000000",
+		Title: gate.TextGreeting, Content: greeting, FolderID: &system.ID, CreatedAt: t0, UpdatedAt: t0}}}
+	for i, title := range []string{"Deploy Guide A", "Deploy Guide B", "Deploy Guide C"} {
+		lib.Prompts = append(lib.Prompts, promptlib.Prompt{ID: fmt.Sprintf("E0000000-0000-4000-8000-%012d", i+1), Title: title,
+			Content: "About deploys.\n" + strings.Repeat(proseLine, 18_000/len(proseLine)), FolderID: &web.ID, CreatedAt: t0, UpdatedAt: t0})
+	}
+	env := testHome(t)
+	writeProject(t, env, "web", "folder: Web App\nbyteBudget: 100000\n")
+	s := serve(t, env, "--library", librarytest.FromLibrary(t, lib).Dir, "--project", "web")
+	var b gate.Result
+	res := s.call(t, "begin_session", map[string]any{"tags": []string{"deploy guide"}}, &b)
+	if n, tk := textBytes(res), textTokens(res); n > mcpserver.MaxResultBytes || tk > mcpserver.MaxResultTokens {
+		t.Errorf("begin_session is %d bytes of text, about %d tokens; over %d or %d", n, tk, mcpserver.MaxResultBytes, mcpserver.MaxResultTokens)
+	}
+	if len(b.Matched) == 0 || len(b.OverBudget) == 0 || strings.Contains(b.Text, "The briefing is cut here") {
+		t.Fatalf("begin_session sent %v, named %v; want some sent and the rest named, nothing cut:\n…%s", b.Matched, b.OverBudget, b.Text[max(0, len(b.Text)-600):])
+	}
+	var r gate.Result
+	s.call(t, "read_prompts", map[string]any{"tags": []string{"deploy guide"}}, &r)
+	if !slices.Equal(r.Matched, b.OverBudget) {
+		t.Errorf("read_prompts sent %v, already provided %v; want %v, which begin_session only named", r.Matched, r.AlreadyProvided, b.OverBudget)
 	}
 }

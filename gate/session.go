@@ -211,21 +211,37 @@ func (b Briefing) Without(ids []string) Briefing {
 	return b
 }
 
-// Shrunk is b, an intercepted call's briefing, with the prompts it sends in full or as contents
-// only named (over the budget): the call's own result leaves them no room in one tool result.
-// They no longer count as sent, so a read_prompts sends them. Priority-10 prompts stay.
-func (s *Session) Shrunk(b Briefing) Briefing {
+// NameLast is b with its last n prompts sent in full, then as contents, named over the budget
+// instead, ahead of those it named already: what a briefing leaves out, the least relevant first,
+// when it must fit one tool result beside the project's texts or an intercepted call's own
+// result. Priority-10 prompts stay. Session.Unsent records that they were not sent.
+func (b Briefing) NameLast(n int) Briefing {
+	full := max(len(b.Full)-n, 0)
+	toc := max(len(b.TOC)-(n-(len(b.Full)-full)), 0)
+	b.Listed = slices.Concat(b.Full[full:], b.TOC[toc:], b.Listed)
+	b.Full, b.TOC = b.Full[:full:full], b.TOC[:toc:toc]
+	return b
+}
+
+// Unsent records that the prompts chosen sends, in full or as contents, and b (chosen fitted to
+// what one result may carry: NameLast) does not, were not sent: a read_prompts sends them. With
+// an empty b (the briefing failed), nothing chosen was sent.
+func (s *Session) Unsent(chosen, b Briefing) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	moved := slices.Concat(b.Full, b.TOC)
-	for _, e := range b.Full {
-		delete(s.sent, e.ID) // one whose contents an earlier briefing sent still has them (s.toc)
+	forget := func(from, kept []Entry, record map[string]bool) {
+		for _, e := range from {
+			if !slices.ContainsFunc(kept, func(k Entry) bool { return k.ID == e.ID }) {
+				// brief selected none it had recorded: an entry sent before is never chosen again.
+				delete(record, e.ID)
+			}
+		}
 	}
-	for _, e := range b.TOC {
-		delete(s.toc, e.ID)
-	}
-	b.Listed, b.Full, b.TOC = slices.Concat(moved, b.Listed), nil, nil
-	return b
+	forget(chosen.Critical, b.Critical, s.sent)
+	forget(chosen.CriticalNamed, b.CriticalNamed, s.sent)
+	forget(chosen.Full, b.Full, s.sent)
+	forget(chosen.CriticalTOC, b.CriticalTOC, s.toc)
+	forget(chosen.TOC, b.TOC, s.toc)
 }
 
 // brief runs one gate call; s.briefing is held, so no other briefing changes s.sent meanwhile

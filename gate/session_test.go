@@ -478,9 +478,9 @@ func TestSessionCriticalContentsAskedForByName(t *testing.T) {
 	}
 }
 
-// A table of contents an intercepted call's briefing had no room for (Shrunk) was not sent: the
-// next read_prompts sends it.
-func TestSessionShrunkContentsAreNotSent(t *testing.T) {
+// A table of contents an intercepted call's briefing had no room for (NameLast) was not sent:
+// the next read_prompts sends it.
+func TestSessionNamedContentsAreNotSent(t *testing.T) {
 	ix := buildIndex(t, 4000,
 		spec{"Deploy Guide", 8, sized("deploys", 3000)},
 		spec{"Deploy Runbook", 5, sized("deploys", 5000)},
@@ -490,15 +490,21 @@ func TestSessionShrunkContentsAreNotSent(t *testing.T) {
 		ix.entries[i].TOCBytes = 300
 	}
 	s := NewSession(ix.Project())
-	b, ok := s.Intercept(ix, "search_prompts", json.RawMessage(`{"query":"deploy"}`))
-	if !ok || !slices.Equal(names(b.TOC), []string{"deploy-runbook"}) {
-		t.Fatalf("intercept: contents %q; the test needs deploy-runbook sent as contents", names(b.TOC))
+	chosen, ok := s.Intercept(ix, "search_prompts", json.RawMessage(`{"query":"deploy"}`))
+	if !ok || !slices.Equal(names(chosen.TOC), []string{"deploy-runbook"}) || !slices.Equal(names(chosen.Full), []string{"deploy-guide"}) {
+		t.Fatalf("intercept: full %q, contents %q; the test needs deploy-guide whole and deploy-runbook's contents", names(chosen.Full), names(chosen.TOC))
 	}
-	if b = s.Shrunk(b); len(b.TOC)+len(b.Full) != 0 {
-		t.Fatalf("Shrunk left full %q, contents %q", names(b.Full), names(b.TOC))
+	b := chosen.NameLast(2)
+	if len(b.TOC)+len(b.Full) != 0 || !slices.Equal(names(b.Listed)[:2], []string{"deploy-guide", "deploy-runbook"}) {
+		t.Fatalf("NameLast(2): full %q, contents %q, named %q; want both named, first", names(b.Full), names(b.TOC), names(b.Listed))
 	}
+	if b := chosen.NameLast(1); !slices.Equal(names(b.TOC), []string{"deploy-runbook"}) || len(b.Full) != 0 {
+		t.Errorf("NameLast(1): full %q, contents %q; want the prompt sent whole named first", names(b.Full), names(b.TOC))
+	}
+	s.Unsent(chosen, b)
 	r := s.Read(ix, []string{"deploy"})
-	if !slices.Equal(names(r.TOC), []string{"deploy-runbook"}) || len(r.AlreadyTOC) != 0 {
-		t.Errorf("read_prompts after Shrunk: contents %q, contents already sent %q; want deploy-runbook's contents sent now", names(r.TOC), names(r.AlreadyTOC))
+	if !slices.Equal(names(r.TOC), []string{"deploy-runbook"}) || !slices.Equal(names(r.Full), []string{"deploy-guide"}) || len(r.AlreadyTOC)+len(r.AlreadySent) != 0 {
+		t.Errorf("read_prompts after Unsent: full %q, contents %q, already sent %q %q; want both sent now",
+			names(r.Full), names(r.TOC), names(r.AlreadySent), names(r.AlreadyTOC))
 	}
 }

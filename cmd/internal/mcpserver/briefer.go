@@ -38,7 +38,7 @@ func (b Briefer) Brief(ctx context.Context, lib promptlib.Library, p gate.Projec
 		return nil, nil, err
 	}
 	return ix, func(ctx context.Context, br gate.Briefing, load gate.Bodies) (string, error) {
-		br, text, _, err := fitBriefing(ctx, r, br, load, wholeResult, asResult)
+		br, text, _, err := fitNaming(ctx, r, br, load, wholeResult, asResult)
 		return capText(br, text, wholeResult, asResult), err
 	}, nil
 }

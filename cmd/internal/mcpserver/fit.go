@@ -10,21 +10,43 @@ import (
 	"github.com/mcpctl/mcpctl/promptlib"
 )
 
-// A form is a briefing as a model reads it in the result that carries it: what the result's
-// bound is on. Claude Code hands the model JSON.stringify(structuredContent) alone when a result
-// has one (claude-code #79944), so a briefing is read as a JSON string, its quotes and line ends
-// escaped, beside the result's other fields: a briefing of 19,100 tokens as text (promptlib.Tokens)
-// was 22,100 so.
-type form func(b gate.Briefing, text string) string
+// A form is the ways a model may read a briefing in the result that carries it, each of which
+// the result's bound holds for (room.fits). Claude Code hands the model
+// JSON.stringify(structuredContent) alone when a result has one (claude-code #79944), so a
+// briefing is read as a JSON string, its quotes and line ends escaped, beside the result's other
+// fields: a briefing of 19,100 tokens as text (promptlib.Tokens) was 22,100 so. Other clients
+// read the text as it is, which for prose of short lines counts more: a line end is a token
+// there, while ".\n" is one with the end of the sentence.
+type form func(b gate.Briefing, text string) []string
 
-// asResult is begin_session's and read_prompts' form: their structured result, the text beside
-// the lists of the prompts' names.
-func asResult(b gate.Briefing, text string) string { return stringify(b.Result(text)) }
+// asResult is begin_session's and read_prompts' form: their text, and their structured result,
+// the text beside the lists of the prompts' names.
+func asResult(b gate.Briefing, text string) []string {
+	return []string{text, stringify(b.Result(text))}
+}
 
-// framed is an intercepted call's form, the longer of two: the briefing as a JSON string (in
-// mcpctl's error, or a result's "briefing" field), and after the header of another server's
-// error (errorWithBriefing).
-func framed(_ gate.Briefing, text string) string { return errorBriefingHeader + stringify(text) }
+// framed is an intercepted call's form: after the header of another server's error
+// (errorWithBriefing) or before the result as it is, and as a JSON string (in mcpctl's error,
+// or a result's "briefing" field).
+func framed(_ gate.Briefing, text string) []string {
+	return []string{errorBriefingHeader + text, errorBriefingHeader + stringify(text)}
+}
+
+// fits reports whether every reading of b's text in form f holds in r.
+func (r room) fits(f form, b gate.Briefing, text string) bool {
+	bytes, tokens := r.over(f, b, text)
+	return bytes <= 0 && tokens <= 0
+}
+
+// over is how many bytes and tokens the largest reading of b's text in form f passes r by: zero
+// or less where it holds.
+func (r room) over(f form, b gate.Briefing, text string) (bytes, tokens int) {
+	bytes, tokens = -r.bytes, -r.tokens
+	for _, seen := range f(b, text) {
+		bytes, tokens = max(bytes, len(seen)-r.bytes), max(tokens, promptlib.Tokens(seen)-r.tokens)
+	}
+	return bytes, tokens
+}
 
 // stringify is v as JSON.stringify writes it: <, > and & as they are.
 func stringify(v any) string {
@@ -46,13 +68,13 @@ func stringify(v any) string {
 func fitBriefing(ctx context.Context, r gate.Renderer, b gate.Briefing, load gate.Bodies, in room, f form) (gate.Briefing, string, []string, error) {
 	text, unknown, err := r.Briefing(ctx, b, load)
 	for err == nil {
-		seen := f(b, text)
-		if in.holds(seen) {
+		overBytes, overTokens := in.over(f, b, text)
+		if overBytes <= 0 && overTokens <= 0 {
 			break
 		}
 		// A line's "- name: summary\n", and room for the count line that grows or appears.
-		// A line cut takes at least its bytes from the form.
-		overBytes, overTokens := len(seen)-in.bytes+64, promptlib.Tokens(seen)-in.tokens+16
+		// A line cut takes at least its bytes from each reading.
+		overBytes, overTokens = overBytes+64, overTokens+16
 		cut := func(es []gate.Entry) ([]gate.Entry, int) {
 			k := len(es)
 			for bytes, tokens := 0, 0; k > 0 && (bytes < overBytes || tokens < overTokens); k-- {
@@ -83,16 +105,53 @@ func fitBriefing(ctx context.Context, r gate.Renderer, b gate.Briefing, load gat
 	return b, text, unknown, err
 }
 
-// capNote ends a briefing that capText cut. A prompt cut short counts as sent (read_prompts
-// would not send it again): get_prompt reads it whole.
+// fitNaming is fitBriefing, and where the lines it cuts are not enough, b naming its last
+// prompts instead of sending them: the fewest that make it hold (gate.Briefing.NameLast), as a
+// briefing holds less the more it names. The caller records that those were not sent
+// (gate.Session.Unsent). When even naming them all does not hold, it returns b so.
+func fitNaming(ctx context.Context, r gate.Renderer, b gate.Briefing, load gate.Bodies, in room, f form) (gate.Briefing, string, []string, error) {
+	fb, text, unknown, err := fitBriefing(ctx, r, b, load, in, f)
+	if err != nil || in.fits(f, fb, text) {
+		return fb, text, unknown, err
+	}
+	// fitBriefing holds for a naming when it does with every line cut, which it cuts before it
+	// gives up: so the tries are of that, a render each, and only the answer is fitted.
+	lo, hi := 0, len(b.Full)+len(b.TOC) // lo does not hold; hi does, or is the answer if none does
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		lean := bare(b.NameLast(mid))
+		text, _, err := r.Briefing(ctx, lean, load)
+		if err != nil {
+			return lean, text, nil, err
+		}
+		if in.fits(f, lean, text) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return fitBriefing(ctx, r, b.NameLast(hi), load, in, f)
+}
+
+// bare is b with every line fitBriefing cuts cut, counted as it counts them.
+func bare(b gate.Briefing) gate.Briefing {
+	b.Omitted += len(b.Remaining) + len(b.Weak)
+	b.MoreListed += len(b.Listed)
+	b.Remaining, b.Weak, b.Listed, b.PromptIndex = nil, nil, nil, ""
+	return b
+}
+
+// capNote ends a briefing that capText cut. Only a priority-10 prompt is cut short (fitNaming
+// names the others first), and it counts as sent: get_prompt reads it whole.
 const capNote = "\n\n[The briefing is cut here: with the project's texts it would pass what one tool result may carry. " +
 	"read_prompts fetches the prompts it names; get_prompt reads whole a prompt cut short above (search_prompts with its title finds its id).]\n"
 
 // capText is b's text cut at a line so that its form f holds in room, saying so: the last resort
-// when the prompt content (at most 80 KB, 14,000 tokens) and the project's own gate texts leave a
-// briefing over the bound whatever fitBriefing cuts. A client refuses a larger result whole.
+// when the priority-10 prompts (at most 80 KB, 14,000 tokens) and the project's own gate texts
+// leave a briefing over the bound whatever fitNaming leaves out. A client refuses a larger result
+// whole.
 func capText(b gate.Briefing, text string, in room, f form) string {
-	if in.holds(f(b, text)) {
+	if in.fits(f, b, text) {
 		return text
 	}
 	// The longest cut whose form holds, by bisection: a form grows with its text.
@@ -105,7 +164,7 @@ func capText(b gate.Briefing, text string, in room, f form) string {
 	lo, hi := 0, len(text) // cut(lo) holds, or nothing does; cut(hi) does not
 	for hi-lo > 1 {
 		mid := lo + (hi-lo)/2
-		if in.holds(f(b, cut(mid))) {
+		if in.fits(f, b, cut(mid)) {
 			lo = mid
 		} else {
 			hi = mid

@@ -172,31 +172,28 @@ func (g *gateComponent) intercept(next server.ToolHandlerFunc) server.ToolHandle
 		}
 		r := g.renderer(st)
 		// The briefing and the result are one tool result, bounded like any other: first the
-		// briefing's lines naming prompts are cut, then (from the whole briefing again) it names
-		// its matches instead of sending them, and if the result alone is that large, the call
-		// answers RESULT_TOO_LARGE: called again once the session is open, it comes alone.
+		// briefing's lines naming prompts are cut, then it names its last matches instead of
+		// sending them, and if the result alone is that large, the call answers
+		// RESULT_TOO_LARGE: called again once the session is open, it comes alone.
 		left := textLeft(res.Content, callFrom(ctx).preparedText())
 		whole := b
-		b, text, unknown, berr := fitBriefing(ctx, r, whole, g.bodies, left, framed)
-		if !left.holds(framed(b, text)) {
-			shrunk := g.sess.Shrunk(whole)
-			b, text, unknown, berr = fitBriefing(ctx, r, shrunk, g.bodies, left, framed)
-			if !left.holds(framed(b, text)) {
-				bytes, tokens := wholeResult.bytes-left.bytes, wholeResult.tokens-left.tokens
-				res = g.errorResult(ctx, promptlib.Errorf(promptlib.CodeResultTooLarge,
-					"%s ran, but its result (%d KB of text, about %d tokens) does not fit beside the project briefing above in one tool result", name, (bytes+1023)/1024, tokens))
-				// The result is thrown away: the prompts it carried were not received, and
-				// the briefing names those it chose instead of calling them already provided.
-				carried, shrunk = nil, g.sess.Shrunk(chosen)
-				left = textLeft(res.Content, "")
-				b, text, unknown, berr = fitBriefing(ctx, r, shrunk, g.bodies, left, framed)
-				text = capText(b, text, left, framed)
-			}
+		b, text, unknown, berr := fitNaming(ctx, r, whole, g.bodies, left, framed)
+		if !left.fits(framed, b, text) {
+			bytes, tokens := wholeResult.bytes-left.bytes, wholeResult.tokens-left.tokens
+			res = g.errorResult(ctx, promptlib.Errorf(promptlib.CodeResultTooLarge,
+				"%s ran, but its result (%d KB of text, about %d tokens) does not fit beside the project briefing above in one tool result", name, (bytes+1023)/1024, tokens))
+			// The result is thrown away: the prompts it carried were not received, and the
+			// briefing sends or names those it chose instead of calling them already provided.
+			carried, whole = nil, chosen
+			left = textLeft(res.Content, "")
+			b, text, unknown, berr = fitNaming(ctx, r, whole, g.bodies, left, framed)
+			text = capText(b, text, left, framed)
 		}
 		if berr != nil {
 			g.log.Error("gate: briefing bodies could not be read", "err", berr)
 		}
 		g.logUnknown(unknown)
+		g.sess.Unsent(whole, b)
 		g.sess.Received(carried...)
 		if res.IsError {
 			res.Content = errorWithBriefing(res.Content, text)
@@ -416,11 +413,13 @@ func (g *gateComponent) brief(ctx context.Context, args json.RawMessage, call fu
 		return nil, err
 	}
 	st := g.current()
-	b := call(ctx, st.ix, gate.Task{Tags: in.Tags, Text: in.Task})
-	b, text, unknown, err := fitBriefing(ctx, g.renderer(st), b, g.bodies, wholeResult, asResult)
+	chosen := call(ctx, st.ix, gate.Task{Tags: in.Tags, Text: in.Task})
+	b, text, unknown, err := fitNaming(ctx, g.renderer(st), chosen, g.bodies, wholeResult, asResult)
 	if err != nil {
+		g.sess.Unsent(chosen, gate.Briefing{}) // none of it reached the model
 		return nil, err
 	}
+	g.sess.Unsent(chosen, b)
 	text = capText(b, text, wholeResult, asResult)
 	g.logUnknown(unknown)
 	g.record(ctx, b, len(text))

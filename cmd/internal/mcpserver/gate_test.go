@@ -215,8 +215,8 @@ func TestFitBriefing(t *testing.T) {
 		// As the model reads it: the structured result, the text escaped beside the lists. A
 		// line cut takes its name from a list too, which the cut does not count: a few hundred
 		// tokens may be left over.
-		seen := asResult(fit, text)
-		if n, tk := len(seen), promptlib.Tokens(seen); !wholeResult.holds(seen) || n < MaxResultBytes-3000 && tk < MaxResultTokens-1000 {
+		seen := asResult(fit, text)[1]
+		if n, tk := len(seen), promptlib.Tokens(seen); !wholeResult.fits(asResult, fit, text) || n < MaxResultBytes-3000 && tk < MaxResultTokens-1000 {
 			t.Errorf("tags %v: %d bytes, %d tokens as a result (text %d, %d); want within %d and %d, and not far under both",
 				tags, n, tk, len(text), promptlib.Tokens(text), MaxResultBytes, MaxResultTokens)
 		}
@@ -237,8 +237,20 @@ func TestFitBriefing(t *testing.T) {
 	b := gate.NewSession(p).Begin(ix, []string{"kotlin"})
 	r := gate.Renderer{Texts: gate.Texts{gate.TextGreeting: "Index:\n{{prompt_index}}"}}
 	if fit, text, _, err := fitBriefing(ctx, r, b, load, wholeResult, asResult); err != nil || fit.PromptIndex != "" ||
-		!wholeResult.holds(asResult(fit, capText(fit, text, wholeResult, asResult))) {
+		!wholeResult.fits(asResult, fit, capText(fit, text, wholeResult, asResult)) {
 		t.Errorf("a greeting with the index: %d bytes, %d tokens, index kept %v (%v), want within %+v once capped", len(text), promptlib.Tokens(text), fit.PromptIndex != "", err, wholeResult)
+	}
+	// A greeting of about 9,000 tokens leaves the prompts too little room: the fewest last ones
+	// are named instead of sent.
+	chosen := gate.NewSession(p).Begin(ix, []string{"sql", "go", "rust"})
+	r = gate.Renderer{Texts: gate.Texts{gate.TextGreeting: strings.Repeat("Read the rules before you start.\n", 1100)}}
+	fit, text, _, err := fitNaming(ctx, r, chosen, load, wholeResult, asResult)
+	named := len(chosen.Full) - len(fit.Full)
+	if err != nil || !wholeResult.fits(asResult, fit, text) || named == 0 || !slices.Equal(fit.Full, chosen.Full[:len(fit.Full)]) {
+		t.Fatalf("a long greeting: named %d of %d, holds %v (%v); want the last ones named, within the bound", named, len(chosen.Full), wholeResult.fits(asResult, fit, text), err)
+	}
+	if fewer, text, _, _ := fitBriefing(ctx, r, chosen.NameLast(named-1), load, wholeResult, asResult); wholeResult.fits(asResult, fewer, text) {
+		t.Errorf("a long greeting: named %d, but %d would do", named, named-1)
 	}
 	// Greetings fitBriefing cannot fit: 112 KB of prose, over the bytes, and 60 KB of ids, over
 	// the tokens.
@@ -248,16 +260,46 @@ func TestFitBriefing(t *testing.T) {
 	} {
 		r = gate.Renderer{Texts: gate.Texts{gate.TextGreeting: greeting}}
 		fit, text, _, err := fitBriefing(ctx, r, b, load, wholeResult, asResult)
-		if err != nil || wholeResult.holds(asResult(fit, text)) {
+		if err != nil || wholeResult.fits(asResult, fit, text) {
 			t.Fatalf("%s: a greeting of %d bytes, %d tokens (%v); the test wants a briefing fitBriefing cannot fit", name, len(text), promptlib.Tokens(text), err)
 		}
 		for fname, f := range map[string]form{"asResult": asResult, "framed": framed} {
 			capped := capText(fit, text, wholeResult, f)
-			seen := f(fit, capped)
-			near := len(seen) > MaxResultBytes-2000 || promptlib.Tokens(seen) > MaxResultTokens-500
-			if !wholeResult.holds(seen) || !strings.HasSuffix(capped, capNote) || !near {
-				t.Errorf("%s, %s: capped to %d of %d bytes, %d tokens in its form, ending %q", name, fname, len(seen), len(text), promptlib.Tokens(seen), capped[max(0, len(capped)-200):])
+			bytes, tokens := wholeResult.over(f, fit, capped) // of the largest reading
+			near := bytes > -2000 || tokens > -500
+			if !wholeResult.fits(f, fit, capped) || !strings.HasSuffix(capped, capNote) || !near {
+				t.Errorf("%s, %s: capped to %d of %d bytes, its largest reading %d bytes, %d tokens from the bound, ending %q", name, fname, len(capped), len(text), bytes, tokens, capped[max(0, len(capped)-200):])
 			}
 		}
+	}
+}
+
+// BenchmarkFitNaming fits a begin_session briefing of a 3,000-prompt library with indexCap 1000
+// and a 96 KB budget: "lines" cuts index lines only; "names" has a greeting of about 9,000
+// tokens too, so that prompts are named instead of sent (each bisection step renders again).
+func BenchmarkFitNaming(b *testing.B) {
+	lib := promptlib.Sample(3000, 1)
+	p, err := gate.ParseProject("big.yaml", []byte("indexCap: 1000\nbyteBudget: 98304\n"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ix, _, err := gate.LibraryIndex(lib, p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	load := gate.LibraryBodies(lib)
+	chosen := gate.NewSession(p).Begin(ix, []string{"sql", "go", "rust"})
+	for name, greeting := range map[string]string{"lines": "", "names": strings.Repeat("Read the rules before you start.\n", 1100)} {
+		r := gate.Renderer{Texts: gate.Texts{gate.TextGreeting: greeting}}
+		b.Run(name, func(b *testing.B) {
+			var fit gate.Briefing
+			for b.Loop() {
+				if fit, _, _, err = fitNaming(ctx, r, chosen, load, wholeResult, asResult); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(len(chosen.Full)-len(fit.Full)), "named")
+		})
 	}
 }
