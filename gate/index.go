@@ -258,30 +258,17 @@ var topicFiller = setOf(`overview summary rules rule example examples notes note
 	checklist steps step guide guidelines context background purpose scope see references
 	introduction details usage good bad avoid instead never always todo`)
 
-// Chapters lists the markdown headings of a body (ATX: "#" to "######" then a space), in order,
-// with emphasis, code marks and link targets removed. Lines inside fenced code blocks are not
-// headings: a shell comment is not a chapter.
+// Chapters lists the markdown headings of a body (promptlib.Headings: "## Title", or "Title"
+// over "---"), in order, with emphasis, code marks and link targets removed. Lines inside
+// fenced code blocks are not headings: a shell comment is not a chapter.
 func Chapters(body string) []string {
 	var out []string
-	fence := ""
-	for line := range strings.Lines(body) {
-		t := strings.TrimSpace(line)
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			switch {
-			case fence == "":
-				fence = t[:3]
-			case strings.HasPrefix(t, fence):
-				fence = ""
-			}
-			continue
+	promptlib.Headings(body, func(h promptlib.Heading) bool {
+		if text := headingText(h.Line); text != "" {
+			out = append(out, text)
 		}
-		if fence != "" || !strings.HasPrefix(t, "#") || len(line)-len(strings.TrimLeft(line, " ")) > 3 {
-			continue
-		}
-		if h := headingText(t); h != "" {
-			out = append(out, h)
-		}
-	}
+		return true
+	})
 	return out
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strconv"
 	"strings"
+
+	"github.com/mcpctl/mcpctl/promptlib"
 )
 
 const defaultPageBytes = 8000
@@ -37,29 +39,12 @@ func paginate(ctx context.Context, c Content, env Env) (Result, error) {
 	return Result{Text: t[pages[0].Start:pages[0].End], Sections: pages, Metadata: map[string]any{"pages": len(pages)}}, nil
 }
 
-// firstHeading returns the text of the first markdown heading in a page, outside code fences,
-// or "".
+// firstHeading returns the text of the first markdown heading in a page, or "".
 func firstHeading(page string) string {
-	fence := ""
-	var h string
-	eachLine(page, func(start, end int) bool {
-		if c := page[start]; c != '#' && c != '`' && c != '~' && c != ' ' {
-			return true // the common case, decided by one byte
-		}
-		line := strings.TrimRight(page[start:end], "\r\n")
-		if f := fenceOf(strings.TrimSpace(line)); f != "" {
-			if fence == "" {
-				fence = f
-			} else if strings.HasPrefix(strings.TrimSpace(line), fence) {
-				fence = ""
-			}
-			return true
-		}
-		if fence == "" && mdHeading.MatchString(line) {
-			h = clip(strings.TrimSpace(strings.TrimLeft(line, "#")), 60)
-			return h == ""
-		}
-		return true
+	var text string
+	promptlib.Headings(page, func(h promptlib.Heading) bool {
+		text = clip(strings.TrimSpace(strings.TrimLeft(h.Line, "#")), 60)
+		return text == ""
 	})
-	return h
+	return text
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/mcpctl/mcpctl/promptlib"
 	"gopkg.in/yaml.v3"
 )
 
@@ -149,7 +150,6 @@ var (
 	goDecl    = regexp.MustCompile(`^(func|type|var|const|import)\b`)
 	pyDecl    = regexp.MustCompile(`^((async\s+)?def \w+\s*\(|class \w+\s*(\(.*\))?\s*:|import [\w.]+(\s+as\s+\w+)?\s*$|from [\w.]+ import |if __name__ ==)`)
 	tsDecl    = regexp.MustCompile(`^(import .+ from ['"]|import ['"]|export (default |declare )?(async )?(const|let|var|function|class|interface|type|enum|abstract|namespace)\b|(async )?function\s*\*?\s*\w*\s*[<(]|interface \w+|(abstract )?class \w+|(const|let) \w+\s*(:[^=]+)?=|type \w+\s*(<.*>)?\s*=|enum \w+)`)
-	mdHeading = regexp.MustCompile(`^#{1,6}(\s|$)`)
 	yamlKey   = regexp.MustCompile(`^(- |-$|[\w"'$./-][^:#]*:(\s|$)|#|---|\.\.\.)`)
 )
 
@@ -167,31 +167,30 @@ func detect(t string) (Format, *yaml.Node) {
 	}
 	var goPkg bool
 	var goN, pyN, tsN, headings, lines, yamlish, yamlKeys, indented, blankRuns, letters, sentenceEnds int
-	fence := ""
-	prevBlank := false
+	var code promptlib.Fence
+	prevBlank, prevPara := false, false
 	eachLine(t, func(start, end int) bool {
 		line := strings.TrimRight(t[start:end], "\r\n")
 		trimmed := strings.TrimSpace(line)
-		if f := fenceOf(trimmed); f != "" {
-			if fence == "" {
-				fence = f
-			} else if strings.HasPrefix(trimmed, fence) {
-				fence = ""
+		if inCode := code.InCode(); code.Code(trimmed) {
+			if !inCode {
+				headings++ // a fence is markdown evidence
 			}
-			headings++ // a fence is markdown evidence
-			return true
-		}
-		if fence != "" {
+			prevPara = false
 			return true
 		}
 		if trimmed == "" {
 			if !prevBlank {
 				blankRuns++
 			}
-			prevBlank = true
+			prevBlank, prevPara = true, false
 			return true
 		}
 		prevBlank = false
+		if prevPara && promptlib.SetextLevel(trimmed) > 0 {
+			headings++ // "Title" over "===" or "---"
+		}
+		prevPara = promptlib.ParagraphLine(trimmed)
 		lines++
 		// Every declaration keyword is lower case and every heading starts with '#': one byte
 		// rules most lines out before any regular expression runs.
@@ -208,7 +207,7 @@ func detect(t string) (Format, *yaml.Node) {
 			if tsDecl.MatchString(line) {
 				tsN++
 			}
-		} else if c == '#' && mdHeading.MatchString(line) && !strings.HasPrefix(line, "#!") {
+		} else if c == '#' && promptlib.ATXHeading(line) && !strings.HasPrefix(line, "#!") {
 			headings++
 		}
 		if line[0] == ' ' || line[0] == '\t' {
@@ -252,16 +251,6 @@ func detect(t string) (Format, *yaml.Node) {
 	return FormatText, nil
 }
 
-func fenceOf(trimmed string) string {
-	switch {
-	case strings.HasPrefix(trimmed, "```"):
-		return "```"
-	case strings.HasPrefix(trimmed, "~~~"):
-		return "~~~"
-	}
-	return ""
-}
-
 // eachLine calls fn with the byte range of each line, its newline included, until fn returns
 // false.
 func eachLine(t string, fn func(start, end int) bool) {
@@ -287,22 +276,8 @@ func (sp splitter) splitMarkdown(t string) []Section {
 		title        string
 	}
 	var hs []heading
-	fence := ""
-	eachLine(t, func(start, end int) bool {
-		line := strings.TrimRight(t[start:end], "\r\n")
-		trimmed := strings.TrimSpace(line)
-		if f := fenceOf(trimmed); f != "" {
-			if fence == "" {
-				fence = f
-			} else if strings.HasPrefix(trimmed, fence) {
-				fence = ""
-			}
-			return true
-		}
-		if fence == "" && mdHeading.MatchString(line) {
-			level := len(line) - len(strings.TrimLeft(line, "#"))
-			hs = append(hs, heading{level: level, start: start, title: clip(line, 80)})
-		}
+	promptlib.Headings(t, func(h promptlib.Heading) bool {
+		hs = append(hs, heading{level: h.Level, start: h.Start, title: clip(h.Line, 80)})
 		return true
 	})
 	// build nests headings[i:] deeper than level; it returns the sections and how many it used.
@@ -488,18 +463,36 @@ func cutPoints(t string, lo, hi, size int, headings bool) []int {
 	return cuts
 }
 
-// firstSentence returns the first sentence of text, skipping headings, fences and blank lines,
-// clipped to n bytes.
+// firstSentence returns the first sentence of text, skipping headings, rules, code, HTML
+// comments and blank lines, clipped to n bytes.
 func firstSentence(text string, n int) string {
-	var s string
+	var s, pending string // pending: a line that is the text unless a setext underline follows
+	var code promptlib.Fence
+	comment := false // within an HTML comment: "<!-- introduced_in=v0.10.0 -->" says nothing
 	eachLine(text, func(start, end int) bool {
 		line := strings.TrimSpace(text[start:end])
-		if line == "" || fenceOf(line) != "" || mdHeading.MatchString(line) || line == "---" {
-			return true
+		if pending != "" {
+			if promptlib.SetextLevel(line) > 0 {
+				pending = "" // a heading's text
+				return true
+			}
+			s = pending
+			return false
 		}
-		s = line
-		return false
+		switch {
+		case comment:
+			comment = !strings.Contains(line, "-->")
+		case strings.HasPrefix(line, "<!--"):
+			comment = !strings.Contains(line, "-->")
+		case code.Code(line), line == "", promptlib.ATXHeading(line), promptlib.SetextLevel(line) > 0:
+		default:
+			pending = line
+		}
+		return true
 	})
+	if s == "" {
+		s = pending // the text's last line
+	}
 	if s == "" {
 		return clip(text, n)
 	}

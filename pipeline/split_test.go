@@ -228,3 +228,36 @@ func TestMarkdownTableFitsTheStarterBudget(t *testing.T) {
 	}
 	checkDrillDown(t, te.Engine, out, text)
 }
+
+// A changelog in setext headings (Rust's RELEASES.md) is split at them, and its sections are
+// summarized by their first sentence, not their underline.
+func TestSetextMarkdownSplitAndSummarized(t *testing.T) {
+	var b strings.Builder
+	for v := 30; v > 20; v-- {
+		b.WriteString("Version 1." + strconv.Itoa(v) + ".0 (2024-01-01)\n==========================\n\n")
+		b.WriteString("<!-- release notes -->\n\nLanguage\n--------\n- Stabilise the thing number " + strconv.Itoa(v) + ".\n" + strings.Repeat("- Another change that matters to someone.\n", 40) + "\n")
+		b.WriteString("Libraries\n---------\n" + strings.Repeat("- A library change.\n", 40) + "\n")
+	}
+	text := b.String()
+	if got := Detect(text); got != FormatMarkdown {
+		t.Fatalf("Detect = %q, want markdown", got)
+	}
+	_, sections := newSplitter(nil).split(context.Background(), text)
+	checkTiling(t, text, sections)
+	if len(sections) != 10 || sections[0].Title != "# Version 1.30.0 (2024-01-01)" || len(sections[0].Children) != 3 || sections[0].Children[1].Title != "## Language" {
+		var titles []string
+		for _, s := range sections {
+			titles = append(titles, s.Title)
+		}
+		t.Fatalf("top level %q; want the 10 versions, each an intro, Language and Libraries", titles)
+	}
+	out := transform(t, newTestEngine(t).Engine, "subindex", text)
+	for _, w := range []string{"- 1 # Version 1.30.0 (2024-01-01) (", "Stabilise the thing number 30."} {
+		if !strings.Contains(out.Text, w) {
+			t.Errorf("the table lacks %q:\n%s", w, out.Text)
+		}
+	}
+	if strings.Contains(out.Text, "<!--") || strings.Contains(out.Text, ": ---") || strings.Contains(out.Text, ": ===") {
+		t.Errorf("a summary is a comment or an underline:\n%s", out.Text)
+	}
+}

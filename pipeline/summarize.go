@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcpctl/mcpctl/promptlib"
 )
 
 const (
@@ -211,15 +213,23 @@ func summarize(t string, s Section) string {
 	}
 }
 
-// firstBody drops a leading heading line, so a heading's summary is its first sentence.
+// firstBody drops a leading heading, so a heading's summary is its first sentence.
 func firstBody(text string) string {
-	if mdHeading.MatchString(text) {
-		if i := strings.IndexByte(text, '\n'); i >= 0 {
-			return text[i+1:]
+	// A heading is a line or two (setext): the rest of a long section is not read.
+	head := text
+	if i := strings.IndexByte(text, '\n'); i >= 0 {
+		if j := strings.IndexByte(text[i+1:], '\n'); j >= 0 {
+			head = text[:i+1+j+1]
 		}
-		return ""
 	}
-	return text
+	body := text
+	promptlib.Headings(head, func(h promptlib.Heading) bool {
+		if h.Start == 0 {
+			body = text[h.End:]
+		}
+		return false
+	})
+	return body
 }
 
 // jsonValueFacts describes one JSON value: a scalar by itself, an object by its keys, an
