@@ -275,15 +275,15 @@ func (sp *splitter) groupJSON(t string, items []jsonItem, secs []Section, title 
 	return out
 }
 
-// jsonItemSections are the JSON items under ss, through ranges of them at any depth.
-func jsonItemSections(ss []Section) []Section {
+// itemSections are the items under ss (JSON's, YAML's), through ranges of them at any depth.
+func itemSections(ss []Section) []Section {
 	if len(ss) == 0 || ss[0].Kind != KindRange {
 		return ss
 	}
 	var out []Section
 	for _, s := range ss {
 		if s.Kind == KindRange {
-			out = append(out, jsonItemSections(s.Children)...)
+			out = append(out, itemSections(s.Children)...)
 		} else {
 			out = append(out, s)
 		}

@@ -185,7 +185,7 @@ func renderTree(b *strings.Builder, t string, ss []Section, summaries map[string
 func summarize(t string, s Section) string {
 	switch s.Kind {
 	case KindRange:
-		if items := jsonItemSections(s.Children); len(items) > 0 && isJSONKind(items[0].Kind) {
+		if items := itemSections(s.Children); len(items) > 0 && isJSONKind(items[0].Kind) {
 			return clip(jsonRangeFacts(t, items), 120)
 		}
 		return ""
@@ -199,7 +199,7 @@ func summarize(t string, s Section) string {
 		return ""
 	case KindYAML:
 		if len(s.Children) > 0 {
-			return strconv.Itoa(len(s.Children)) + " entries"
+			return strconv.Itoa(len(itemSections(s.Children))) + " entries" // not the ranges they are grouped in
 		}
 		line := s.Text(t)
 		if i := strings.Index(line, ":"); i >= 0 {

@@ -26,7 +26,7 @@ func TestSummarizeTreeWithoutLLM(t *testing.T) {
 			"## Part 1 (2.4 KB, 4 parts): Part 1 starts here.",
 		}},
 		{"prose: first sentence", proseDoc(t), []string{"paragraphs 1–6 (2.2 KB): Paragraph 0 begins with a sentence."}},
-		{"yaml: keys and values", yamlDoc(t), []string{"- 1 name: (36 B): billing", "env: (8.8 KB): 10 entries"}},
+		{"yaml: keys and values", yamlDoc(t), []string{"- 1 name: (36 B): billing", "env: (8.8 KB): 200 entries"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := transform(t, te.Engine, "subindex", tc.text)
