@@ -141,7 +141,7 @@ func TestPipelineRunSectionsReadBackExactly(t *testing.T) {
 		t.Errorf("the leaves give %d bytes back, want the %d input bytes exactly", leaves.Len(), len(text))
 	}
 	code, _, stderr := run(t, vars, "pipeline", "run", "--model", "subindex", "--type", "prompt", "--section", "99", file)
-	if code != 1 || !strings.Contains(stderr, "the sections are 1, 2, 3") {
+	if code != 1 || !strings.Contains(stderr, "the top-level sections are 1 to ") {
 		t.Errorf("unknown section: exit %d, %q; want exit 1 listing the sections", code, stderr)
 	}
 }

@@ -633,17 +633,33 @@ func (e *Engine) Section(ctx context.Context, ref, id string) (Section, string, 
 	}
 	s, found := Find(en.Sections, id)
 	if !found {
-		all := ids(en.Sections)
-		list := strings.Join(all[:min(len(all), 60)], ", ")
-		if len(all) > 60 {
-			list += fmt.Sprintf(", … (%d in all)", len(all))
-		}
-		return Section{}, "", &Error{Op: "read section", Path: ref, Err: fmt.Errorf("%w %q; the sections are %s", ErrUnknownSection, id, list)}
+		return Section{}, "", &Error{Op: "read section", Path: ref, Err: fmt.Errorf("%w %q; %s", ErrUnknownSection, id, nearSections(en.Sections, id))}
 	}
 	if s.End > len(en.Text) {
 		return Section{}, "", &Error{Op: "read section", Path: ref, Err: fmt.Errorf("%w: the cached entry is damaged; run the original call again", ErrUnknownRef)}
 	}
 	return s, en.Text[s.Start:s.End], nil
+}
+
+// nearSections says which sections there are beside the missing id: the parts of its deepest
+// ancestor that exists, else the top level. Ids number a level in a run ("4.1.1.1" to
+// "4.1.1.57"), so a level is named by its first and last; the tree's first ids in order would
+// name none near the one asked for.
+func nearSections(ss []Section, id string) string {
+	level, in := ss, "the top-level sections are"
+	for i := strings.LastIndexByte(id, '.'); i > 0; i = strings.LastIndexByte(id[:i], '.') {
+		if s, ok := Find(ss, id[:i]); ok {
+			if len(s.Children) == 0 {
+				return fmt.Sprintf("section %s has no parts: read it whole with section %q", s.ID, s.ID)
+			}
+			level, in = s.Children, "section "+s.ID+" has parts"
+			break
+		}
+	}
+	if len(level) == 1 {
+		return in + " " + level[0].ID
+	}
+	return in + " " + level[0].ID + " to " + level[len(level)-1].ID
 }
 
 // Document returns the original and section tree ref names, for tools that show both.

@@ -170,9 +170,16 @@ func TestReadSectionErrorsSayWhatToDo(t *testing.T) {
 	if !errors.Is(err, ErrUnknownRef) || !strings.Contains(err.Error(), "run the original call again") {
 		t.Errorf("unknown ref: %v, want ErrUnknownRef saying to re-run the call", err)
 	}
-	_, err = te.ReadSection(context.Background(), out.Ref, "99.99")
-	if !errors.Is(err, ErrUnknownSection) || !strings.Contains(err.Error(), "the sections are 1, 2, 3, 3.1") {
-		t.Errorf("unknown id: %v, want ErrUnknownSection listing the ids", err)
+	// The sections beside the one asked for: its parent's parts, else the top level.
+	for id, want := range map[string]string{
+		"99.99": "the top-level sections are 1 to 8",
+		"3.9":   "section 3 has parts 3.1 to 3.4",
+		"3.2.7": "section 3.2 has no parts: read it whole with section \"3.2\"",
+	} {
+		_, err = te.ReadSection(context.Background(), out.Ref, id)
+		if !errors.Is(err, ErrUnknownSection) || !strings.Contains(err.Error(), want) {
+			t.Errorf("unknown id %s: %v, want ErrUnknownSection saying %q", id, err, want)
+		}
 	}
 }
 
