@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -102,6 +103,29 @@ func TestCallWaitsForTheFirstStart(t *testing.T) {
 	a := <-done
 	if a.err != nil || a.res.IsError || resultText(a.res) != "db: early" {
 		t.Fatalf("a call during the first start: %v %q, want it served once db is up", a.err, resultText(a.res))
+	}
+}
+
+// A call waiting for its server's first start when serve stops says so, not that the server
+// did not start within its timeout (60 s, which nobody waited).
+func TestCallWaitingForTheFirstStartWhenServeStops(t *testing.T) {
+	lib := projectLibrary(t)
+	env := testHome(t)
+	reviewProject(t, env, fmt.Sprintf(", MCPCTL_UPSTREAM_HOLD: %q", filepath.Join(t.TempDir(), "never")))
+	s := serve(t, env, "--library", lib.Dir, "--project", "web")
+	done := make(chan error, 1)
+	go func() {
+		_, err := callTool(context.Background(), s.Client, "db__echo", map[string]any{"text": "early"}, nil)
+		done <- err
+	}()
+	eventually(t, 20*time.Second, "the call waits for db", func() bool {
+		return strings.Contains(s.stderr.String(), "a call waits for its server's first start")
+	})
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err == nil || !strings.Contains(err.Error(), "was not called: the call ended while server db was still starting") {
+		t.Errorf("the waiting call when serve stops: %v, want it not called, the wait cut short", err)
 	}
 }
 

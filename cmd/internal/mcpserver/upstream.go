@@ -705,8 +705,15 @@ func (u *upstreams) checkCallTool(ctx context.Context, _ any, req *mcp.CallToolR
 	if u.served(req.Params.Name) {
 		return
 	}
-	if srv, ok := u.sup.Owner(req.Params.Name); ok && u.awaitFirstStart(ctx, srv) && u.served(req.Params.Name) {
-		return
+	if srv, ok := u.sup.Owner(req.Params.Name); ok {
+		if u.awaitFirstStart(ctx, srv) && u.served(req.Params.Name) {
+			return
+		}
+		if ctx.Err() != nil {
+			// Not the server's timeout: the call was cancelled, or serve is stopping.
+			req.Params.Name = carry(fmt.Sprintf("tool '%s' was not called: the call ended while server %s was still starting (cancelled, or mcpctl is stopping)", req.Params.Name, srv.Name()))
+			return
+		}
 	}
 	if msg, ok := u.notServed("tool", req.Params.Name); ok {
 		req.Params.Name = carry(msg)

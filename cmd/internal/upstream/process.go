@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -36,7 +37,11 @@ type process struct {
 
 	mu         sync.Mutex
 	lastStderr string
+	lastStray  string // the last line on stdout that was no JSON-RPC message (stdoutReader)
 }
+
+// maxStray is how much of a stray stdout line is kept: enough to recognise it.
+const maxStray = 120
 
 // startProcess starts cmd with pipes of our own for all three streams. os/exec's own pipes
 // would make Wait wait for a grandchild that holds stderr open, and Wait would close stdout
@@ -99,6 +104,19 @@ func (p *process) failure() *connFailure {
 	default:
 		return nil
 	}
+}
+
+func (p *process) strayed(line string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.lastStray = strings.TrimSpace(line)
+}
+
+// LastStray is the last line the child wrote to stdout that was no JSON-RPC message, or "".
+func (p *process) LastStray() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.lastStray
 }
 
 // LastStderr is the last non-empty line the child wrote to stderr.

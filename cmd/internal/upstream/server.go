@@ -382,7 +382,10 @@ func (s *Server) runOnce(ctx context.Context) (up time.Duration, reason string) 
 		case f != nil:
 			hint = f.hint
 			return 0, f.reason + " while starting"
-		case errors.Is(initCtx.Err(), context.DeadlineExceeded): // cancel() above already ran
+		case errors.Is(initCtx.Err(), context.DeadlineExceeded) && proc.LastStray() != "": // cancel() above already ran
+			hint = fmt.Sprintf("An MCP server over stdio may write only JSON-RPC messages to stdout: have servers.%s.command log to stderr, or check that it is an MCP server speaking stdio", s.name)
+			return 0, fmt.Sprintf("did not finish initializing within %v; it wrote %q on stdout, which is no JSON-RPC message", s.timeout, proc.LastStray())
+		case errors.Is(initCtx.Err(), context.DeadlineExceeded):
 			hint = fmt.Sprintf("If it is only slow, raise servers.%s.timeoutMs in the project file", s.name)
 			return 0, fmt.Sprintf("did not finish initializing within %v", s.timeout)
 		case s.died(c):

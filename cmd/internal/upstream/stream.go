@@ -103,10 +103,13 @@ type stdoutReader struct {
 	server string
 	max    int
 
-	line     int  // bytes since the last newline
-	depth    int  // open objects and arrays, outside strings
-	inString bool // inside a JSON string
-	escaped  bool // the byte before was a backslash inside a string
+	line     int    // bytes since the last newline
+	begun    bool   // the line has had a byte that is not a space
+	straying bool   // its first such byte was neither '{' nor '[': no JSON-RPC message
+	stray    []byte // the start of a straying line
+	depth    int    // open objects and arrays, outside strings
+	inString bool   // inside a JSON string
+	escaped  bool   // the byte before was a backslash inside a string
 }
 
 // Read ends the stream with io.EOF once the connection has failed: mcp-go would log any other
@@ -122,7 +125,11 @@ func (r *stdoutReader) Read(b []byte) (int, error) {
 	}
 	for i, c := range b[:n] {
 		if c == '\n' { // mcp-go's frame, whatever the JSON says
+			if r.straying {
+				r.p.strayed(string(r.stray))
+			}
 			r.line, r.depth, r.inString, r.escaped = 0, 0, false, false
+			r.begun, r.straying, r.stray = false, false, r.stray[:0]
 			continue
 		}
 		if r.line++; r.line > r.max {
@@ -131,6 +138,14 @@ func (r *stdoutReader) Read(b []byte) (int, error) {
 			// mcp-go still takes the whole lines before this one in b; it drops the rest with
 			// the end of the stream.
 			return i, io.EOF
+		}
+		// A server that prints on stdout what belongs on stderr may never answer initialize:
+		// the line says why, when its start times out.
+		if !r.begun && c != ' ' && c != '\t' && c != '\r' {
+			r.begun, r.straying = true, c != '{' && c != '['
+		}
+		if r.straying && len(r.stray) < maxStray {
+			r.stray = append(r.stray, c)
 		}
 		switch {
 		case r.inString:
