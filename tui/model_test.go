@@ -393,6 +393,31 @@ func TestPipelineFile(t *testing.T) {
 	}
 }
 
+// A file that cannot be transformed is said in plain words, with what to do: no package
+// prefix and no "stat PATH:" from the os error.
+func TestPipelineFileErrors(t *testing.T) {
+	f := newFixture(t, 5)
+	f.cfg.Pipeline = splitter{}
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "missing.md")
+	for _, tc := range []struct{ path, want string }{
+		{missing, "cannot read " + missing + ": no such file or directory. Check the path, or press o to open another file"},
+		{dir, dir + " is not a regular file"},
+	} {
+		s := newPipelineScreen(env{cfg: &f.cfg, st: newStyles(false)})
+		s.resize(400, 22) // wide enough that the message is one line
+		for _, k := range []string{"o", tc.path, "enter"} {
+			if cmd := s.update(keyMsg(k)); cmd != nil && k == "enter" {
+				s.update(cmd())
+			}
+		}
+		v := s.view()
+		if !strings.Contains(v, tc.want) || strings.Contains(v, "tui:") || strings.Contains(v, "stat ") {
+			t.Errorf("open %s: want %q, without a package prefix or the os operation, in:\n%s", tc.path, tc.want, v)
+		}
+	}
+}
+
 // payloadText reads what serve records: the whole JSON-RPC message, the content under result.
 func TestPayloadText(t *testing.T) {
 	for _, tc := range []struct {

@@ -3,7 +3,9 @@ package tui
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strings"
 
@@ -331,22 +333,33 @@ func transformable(e traffic.Event) bool {
 	return false
 }
 
+// readInput reads a file for the Pipeline screen. Its errors are shown there as they are, so
+// they are worded for the user who typed the path: no package prefix, which means nothing to
+// them, and no "stat PATH:" of the os error, which would say the path twice.
 func readInput(path string) (string, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return "", fmt.Errorf("tui: cannot read %s: %w", path, err)
+		return "", fmt.Errorf("cannot read %s: %w. Check the path, or press o to open another file", path, pathCause(err))
 	}
 	if !fi.Mode().IsRegular() {
-		return "", fmt.Errorf("tui: %s is not a regular file", path)
+		return "", fmt.Errorf("%s is not a regular file (a directory, a device or a pipe); press o to open a file", path)
 	}
 	if fi.Size() > maxPipelineInput {
-		return "", fmt.Errorf("tui: %s is larger than %s; pick a smaller file", path, size(maxPipelineInput))
+		return "", fmt.Errorf("%s is larger than %s; press o to open a smaller file", path, size(maxPipelineInput))
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return "", fmt.Errorf("tui: cannot read %s: %w", path, err)
+		return "", fmt.Errorf("cannot read %s: %w. Check the path, or press o to open another file", path, pathCause(err))
 	}
 	return string(b), nil
+}
+
+// pathCause is an os error without its operation and path: "no such file or directory".
+func pathCause(err error) error {
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 func (s *pipelineScreen) colHeight() int { return max(1, s.h-4-s.tableHeight()) }
