@@ -489,8 +489,52 @@ func TestPipelineEventTakesResultText(t *testing.T) {
 
 	s = screen(contentless...)
 	press(s)
-	if v := s.view(); !strings.Contains(v, "nothing to transform") || s.out != nil {
+	if v := s.view(); !strings.Contains(v, "Nothing for e to take") || s.out != nil {
 		t.Errorf("e with only contentless events: want a note that there is nothing to transform:\n%s", v)
+	}
+}
+
+// e with no traced event to take says so, and how to record some, and keeps the file shown.
+func TestPipelineEventKeepsTheFile(t *testing.T) {
+	f := newFixture(t, 5)
+	f.cfg.Pipeline = splitter{}
+	path := filepath.Join(t.TempDir(), "notes.md")
+	writeFile(t, path, "# Notes\n\nintro\n\n## One\n\nfirst\n", time.Time{})
+	untraced := traffic.Event{TS: clock, Session: "s1", Kind: traffic.KindResponse, Method: "tools/call", Name: "get_prompt", Status: traffic.StatusOK}
+	request := traffic.Event{TS: clock, Session: "s1", Kind: traffic.KindRequest, Method: "tools/list",
+		Payload: json.RawMessage(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)}
+	for _, tc := range []struct {
+		name   string
+		events []traffic.Event
+		want   []string
+	}{
+		{"nothing traced", []traffic.Event{untraced}, []string{"No traced events yet", "--trace-content"}},
+		{"nothing with content", []traffic.Event{request}, []string{"Nothing for e to take", "1 traced events"}},
+	} {
+		s := newPipelineScreen(env{cfg: &f.cfg, st: newStyles(false)})
+		s.resize(80, 22)
+		s.update(trafficMsg{events: tc.events})
+		for _, k := range []string{"o", path, "enter", "e"} {
+			if cmd := s.update(keyMsg(k)); cmd != nil && k == "enter" {
+				s.update(cmd())
+			}
+		}
+		v := s.view()
+		if s.source != "file:"+path {
+			t.Errorf("%s: after e, the source is %q, want the file still", tc.name, s.source)
+		}
+		for _, want := range append(tc.want, "- s2 One") {
+			if !strings.Contains(strings.ReplaceAll(v, "\n", " "), want) {
+				t.Errorf("%s: after e, the view lacks %q:\n%s", tc.name, want, v)
+			}
+		}
+		if n := strings.Count(v, "\n") + 1; n > 22 {
+			t.Errorf("%s: with the note, the view is %d lines, more than the screen's 22:\n%s", tc.name, n, v)
+		}
+		s.update(keyMsg("j"))
+		if v := s.view(); strings.Contains(v, tc.want[0]) {
+			t.Errorf("%s: the note stays after the next key:\n%s", tc.name, v)
+		}
 	}
 }
 

@@ -47,6 +47,7 @@ type pipelineScreen struct {
 	ev      int             // the traced event shown, counted from the newest; -1 for none
 	evIn    Input           // what that event holds, taken when e picked it: newer events shift ev
 	source  string
+	note    string // why e found nothing to take, said above what is shown until the next key
 	input   string
 	out     *Output
 	err     error
@@ -155,6 +156,7 @@ func (s *pipelineScreen) key(msg tea.KeyMsg) tea.Cmd {
 	if s.cfg.Pipeline == nil {
 		return nil
 	}
+	s.note = ""
 	switch {
 	case key.Matches(msg, keyModel):
 		if len(s.models) > 0 {
@@ -229,7 +231,8 @@ func (s *pipelineScreen) run() tea.Cmd {
 
 // nextEvent picks the next older traced response that holds text, wrapping to the newest, and
 // transforms it. Responses whose result has no text (a tool's image) are passed over; when none
-// has any, the screen says why rather than transforming a JSON-RPC message.
+// has any, the screen says why rather than transforming a JSON-RPC message, and keeps what it
+// shows: a file the user opened is not theirs to lose for a key that found nothing.
 func (s *pipelineScreen) nextEvent() tea.Cmd {
 	n := len(s.traced)
 	for i := 1; i <= n; i++ {
@@ -243,12 +246,12 @@ func (s *pipelineScreen) nextEvent() tea.Cmd {
 		s.source = fmt.Sprintf("event:%s %s %s %s", e.TS.Format("15:04:05.000"), e.Session, e.Method, e.Name)
 		return s.run()
 	}
-	s.ev, s.source, s.out = -1, "", nil
 	if s.payload == 0 {
-		s.err = fmt.Errorf("no traced event yet: start a server with --trace-content (or MCPCTL_TRACE=content) to record payloads")
+		s.note = "No traced events yet, so e has nothing to take. Servers record payloads only when started with " +
+			"--trace-content (or MCPCTL_TRACE=content): add it to 'mcpctl serve' in your AI client's MCP config and restart the client."
 	} else {
-		s.err = fmt.Errorf("nothing to transform: none of the %d traced events holds content. Requests, notifications, "+
-			"initialize and lists carry none; a tools/call, prompts/get or resources/read answered with text does", s.payload)
+		s.note = fmt.Sprintf("Nothing for e to take: none of the %d traced events holds content. Requests, notifications, "+
+			"initialize and lists carry none; a tools/call, prompts/get or resources/read answered with text does.", s.payload)
 	}
 	return nil
 }
@@ -362,7 +365,15 @@ func pathCause(err error) error {
 	return err
 }
 
-func (s *pipelineScreen) colHeight() int { return max(1, s.h-4-s.tableHeight()) }
+func (s *pipelineScreen) colHeight() int { return max(1, s.h-4-s.tableHeight()-s.noteHeight()) }
+
+// noteHeight is how many lines the note takes.
+func (s *pipelineScreen) noteHeight() int {
+	if s.note == "" {
+		return 0
+	}
+	return strings.Count(wrap(s.note, s.w), "\n") + 1
+}
 
 func (s *pipelineScreen) view() string {
 	if s.cfg.Pipeline == nil {
@@ -385,6 +396,9 @@ func (s *pipelineScreen) view() string {
 		b.WriteString(cell(display(fmt.Sprintf("model %s (m) · source %s", model, src)), s.w))
 	}
 	b.WriteByte('\n')
+	if s.note != "" {
+		b.WriteString(wrap(s.note, s.w) + "\n")
+	}
 	switch {
 	case s.err != nil:
 		b.WriteString(wrap(display(s.err.Error()), s.w)) // it may name the file
