@@ -158,6 +158,18 @@ func TestConsoleTrafficAdviceWorks(t *testing.T) {
 	p.waitFor("ping", "2 of 2 events")
 }
 
+// With --project, the Pipeline screen starts on the proxymodel the project's file sets, the
+// one its sessions get, not on the default.
+func TestConsolePipelineStartsOnTheProjectModel(t *testing.T) {
+	lib := librarytest.New(t, 3)
+	home := t.TempDir()
+	writeProject(t, []string{"XDG_CONFIG_HOME=" + filepath.Join(home, "config")}, "web", "proxyModel: subindex\n")
+	p := startPane(t, 80, t.TempDir(), home, "console", "--library", lib.Dir, "--project", "web")
+	p.waitFor("[1 Library]")
+	p.keys("5")
+	p.waitFor("model subindex of project web")
+}
+
 func TestConsoleUsage(t *testing.T) {
 	if code, out, _ := run(t, nil, "console", "-h"); code != 0 || !strings.Contains(out, "--library") || !strings.Contains(out, "--project") {
 		t.Errorf("console -h: exit %d, output %q", code, out)

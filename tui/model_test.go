@@ -393,6 +393,41 @@ func TestPipelineFile(t *testing.T) {
 	}
 }
 
+// The Pipeline screen starts on the proxymodel of the project the console runs for, and says
+// whose it is; one that does not exist is said.
+func TestPipelineStartsOnTheProjectModel(t *testing.T) {
+	f := newFixture(t, 5)
+	f.cfg.Pipeline = splitter{} // subindex first, then default
+	repo := &RepoProject{Name: "shop-front"}
+	for _, tc := range []struct {
+		name, project string
+		repo          *RepoProject
+		model, want   string
+	}{
+		{"a project's model", "web", nil, "default", "model default of project web (m)"},
+		{"a repository's", "", repo, "default", "model default of project shop-front (m)"},
+		{"no project", "", nil, "default", "model default (m)"},
+		{"one that does not exist", "web", nil, "nosuch", `The proxyModel "nosuch" set for project web does not exist`},
+	} {
+		cfg := f.cfg
+		cfg.Project, cfg.Repo, cfg.ProxyModel = tc.project, tc.repo, tc.model
+		s := newPipelineScreen(env{cfg: &cfg, st: newStyles(false)})
+		s.resize(80, 22)
+		if v := s.view(); !strings.Contains(strings.ReplaceAll(v, "\n", " "), tc.want) {
+			t.Errorf("%s: the screen does not start with %q:\n%s", tc.name, tc.want, v)
+		}
+	}
+	// Another model is not the project's.
+	cfg := f.cfg
+	cfg.Project, cfg.ProxyModel = "web", "default"
+	s := newPipelineScreen(env{cfg: &cfg, st: newStyles(false)})
+	s.resize(80, 22)
+	s.update(keyMsg("m"))
+	if v := s.view(); !strings.Contains(v, "model subindex (m)") {
+		t.Errorf("after m, want subindex, not named as the project's:\n%s", v)
+	}
+}
+
 // A file that cannot be transformed is said in plain words, with what to do: no package
 // prefix and no "stat PATH:" from the os error.
 func TestPipelineFileErrors(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -66,12 +67,38 @@ func newPipelineScreen(e env) *pipelineScreen {
 	if e.cfg.Pipeline != nil {
 		s.models = e.cfg.Pipeline.Models()
 	}
+	if m := e.cfg.ProxyModel; m != "" && len(s.models) > 0 {
+		if i := slices.Index(s.models, m); i >= 0 {
+			s.model = i
+		} else {
+			// serve falls back to the built-in default for a model that does not exist; the
+			// project file is the user's to fix, so say so rather than start elsewhere silently.
+			whose := s.project()
+			if whose == "" {
+				whose = "the project"
+			}
+			s.note = display(fmt.Sprintf("The proxyModel %q set for %s does not exist: its sessions get the built-in default. "+
+				"'mcpctl get proxymodels' lists the models there are.", m, whose))
+		}
+	}
 	s.table = table.New(table.WithColumns([]table.Column{{Title: "ID", Width: 8}, {Title: "SECTION", Width: 40}, {Title: "BYTES", Width: 8}}),
 		table.WithHeight(4))
 	st := table.DefaultStyles()
 	st.Selected = lipgloss.NewStyle() // the table is a listing here, not a cursor
 	s.table.SetStyles(st)
 	return s
+}
+
+// project names the project whose proxymodel the screen starts on ("project web"), "" when
+// the console runs for none.
+func (s *pipelineScreen) project() string {
+	switch {
+	case s.cfg.Project != "":
+		return "project " + s.cfg.Project
+	case s.cfg.Repo != nil:
+		return "project " + s.cfg.Repo.Name
+	}
+	return ""
 }
 
 func (s *pipelineScreen) title() string   { return "Pipeline" }
@@ -385,6 +412,9 @@ func (s *pipelineScreen) view() string {
 	model := "(none)"
 	if len(s.models) > 0 {
 		model = s.models[s.model]
+		if p := s.project(); p != "" && model == s.cfg.ProxyModel {
+			model += " of " + p // the one its sessions get
+		}
 	}
 	if s.path.Focused() {
 		b.WriteString(s.path.View())
