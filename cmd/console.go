@@ -57,6 +57,13 @@ func runConsole(ctx context.Context, env Env, args []string) error {
 	case c.Project != nil:
 		cfg.Project = c.Name
 	}
+	// The Pipeline screen starts on the model this project's content gets from serve when no
+	// override or server of its names another (mcpserver's contentPipeline.named): its
+	// proxyModel, else the built-in default.
+	cfg.ProxyModel = "default"
+	if c.Project != nil && c.ProxyModel != "" {
+		cfg.ProxyModel = c.ProxyModel
+	}
 	// A library that cannot be found or opened is said on the screens that need it; the queue,
 	// traffic and gate texts stay useful.
 	lib, err := lf.resolve(ctx, env, false)

@@ -128,6 +128,48 @@ func TestConsoleInTmux(t *testing.T) {
 	}
 }
 
+// The Traffic screen's empty state gives a command that writes traffic where the console
+// reads it: run as the screen shows it, its request appears there.
+func TestConsoleTrafficAdviceWorks(t *testing.T) {
+	lib := librarytest.New(t, 3)
+	home := t.TempDir()
+	p := startPane(t, 80, "", home, "console", "--library", lib.Dir)
+	p.waitFor("[1 Library]")
+	p.keys("3")
+	p.waitFor("No traffic yet")
+	screen, _ := p.tmux("capture-pane", "-p", "-t", "console")
+	var advice string
+	for _, l := range strings.Split(screen, "\n") {
+		if l = strings.TrimSpace(l); strings.HasPrefix(l, "echo ") && strings.Contains(l, "| mcpctl serve") {
+			advice = l
+		}
+	}
+	if advice == "" {
+		t.Fatalf("the empty Traffic screen gives no command that writes traffic:\n%s", screen)
+	}
+	sh := exec.Command("sh", "-c", advice)
+	sh.Dir = t.TempDir() // no repository project above it
+	sh.Env = []string{"HOME=" + home, "XDG_STATE_HOME=" + filepath.Join(home, "state"), "XDG_CACHE_HOME=" + filepath.Join(home, "cache"),
+		"XDG_CONFIG_HOME=" + filepath.Join(home, "config"), "XDG_DATA_HOME=" + filepath.Join(home, "data"),
+		"PATH=" + filepath.Dir(mcpctlBinary(t)) + string(os.PathListSeparator) + os.Getenv("PATH")}
+	if out, err := sh.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", advice, err, out)
+	}
+	p.waitFor("ping", "2 of 2 events")
+}
+
+// With --project, the Pipeline screen starts on the proxymodel the project's file sets, the
+// one its sessions get, not on the default.
+func TestConsolePipelineStartsOnTheProjectModel(t *testing.T) {
+	lib := librarytest.New(t, 3)
+	home := t.TempDir()
+	writeProject(t, []string{"XDG_CONFIG_HOME=" + filepath.Join(home, "config")}, "web", "proxyModel: subindex\n")
+	p := startPane(t, 80, t.TempDir(), home, "console", "--library", lib.Dir, "--project", "web")
+	p.waitFor("[1 Library]")
+	p.keys("5")
+	p.waitFor("model subindex of project web")
+}
+
 func TestConsoleUsage(t *testing.T) {
 	if code, out, _ := run(t, nil, "console", "-h"); code != 0 || !strings.Contains(out, "--library") || !strings.Contains(out, "--project") {
 		t.Errorf("console -h: exit %d, output %q", code, out)

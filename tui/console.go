@@ -42,6 +42,10 @@ type Config struct {
 
 	// Pipeline transforms content for the Pipeline screen; nil shows "no pipeline configured".
 	Pipeline Transformer
+	// ProxyModel is the proxymodel the Pipeline screen starts on and names as Project's (or
+	// Repo's): the one serve applies to that project's content, so the screen first shows what
+	// its sessions get. "" starts on the first of Pipeline's models.
+	ProxyModel string
 
 	Now     func() time.Time // the clock for ages; nil means time.Now
 	NoColor bool             // NO_COLOR: no colors, markers instead

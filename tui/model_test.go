@@ -393,6 +393,66 @@ func TestPipelineFile(t *testing.T) {
 	}
 }
 
+// The Pipeline screen starts on the proxymodel of the project the console runs for, and says
+// whose it is; one that does not exist is said.
+func TestPipelineStartsOnTheProjectModel(t *testing.T) {
+	f := newFixture(t, 5)
+	f.cfg.Pipeline = splitter{} // subindex first, then default
+	repo := &RepoProject{Name: "shop-front"}
+	for _, tc := range []struct {
+		name, project string
+		repo          *RepoProject
+		model, want   string
+	}{
+		{"a project's model", "web", nil, "default", "model default of project web (m)"},
+		{"a repository's", "", repo, "default", "model default of project shop-front (m)"},
+		{"no project", "", nil, "default", "model default (m)"},
+		{"one that does not exist", "web", nil, "nosuch", `The proxyModel "nosuch" set for project web does not exist`},
+	} {
+		cfg := f.cfg
+		cfg.Project, cfg.Repo, cfg.ProxyModel = tc.project, tc.repo, tc.model
+		s := newPipelineScreen(env{cfg: &cfg, st: newStyles(false)})
+		s.resize(80, 22)
+		if v := s.view(); !strings.Contains(strings.ReplaceAll(v, "\n", " "), tc.want) {
+			t.Errorf("%s: the screen does not start with %q:\n%s", tc.name, tc.want, v)
+		}
+	}
+	// Another model is not the project's.
+	cfg := f.cfg
+	cfg.Project, cfg.ProxyModel = "web", "default"
+	s := newPipelineScreen(env{cfg: &cfg, st: newStyles(false)})
+	s.resize(80, 22)
+	s.update(keyMsg("m"))
+	if v := s.view(); !strings.Contains(v, "model subindex (m)") {
+		t.Errorf("after m, want subindex, not named as the project's:\n%s", v)
+	}
+}
+
+// A file that cannot be transformed is said in plain words, with what to do: no package
+// prefix and no "stat PATH:" from the os error.
+func TestPipelineFileErrors(t *testing.T) {
+	f := newFixture(t, 5)
+	f.cfg.Pipeline = splitter{}
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "missing.md")
+	for _, tc := range []struct{ path, want string }{
+		{missing, "cannot read " + missing + ": no such file or directory. Check the path, or press o to open another file"},
+		{dir, dir + " is not a regular file"},
+	} {
+		s := newPipelineScreen(env{cfg: &f.cfg, st: newStyles(false)})
+		s.resize(400, 22) // wide enough that the message is one line
+		for _, k := range []string{"o", tc.path, "enter"} {
+			if cmd := s.update(keyMsg(k)); cmd != nil && k == "enter" {
+				s.update(cmd())
+			}
+		}
+		v := s.view()
+		if !strings.Contains(v, tc.want) || strings.Contains(v, "tui:") || strings.Contains(v, "stat ") {
+			t.Errorf("open %s: want %q, without a package prefix or the os operation, in:\n%s", tc.path, tc.want, v)
+		}
+	}
+}
+
 // payloadText reads what serve records: the whole JSON-RPC message, the content under result.
 func TestPayloadText(t *testing.T) {
 	for _, tc := range []struct {
@@ -464,8 +524,52 @@ func TestPipelineEventTakesResultText(t *testing.T) {
 
 	s = screen(contentless...)
 	press(s)
-	if v := s.view(); !strings.Contains(v, "nothing to transform") || s.out != nil {
+	if v := s.view(); !strings.Contains(v, "Nothing for e to take") || s.out != nil {
 		t.Errorf("e with only contentless events: want a note that there is nothing to transform:\n%s", v)
+	}
+}
+
+// e with no traced event to take says so, and how to record some, and keeps the file shown.
+func TestPipelineEventKeepsTheFile(t *testing.T) {
+	f := newFixture(t, 5)
+	f.cfg.Pipeline = splitter{}
+	path := filepath.Join(t.TempDir(), "notes.md")
+	writeFile(t, path, "# Notes\n\nintro\n\n## One\n\nfirst\n", time.Time{})
+	untraced := traffic.Event{TS: clock, Session: "s1", Kind: traffic.KindResponse, Method: "tools/call", Name: "get_prompt", Status: traffic.StatusOK}
+	request := traffic.Event{TS: clock, Session: "s1", Kind: traffic.KindRequest, Method: "tools/list",
+		Payload: json.RawMessage(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)}
+	for _, tc := range []struct {
+		name   string
+		events []traffic.Event
+		want   []string
+	}{
+		{"nothing traced", []traffic.Event{untraced}, []string{"No traced events yet", "--trace-content"}},
+		{"nothing with content", []traffic.Event{request}, []string{"Nothing for e to take", "1 traced events"}},
+	} {
+		s := newPipelineScreen(env{cfg: &f.cfg, st: newStyles(false)})
+		s.resize(80, 22)
+		s.update(trafficMsg{events: tc.events})
+		for _, k := range []string{"o", path, "enter", "e"} {
+			if cmd := s.update(keyMsg(k)); cmd != nil && k == "enter" {
+				s.update(cmd())
+			}
+		}
+		v := s.view()
+		if s.source != "file:"+path {
+			t.Errorf("%s: after e, the source is %q, want the file still", tc.name, s.source)
+		}
+		for _, want := range append(tc.want, "- s2 One") {
+			if !strings.Contains(strings.ReplaceAll(v, "\n", " "), want) {
+				t.Errorf("%s: after e, the view lacks %q:\n%s", tc.name, want, v)
+			}
+		}
+		if n := strings.Count(v, "\n") + 1; n > 22 {
+			t.Errorf("%s: with the note, the view is %d lines, more than the screen's 22:\n%s", tc.name, n, v)
+		}
+		s.update(keyMsg("j"))
+		if v := s.view(); strings.Contains(v, tc.want[0]) {
+			t.Errorf("%s: the note stays after the next key:\n%s", tc.name, v)
+		}
 	}
 }
 

@@ -3,8 +3,11 @@ package tui
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -45,6 +48,7 @@ type pipelineScreen struct {
 	ev      int             // the traced event shown, counted from the newest; -1 for none
 	evIn    Input           // what that event holds, taken when e picked it: newer events shift ev
 	source  string
+	note    string // why e found nothing to take, said above what is shown until the next key
 	input   string
 	out     *Output
 	err     error
@@ -63,12 +67,38 @@ func newPipelineScreen(e env) *pipelineScreen {
 	if e.cfg.Pipeline != nil {
 		s.models = e.cfg.Pipeline.Models()
 	}
+	if m := e.cfg.ProxyModel; m != "" && len(s.models) > 0 {
+		if i := slices.Index(s.models, m); i >= 0 {
+			s.model = i
+		} else {
+			// serve falls back to the built-in default for a model that does not exist; the
+			// project file is the user's to fix, so say so rather than start elsewhere silently.
+			whose := s.project()
+			if whose == "" {
+				whose = "the project"
+			}
+			s.note = display(fmt.Sprintf("The proxyModel %q set for %s does not exist: its sessions get the built-in default. "+
+				"'mcpctl get proxymodels' lists the models there are.", m, whose))
+		}
+	}
 	s.table = table.New(table.WithColumns([]table.Column{{Title: "ID", Width: 8}, {Title: "SECTION", Width: 40}, {Title: "BYTES", Width: 8}}),
 		table.WithHeight(4))
 	st := table.DefaultStyles()
 	st.Selected = lipgloss.NewStyle() // the table is a listing here, not a cursor
 	s.table.SetStyles(st)
 	return s
+}
+
+// project names the project whose proxymodel the screen starts on ("project web"), "" when
+// the console runs for none.
+func (s *pipelineScreen) project() string {
+	switch {
+	case s.cfg.Project != "":
+		return "project " + s.cfg.Project
+	case s.cfg.Repo != nil:
+		return "project " + s.cfg.Repo.Name
+	}
+	return ""
 }
 
 func (s *pipelineScreen) title() string   { return "Pipeline" }
@@ -153,6 +183,7 @@ func (s *pipelineScreen) key(msg tea.KeyMsg) tea.Cmd {
 	if s.cfg.Pipeline == nil {
 		return nil
 	}
+	s.note = ""
 	switch {
 	case key.Matches(msg, keyModel):
 		if len(s.models) > 0 {
@@ -227,7 +258,8 @@ func (s *pipelineScreen) run() tea.Cmd {
 
 // nextEvent picks the next older traced response that holds text, wrapping to the newest, and
 // transforms it. Responses whose result has no text (a tool's image) are passed over; when none
-// has any, the screen says why rather than transforming a JSON-RPC message.
+// has any, the screen says why rather than transforming a JSON-RPC message, and keeps what it
+// shows: a file the user opened is not theirs to lose for a key that found nothing.
 func (s *pipelineScreen) nextEvent() tea.Cmd {
 	n := len(s.traced)
 	for i := 1; i <= n; i++ {
@@ -241,12 +273,12 @@ func (s *pipelineScreen) nextEvent() tea.Cmd {
 		s.source = fmt.Sprintf("event:%s %s %s %s", e.TS.Format("15:04:05.000"), e.Session, e.Method, e.Name)
 		return s.run()
 	}
-	s.ev, s.source, s.out = -1, "", nil
 	if s.payload == 0 {
-		s.err = fmt.Errorf("no traced event yet: start a server with --trace-content (or MCPCTL_TRACE=content) to record payloads")
+		s.note = "No traced events yet, so e has nothing to take. Servers record payloads only when started with " +
+			"--trace-content (or MCPCTL_TRACE=content): add it to 'mcpctl serve' in your AI client's MCP config and restart the client."
 	} else {
-		s.err = fmt.Errorf("nothing to transform: none of the %d traced events holds content. Requests, notifications, "+
-			"initialize and lists carry none; a tools/call, prompts/get or resources/read answered with text does", s.payload)
+		s.note = fmt.Sprintf("Nothing for e to take: none of the %d traced events holds content. Requests, notifications, "+
+			"initialize and lists carry none; a tools/call, prompts/get or resources/read answered with text does.", s.payload)
 	}
 	return nil
 }
@@ -331,25 +363,44 @@ func transformable(e traffic.Event) bool {
 	return false
 }
 
+// readInput reads a file for the Pipeline screen. Its errors are shown there as they are, so
+// they are worded for the user who typed the path: no package prefix, which means nothing to
+// them, and no "stat PATH:" of the os error, which would say the path twice.
 func readInput(path string) (string, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return "", fmt.Errorf("tui: cannot read %s: %w", path, err)
+		return "", fmt.Errorf("cannot read %s: %w. Check the path, or press o to open another file", path, pathCause(err))
 	}
 	if !fi.Mode().IsRegular() {
-		return "", fmt.Errorf("tui: %s is not a regular file", path)
+		return "", fmt.Errorf("%s is not a regular file (a directory, a device or a pipe); press o to open a file", path)
 	}
 	if fi.Size() > maxPipelineInput {
-		return "", fmt.Errorf("tui: %s is larger than %s; pick a smaller file", path, size(maxPipelineInput))
+		return "", fmt.Errorf("%s is larger than %s; press o to open a smaller file", path, size(maxPipelineInput))
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return "", fmt.Errorf("tui: cannot read %s: %w", path, err)
+		return "", fmt.Errorf("cannot read %s: %w. Check the path, or press o to open another file", path, pathCause(err))
 	}
 	return string(b), nil
 }
 
-func (s *pipelineScreen) colHeight() int { return max(1, s.h-4-s.tableHeight()) }
+// pathCause is an os error without its operation and path: "no such file or directory".
+func pathCause(err error) error {
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func (s *pipelineScreen) colHeight() int { return max(1, s.h-4-s.tableHeight()-s.noteHeight()) }
+
+// noteHeight is how many lines the note takes.
+func (s *pipelineScreen) noteHeight() int {
+	if s.note == "" {
+		return 0
+	}
+	return strings.Count(wrap(s.note, s.w), "\n") + 1
+}
 
 func (s *pipelineScreen) view() string {
 	if s.cfg.Pipeline == nil {
@@ -361,6 +412,9 @@ func (s *pipelineScreen) view() string {
 	model := "(none)"
 	if len(s.models) > 0 {
 		model = s.models[s.model]
+		if p := s.project(); p != "" && model == s.cfg.ProxyModel {
+			model += " of " + p // the one its sessions get
+		}
 	}
 	if s.path.Focused() {
 		b.WriteString(s.path.View())
@@ -372,6 +426,9 @@ func (s *pipelineScreen) view() string {
 		b.WriteString(cell(display(fmt.Sprintf("model %s (m) · source %s", model, src)), s.w))
 	}
 	b.WriteByte('\n')
+	if s.note != "" {
+		b.WriteString(wrap(s.note, s.w) + "\n")
+	}
 	switch {
 	case s.err != nil:
 		b.WriteString(wrap(display(s.err.Error()), s.w)) // it may name the file

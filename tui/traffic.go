@@ -25,6 +25,10 @@ const (
 	sparkMethods = 3
 )
 
+// trafficExample is a command that writes traffic where the console reads it: one request to a
+// server started by hand, which answers and exits when its input ends.
+const trafficExample = `echo '{"jsonrpc":"2.0","id":1,"method":"ping"}' | mcpctl serve`
+
 var keyFilter = key.NewBinding(key.WithKeys("f", "/"), key.WithHelp("f", "filter"))
 
 // trafficScreen is screen 3: the events of every running server, newest first, filterable,
@@ -274,8 +278,12 @@ func (s *trafficScreen) view() string {
 	case s.err != nil && len(s.events) == 0:
 		return wrap("Traffic cannot be followed: "+s.err.Error()+"\n\nCheck that $XDG_STATE_HOME/mcpctl/traffic is a directory you own.", s.w)
 	case len(s.events) == 0:
+		// Only a server run with this user's state directory writes here: 'mcpctl demo' keeps its
+		// traffic in a throw-away directory, so suggesting it left the screen empty.
 		return "No traffic yet in\n  " + s.cfg.TrafficDir + "\n\n" + wrap("Every 'mcpctl serve' writes its requests, responses and notifications there "+
-			"while it runs: start your AI client (it runs the server from .mcp.json), or try 'mcpctl demo'. Events appear here as they happen.", s.w)
+			"while it runs. Start your AI client: it runs the server from its MCP config ('mcpctl mcp-config' prints the entry). "+
+			"Or send a server one request by hand:", s.w) + "\n\n  " + trafficExample + "\n\n" +
+			wrap("Events appear here as they happen. 'mcpctl demo' does not write here: its server keeps its traffic in a directory of its own.", s.w)
 	}
 	if e := s.detail; e != nil {
 		return s.st.title.Render(cell(fmt.Sprintf("%s %s %s (esc closes)", e.Kind, e.Method, e.Name), s.w)) + "\n" + s.vp.View()
