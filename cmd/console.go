@@ -60,7 +60,7 @@ func runConsole(ctx context.Context, env Env, args []string) error {
 	// The Pipeline screen starts on the model this project's content gets from serve when no
 	// override or server of its names another (mcpserver's contentPipeline.named): its
 	// proxyModel, else the built-in default.
-	cfg.ProxyModel = "default"
+	cfg.ProxyModel = pipeline.DefaultModel
 	if c.Project != nil && c.ProxyModel != "" {
 		cfg.ProxyModel = c.ProxyModel
 	}

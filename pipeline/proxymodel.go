@@ -63,11 +63,14 @@ func (m Model) StageNames() []string {
 	return names
 }
 
+// DefaultModel is the built-in proxymodel content gets where a project names none.
+const DefaultModel = "default"
+
 // BuiltinModels are the proxymodels every install has; a file of the same name overrides one.
 func BuiltinModels() []Model {
 	return []Model{
 		{
-			Name: "default", Description: "Serves content as it is; content over 32 KB is cut into pages of 8 KB, the first page sent with a table of the others.",
+			Name: DefaultModel, Description: "Serves content as it is; content over 32 KB is cut into pages of 8 KB, the first page sent with a table of the others.",
 			Controller: "gate", AppliesTo: slices.Clone(ContentTypes), MinBytes: 32 << 10, BuiltIn: true,
 			Stages: []StageSpec{{Type: "passthrough"}, {Type: "paginate"}},
 		},

@@ -31,7 +31,7 @@ type contentPipeline struct {
 }
 
 // defaultModel is the proxymodel when a project names none.
-const defaultModel = "default"
+const defaultModel = pipeline.DefaultModel
 
 func newContentPipeline(c *core, e *pipeline.Engine) *contentPipeline {
 	p := &contentPipeline{core: c, engine: e}
