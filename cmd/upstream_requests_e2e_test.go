@@ -16,6 +16,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"github.com/mcpctl/mcpctl/cmd/internal/mcpserver"
 )
 
 // reviewExtras give a fake upstream (MCPCTL_UPSTREAM_REVIEW=1) what the tests of a review's
@@ -126,6 +127,28 @@ func TestCallWaitingForTheFirstStartWhenServeStops(t *testing.T) {
 	}
 	if err := <-done; err == nil || !strings.Contains(err.Error(), "was not called: the call ended while server db was still starting") {
 		t.Errorf("the waiting call when serve stops: %v, want it not called, the wait cut short", err)
+	}
+}
+
+// A tool the project leaves out is said to be left out, and by which rule: "may hide it" left
+// the model to guess whether the name was wrong.
+func TestDeniedToolSaysSo(t *testing.T) {
+	lib := projectLibrary(t)
+	env := testHome(t)
+	writeProject(t, env, "web", fmt.Sprintf("folder: Web App\ngated: false\nservers:\n  db:\n    command: %q\n    env: {MCPCTL_BE_UPSTREAM: db}\n    tools: {deny: [ech*]}\n", os.Args[0]))
+	s := serve(t, env, "--library", lib.Dir, "--project", "web")
+	eventually(t, 20*time.Second, "db is ready", func() bool {
+		var h mcpserver.HealthResult
+		s.call(t, "health_check", map[string]any{}, &h)
+		return len(h.Upstreams) == 1 && h.Upstreams[0].State == "ready"
+	})
+	for name, want := range map[string]string{
+		"db__echo":   "tool 'db__echo' is not served: the project's servers.db.tools.deny leaves it out",
+		"db__nosuch": "unknown tool 'db__nosuch': server db is running and offers no tool of that name. Call tools/list",
+	} {
+		if _, err := callTool(context.Background(), s.Client, name, map[string]any{"text": "hi"}, nil); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", name, err, want)
+		}
 	}
 }
 

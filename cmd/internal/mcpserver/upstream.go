@@ -774,10 +774,11 @@ func (u *upstreams) notServed(kind, name string) (msg string, ok bool) {
 	st := srv.State()
 	switch st.State {
 	case upstream.Ready:
-		msg = fmt.Sprintf("unknown %s '%s': server %s is running and offers no %s of that name", kind, name, st.Name, kind)
-		if kind == "tool" {
-			msg += " (the project's tools.allow or tools.deny may hide it)"
+		if rule := srv.HiddenBy(strings.TrimPrefix(name, st.Name+"__")); kind == "tool" && rule != "" {
+			return fmt.Sprintf("tool '%s' is not served: the project's servers.%s.%s leaves it out. Use another tool, or ask the user to change the project file if this one is needed.",
+				name, st.Name, rule), true
 		}
+		msg = fmt.Sprintf("unknown %s '%s': server %s is running and offers no %s of that name", kind, name, st.Name, kind)
 		return msg + fmt.Sprintf(". Call %ss/list for its %ss.", kind, kind), true
 	case upstream.Starting:
 		u.mu.Lock()

@@ -48,11 +48,18 @@ type toolFilter struct{ allow, deny []string }
 // allows reports whether the tool called own is served: it matches allow (or allow is empty)
 // and matches no deny. Patterns are names or path.Match globs; a malformed glob matches only
 // its exact text.
-func (f toolFilter) allows(own string) bool {
-	if matchAny(f.deny, own) {
-		return false
+func (f toolFilter) allows(own string) bool { return f.hiding(own) == "" }
+
+// hiding names the rule that leaves out the tool called own, "tools.deny" or "tools.allow",
+// or "" when it is served.
+func (f toolFilter) hiding(own string) string {
+	switch {
+	case matchAny(f.deny, own):
+		return "tools.deny"
+	case len(f.allow) > 0 && !matchAny(f.allow, own):
+		return "tools.allow"
 	}
-	return len(f.allow) == 0 || matchAny(f.allow, own)
+	return ""
 }
 
 func matchAny(patterns []string, name string) bool {

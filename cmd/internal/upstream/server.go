@@ -161,6 +161,10 @@ func (s *Server) Name() string { return s.name }
 // Spec is the server as the project gives it (env values unexpanded).
 func (s *Server) Spec() gate.ServerSpec { return s.spec }
 
+// HiddenBy names the project's rule that leaves out this server's tool called own,
+// "tools.deny" or "tools.allow", or "" when none does.
+func (s *Server) HiddenBy(own string) string { return s.filter.hiding(own) }
+
 // Timeout is how long one call to the server may take.
 func (s *Server) Timeout() time.Duration { return s.timeout }
 
