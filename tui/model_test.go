@@ -394,7 +394,7 @@ func TestPipelineFile(t *testing.T) {
 }
 
 // The Pipeline screen starts on the proxymodel of the project the console runs for, and says
-// whose it is; one that does not exist is said.
+// whose it is; one that does not exist is said, and the built-in default shown, as serve does.
 func TestPipelineStartsOnTheProjectModel(t *testing.T) {
 	f := newFixture(t, 5)
 	f.cfg.Pipeline = splitter{} // subindex first, then default
@@ -415,6 +415,9 @@ func TestPipelineStartsOnTheProjectModel(t *testing.T) {
 		s.resize(80, 22)
 		if v := s.view(); !strings.Contains(strings.ReplaceAll(v, "\n", " "), tc.want) {
 			t.Errorf("%s: the screen does not start with %q:\n%s", tc.name, tc.want, v)
+		}
+		if got := s.models[s.model]; got != "default" {
+			t.Errorf("%s: the screen starts on model %s, want default, which serve applies", tc.name, got)
 		}
 	}
 	// Another model is not the project's.

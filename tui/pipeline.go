@@ -16,6 +16,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
+	"github.com/mcpctl/mcpctl/pipeline"
 	"github.com/mcpctl/mcpctl/tui/traffic"
 )
 
@@ -71,8 +72,11 @@ func newPipelineScreen(e env) *pipelineScreen {
 		if i := slices.Index(s.models, m); i >= 0 {
 			s.model = i
 		} else {
-			// serve falls back to the built-in default for a model that does not exist; the
-			// project file is the user's to fix, so say so rather than start elsewhere silently.
+			// serve falls back to the built-in default for a model that does not exist: start
+			// there too. The project file is the user's to fix, so say so rather than silently.
+			if i := slices.Index(s.models, pipeline.DefaultModel); i >= 0 {
+				s.model = i
+			}
 			whose := s.project()
 			if whose == "" {
 				whose = "the project"
