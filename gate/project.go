@@ -217,12 +217,18 @@ func ParseProject(file string, data []byte) (Project, error) {
 			return Project{}, &Error{Op: "load project", Path: file, Err: err}
 		}
 		for i, pr := range fe.Problems {
-			if pr.Keyword == "propertyNames" && strings.HasPrefix(pr.Field, "priorities.") {
-				key := strings.TrimPrefix(pr.Field, "priorities.")
-				fe.Problems[i].Message = "not a prompt name: priorities are keyed by prompt name, the slug of the title (" + strconv.Quote(promptlib.Slug(key)) + ")"
+			if pr.Keyword != "propertyNames" {
+				continue
 			}
-			if pr.Keyword == "propertyNames" && strings.HasPrefix(pr.Field, "servers.") && strings.Count(pr.Field, ".") == 1 {
+			switch pr.Field {
+			case "priorities." + pr.Key:
+				fe.Problems[i].Message = "not a prompt name: priorities are keyed by prompt name, the slug of the title (" + strconv.Quote(promptlib.Slug(pr.Key)) + ")"
+			case "servers." + pr.Key:
 				fe.Problems[i].Message = "not a server name: letters, digits, and single '-' or '_' between them, at most 32 (its tools are named NAME__tool)"
+			default:
+				if strings.HasPrefix(pr.Field, "servers.") && strings.HasSuffix(pr.Field, ".env."+pr.Key) {
+					fe.Problems[i].Message = "not an environment variable name: letters, digits and '_', not starting with a digit"
+				}
 			}
 		}
 		return Project{}, &ProjectError{File: file, Problems: fe.Problems}

@@ -139,6 +139,12 @@ func TestLoadProjectProblems(t *testing.T) {
 		{"server name with a double underscore", "servers:\n  my__db: {command: x}\n", []Problem{
 			{Field: "servers.my__db", Line: 2, Message: "not a server name: letters, digits, and single '-' or '_' between them, at most 32 (its tools are named NAME__tool)"},
 		}},
+		{"server name with a dot", "servers:\n  x.y: {command: x}\n", []Problem{
+			{Field: "servers.x.y", Line: 2, Message: "not a server name: letters, digits, and single '-' or '_' between them, at most 32 (its tools are named NAME__tool)"},
+		}},
+		{"environment variable name with a space", "servers:\n  db:\n    command: x\n    env: {MY VAR: a}\n", []Problem{
+			{Field: "servers.db.env.MY VAR", Line: 4, Message: "not an environment variable name: letters, digits and '_', not starting with a digit"},
+		}},
 		{"server timeout too small", "servers:\n  db: {command: x, timeoutMs: 5}\n", []Problem{
 			{Field: "servers.db.timeoutMs", Line: 2, Message: "minimum: got 5, want 100"},
 		}},
@@ -169,7 +175,7 @@ func TestLoadProjectProblems(t *testing.T) {
 			}
 			got := append([]Problem(nil), pe.Problems...)
 			for i := range got {
-				got[i].Keyword = "" // which keyword failed is the schema's business
+				got[i].Keyword, got[i].Key = "", "" // which keyword failed is the schema's business
 			}
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("got problems\n  %q\nwant\n  %q", got, tt.want)

@@ -36,6 +36,9 @@ type FileProblem struct {
 	// for problems found before validation (syntax, duplicates, limits). Callers that explain a
 	// problem in their own words switch on it, never on Message.
 	Keyword string
+	// Key is the offending key of an unknown field or a bad property name: Field ends with it,
+	// and a key may itself hold dots ("servers.x.y" is the key "x.y" of servers).
+	Key string
 }
 
 func (p FileProblem) String() string {
@@ -278,7 +281,7 @@ func locate(schema string, root *yaml.Node, sp Problem) []FileProblem {
 					msg += "; the fields are " + strings.Join(fields, ", ")
 				}
 			}
-			out = append(out, FileProblem{Field: joinField(field, key), Line: k.Line, Message: msg, Keyword: sp.Keyword})
+			out = append(out, FileProblem{Field: joinField(field, key), Line: k.Line, Message: msg, Keyword: sp.Keyword, Key: key})
 		}
 		if len(out) > 0 {
 			return sortProblems(out)
