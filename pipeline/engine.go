@@ -576,7 +576,7 @@ func (k engineKV) Put(key string, value []byte) {
 	k.e.store(k.name(key), entry{Text: string(value)}, "")
 }
 
-// MaxFooterSections bounds the sections an index's footer lists: about 5 KB of lines. Content
+// MaxFooterSections bounds the lines of sections an index's footer lists: about 5 KB. Content
 // of 60 MB in 8 KB pages had 7,500 of them, a 260 KB result; the rest are named by their first
 // and last id, each one read_section away.
 const MaxFooterSections = 100
@@ -597,11 +597,19 @@ func footer(text, ref string, sections []Section, listed, whole bool) string {
 		} else {
 			fmt.Fprintf(&b, "Only part of the content is shown above; %s:\n", plural(len(sections), "its one section", "its "+strconv.Itoa(len(sections))+" sections"))
 		}
-		for _, s := range sections[:min(len(sections), MaxFooterSections)] {
-			b.WriteString(TableLine(s))
+		i := 0
+		for lines := 0; i < len(sections) && lines < MaxFooterSections; lines++ {
+			// Pages without a heading say nothing but their number: a run of them is one line.
+			if n := plainPages(sections[i:]); n >= 3 {
+				b.WriteString(pagesLine(sections[i : i+n]))
+				i += n
+			} else {
+				b.WriteString(TableLine(sections[i]))
+				i++
+			}
 			b.WriteString("\n")
 		}
-		if rest := sections[min(len(sections), MaxFooterSections):]; len(rest) > 0 {
+		if rest := sections[i:]; len(rest) > 0 {
 			fmt.Fprintf(&b, "- … %d more, %s to %s (%s)\n", len(rest), rest[0].ID, rest[len(rest)-1].ID, HumanBytes(rest[len(rest)-1].End-rest[0].Start))
 		}
 	}

@@ -48,3 +48,25 @@ func firstHeading(page string) string {
 	})
 	return text
 }
+
+// plainPages counts the pages at the start of ss that paginate titled by their number alone,
+// having found no heading in them.
+func plainPages(ss []Section) int {
+	n := 0
+	for n < len(ss) && ss[n].Kind == KindPage && len(ss[n].Children) == 0 && !strings.Contains(ss[n].Title, ": ") {
+		n++
+	}
+	return n
+}
+
+// pagesLine is a table line for a run of plain pages: "- 2 to 199: 198 pages without a heading
+// (1.6 MB, at most 8.0 KB each)". Listing them one by one said the same 198 times.
+func pagesLine(pages []Section) string {
+	first, last := pages[0], pages[len(pages)-1]
+	largest := 0
+	for _, p := range pages {
+		largest = max(largest, p.Bytes())
+	}
+	return "- " + first.ID + " to " + last.ID + ": " + strconv.Itoa(len(pages)) + " pages without a heading (" +
+		HumanBytes(last.End-first.Start) + ", at most " + HumanBytes(largest) + " each)"
+}

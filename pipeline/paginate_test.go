@@ -78,7 +78,11 @@ func TestDefaultModelSendsTheFirstPageAndListsTheRest(t *testing.T) {
 // rest by their first and last id; it listed every page, 1,500 lines for 12 MB.
 func TestFooterOfThousandsOfPagesIsBounded(t *testing.T) {
 	te := newTestEngine(t)
-	text := strings.Repeat("one line of a long log, nothing to split it by but its words\n", 200_000)
+	var b strings.Builder
+	for i := 0; b.Len() < 12<<20; i++ {
+		fmt.Fprintf(&b, "# Part %d\n\n%s", i, strings.Repeat("one line of a long guide, under a heading on every page\n", 120))
+	}
+	text := b.String()
 	out := transform(t, te.Engine, "default", text)
 	if len(out.Sections) < 1000 {
 		t.Fatalf("%d pages; the test wants thousands", len(out.Sections))
@@ -91,4 +95,24 @@ func TestFooterOfThousandsOfPagesIsBounded(t *testing.T) {
 	if got, err := te.ReadSection(t.Context(), out.Ref, last.ID); err != nil || got != text[last.Start:last.End] {
 		t.Errorf("the last page, unlisted, reads back %d bytes, %v", len(got), err)
 	}
+}
+
+// Pages without a heading are titled by their number alone: the footer gives a run of them one
+// line, not one line each that says nothing new (3 KB of "page 57 of 199" for a 1.6 MB log).
+func TestFooterNamesPlainPagesInOneLine(t *testing.T) {
+	te := newTestEngine(t)
+	text := strings.Repeat("one line of a long log, nothing to split it by but its words\n", 20_000)
+	out := transform(t, te.Engine, "default", text)
+	n := len(out.Sections)
+	if n < 100 {
+		t.Fatalf("%d pages; the test wants a hundred or more", n)
+	}
+	line := fmt.Sprintf("\n- 1 to %d: %d pages without a heading (%s, at most 8.0 KB each)\n", n, n, HumanBytes(len(text)))
+	if !strings.Contains(out.Text, line) || strings.Contains(out.Text, "\n- 2 ") {
+		t.Errorf("the footer is\n%s\nwant the pages in the one line %q", out.Text[out.Sections[0].End:], line)
+	}
+	if len(out.Text) > out.Sections[0].End+400 {
+		t.Errorf("the footer is %d bytes", len(out.Text)-out.Sections[0].End)
+	}
+	checkDrillDown(t, te.Engine, out, text)
 }

@@ -102,28 +102,36 @@ func (sp splitter) split(ctx context.Context, t string) (Format, []Section) {
 	return f, sections
 }
 
-// groupFlat groups a long flat run of prose or line sections into ranges titled by the lines
-// they span.
+// groupFlat groups a long flat run of prose or line sections, which tile t, into ranges titled
+// by the lines they span.
 func (sp splitter) groupFlat(t string, sections []Section) []Section {
-	starts := make([]int, len(sections)+1)
-	for i, s := range sections {
-		starts[i] = s.Start
-	}
-	starts[len(sections)] = len(t)
-	return groupRanges(sections, sp.maxSections, KindRange, func(a, b int) string {
-		first := 1 + strings.Count(t[:starts[a]], "\n")
-		last := first + strings.Count(strings.TrimSuffix(t[starts[a]:starts[b+1]], "\n"), "\n")
-		if last == first {
-			// Parts of one long line (minified JSON, a one-line log) were all "lines 1–1":
-			// their byte ranges tell them apart, as splitLines titles its parts.
-			return "line " + strconv.Itoa(first) + ", bytes " + strconv.Itoa(starts[a]) + "–" + strconv.Itoa(starts[b+1]-1)
-		}
-		return "lines " + strconv.Itoa(first) + "–" + strconv.Itoa(last)
+	return sp.groupBySize(sections, len(t), func(a, b int) string {
+		return linesTitle(t, sections[a].Start, endOf(sections, b, len(t)))
 	})
 }
 
+// endOf is where sections[i] ends when each ends where the next starts and the last at end.
+func endOf(sections []Section, i, end int) int {
+	if i+1 < len(sections) {
+		return sections[i+1].Start
+	}
+	return end
+}
+
+// linesTitle titles t[start:end] by the lines it spans, "lines 12–40", or, within one long line
+// (minified JSON, a one-line log), by its bytes, which tell its parts apart.
+func linesTitle(t string, start, end int) string {
+	first := 1 + strings.Count(t[:start], "\n")
+	last := first + strings.Count(strings.TrimSuffix(t[start:end], "\n"), "\n")
+	if last == first {
+		return "line " + strconv.Itoa(first) + ", bytes " + strconv.Itoa(start) + "–" + strconv.Itoa(end-1)
+	}
+	return "lines " + strconv.Itoa(first) + "–" + strconv.Itoa(last)
+}
+
 // splitBig splits leaves much larger than maxBytes into parts at paragraph, line or word
-// boundaries, so no drill-down is ever one huge piece.
+// boundaries, so no drill-down is ever one huge piece; many parts are grouped into ranges, so
+// no table is a long list either.
 func (sp splitter) splitBig(t string, sections []Section) {
 	for i := range sections {
 		s := &sections[i]
@@ -138,10 +146,16 @@ func (sp splitter) splitBig(t string, sections []Section) {
 		if len(cuts) < 2 {
 			continue
 		}
+		parts := make([]Section, len(cuts))
 		for n, c := range cuts {
-			s.Children = append(s.Children, Section{Start: c, Kind: s.Kind, Title: s.Title + " (part " + strconv.Itoa(n+1) + " of " + strconv.Itoa(len(cuts)) + ")"})
+			parts[n] = Section{Start: c, Kind: s.Kind, Title: s.Title + " (part " + strconv.Itoa(n+1) + " of " + strconv.Itoa(len(cuts)) + ")"}
 		}
-		s.Children = normalize(t, s.Children, s.Start, s.End)
+		if len(parts) > sp.maxSections {
+			parts = sp.groupBySize(parts, s.End, func(a, b int) string {
+				return s.Title + " (parts " + strconv.Itoa(a+1) + "–" + strconv.Itoa(b+1) + " of " + strconv.Itoa(len(cuts)) + ")"
+			})
+		}
+		s.Children = normalize(t, parts, s.Start, s.End)
 	}
 }
 

@@ -123,6 +123,55 @@ func TestSectionSplitStructure(t *testing.T) {
 	})
 }
 
+// Long flat content (a log, a YAML list, one huge part under a heading) is grouped by bytes as
+// JSON is: no table lists more than maxSections, and a range of parts fits read_section whole.
+// Grouped by count, a 1.6 MB log was eight ranges of fifty 4 KB parts, each range too large to
+// read whole: 408 calls to read it all.
+func TestLongFlatContentGroupedBySize(t *testing.T) {
+	var log, list strings.Builder
+	for i := 0; log.Len() < 1600<<10; i++ {
+		fmt.Fprintf(&log, "2026-11-25T10:%02d:%02dZ INFO req=%d path=/api/v1/items/%d status=200\n", i/60%60, i%60, i, i%997)
+	}
+	for i := 0; i < 3000; i++ {
+		fmt.Fprintf(&list, "- name: item-%d\n  note: the item's note, a few words long, and then some more words to make it longer\n", i)
+	}
+	tests := []struct {
+		name   string
+		text   string
+		format Format
+	}{
+		{"1.6 MB log", log.String(), FormatText},
+		{"100 KB log", log.String()[:100<<10], FormatText},
+		{"YAML list of 3,000 items", list.String(), FormatYAML},
+		{"one heading over 1 MB of lines", "# Dump\n\n" + log.String()[:1<<20], FormatMarkdown},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, sections := newSplitter(nil).split(context.Background(), tt.text)
+			if f != tt.format {
+				t.Fatalf("format %s, want %s", f, tt.format)
+			}
+			checkTiling(t, tt.text, sections)
+			// A table lists at most maxSections, except a range read whole: its parts are
+			// there to drill into, never listed.
+			var walk func(title string, ss []Section, whole bool)
+			walk = func(title string, ss []Section, whole bool) {
+				if len(ss) > defaultMaxSections && !whole {
+					t.Errorf("%s lists %d sections, want at most %d", title, len(ss), defaultMaxSections)
+				}
+				for _, s := range ss {
+					leaves := len(Leaves(s.Children)) == len(s.Children)
+					if len(s.Children) > 0 && leaves && s.Kind == KindRange && s.Bytes() > rangeBytes {
+						t.Errorf("range %q of %d parts is %d bytes, want at most %d to be read whole", s.Title, len(s.Children), s.Bytes(), rangeBytes)
+					}
+					walk(strconv.Quote(s.Title), s.Children, s.Kind == KindRange && leaves && s.Bytes() <= rangeBytes)
+				}
+			}
+			walk("the top level", sections, false)
+		})
+	}
+}
+
 func TestSectionSplitSmallAndEdgeInput(t *testing.T) {
 	for _, text := range []string{"", "x", "{}", "[]", "[1]", `"a string"`, "# only a heading\n", "\xff\xfe garbage \x00", strings.Repeat("é", 20000), strings.Repeat("a", 50000)} {
 		_, sections := newSplitter(nil).split(context.Background(), text)

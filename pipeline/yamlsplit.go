@@ -49,15 +49,15 @@ func (sp splitter) splitYAML(t string, root *yaml.Node) []Section {
 		}
 		return s
 	}
-	var nodeSections func(n *yaml.Node, depth int) []Section
-	nodeSections = func(n *yaml.Node, depth int) []Section {
+	// nodeSections makes the sections of n's keys or items; end is where n's last one ends,
+	// which grouping by size needs.
+	var nodeSections func(n *yaml.Node, depth, end int) []Section
+	nodeSections = func(n *yaml.Node, depth, end int) []Section {
 		var out []Section
+		var values []*yaml.Node
 		add := func(title string, at, value *yaml.Node) {
-			sec := Section{Start: lineStart(at.Line), Title: title, Kind: KindYAML}
-			if depth < maxDepth && (value.Kind == yaml.MappingNode || value.Kind == yaml.SequenceNode) && value.Style&yaml.FlowStyle == 0 {
-				sec.Children = nodeSections(value, depth+1)
-			}
-			out = append(out, sec)
+			out = append(out, Section{Start: lineStart(at.Line), Title: title, Kind: KindYAML})
+			values = append(values, value)
 		}
 		switch n.Kind {
 		case yaml.MappingNode:
@@ -80,9 +80,14 @@ func (sp splitter) splitYAML(t string, root *yaml.Node) []Section {
 				add(title, c, c)
 			}
 		}
+		for i, v := range values {
+			if depth < maxDepth && (v.Kind == yaml.MappingNode || v.Kind == yaml.SequenceNode) && v.Style&yaml.FlowStyle == 0 {
+				out[i].Children = nodeSections(v, depth+1, endOf(out, i, end))
+			}
+		}
 		if len(out) > sp.maxSections {
 			seq := n.Kind == yaml.SequenceNode
-			out = groupRanges(out, sp.maxSections, KindRange, func(a, b int) string {
+			out = sp.groupBySize(out, end, func(a, b int) string {
 				if seq {
 					return "- [" + strconv.Itoa(a) + "–" + strconv.Itoa(b) + "]"
 				}
@@ -91,7 +96,7 @@ func (sp splitter) splitYAML(t string, root *yaml.Node) []Section {
 		}
 		return out
 	}
-	sections := nodeSections(root, 0)
+	sections := nodeSections(root, 0, len(t))
 	// A small value needs no children; drop them where the section is small (known only now
 	// that each section's end is the next one's start).
 	sections = normalize(t, sections, 0, len(t))
