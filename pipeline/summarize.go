@@ -188,6 +188,11 @@ func summarize(t string, s Section) string {
 		if items := itemSections(s.Children); len(items) > 0 && isJSONKind(items[0].Kind) {
 			return clip(jsonRangeFacts(t, items), 120)
 		}
+		// A range of a log's lines or of paragraphs starts as its first part does: a log's
+		// first timestamp says where to drill for a time.
+		if first := firstLeaf(s.Children); first.Kind == KindLines || first.Kind == KindProse {
+			return summarize(t, first)
+		}
 		return ""
 	case KindJSONElement, KindJSONMember:
 		return clip(jsonValueFacts(t, s.ValueStart), 100)

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -27,6 +28,13 @@ func TestSummarizeTreeWithoutLLM(t *testing.T) {
 		}},
 		{"prose: first sentence", proseDoc(t), []string{"paragraphs 1–6 (2.2 KB): Paragraph 0 begins with a sentence."}},
 		{"yaml: keys and values", yamlDoc(t), []string{"- 1 name: (36 B): billing", "env: (8.8 KB): 200 entries"}},
+		// Ranges of a log's lines start as their first line does: its timestamp says where to
+		// drill for a time.
+		{"log: ranges by their first line", logLines(200_000), []string{
+			"Text, 200.0 KB, in ",
+			"- 1 lines 1–",
+			" parts): 2026-11-25T10:00:00Z INFO request 0 served in 0 ms …\n- 2 lines ",
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := transform(t, te.Engine, "subindex", tc.text)
@@ -45,4 +53,13 @@ func TestSummarizeTreeWithoutLLM(t *testing.T) {
 		t.Errorf("budgetBytes 20000 gave %d bytes (steps listed %v), the default %d bytes (steps listed %v); want the steps only in the deeper table",
 			len(deep.Text), strings.Contains(deep.Text, "### Step 1.1"), len(shallow.Text), strings.Contains(shallow.Text, "### Step 1.1"))
 	}
+}
+
+// logLines is a log of about n bytes, one request a line.
+func logLines(n int) string {
+	var b strings.Builder
+	for i := 0; b.Len() < n; i++ {
+		fmt.Fprintf(&b, "2026-11-25T%02d:%02d:%02dZ INFO request %d served in %d ms\n", 10+i/3600, i/60%60, i%60, i, i%97)
+	}
+	return b.String()
 }
