@@ -19,6 +19,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/mcpctl/mcpctl/cmd/internal/mcpserver"
 	"github.com/mcpctl/mcpctl/gate"
 )
 
@@ -268,6 +269,28 @@ func TestBriefingNamesTheServersTools(t *testing.T) {
 	var b gate.Result
 	s.call(t, "begin_session", map[string]any{"tags": []string{"sql"}}, &b)
 	if !strings.Contains(b.Text, "search_prompts, ") || !strings.Contains(b.Text, "db__* (11)") || !strings.Contains(b.Text, "docs__* (11)") {
+		t.Errorf("the briefing's open tools: %.600s", b.Text)
+	}
+}
+
+// A briefing made while a server is still starting, or after it failed, names the server and
+// its state: it listed mcpctl's own tools only, and the model took the project's for missing.
+func TestBriefingNamesServersNotReady(t *testing.T) {
+	lib := projectLibrary(t)
+	env := testHome(t)
+	writeProject(t, env, "web", fmt.Sprintf("folder: Web App\ngateMode: soft\nservers:\n"+
+		"  db:\n    command: %q\n    env: {MCPCTL_BE_UPSTREAM: db, MCPCTL_UPSTREAM_REVIEW: \"1\", MCPCTL_UPSTREAM_HOLD: %q}\n    timeoutMs: 20000\n"+
+		"  gone:\n    command: %q\n",
+		os.Args[0], filepath.Join(t.TempDir(), "never"), filepath.Join(t.TempDir(), "no-such-command")))
+	s := serve(t, env, "--library", lib.Dir, "--project", "web")
+	eventually(t, 20*time.Second, "gone has failed", func() bool {
+		var h mcpserver.HealthResult
+		s.call(t, "health_check", map[string]any{}, &h)
+		return len(h.Upstreams) == 2 && h.Upstreams[1].Name == "gone" && h.Upstreams[1].State == "failed"
+	})
+	var b gate.Result
+	s.call(t, "begin_session", map[string]any{"tags": []string{"sql"}}, &b)
+	if !strings.Contains(b.Text, "db__* (starting)") || !strings.Contains(b.Text, "gone__* (failed: see health_check)") {
 		t.Errorf("the briefing's open tools: %.600s", b.Text)
 	}
 }

@@ -3,7 +3,6 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -12,7 +11,6 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/mcpctl/mcpctl/cmd/internal/upstream"
 	"github.com/mcpctl/mcpctl/gate"
 	"github.com/mcpctl/mcpctl/promptlib"
 	"github.com/mcpctl/mcpctl/tui/traffic"
@@ -44,10 +42,7 @@ func (g *gateComponent) renderer(st *gateState) gate.Renderer {
 		r.Tools = append(r.Tools, "read_section")
 	}
 	if g.up != nil {
-		servers, count := g.up.toolCounts()
-		for _, srv := range servers {
-			r.Tools = append(r.Tools, fmt.Sprintf("%s%s* (%d)", srv, upstream.Separator, count[srv]))
-		}
+		r.Tools = append(r.Tools, g.up.toolEntries()...)
 	}
 	return r
 }

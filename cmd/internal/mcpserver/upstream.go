@@ -415,19 +415,29 @@ func (u *upstreams) source(served string) (server, own string, ok bool) {
 	return server, strings.TrimPrefix(served, server+upstream.Separator), true
 }
 
-// toolCounts are the servers whose tools are served, in order, and how many each serves.
-func (u *upstreams) toolCounts() (servers []string, count map[string]int) {
+// toolEntries names each server's tools for a briefing: "db__* (11)" for the tools it serves;
+// "db__* (starting)" or "db__* (failed: see health_check)" for a server that serves none yet. A
+// briefing made right after initialize, while a server starts, listed only mcpctl's own tools,
+// and the model took the project's for missing.
+func (u *upstreams) toolEntries() []string {
 	u.mu.Lock()
-	defer u.mu.Unlock()
-	count = map[string]int{}
+	count := map[string]int{}
 	for _, srv := range u.tools {
-		if count[srv] == 0 {
-			servers = append(servers, srv)
-		}
 		count[srv]++
 	}
-	sort.Strings(servers)
-	return servers, count
+	u.mu.Unlock()
+	var out []string
+	for _, st := range u.sup.States() {
+		switch {
+		case count[st.Name] > 0:
+			out = append(out, fmt.Sprintf("%s%s* (%d)", st.Name, upstream.Separator, count[st.Name]))
+		case st.State == upstream.Starting:
+			out = append(out, st.Name+upstream.Separator+"* (starting)")
+		case st.State == upstream.Failed:
+			out = append(out, st.Name+upstream.Separator+"* (failed: see health_check)")
+		}
+	}
+	return out
 }
 
 // maxServerCalls bounds the calls one server has under way, and maxUpstreamCalls those of all
