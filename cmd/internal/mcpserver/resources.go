@@ -1,8 +1,8 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -311,8 +311,10 @@ func nodeOf(f dbread.FolderInfo) folderNode {
 	return folderNode{ID: f.ID, Name: f.Name, Path: f.Path, URI: folderURIPrefix + f.ID, PromptCount: f.PromptCount, ChildCount: f.ChildCount}
 }
 
+// jsonContents is doc as a JSON resource, written as tool results are (marshalText): a folder
+// named "R&D <team>" read "R\u0026D \u003cteam\u003e", which the model takes literally.
 func jsonContents(uri string, doc any) ([]mcp.ResourceContents, error) {
-	text, err := json.Marshal(doc)
+	text, err := marshalText(&bytes.Buffer{}, doc)
 	if err != nil {
 		return nil, err
 	}

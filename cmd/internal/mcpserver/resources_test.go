@@ -188,6 +188,28 @@ func TestResourcesRead(t *testing.T) {
 	}
 }
 
+// JSON resources are written as tool results are: "R&D <team>" as it is, not "R\u0026D
+// \u003cteam\u003e", which the model reads literally.
+func TestResourcesJSONKeepsAmpersandsAndBrackets(t *testing.T) {
+	lib := promptFixture()
+	lib.Folders[2].Name = "R&D <team>"
+	lib.Prompts[0].Title = "Review <code> & tests"
+	ts := newTestSurface(t, lib)
+	for _, uri := range []string{"prompteka://folder/" + workID, "prompteka://library"} {
+		var res struct {
+			Contents []struct {
+				Text string `json:"text"`
+			} `json:"contents"`
+		}
+		if e := ts.rpc(t, "resources/read", map[string]any{"uri": uri}, &res); e != nil || len(res.Contents) != 1 {
+			t.Fatalf("resources/read %s: %+v, %d contents", uri, e, len(res.Contents))
+		}
+		if text := res.Contents[0].Text; !strings.Contains(text, `"R&D <team>"`) || strings.Contains(text, `\u00`) {
+			t.Errorf("%s reads %s; want the names as they are", uri, text)
+		}
+	}
+}
+
 func TestResourcesOfAProject(t *testing.T) {
 	work := gate.NoProject()
 	work.Name, work.Folder = "work", "Work"
