@@ -126,6 +126,44 @@ func TestWriteToolsRoundTrip(t *testing.T) {
 	}
 }
 
+// A prompt tool given a folder's id, or a folder tool a prompt's, says whose id it is and which
+// tool does what was meant; delete_prompt answered success, "No prompt … to delete", and queued
+// a delete, so the model told the user the folder was gone.
+func TestWriteToolsGivenTheOtherKindsID(t *testing.T) {
+	dir := standaloneLib(t)
+	s := serve(t, testHome(t), "--library", dir)
+	var folder, prompt writeOut
+	s.call(t, "create_folder", map[string]any{"name": "Drafts"}, &folder)
+	s.call(t, "create_prompt", map[string]any{"title": "Standup notes", "content": "x"}, &prompt)
+	if folder.ID == nil || prompt.ID == nil {
+		t.Fatalf("create_folder %+v, create_prompt %+v", folder, prompt)
+	}
+	for _, tt := range []struct {
+		tool string
+		args map[string]any
+		code string
+		want string
+	}{
+		{"delete_prompt", map[string]any{"id": *folder.ID}, "INVALID_INPUT", "it is the id of the folder 'Drafts'; delete_folder deletes a folder"},
+		{"update_prompt", map[string]any{"id": *folder.ID, "title": "y"}, "PROMPT_NOT_FOUND", "it is the id of the folder 'Drafts'; update_folder changes a folder"},
+		{"delete_folder", map[string]any{"id": *prompt.ID}, "FOLDER_NOT_FOUND", "it is the id of the prompt 'Standup notes'; delete_prompt deletes a prompt"},
+		{"update_folder", map[string]any{"id": *prompt.ID, "name": "y"}, "FOLDER_NOT_FOUND", "it is the id of the prompt 'Standup notes'; update_prompt changes a prompt"},
+	} {
+		if te := s.callError(t, tt.tool, tt.args, tt.code); !strings.Contains(te.Message, tt.want) {
+			t.Errorf("%s: %q, want it to say %q", tt.tool, te.Message, tt.want)
+		}
+	}
+	if got := pendingOps(t, filepath.Join(dir, queue.QueueName)); len(got) != 0 {
+		t.Errorf("queue holds %v; nothing should have been queued", got)
+	}
+	// A prompt that is not there at all is deleted already: a retried delete succeeds.
+	var out writeOut
+	s.call(t, "delete_prompt", map[string]any{"id": "00000000-0000-4000-8000-000000000000"}, &out)
+	if out.Status != "success" {
+		t.Errorf("deleting a prompt that never existed: %+v, want success", out)
+	}
+}
+
 // TestWritesAreServedAtOnce: what a write of the session changed is in prompts/list,
 // prompts/get and resources/list as soon as the write has answered, as it is in the tools that
 // read the database; no waiting for list_changed (some clients ignore it).

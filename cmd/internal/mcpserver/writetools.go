@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"runtime"
 	"sync"
 	"time"
@@ -84,7 +85,7 @@ func (d *writeTools) tools() []server.ServerTool {
 		d.serverTool(tool{
 			name: "delete_prompt", title: "Delete a prompt", destructive: true, idempotent: true,
 			description: "Delete a prompt by id. Deleting a prompt that is already gone succeeds." + queued,
-			handle:      write(promptlib.OpDeletePrompt, nil),
+			handle:      write(promptlib.OpDeletePrompt, d.checkDeletePrompt),
 		}),
 		d.serverTool(tool{
 			name: "create_folder", title: "Create a folder",
@@ -186,7 +187,7 @@ func (d *writeTools) checkCreatePrompt(ctx context.Context, v promptlib.Validato
 func (d *writeTools) checkUpdatePrompt(ctx context.Context, v promptlib.Validator) error {
 	in := v.(*promptlib.UpdatePromptData)
 	if _, err := d.db.Prompt(ctx, in.ID); errors.Is(err, dbread.ErrNotFound) {
-		return promptlib.Errorf(promptlib.CodePromptNotFound, "prompt %s does not exist", in.ID)
+		return promptlib.Errorf(promptlib.CodePromptNotFound, "prompt %s does not exist%s", in.ID, d.folderNotPrompt(ctx, in.ID, "update_folder changes"))
 	} else if err != nil {
 		return err
 	}
@@ -194,6 +195,39 @@ func (d *writeTools) checkUpdatePrompt(ctx context.Context, v promptlib.Validato
 		return d.folderMustExist(ctx, "folder", in.FolderID.Value, promptlib.CodeFolderNotFound)
 	}
 	return nil
+}
+
+// checkDeletePrompt refuses a folder's id. A prompt that is not there is deleted already (a
+// retried delete must succeed), but a folder's id means the model took one tool for the other,
+// and "No prompt to delete" with status success had it tell the user the folder was gone.
+func (d *writeTools) checkDeletePrompt(ctx context.Context, v promptlib.Validator) error {
+	in := v.(*promptlib.DeletePromptData)
+	if _, err := d.db.Prompt(ctx, in.ID); !errors.Is(err, dbread.ErrNotFound) {
+		return nil // there is such a prompt, or the processor will find out
+	}
+	if hint := d.folderNotPrompt(ctx, in.ID, "delete_folder deletes"); hint != "" {
+		return promptlib.Errorf(promptlib.CodeInvalidInput, "no prompt has the id %s%s", in.ID, hint)
+	}
+	return nil
+}
+
+// folderNotPrompt is what to add to "no prompt has id" when id is a folder's: which folder, and
+// the tool that does to folders what the model meant (use: "delete_folder deletes").
+func (d *writeTools) folderNotPrompt(ctx context.Context, id, use string) string {
+	f, err := d.db.Folder(ctx, id)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf(": it is the id of the folder '%s'; %s a folder", f.Name, use)
+}
+
+// promptNotFolder is folderNotPrompt the other way round.
+func (d *writeTools) promptNotFolder(ctx context.Context, id, use string) string {
+	p, err := d.db.Prompt(ctx, id)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf(": it is the id of the prompt '%s'; %s a prompt", p.Title, use)
 }
 
 // folders reads the library's folders, and the number of prompts directly in each (by id), for
@@ -227,7 +261,7 @@ func (d *writeTools) checkUpdateFolder(ctx context.Context, v promptlib.Validato
 	if err != nil {
 		return err
 	}
-	return promptlib.CheckUpdateFolder(folders, in.ID, in.Name, in.ParentID)
+	return d.promptsID(ctx, promptlib.CheckUpdateFolder(folders, in.ID, in.Name, in.ParentID), in.ID, "update_prompt changes")
 }
 
 func (d *writeTools) checkDeleteFolder(ctx context.Context, v promptlib.Validator) error {
@@ -236,5 +270,18 @@ func (d *writeTools) checkDeleteFolder(ctx context.Context, v promptlib.Validato
 	if err != nil {
 		return err
 	}
-	return promptlib.CheckDeleteFolder(folders, counts, in.ID, in.Recursive)
+	return d.promptsID(ctx, promptlib.CheckDeleteFolder(folders, counts, in.ID, in.Recursive), in.ID, "delete_prompt deletes")
+}
+
+// promptsID adds to a FOLDER_NOT_FOUND for id, when id is a prompt's, which prompt and the tool
+// meant (promptNotFolder).
+func (d *writeTools) promptsID(ctx context.Context, err error, id, use string) error {
+	var pe *promptlib.Error
+	if !errors.As(err, &pe) || pe.Code != promptlib.CodeFolderNotFound {
+		return err
+	}
+	if hint := d.promptNotFolder(ctx, id, use); hint != "" {
+		return promptlib.Errorf(pe.Code, "%s%s", pe.Message, hint)
+	}
+	return err
 }
