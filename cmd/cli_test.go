@@ -3,7 +3,9 @@ package cmd
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -303,5 +305,27 @@ func TestFailuresSayWhatToDo(t *testing.T) {
 	code, _, stderr = run(t, nil, "trust", tmp)
 	if code != 1 || !strings.Contains(stderr, "no .mcpctl/project.yaml in "+tmp) || !strings.Contains(stderr, "hint:") {
 		t.Errorf("trust outside a repository: exit %d, stderr %q; want 1 with a hint", code, stderr)
+	}
+}
+
+// A command whose reader has gone (mcpctl describe project web | head) ends as a process that
+// SIGPIPE ended does, quietly: it printed "mcpctl: write /dev/stdout: broken pipe" after head's
+// lines, and exited 1.
+func TestOutputToAClosedPipeEndsQuietly(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close() // the reader has gone before the first write
+	defer w.Close()
+	cmd := exec.Command(os.Args[0], "get", "projects")
+	cmd.Env = testHome(t)
+	writeProject(t, cmd.Env, "web", "folder: Web App\n")
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = w, &stderr
+	err = cmd.Run()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 141 || stderr.Len() > 0 {
+		t.Errorf("mcpctl get projects into a closed pipe: %v, stderr %q; want exit 141 and nothing said", err, stderr.String())
 	}
 }

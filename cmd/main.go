@@ -10,6 +10,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/mcpctl/mcpctl/tui"
 )
@@ -117,6 +118,12 @@ func report(stderr io.Writer, err error) int {
 	var ee exitError
 	if errors.As(err, &ee) {
 		return int(ee)
+	}
+	if errors.Is(err, syscall.EPIPE) {
+		// Whoever read the output has gone (mcpctl get prompts | head): nobody to tell, and a
+		// shell expects the status of a process that SIGPIPE ended, which serve's handler for
+		// it (SignalContext) turned into this error.
+		return 128 + int(syscall.SIGPIPE)
 	}
 	// An error may quote what a project file, a library or a server said: show its control
 	// characters rather than send them to the terminal.
