@@ -33,7 +33,8 @@ func (d readTools) tools() []server.ServerTool {
 		d.serverTool(tool{
 			name: "list_folders", title: "List folders", readOnly: true, idempotent: true, timeout: 2 * time.Second,
 			description: "List the library's folders as a tree (parents first) with their ids, paths and how many prompts " +
-				"and subfolders each holds; parentId lists one folder's subfolders. Folders holding nothing (one just made, " +
+				"and subfolders each holds; parentId lists one folder's subfolders (a tree too large for one answer lists its " +
+				"top levels, truncated true). Folders holding nothing (one just made, " +
 				"say) are listed only with includeEmpty. Use a folder's id as folderId in list_prompts or create_prompt.",
 			handle: d.listFolders,
 		}),
@@ -55,7 +56,7 @@ func (d readTools) tools() []server.ServerTool {
 			description: "Find prompts by words in their title or content: every word must occur (singular or plural, " +
 				"British or American spelling), in any order, and " +
 				"results come most relevant first, each with its summary and size (includeContent for bodies). " +
-				"Plain words only; quotes and operators are matched as text.",
+				"Plain words only: punctuation, quotes and * are ignored, OR is a word, and -word still requires the word.",
 			handle: d.searchPrompts,
 		}),
 		d.serverTool(tool{
@@ -68,14 +69,12 @@ func (d readTools) tools() []server.ServerTool {
 }
 
 type FolderResult struct {
-	ID          string         `json:"id"`
-	Name        string         `json:"name"`
-	ParentID    *string        `json:"parentId"`
-	Path        string         `json:"path"`
-	ChildCount  int            `json:"childCount"`
-	PromptCount int            `json:"promptCount"`
-	CreatedAt   promptlib.Time `json:"createdAt"`
-	UpdatedAt   promptlib.Time `json:"updatedAt"`
+	ID          string  `json:"id"`
+	Name        string  `json:"name"`
+	ParentID    *string `json:"parentId"`
+	Path        string  `json:"path"`
+	ChildCount  int     `json:"childCount"`
+	PromptCount int     `json:"promptCount"`
 }
 
 type FoldersResult struct {
@@ -87,7 +86,7 @@ type FoldersResult struct {
 
 // folderFixedTokens bounds the tokens of a listed folder's keys, ids, counts and times.
 var folderFixedTokens = promptlib.Tokens(`{"id":"23A25293-78D2-4A98-9A86-D48BF33BC3A1","name":"","parentId":"2458D189-E8B0-40B6-94B6-FA41FB871E7B",` +
-	`"path":"","childCount":1000000,"promptCount":1000000,"createdAt":"2024-03-14T07:08:59.000Z","updatedAt":"2024-03-14T07:49:50.000Z"},`)
+	`"path":"","childCount":1000000,"promptCount":1000000},`)
 
 // listFolders lists the folders in tree order. Over the bound it keeps the shallowest: the top
 // levels whole, with the child counts that say what is below, never the first subtrees whole and
@@ -147,10 +146,10 @@ func (d readTools) listFolders(ctx context.Context, args json.RawMessage) (any, 
 	keep := make([]bool, len(listed))
 	size, tokens, kept := 100, 40, 0 // the envelope: total, truncated, emptyOmitted
 	for _, i := range order {
-		// Bounds on the folder's JSON: ids, counts, times and keys take under 280 bytes, and
-		// under folderFixedTokens with its id and its parent's.
+		// Bounds on the folder's JSON: ids, counts and keys take under 200 bytes, and under
+		// folderFixedTokens with its id and its parent's.
 		f := listed[i]
-		n := 280 + jsonTextLen(f.Name) + jsonTextLen(f.Path)
+		n := 200 + jsonTextLen(f.Name) + jsonTextLen(f.Path)
 		tk := folderFixedTokens + promptlib.Tokens(f.Name) + promptlib.Tokens(f.Path)
 		if kept == maxFolders || size+n > MaxResultBytes || tokens+tk > MaxResultTokens {
 			break
@@ -163,7 +162,7 @@ func (d readTools) listFolders(ctx context.Context, args json.RawMessage) (any, 
 	for i, f := range listed {
 		if keep[i] {
 			out.Folders = append(out.Folders, FolderResult{ID: f.ID, Name: f.Name, ParentID: f.ParentID, Path: f.Path,
-				ChildCount: f.ChildCount, PromptCount: f.PromptCount, CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt})
+				ChildCount: f.ChildCount, PromptCount: f.PromptCount})
 		}
 	}
 	return out, nil
