@@ -184,10 +184,13 @@ func (a applier) updatePrompt(d *UpdatePromptData) (Response, error) {
 	}
 	set("updated_at", a.now)
 	args = append(args, id)
-	if _, err := a.tx.ExecContext(a.ctx, "UPDATE prompts SET "+strings.Join(sets, ", ")+" WHERE id = ?", args...); err != nil {
+	// The answer names the prompt by its title, as a create's does: an id says nothing to the
+	// user the model tells.
+	var title string
+	if err := a.tx.QueryRowContext(a.ctx, "UPDATE prompts SET "+strings.Join(sets, ", ")+" WHERE id = ? RETURNING title", args...).Scan(&title); err != nil {
 		return Response{}, fmt.Errorf("promptlib: update prompt: %w", err)
 	}
-	return Success(id, "Prompt %s updated", id), nil
+	return Success(id, "Prompt '%s' updated", truncate(title, 80)), nil
 }
 
 func nullable(o Optional[string]) *string {
@@ -198,15 +201,16 @@ func nullable(o Optional[string]) *string {
 }
 
 func (a applier) deletePrompt(d *DeletePromptData) (Response, error) {
-	res, err := a.tx.ExecContext(a.ctx, "DELETE FROM prompts WHERE id = ? COLLATE NOCASE", d.ID)
-	if err != nil {
-		return Response{}, fmt.Errorf("promptlib: delete prompt: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
+	var title string
+	err := a.tx.QueryRowContext(a.ctx, "DELETE FROM prompts WHERE id = ? COLLATE NOCASE RETURNING title", d.ID).Scan(&title)
+	if errors.Is(err, sql.ErrNoRows) {
 		// Deleting is idempotent: a retried or duplicate delete must not fail.
 		return Success(d.ID, "No prompt %s to delete: it was deleted already, or never existed", d.ID), nil
 	}
-	return Success(d.ID, "Prompt %s deleted", d.ID), nil
+	if err != nil {
+		return Response{}, fmt.Errorf("promptlib: delete prompt: %w", err)
+	}
+	return Success(d.ID, "Prompt '%s' deleted", truncate(title, 80)), nil
 }
 
 // sameParentSQL matches folders whose parent_id is the bound parent (twice), NULL for the top
@@ -388,7 +392,7 @@ func (a applier) updateFolder(d *UpdateFolderData) (Response, error) {
 	if _, err := a.tx.ExecContext(a.ctx, "UPDATE folders SET "+strings.Join(sets, ", ")+" WHERE id = ?", args...); err != nil {
 		return Response{}, fmt.Errorf("promptlib: update folder: %w", err)
 	}
-	return Success(id, "Folder %s updated", id), nil
+	return Success(id, "Folder '%s' updated", truncate(newName, 80)), nil
 }
 
 func sameParent(a, b *string) bool {

@@ -76,6 +76,7 @@ func TestApply(t *testing.T) {
 		kind promptlib.OpKind
 		data string
 		code string // "" for success
+		msg  string // the answer's message, when set
 		// checks run after the operation: query → want
 		checks map[string]string
 	}{
@@ -101,15 +102,15 @@ func TestApply(t *testing.T) {
 			checks: map[string]string{`SELECT COUNT(*) FROM folders`: "4"}},
 		{name: "create prompt with a lone variation selector as emoji", kind: promptlib.OpCreatePrompt, data: `{"title":"a","content":"x","emoji":"\ufe0f"}`, code: "INVALID_EMOJI"},
 		{name: "create prompt with unknown field", kind: promptlib.OpCreatePrompt, data: `{"title":"a","content":"x","tags":[]}`, code: "INVALID_INPUT"},
-		{name: "update clears emoji keeps the rest", kind: promptlib.OpUpdatePrompt, data: `{"id":"` + idP1 + `","emoji":null}`,
+		{name: "update clears emoji keeps the rest", kind: promptlib.OpUpdatePrompt, data: `{"id":"` + idP1 + `","emoji":null}`, msg: "Prompt 'One' updated",
 			checks: map[string]string{`SELECT coalesce(icon,'none')||' '||color||' '||title||' '||folder_id FROM prompts WHERE id=?`: "none #EF4444 One " + idB}},
-		{name: "update moves to root and clears color", kind: promptlib.OpUpdatePrompt, data: `{"id":"` + strings.ToLower(idP1) + `","folderId":null,"color":null,"title":"Renamed"}`,
+		{name: "update moves to root and clears color", kind: promptlib.OpUpdatePrompt, data: `{"id":"` + strings.ToLower(idP1) + `","folderId":null,"color":null,"title":"Renamed"}`, msg: "Prompt 'Renamed' updated",
 			checks: map[string]string{`SELECT coalesce(folder_id,'root')||' '||coalesce(color,'none')||' '||title FROM prompts WHERE id=?`: "root none Renamed"}},
 		{name: "update with null title", kind: promptlib.OpUpdatePrompt, data: `{"id":"` + idP1 + `","title":null}`, code: "INVALID_INPUT"},
 		{name: "update missing prompt", kind: promptlib.OpUpdatePrompt, data: `{"id":"11111111-1111-4111-8111-111111111111","title":"x"}`, code: "PROMPT_NOT_FOUND"},
 		{name: "update into missing folder", kind: promptlib.OpUpdatePrompt, data: `{"id":"` + idP1 + `","folderId":"11111111-1111-4111-8111-111111111111"}`, code: "FOLDER_NOT_FOUND",
 			checks: map[string]string{`SELECT folder_id FROM prompts WHERE id=?`: idB}},
-		{name: "delete prompt", kind: promptlib.OpDeletePrompt, data: `{"id":"` + idP2 + `"}`,
+		{name: "delete prompt", kind: promptlib.OpDeletePrompt, data: `{"id":"` + strings.ToLower(idP2) + `"}`, msg: "Prompt 'Two' deleted",
 			checks: map[string]string{`SELECT COUNT(*) FROM prompts WHERE id=?`: "0"}},
 		{name: "delete missing prompt succeeds", kind: promptlib.OpDeletePrompt, data: `{"id":"11111111-1111-4111-8111-111111111111"}`,
 			checks: map[string]string{`SELECT COUNT(*) FROM prompts`: "2"}},
@@ -120,7 +121,7 @@ func TestApply(t *testing.T) {
 		{name: "create folder with a taken name", kind: promptlib.OpCreateFolder, data: `{"name":"work"}`, code: "FOLDER_EXISTS"},
 		{name: "same name under another parent is fine", kind: promptlib.OpCreateFolder, data: `{"name":"Work","parentId":"` + idD + `"}`},
 		{name: "create folder in missing parent", kind: promptlib.OpCreateFolder, data: `{"name":"x","parentId":"11111111-1111-4111-8111-111111111111"}`, code: "PARENT_FOLDER_NOT_FOUND"},
-		{name: "rename folder", kind: promptlib.OpUpdateFolder, data: `{"id":"` + idD + `","name":"House"}`,
+		{name: "rename folder", kind: promptlib.OpUpdateFolder, data: `{"id":"` + idD + `","name":"House"}`, msg: "Folder 'House' updated",
 			checks: map[string]string{`SELECT name FROM folders WHERE id=?`: "House"}},
 		{name: "rename folder onto a sibling's name", kind: promptlib.OpUpdateFolder, data: `{"id":"` + idD + `","name":"WORK"}`, code: "FOLDER_EXISTS"},
 		{name: "move folder under another, appended", kind: promptlib.OpUpdateFolder, data: `{"id":"` + idB + `","parentId":"` + idD + `"}`,
@@ -150,6 +151,9 @@ func TestApply(t *testing.T) {
 				}
 			} else if resp.OK() || resp.Error == nil || *resp.Error != tt.code || resp.Message == "" {
 				t.Fatalf("got %+v (error %v), want error %s", resp, deref(resp.Error), tt.code)
+			}
+			if tt.msg != "" && resp.Message != tt.msg {
+				t.Errorf("message %q, want %q", resp.Message, tt.msg)
 			}
 			for q, want := range tt.checks {
 				var args []any
