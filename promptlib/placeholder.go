@@ -46,11 +46,18 @@ type PlaceholderUse struct {
 
 // Where says where the placeholder occurs, for an argument's description:
 // `line 3 under "## Context", line 9 under "## Output"`.
+// Each line is named once: three uses on line 1 were "line 1, line 1, line 1".
 func (p Placeholder) Where() string {
+	var lines []PlaceholderUse
+	for _, u := range p.Uses {
+		if n := len(lines); n == 0 || lines[n-1].Line != u.Line {
+			lines = append(lines, u)
+		}
+	}
 	var parts []string
-	for i, u := range p.Uses {
+	for i, u := range lines {
 		if i == maxUsesListed {
-			parts = append(parts, fmt.Sprintf("and %d more", len(p.Uses)-maxUsesListed))
+			parts = append(parts, fmt.Sprintf("and %d more", len(lines)-maxUsesListed))
 			break
 		}
 		s := "line " + strconv.Itoa(u.Line)

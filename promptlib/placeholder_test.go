@@ -60,6 +60,8 @@ func TestPlaceholderWhere(t *testing.T) {
 		{"{{a}}", "line 1"},
 		{"## Context\n{{a}}\n## Output\n{{a}}", `line 2 under "## Context", line 4 under "## Output"`},
 		{"{{a}}\n{{a}}\n{{a}}\n{{a}}\n{{a}}", "line 1, line 2, line 3, and 2 more"},
+		{"{{a}} and {{a}}, {{a|x}}\n\n{{a}}", "line 1, line 3"}, // each line once
+		{"{{a}}{{a}}\n{{a}}\n{{a}}{{a}}\n{{a}}\n{{a}}", "line 1, line 2, line 3, and 2 more"},
 	}
 	for _, tt := range tests {
 		ps := Placeholders(tt.body)
