@@ -308,7 +308,7 @@ type HealthResult struct {
 func (d readTools) healthCheck(ctx context.Context, _ json.RawMessage) (any, error) {
 	var h HealthResult
 	h.Version, h.Mode, h.Library = d.cfg.Version, d.mode(), d.lib.Dir
-	h.UptimeSeconds = time.Since(d.started).Seconds()
+	h.UptimeSeconds = time.Since(d.started).Round(time.Second).Seconds() // whole seconds: nanoseconds are noise to a model
 	h.Database.Path = d.lib.DB
 	err := d.db.Check(ctx)
 	var prompts, folders int
