@@ -139,6 +139,12 @@ func (s *promptSurface) checkGetPrompt(_ context.Context, _ any, req *mcp.GetPro
 	sp, ok := snap.prompt(name)
 	if !ok {
 		hint := "Call prompts/list for every name"
+		if titled := snap.titledNames(name, 3); len(titled) > 0 {
+			// Asked by title: names are the title's ASCII slug, and a title in another
+			// script has none ("コードレビュー" is prompt-3580).
+			req.Params.Name = carry("unknown prompt '" + name + "': prompts are named by their title's slug, and the prompt of that title is named " + orList(titled) + ".")
+			return
+		}
 		if near := snap.closestNames(name, 3); len(near) > 0 {
 			hint = "Did you mean " + orList(near) + "? " + hint
 		}
@@ -164,6 +170,18 @@ func orList(names []string) string {
 	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
 }
 
+// titledNames are the names of up to n prompts whose title is title, letter case aside.
+func (s *snapshot) titledNames(title string, n int) []string {
+	title = strings.TrimSpace(title)
+	var out []string
+	for i := 0; i < s.prompts.len() && len(out) < n; i++ {
+		if strings.EqualFold(s.prompts.titleAt(i), title) {
+			out = append(out, s.prompts.nameAt(i))
+		}
+	}
+	return out
+}
+
 // closestNames suggests up to n served names for a mistyped one: names that start with it
 // (or it with them) first, then names that contain it, then those within a small edit
 // distance, nearest first.
@@ -173,6 +191,9 @@ func (s *snapshot) closestNames(typed string, n int) []string {
 		return nil
 	}
 	slug := promptlib.Slug(typed)
+	if slug == "prompt" && !strings.Contains(typed, "prompt") {
+		return nil // a name with no ASCII letter or digit: Slug's stand-in is like nothing typed
+	}
 	limit := max(2, len(slug)/3)
 	type cand struct {
 		name string

@@ -63,6 +63,8 @@ func TestPromptsGet(t *testing.T) {
 			wantCode: mcp.INVALID_PARAMS, wantIn: []string{`unknown argument "lang"`}},
 		{name: "unknown prompt suggests names", prompt: "code-reveiw",
 			wantCode: mcp.INVALID_PARAMS, wantIn: []string{"'code-reveiw'", "'code-review'", "prompts/list"}},
+		{name: "asked by title", prompt: "security audit",
+			wantCode: mcp.INVALID_PARAMS, wantIn: []string{"unknown prompt 'security audit': prompts are named by their title's slug, and the prompt of that title is named 'security-audit'."}},
 		{name: "system prompts are not served", prompt: "gate-intro",
 			wantCode: mcp.INVALID_PARAMS, wantIn: []string{"'gate-intro'"}},
 	}
@@ -91,6 +93,24 @@ func TestPromptsGet(t *testing.T) {
 				t.Errorf("text:\n got %q\nwant %q", got, tt.wantText)
 			}
 		})
+	}
+}
+
+// A title in a script Slug keeps nothing of is named prompt-XXXX: asked by its title, the
+// answer names it; asked by another such title, nothing is suggested (every "prompt…" name
+// was, as the slug of the question).
+func TestPromptsGetByATitleInAnotherScript(t *testing.T) {
+	lib := promptFixture()
+	lib.Prompts = append(lib.Prompts, promptlib.Prompt{ID: "D0000000-0000-4000-8000-000000000009", Title: "コードレビュー", Content: "x"})
+	ts := newTestSurface(t, lib)
+	var res getPromptResult
+	e := ts.rpc(t, "prompts/get", map[string]any{"name": "コードレビュー"}, &res)
+	if e == nil || !strings.Contains(e.Message, "the prompt of that title is named 'prompt'") {
+		t.Errorf("prompts/get by its title: %+v, want its name", e)
+	}
+	e = ts.rpc(t, "prompts/get", map[string]any{"name": "ドキュメント"}, &res)
+	if e == nil || strings.Contains(e.Message, "Did you mean") {
+		t.Errorf("prompts/get by another title: %+v, want no suggestion", e)
 	}
 }
 

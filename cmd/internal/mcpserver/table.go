@@ -101,6 +101,12 @@ func (t *promptTable) nameAt(i int) string {
 	return t.text[start : start+uint32(r.name)]
 }
 
+func (t *promptTable) titleAt(i int) string {
+	r := &t.recs[i]
+	start := r.off + uint32(r.id) + uint32(r.name)
+	return t.text[start : start+r.title]
+}
+
 func (t *promptTable) idAt(i int) string {
 	r := &t.recs[i]
 	return t.text[r.off : r.off+uint32(r.id)]
