@@ -190,6 +190,29 @@ func TestResolveOrder(t *testing.T) {
 	}
 }
 
+// library init takes a leading ~ as the home directory, as serve --library does: a config or a
+// script passes "~/prompts" as written, and init made a directory named ~ in the working
+// directory, which serve then never found.
+func TestLibraryInitExpandsHome(t *testing.T) {
+	home, wd := t.TempDir(), t.TempDir()
+	t.Chdir(wd)
+	code, out, stderr := run(t, map[string]string{"HOME": home}, "library", "init", "~/prompts")
+	want := filepath.Join(home, "prompts")
+	if code != 0 || !strings.Contains(out, "mcpctl serve --library "+want) {
+		t.Fatalf("library init ~/prompts: exit %d, stdout %q, stderr %q; want a library at %s", code, out, stderr, want)
+	}
+	if _, err := os.Stat(filepath.Join(want, queue.DBName)); err != nil {
+		t.Errorf("library init ~/prompts made no library in %s: %v", want, err)
+	}
+	if _, err := os.Stat(filepath.Join(wd, "~")); err == nil {
+		t.Errorf("library init ~/prompts made %s", filepath.Join(wd, "~"))
+	}
+	got, err := (&libraryFlags{library: "~/prompts"}).resolve(context.Background(), Env{Getenv: func(k string) string { return map[string]string{"HOME": home}[k] }}, false)
+	if err != nil || got.Dir != want {
+		t.Errorf("--library ~/prompts resolves to %+v, %v; want the library init made, %s", got, err, want)
+	}
+}
+
 func queueStarter() promptlib.Library { return promptlib.Starter() }
 
 // Servers started together on a fresh machine make one standalone library between them.

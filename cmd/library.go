@@ -43,7 +43,9 @@ func runLibraryInit(ctx context.Context, env Env, args []string) error {
 	if fs.NArg() != 1 {
 		return fs.usageError("want exactly one DIR, got %d arguments", fs.NArg())
 	}
-	dir, err := filepath.Abs(fs.Arg(0))
+	// A leading ~ is the home directory, as serve --library takes it: a client's config or a
+	// script passes "~/prompts" without a shell to expand it, and init made ./~/prompts.
+	dir, err := filepath.Abs(expandHome(env, fs.Arg(0)))
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -244,15 +245,79 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// A file that is not a library fails serve with an error that says so, never a panic.
-func TestServeRejectsBrokenLibrary(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "prompts.db"), []byte("this is not a database"), 0o600); err != nil {
+// A library serve cannot open (a --library path with no library, as a client's config passes
+// "~/prompts"; a file that is not a library) does not stop serve before the handshake, which a
+// client shows only as "failed to connect". The session says what is wrong, where it looked and
+// what chose it, and the command that fixes it, and serves nothing else.
+func TestServeALibraryItCannotOpen(t *testing.T) {
+	junk := t.TempDir()
+	if err := os.WriteFile(filepath.Join(junk, "prompts.db"), []byte("this is not a database"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	code, _, stderr := run(t, map[string]string{"XDG_CACHE_HOME": t.TempDir()}, "serve", "--library", dir)
-	if code != 1 || !strings.Contains(stderr, "open the library") || strings.Contains(stderr, "panic") {
-		t.Errorf("broken library: exit %d, stderr %q", code, stderr)
+	for _, c := range []struct {
+		name    string
+		library func(home string) (arg, db string)
+		want    []string // in the problem, after the path and "(found by --library)"
+	}{
+		{"no library at a path under ~", func(home string) (string, string) {
+			return "~/prompts", filepath.Join(home, "prompts", "prompts.db")
+		}, []string{"no library database at", "To fix: check the path, or create a library there with 'mcpctl library init "}},
+		{"a file that is not a library", func(string) (string, string) {
+			return junk, filepath.Join(junk, "prompts.db")
+		}, []string{"cannot open the library at", "not a database", "To fix: a library's prompts.db is the SQLite database"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			env := testHome(t)
+			home := strings.TrimPrefix(env[1], "HOME=")
+			arg, db := c.library(home)
+			s := serve(t, env, "--library", arg)
+			want := append(c.want, db+" (found by --library)", "restart the MCP server")
+			for _, w := range want {
+				if !strings.Contains(s.init.Instructions, w) {
+					t.Errorf("the instructions lack %q:\n%s", w, s.init.Instructions)
+				}
+			}
+			if names := toolNames(t, s); !slices.Equal(names, []string{"health_check"}) {
+				t.Errorf("tools/list: %v; want health_check alone", names)
+			}
+			for tool, args := range map[string]map[string]any{"list_prompts": {}, "create_folder": {"name": "Notes"}} {
+				te := s.callError(t, tool, args, "LIBRARY_UNAVAILABLE")
+				if !strings.Contains(te.Message, db+" (found by --library)") || !strings.Contains(te.Message, "To fix:") || !strings.Contains(te.Hint, "Tell the user") {
+					t.Errorf("%s: %+v; want the problem, the fix and to tell the user", tool, te)
+				}
+			}
+			var h mcpserver.HealthResult
+			s.call(t, "health_check", map[string]any{}, &h)
+			if h.Status != "unhealthy" || h.Database.Path != db || h.Database.Reachable || h.Database.Error == nil ||
+				!strings.Contains(*h.Database.Error, c.want[0]) {
+				t.Errorf("health_check: %+v; want unhealthy with the problem as the database's error", h)
+			}
+			if lines := s.stderr.logLines(t, "the library cannot be opened: only health_check is served until it is fixed"); len(lines) != 1 {
+				t.Errorf("logged %d times why the library is not served, want once", len(lines))
+			}
+		})
+	}
+}
+
+// The command a session without a library gives is the one that fixes it: run as given, the
+// next serve finds the library there.
+func TestServeWithoutALibraryGivesTheFix(t *testing.T) {
+	env := testHome(t)
+	home := strings.TrimPrefix(env[1], "HOME=")
+	s := serve(t, env, "--library", "~/prompts")
+	te := s.callError(t, "search_prompts", map[string]any{"query": "review"}, "LIBRARY_UNAVAILABLE")
+	fix := regexp.MustCompile(`'mcpctl (library init [^']+)'`).FindStringSubmatch(te.Message)
+	if fix == nil {
+		t.Fatalf("no command in %q", te.Message)
+	}
+	if code, _, stderr := run(t, map[string]string{"HOME": home}, strings.Fields(fix[1])...); code != 0 {
+		t.Fatalf("mcpctl %s: exit %d, %s", fix[1], code, stderr)
+	}
+	s = serve(t, env, "--library", "~/prompts")
+	var page mcpserver.PromptsResult
+	s.call(t, "list_prompts", map[string]any{}, &page)
+	if page.Total == 0 {
+		t.Errorf("after %q, list_prompts found no prompts", fix[1])
 	}
 }
 

@@ -39,8 +39,11 @@ func runServe(ctx context.Context, env Env, args []string) error {
 	}
 	tuneGC(env)
 	lib, err := lf.resolve(ctx, env, true)
-	if err != nil {
-		return err // Main says it once, in plain words with a hint, on stderr: the client's log
+	var libraryProblem string
+	if ue := (*usageError)(nil); errors.As(err, &ue) {
+		return err // a command line that contradicts itself (--library with --db): Main says so
+	} else if err != nil {
+		libraryProblem = unservedLibrary(log, lib, err)
 	}
 	// Without a named project, a repository's own .mcpctl/project.yaml (Claude Code and Cursor
 	// start servers in the project's directory) serves; its servers start only once trusted.
@@ -90,17 +93,56 @@ func runServe(ctx context.Context, env Env, args []string) error {
 		Untrusted:      untrusted,
 		LLMProblem:     llmProblem,
 		ProjectProblem: projectProblem,
+		LibraryProblem: libraryProblem,
 		Pipeline:       engine,
 		Reranker:       rr,
 	}
+	if libraryProblem != "" {
+		// Without a library there is no project to serve either, nor its servers to start.
+		cfg.Project, cfg.Upstream, cfg.Untrusted, cfg.Reranker = nil, upstream.Options{}, "", nil
+	}
 	err = mcpserver.Run(ctx, cfg, env.Stdin, env.Stdout)
-	if errors.Is(err, gate.ErrNoFolder) {
+	switch {
+	case errors.Is(err, mcpserver.ErrOpenLibrary):
+		// Nothing was read from stdin yet: the session starts again, saying why.
+		cfg.Project, cfg.Upstream, cfg.Untrusted, cfg.Reranker = nil, upstream.Options{}, "", nil
+		cfg.LibraryProblem = unservedLibrary(log, lib, err)
+		err = mcpserver.Run(ctx, cfg, env.Stdin, env.Stdout)
+	case errors.Is(err, gate.ErrNoFolder):
 		// Nothing was read from stdin yet: the session starts again, without the project.
 		cfg.Project, cfg.Upstream, cfg.Untrusted, cfg.Reranker = nil, upstream.Options{}, "", nil
 		cfg.ProjectProblem = unservedProject(log, err)
 		err = mcpserver.Run(ctx, cfg, env.Stdin, env.Stdout)
 	}
 	return err
+}
+
+// unservedLibrary logs why the library serve was started for cannot be opened (err: from
+// resolving it, or from opening its database) and returns it for the session, which then says
+// so, with the path looked at, what chose it (a flag, the environment, the default) and the
+// command that fixes it, and serves nothing else (mcpserver.Config.LibraryProblem). Exiting
+// instead would leave the user a client's "failed to connect" and the reason in a log file.
+func unservedLibrary(log *slog.Logger, lib Library, err error) string {
+	msg := err.Error()
+	if errors.Is(err, mcpserver.ErrOpenLibrary) {
+		// dbread's words alone name neither the path nor what chose it.
+		msg = fmt.Sprintf("cannot open the library at %s (found by %s): %s", lib.DB, lib.Source,
+			strings.TrimPrefix(msg, mcpserver.ErrOpenLibrary.Error()+": "))
+	}
+	// The CLI's messages put their advice on a line of their own; the session's text is one line.
+	msg = strings.Join(strings.Fields(msg), " ")
+	hint := libraryHint(err) // a file that is no library, or another program's database
+	if le := (*libraryError)(nil); errors.As(err, &le) {
+		msg, hint = le.msg, le.fix
+	}
+	problem := strings.TrimSuffix(msg, ".") + "."
+	if hint != "" {
+		problem += " To fix: " + strings.TrimSuffix(hint, ".") + "."
+	}
+	problem += " Then restart the MCP server (or reconnect it in the client)."
+	log.Error("the library cannot be opened: only health_check is served until it is fixed",
+		"library", lib.DB, "source", lib.Source, "problem", msg, "fix", hint)
+	return problem
 }
 
 // unservedProject logs why the project serve was started for cannot be served (err: its file

@@ -194,8 +194,9 @@ func TestValidateNonRegularFiles(t *testing.T) {
 	}
 }
 
-// NUL characters and invisible or incomplete emoji are refused by `mcpctl validate` at their
-// field, as the processor and the MCP pre-check refuse them (issue 14 items 9 and 10).
+// NUL characters, invisible or incomplete emoji, and names and titles a list would not show as
+// they are are refused by `mcpctl validate` at their field, as the processor and the MCP
+// pre-check refuse them (issue 14 items 9 and 10; a user walkthrough).
 func TestValidateRefusesNULAndInvisibleEmoji(t *testing.T) {
 	tests := []struct {
 		kind promptlib.OpKind
@@ -205,6 +206,10 @@ func TestValidateRefusesNULAndInvisibleEmoji(t *testing.T) {
 		{promptlib.OpCreatePrompt, `{"title":"a\u0000b","content":"c"}`, "/data/title: title contains a NUL"},
 		{promptlib.OpUpdatePrompt, `{"id":"aaaaaaaa-0000-4000-8000-000000000001","content":"\u0000"}`, "/data/content: content contains a NUL"},
 		{promptlib.OpCreateFolder, `{"name":"Work\u0000"}`, "/data/name: name contains a NUL"},
+		{promptlib.OpCreateFolder, `{"name":"Work\u200b"}`, "/data/name: name contains an invisible character (zero width space)"},
+		{promptlib.OpCreateFolder, `{"name":"Work / Notes"}`, `/data/name: name "Work / Notes" contains "/"`},
+		{promptlib.OpUpdateFolder, `{"id":"aaaaaaaa-0000-4000-8000-000000000001","name":"Work "}`, `/data/name: name "Work " starts or ends with a space`},
+		{promptlib.OpCreatePrompt, `{"title":"a\u202eb","content":"c"}`, "/data/title: title contains an invisible character (right-to-left override)"},
 		{promptlib.OpCreatePrompt, `{"title":"t","content":"c","emoji":"\ufe0f"}`, "/data/emoji: emoji"},
 		{promptlib.OpCreatePrompt, `{"title":"t","content":"c","emoji":"\ud83c\uddeb"}`, "/data/emoji: emoji"},
 	}

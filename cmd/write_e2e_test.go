@@ -214,6 +214,54 @@ func deref(p *string) string {
 	return *p
 }
 
+// Folder names that would look the same as a sibling's in a list, or that a project's folder
+// path would read as a path, are refused before anything is queued, each saying why and what to
+// do; "PERSONAL" beside "Personal" always was (found by a user walkthrough, where all of these
+// were created at the top level of the starter library, which holds Engineering / Reviews).
+func TestFolderNamesThatLookAlike(t *testing.T) {
+	dir := standaloneLib(t)
+	s := serve(t, testHome(t), "--library", dir)
+	var made writeOut
+	s.call(t, "create_folder", map[string]any{"name": "Données & Analyse"}, &made)
+	if made.Status != "success" || made.ID == nil {
+		t.Fatalf("create_folder Données & Analyse: %+v", made)
+	}
+	for _, tc := range []struct {
+		name, code, want string
+	}{
+		{"Donne\u0301es & Analyse", "FOLDER_EXISTS", *made.ID}, // decomposed é
+		{"DONNE\u0301ES & ANALYSE", "FOLDER_EXISTS", "\"DONNE\u0301ES & ANALYSE\" counts as the same name"},
+		{"Données  &  Analyse", "FOLDER_EXISTS", *made.ID},
+		{"Engineering / Reviews", "INVALID_INPUT", `contains "/", which separates the folders of a path`},
+		{"Engineering/Reviews", "INVALID_INPUT", "create it with parentId"},
+		{"  Personal", "INVALID_INPUT", "starts or ends with a space: remove it"},
+		{"Personal\u200B", "INVALID_INPUT", "zero width space), U+200B, at character 9: remove it"},
+		{"\u202Elanosrep", "INVALID_INPUT", "right-to-left override"},
+	} {
+		te := s.callError(t, "create_folder", map[string]any{"name": tc.name}, tc.code)
+		if !strings.Contains(te.Message, tc.want) {
+			t.Errorf("create_folder %q: %s %q; want it to say %q", tc.name, te.Error, te.Message, tc.want)
+		}
+	}
+	// Titles show in clients' command pickers: no invisible characters there either.
+	te := s.callError(t, "create_prompt", map[string]any{"title": "Review\u2066 checklist", "content": "x"}, "INVALID_INPUT")
+	if !strings.Contains(te.Message, "title contains an invisible character") {
+		t.Errorf("create_prompt with an isolate in its title: %q", te.Message)
+	}
+	if got := pendingOps(t, filepath.Join(dir, queue.QueueName)); len(got) != 0 {
+		t.Errorf("queue holds %v", got)
+	}
+	var folders struct {
+		Folders []struct{ Name, Path string }
+	}
+	s.call(t, "list_folders", map[string]any{"includeEmpty": true}, &folders)
+	for _, f := range folders.Folders {
+		if f.Path == "Engineering / Reviews" && f.Name != "Reviews" {
+			t.Errorf("a folder %q has the path of Engineering's Reviews", f.Name)
+		}
+	}
+}
+
 // Invalid input is refused before anything touches the disk: the queue stays empty.
 func TestWriteToolsValidateFirst(t *testing.T) {
 	dir := standaloneLib(t)

@@ -43,6 +43,10 @@ const (
 	// The project serve was started for cannot be served (its file is invalid, or its folder
 	// is not in the library): every tool but health_check is refused until it is fixed.
 	CodeProjectUnavailable Code = "PROJECT_UNAVAILABLE"
+	// The library serve was started for cannot be opened (no database where the flags, the
+	// environment or the defaults point, or a file that is no library): every tool but
+	// health_check is refused until it is fixed.
+	CodeLibraryUnavailable Code = "LIBRARY_UNAVAILABLE"
 )
 
 var hints = map[Code]string{
@@ -73,6 +77,7 @@ var hints = map[Code]string{
 	CodeUpstreamUnavailable:  "The project's MCP server named in the message is not running; mcpctl restarts it with backoff, so try again in a few seconds. If it keeps failing, run 'mcpctl get servers' and fix what its last error says.",
 	CodeUpstreamError:        "The project's MCP server named in the message answered with an error instead of a result; the message gives its words. Call it again only if they say the failure was passing; otherwise use another tool. The server's own log is in mcpctl's stderr.",
 	CodeProjectUnavailable:   "Tell the user what the message says is wrong with the project and how to fix it; once they have, they restart the MCP server (or reconnect it in the client). Do not work around it: the project's rules would be missing.",
+	CodeLibraryUnavailable:   "Tell the user what the message says is wrong with the library (the path mcpctl looked at and what chose it) and the command that fixes it; once they have run it, they restart the MCP server (or reconnect it in the client). No other tool works until then.",
 	CodeResultTooLarge:       "Call the tool again with the same arguments: the session is open now, so its result comes alone. For a list or a search, a smaller limit also helps.",
 }
 

@@ -5,14 +5,15 @@ import "strings"
 // The folder write rules, as pure functions over the library's folders. The MCP side's
 // pre-check and Apply both call them, so the two can never disagree.
 //
-// The case rule, decided once: folder names compare with Unicode simple case folding
-// (strings.EqualFold), so "über" and "Über" are the same name, as are "Ärger" and "ärger";
-// nothing else is normalised: "A" and "A " are different names, and so are differently
-// composed spellings of one letter. SQLite's NOCASE folds ASCII only, which is why Apply checks
+// The sameness rule: sibling folder names are the same when they look the same in a list.
+// They compare by nameKey (visible.go: Unicode NFC, so "Données" composed and decomposed are one
+// name; without invisible characters; spaces collapsed and trimmed, so "A" and "A " are one)
+// with Unicode simple case folding (strings.EqualFold), so "über" and "Über" are the same name,
+// as are "Ärger" and "ärger". SQLite's NOCASE folds ASCII only, which is why Apply checks
 // names here and not in SQL. Ids compare without case (the app writes upper-case ids).
 
 // SameName reports whether two folder names count as the same under the write rules.
-func SameName(a, b string) bool { return strings.EqualFold(a, b) }
+func SameName(a, b string) bool { return strings.EqualFold(nameKey(a), nameKey(b)) }
 
 // folderIndex is folders by upper-cased id.
 type folderIndex map[string]Folder
@@ -30,13 +31,12 @@ func (t folderIndex) get(id string) (Folder, bool) {
 	return f, ok
 }
 
-// siblingNamed returns a folder in parent (nil: the top level) named name, other than except.
+// siblingNamed returns a folder in parent (nil: the top level) named name (SameName), other
+// than except.
 func (t folderIndex) siblingNamed(parent *string, name, except string) (Folder, bool) {
+	key := nameKey(name)
 	for _, f := range t {
-		if strings.EqualFold(f.ID, except) || !SameName(f.Name, name) {
-			continue
-		}
-		if sameParent(parent, f.ParentID) {
+		if sameParent(parent, f.ParentID) && !strings.EqualFold(f.ID, except) && strings.EqualFold(nameKey(f.Name), key) {
 			return f, true
 		}
 	}
@@ -104,8 +104,14 @@ func CheckCreateFolder(folders []Folder, parentID *string, name string) error {
 
 // folderExists is FOLDER_EXISTS naming the folder that holds the name, by id: list_folders
 // hides empty folders unless asked, so a folder just made would not be found there.
+// A name that clashes in another spelling names that spelling too, or the model would look for
+// the name it asked for.
 func folderExists(name string, existing Folder) error {
-	return Errorf(CodeFolderExists, "a folder named '%s' already exists there, with id %s", truncate(name, 80), existing.ID)
+	if existing.Name == name {
+		return Errorf(CodeFolderExists, "a folder named '%s' already exists there, with id %s", truncate(name, 80), existing.ID)
+	}
+	return Errorf(CodeFolderExists, "a folder named %q already exists there, with id %s, and %q counts as the same name "+
+		"(sibling names are compared without regard to case, Unicode composition or spaces)", truncate(existing.Name, 80), existing.ID, truncate(name, 80))
 }
 
 // CheckUpdateFolder applies the rules of update_folder: the folder exists (FOLDER_NOT_FOUND),

@@ -46,13 +46,24 @@ var folderRuleCases = []struct {
 	{"create: a Unicode name differing only in case is taken", promptlib.OpCreateFolder, `{"name":"über"}`, "FOLDER_EXISTS"},
 	{"create: upper case Unicode name is taken", promptlib.OpCreateFolder, `{"name":"ÜBER"}`, "FOLDER_EXISTS"},
 	{"create: ASCII name differing only in case is taken", promptlib.OpCreateFolder, `{"name":"work"}`, "FOLDER_EXISTS"},
-	{"create: a trailing space makes another name", promptlib.OpCreateFolder, `{"name":"A "}`, ""},
+	{"create: a trailing space is refused", promptlib.OpCreateFolder, `{"name":"A "}`, "INVALID_INPUT"},
+	{"create: a leading space is refused", promptlib.OpCreateFolder, `{"name":"  Home"}`, "INVALID_INPUT"},
+	{"create: a name with a slash is refused", promptlib.OpCreateFolder, `{"name":"Work / Sub"}`, "INVALID_INPUT"},
+	{"create: a zero width space is refused", promptlib.OpCreateFolder, `{"name":"Home\u200B"}`, "INVALID_INPUT"},
+	{"create: a bidi override is refused", promptlib.OpCreateFolder, `{"name":"\u202EemoH"}`, "INVALID_INPUT"},
+	{"create: the decomposed spelling of a sibling is taken", promptlib.OpCreateFolder, `{"name":"U\u0308ber"}`, "FOLDER_EXISTS"},
+	{"create: the decomposed spelling in other case is taken", promptlib.OpCreateFolder, `{"name":"u\u0308BER"}`, "FOLDER_EXISTS"},
+	{"create: a joiner inside a Latin word is refused", promptlib.OpCreateFolder, `{"name":"Wo\u200Drk"}`, "INVALID_INPUT"},
+	{"create: an emoji with joiners", promptlib.OpCreateFolder, `{"name":"👨‍💻 Dev"}`, ""},
 	{"create: a name differing in case from A", promptlib.OpCreateFolder, `{"name":"a"}`, "FOLDER_EXISTS"},
 	{"create: same name under another parent", promptlib.OpCreateFolder, `{"name":"Work","parentId":"` + idD + `"}`, ""},
 	{"create: parent id in lower case", promptlib.OpCreateFolder, `{"name":"Deep","parentId":"` + strings.ToLower(idB) + `"}`, "FOLDER_EXISTS"},
 	{"create: missing parent", promptlib.OpCreateFolder, `{"name":"x","parentId":"` + missing + `"}`, "PARENT_FOLDER_NOT_FOUND"},
 	{"update: rename onto a Unicode sibling in other case", promptlib.OpUpdateFolder, `{"id":"` + idD + `","name":"über"}`, "FOLDER_EXISTS"},
-	{"update: rename to a name with a trailing space", promptlib.OpUpdateFolder, `{"id":"` + idD + `","name":"Über "}`, ""},
+	{"update: rename to a name with a trailing space", promptlib.OpUpdateFolder, `{"id":"` + idD + `","name":"Über "}`, "INVALID_INPUT"},
+	{"update: rename to a name with a slash", promptlib.OpUpdateFolder, `{"id":"` + idD + `","name":"Home/Away"}`, "INVALID_INPUT"},
+	{"update: rename onto the decomposed spelling of a sibling", promptlib.OpUpdateFolder, `{"id":"` + idD + `","name":"U\u0308ber"}`, "FOLDER_EXISTS"},
+	{"update: rename a folder to its own name decomposed", promptlib.OpUpdateFolder, `{"id":"` + idU + `","name":"U\u0308ber"}`, ""},
 	{"update: rename a folder to its own name in other case", promptlib.OpUpdateFolder, `{"id":"` + idD + `","name":"HOME"}`, ""},
 	{"update: move into itself", promptlib.OpUpdateFolder, `{"id":"` + idA + `","parentId":"` + idA + `"}`, "FOLDER_CYCLE"},
 	{"update: move under its grandchild", promptlib.OpUpdateFolder, `{"id":"` + idA + `","parentId":"` + strings.ToLower(idC) + `"}`, "FOLDER_CYCLE"},
@@ -72,7 +83,7 @@ func checkRules(tb testing.TB, lib promptlib.Library, kind promptlib.OpKind, dat
 	tb.Helper()
 	v, err := promptlib.DecodeData(promptlib.Operation{ID: missing, Operation: kind, Data: json.RawMessage(data)})
 	if err != nil {
-		tb.Fatal(err)
+		return err // the field rules, which the pre-check and Apply both run first
 	}
 	switch d := v.(type) {
 	case *promptlib.CreateFolderData:

@@ -32,11 +32,17 @@ func ValidateID(field, s string) error {
 	return nil
 }
 
-// ValidateTitle checks a prompt title: 1–255 characters, not blank.
-func ValidateTitle(s string) error { return validateText("title", s, MaxTitle) }
+// ValidateTitle checks a prompt title: 1–255 characters, not blank, all of them visible
+// (visible.go): clients show titles in their command pickers.
+func ValidateTitle(s string) error {
+	return firstError(validateText("title", s, MaxTitle), checkVisible("title", s))
+}
 
-// ValidateName checks a folder name: 1–255 characters, not blank.
-func ValidateName(s string) error { return validateText("name", s, MaxName) }
+// ValidateName checks a folder name: 1–255 characters, not blank, all of them visible, no
+// space around it and no "/" (visible.go).
+func ValidateName(s string) error {
+	return firstError(validateText("name", s, MaxName), checkVisible("name", s), checkFolderName(s))
+}
 
 // ValidateContent checks a prompt body: 1–100000 characters, not blank.
 func ValidateContent(s string) error {

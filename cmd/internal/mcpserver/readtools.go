@@ -306,6 +306,9 @@ type HealthResult struct {
 
 // healthCheck never fails: what is wrong is the answer.
 func (d readTools) healthCheck(ctx context.Context, _ json.RawMessage) (any, error) {
+	if d.cfg.LibraryProblem != "" {
+		return unservedLibrary{d.core, d.cfg.LibraryProblem}.health(), nil
+	}
 	var h HealthResult
 	h.Version, h.Mode, h.Library = d.cfg.Version, d.mode(), d.lib.Dir
 	h.UptimeSeconds = time.Since(d.started).Round(time.Second).Seconds() // whole seconds: nanoseconds are noise to a model

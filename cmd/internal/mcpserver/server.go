@@ -54,6 +54,10 @@ type Config struct {
 	// and what fixes it: the session then serves health_check alone (unservedProject), with
 	// Project nil.
 	ProjectProblem string
+	// LibraryProblem, when set, says why the library cannot be opened and what fixes it: the
+	// session then serves health_check alone (unservedLibrary), with no project, and opens
+	// nothing. Run returns ErrOpenLibrary instead when it finds the library unopenable itself.
+	LibraryProblem string
 	// Pipeline runs the content pipelines; nil serves content unchanged.
 	Pipeline *pipeline.Engine
 	// Reranker, with a project, re-ranks each briefing's candidates (an LLM, DESIGN §9); nil
@@ -85,6 +89,11 @@ type Server struct {
 	closers []func()
 }
 
+// ErrOpenLibrary is what Run and New return when the library's database cannot be opened. They
+// return it before anything is read from in, so the caller can run the session again with
+// Config.LibraryProblem saying why.
+var ErrOpenLibrary = errors.New("open the library")
+
 // Run serves MCP over in/out until ctx ends or in closes. Nothing but JSON-RPC is ever written
 // to out; logs go to cfg.Logger.
 func Run(ctx context.Context, cfg Config, in io.Reader, out io.Writer) error {
@@ -108,18 +117,24 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 	if cfg.Version == "" {
 		cfg.Version = "dev"
 	}
+	if cfg.LibraryProblem != "" {
+		cfg.Project, cfg.Untrusted = nil, ""
+	}
 	s := &Server{core: core{cfg: cfg, lib: cfg.Library, log: cfg.Logger, started: time.Now()}}
 	defer func() {
 		if err != nil {
 			s.Close()
 		}
 	}()
+	if cfg.LibraryProblem != "" {
+		return s, s.serveNoLibrary()
+	}
 
 	// The busy timeout stays below the shortest tool timeout (get_prompt, 1 s), so a library the
 	// app holds locked is reported as DATABASE_LOCKED rather than as a generic timeout.
 	s.db, err = dbread.Open(ctx, cfg.Library.DB, dbread.Options{CacheDir: cfg.CacheDir, Logger: cfg.Logger, BusyTimeout: 800 * time.Millisecond})
 	if err != nil {
-		return nil, fmt.Errorf("open the library: %w", err)
+		return nil, fmt.Errorf("%w: %w", ErrOpenLibrary, err)
 	}
 	s.closers = append(s.closers, func() { s.db.Close() })
 
@@ -127,18 +142,7 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 		return nil, err
 	}
 	s.closers = append(s.closers, s.obs.close)
-
-	hooks := &server.Hooks{}
-	s.srv = server.NewMCPServer("mcpctl", cfg.Version,
-		server.WithToolCapabilities(true),
-		server.WithPromptCapabilities(true),
-		server.WithResourceCapabilities(false, true),
-		server.WithCompletions(),
-		server.WithHooks(hooks),
-		server.WithRecovery(),
-		server.WithInstructions(instructionsFor(cfg)),
-		server.WithToolFilter(declareResultSize),
-	)
+	s.srv = newMCPServer(cfg)
 	s.view = newView(s.db, cfg.Project, s.log)
 	if cfg.CacheDir != "" {
 		// A session starts from the view its last run kept. A project's view is its own (its
@@ -223,6 +227,40 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 	return s, nil
 }
 
+// newMCPServer is the MCP server every session registers on, with the capabilities a client
+// sees at initialize.
+func newMCPServer(cfg Config) *server.MCPServer {
+	return server.NewMCPServer("mcpctl", cfg.Version,
+		server.WithToolCapabilities(true),
+		server.WithPromptCapabilities(true),
+		server.WithResourceCapabilities(false, true),
+		server.WithCompletions(),
+		server.WithHooks(&server.Hooks{}),
+		server.WithRecovery(),
+		server.WithInstructions(instructionsFor(cfg)),
+		server.WithToolFilter(declareResultSize),
+	)
+}
+
+// serveNoLibrary assembles the session of a library that cannot be opened (Config.LibraryProblem):
+// the library's tools, so that a call to any of them answers with the problem rather than as a
+// tool nobody knows, behind the observer, and no reader, queue, view, gate or pipeline.
+func (s *Server) serveNoLibrary() error {
+	var err error
+	if s.obs, err = newObserver(s.cfg, s.log); err != nil {
+		return err
+	}
+	s.closers = append(s.closers, s.obs.close)
+	s.srv = newMCPServer(s.cfg)
+	// No handler but health_check's runs (unservedLibrary refuses the others first), and none
+	// of them touches the library before it runs.
+	s.srv.AddTools(append(newReadTools(&s.core).tools(), (&writeTools{core: &s.core}).tools()...)...)
+	chain(s.srv, s.obs, nil, nil)
+	unservedLibrary{&s.core, s.cfg.LibraryProblem}.install(s.srv)
+	s.log.Info("serving without a library: only health_check works until it is fixed", "library", s.lib.DB, "source", s.lib.Source)
+	return nil
+}
+
 // Serve answers one session over in/out until ctx ends or in closes.
 func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	// Every tool call holds a worker until it answers: a write to a Prompteka library whose
@@ -261,6 +299,9 @@ func (c *core) mode() string {
 
 // instructionsFor is what initialize says without a project's gate (which writes its own).
 func instructionsFor(cfg Config) string {
+	if cfg.LibraryProblem != "" {
+		return unservedLibrary{problem: cfg.LibraryProblem}.instructions()
+	}
 	if cfg.ProjectProblem != "" {
 		return unservedProject{problem: cfg.ProjectProblem}.instructions()
 	}

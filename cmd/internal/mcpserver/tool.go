@@ -56,7 +56,7 @@ func (c *core) serverTool(t tool) server.ServerTool {
 		// A project's scope is the library view's, which follows the library after a debounce:
 		// a folder this session has just created must be the project's on its next call. Without
 		// a change since the view's snapshot this is one look at the library's data version.
-		if c.view.current().scope.Folders() != nil {
+		if c.view != nil && c.view.current().scope.Folders() != nil { // no view: no library (unservedLibrary)
 			c.view.awaitCurrent(ctx)
 		}
 		if t.timeout > 0 {

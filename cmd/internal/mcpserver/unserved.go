@@ -2,11 +2,13 @@ package mcpserver
 
 import (
 	"context"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpctl/mcpctl/promptlib"
+	"github.com/mcpctl/mcpctl/queue"
 )
 
 // unservedProject stands in for a project serve was started for but cannot serve: its file is
@@ -25,9 +27,57 @@ func (u unservedProject) instructions() string {
 		" Until it is fixed only health_check works. Tell the user what is wrong and how to fix it."
 }
 
-// install lists health_check alone and refuses every other tool call, with the problem: at
-// call time (mcp-go filters just the called tool) every tool passes the filter, as the gate's.
 func (u unservedProject) install(srv *server.MCPServer) {
+	onlyHealthCheck(srv, u.core, promptlib.Errorf(promptlib.CodeProjectUnavailable, "%s", u.problem))
+}
+
+// unservedLibrary stands in for a library serve cannot open: no database where the flags, the
+// environment or the defaults point (a --library path mistyped, a library never made), a file
+// that is no library, one it may not read. Exiting before the handshake left the user a
+// client's "failed to connect" and the reason in a log file they rarely find; serving says it
+// where the model reads it, with the path looked at, what chose it and the command that fixes
+// it. Nothing else can be served without a library.
+type unservedLibrary struct {
+	core    *core
+	problem string
+}
+
+func (u unservedLibrary) instructions() string {
+	return "mcpctl cannot open the prompt library it was started for: " + u.problem +
+		" Until it is fixed only health_check works. Tell the user what is wrong and how to fix it."
+}
+
+func (u unservedLibrary) install(srv *server.MCPServer) {
+	onlyHealthCheck(srv, u.core, promptlib.Errorf(promptlib.CodeLibraryUnavailable, "%s", u.problem))
+}
+
+// health is health_check's answer without a library: unhealthy, with the problem as the
+// database's error, and the queue as it stands (a library whose file is damaged may still have
+// one).
+func (u unservedLibrary) health() HealthResult {
+	var h HealthResult
+	c := u.core
+	h.Status, h.Version, h.Mode, h.Library = "unhealthy", c.cfg.Version, c.mode(), c.lib.Dir
+	h.UptimeSeconds = time.Since(c.started).Seconds()
+	h.Database.Path, h.Database.Error = c.lib.DB, promptlib.Ptr(u.problem)
+	h.Queue.Path, h.Queue.State = c.lib.Queue, queue.DirMissing
+	if c.lib.Queue != "" {
+		var qerr error
+		h.Queue.State, h.Queue.Pending, qerr = queue.CheckDir(c.lib.Queue)
+		if qerr != nil {
+			h.Queue.Error = promptlib.Ptr(classify(qerr).Message)
+		}
+	}
+	const none = "no library is open, so nothing is applied"
+	h.Queue.Processor.State, h.Queue.Processor.Error = "none", promptlib.Ptr(none)
+	h.Search.Index, h.Search.Error = "unavailable", promptlib.Ptr(none)
+	h.LLM, h.Project = c.cfg.LLMProblem, c.cfg.ProjectProblem
+	return h
+}
+
+// onlyHealthCheck lists health_check alone and refuses every other tool call with refusal: at
+// call time (mcp-go filters just the called tool) every tool passes the filter, as the gate's.
+func onlyHealthCheck(srv *server.MCPServer, c *core, refusal *promptlib.Error) {
 	server.WithToolFilter(func(_ context.Context, tools []mcp.Tool) []mcp.Tool {
 		if len(tools) == 1 {
 			return tools
@@ -45,7 +95,7 @@ func (u unservedProject) install(srv *server.MCPServer) {
 			if req.Params.Name == "health_check" {
 				return next(ctx, req)
 			}
-			return u.core.errorResult(ctx, promptlib.Errorf(promptlib.CodeProjectUnavailable, "%s", u.problem)), nil
+			return c.errorResult(ctx, refusal), nil
 		}
 	})
 }
