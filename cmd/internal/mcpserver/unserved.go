@@ -58,7 +58,7 @@ func (u unservedLibrary) health() HealthResult {
 	var h HealthResult
 	c := u.core
 	h.Status, h.Version, h.Mode, h.Library = "unhealthy", c.cfg.Version, c.mode(), c.lib.Dir
-	h.UptimeSeconds = time.Since(c.started).Seconds()
+	h.UptimeSeconds = time.Since(c.started).Round(time.Second).Seconds()
 	h.Database.Path, h.Database.Error = c.lib.DB, promptlib.Ptr(u.problem)
 	h.Queue.Path, h.Queue.State = c.lib.Queue, queue.DirMissing
 	if c.lib.Queue != "" {
