@@ -473,6 +473,13 @@ func TestProjectWritesStayInTheProject(t *testing.T) {
 	s.callError(t, "update_prompt", map[string]any{"id": *created.ID, "folderId": nil}, "INVALID_INPUT")
 	s.callError(t, "create_prompt", map[string]any{"title": "x", "content": "y", "folderId": "F0000000-0000-4000-8000-000000000002"}, "FOLDER_NOT_FOUND")
 	s.callError(t, "delete_folder", map[string]any{"id": "F0000000-0000-4000-8000-000000000001", "recursive": true}, "INVALID_INPUT")
+	// A prompt tool given an id of the other kind names what it is only inside the project.
+	if te := s.callError(t, "update_prompt", map[string]any{"id": "F0000000-0000-4000-8000-000000000002", "title": "x"}, "PROMPT_NOT_FOUND"); strings.Contains(te.Message, "Personal") {
+		t.Errorf("update_prompt with a folder outside the project names it: %q", te.Message)
+	}
+	if te := s.callError(t, "update_prompt", map[string]any{"id": "F0000000-0000-4000-8000-000000000001", "title": "x"}, "PROMPT_NOT_FOUND"); !strings.Contains(te.Message, "the folder 'Web App'") {
+		t.Errorf("update_prompt with the project's folder: %q, want it named", te.Message)
+	}
 	var title string
 	if err := lib.Writer.QueryRow(`SELECT title FROM prompts WHERE id = 'E0000000-0000-4000-8000-000000000005'`).Scan(&title); err != nil || title != "Holiday Packing List" {
 		t.Errorf("the prompt outside the project is now %q (%v)", title, err)

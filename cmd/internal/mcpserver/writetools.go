@@ -215,7 +215,7 @@ func (d *writeTools) checkDeletePrompt(ctx context.Context, v promptlib.Validato
 // the tool that does to folders what the model meant (use: "delete_folder deletes").
 func (d *writeTools) folderNotPrompt(ctx context.Context, id, use string) string {
 	f, err := d.db.Folder(ctx, id)
-	if err != nil {
+	if err != nil || !d.inScope(&f.ID) { // a project's session learns nothing of other folders
 		return ""
 	}
 	return fmt.Sprintf(": it is the id of the folder '%s'; %s a folder", f.Name, use)
@@ -224,7 +224,7 @@ func (d *writeTools) folderNotPrompt(ctx context.Context, id, use string) string
 // promptNotFolder is folderNotPrompt the other way round.
 func (d *writeTools) promptNotFolder(ctx context.Context, id, use string) string {
 	p, err := d.db.Prompt(ctx, id)
-	if err != nil {
+	if err != nil || !d.inScope(p.FolderID) {
 		return ""
 	}
 	return fmt.Sprintf(": it is the id of the prompt '%s'; %s a prompt", p.Title, use)
