@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync"
 
 	"github.com/mcpctl/mcpctl/gate"
 	"github.com/mcpctl/mcpctl/promptlib"
@@ -110,6 +111,7 @@ func fitBriefing(ctx context.Context, r gate.Renderer, b gate.Briefing, load gat
 // briefing holds less the more it names. The caller records that those were not sent
 // (gate.Session.Unsent). When even naming them all does not hold, it returns b so.
 func fitNaming(ctx context.Context, r gate.Renderer, b gate.Briefing, load gate.Bodies, in room, f form) (gate.Briefing, string, []string, error) {
+	load = memoBodies(load) // each try renders the briefing again, and a body is a query or an upstream's read
 	fb, text, unknown, err := fitBriefing(ctx, r, b, load, in, f)
 	if err != nil || in.fits(f, fb, text) {
 		return fb, text, unknown, err
@@ -131,6 +133,44 @@ func fitNaming(ctx context.Context, r gate.Renderer, b gate.Briefing, load gate.
 		}
 	}
 	return fitBriefing(ctx, r, b.NameLast(hi), load, in, f)
+}
+
+// memoBodies is load remembering what it read, and what it did not find, for one briefing's
+// renders.
+func memoBodies(load gate.Bodies) gate.Bodies {
+	var mu sync.Mutex
+	known := map[string]string{}
+	missing := map[string]bool{}
+	return func(ctx context.Context, ids []string) (map[string]string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		var need []string
+		for _, id := range ids {
+			if _, ok := known[id]; !ok && !missing[id] {
+				need = append(need, id)
+			}
+		}
+		if len(need) > 0 {
+			got, err := load(ctx, need)
+			if err != nil {
+				return nil, err
+			}
+			for _, id := range need {
+				if body, ok := got[id]; ok {
+					known[id] = body
+				} else {
+					missing[id] = true
+				}
+			}
+		}
+		out := make(map[string]string, len(ids))
+		for _, id := range ids {
+			if body, ok := known[id]; ok {
+				out[id] = body
+			}
+		}
+		return out, nil
+	}
 }
 
 // bare is b with every line fitBriefing cuts cut, counted as it counts them.

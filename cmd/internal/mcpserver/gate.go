@@ -184,15 +184,19 @@ func (g *gateComponent) intercept(next server.ToolHandlerFunc) server.ToolHandle
 			b, text, unknown, berr = fitNaming(ctx, r, whole, g.bodies, left, framed)
 			text = capText(b, text, left, framed)
 		}
-		if berr != nil {
-			g.log.Error("gate: briefing bodies could not be read", "err", berr)
-		}
 		g.logUnknown(unknown)
-		g.sess.Unsent(whole, b)
 		g.sess.Received(carried...)
-		if res.IsError {
+		switch {
+		case berr != nil:
+			// No briefing reached the model: none of its prompts counts as sent, so the next
+			// briefing or read_prompts sends them.
+			g.log.Error("gate: briefing bodies could not be read", "err", berr)
+			g.sess.Unsent(whole, gate.Briefing{})
+		case res.IsError:
+			g.sess.Unsent(whole, b)
 			res.Content = errorWithBriefing(res.Content, text)
-		} else {
+		default:
+			g.sess.Unsent(whole, b)
 			res.Content = append([]mcp.Content{mcp.NewTextContent(text)}, res.Content...)
 			g.carryBriefing(ctx, name, res, text)
 		}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpctl/mcpctl/dbread"
 	"github.com/mcpctl/mcpctl/gate"
 	"github.com/mcpctl/mcpctl/pipeline"
 	"github.com/mcpctl/mcpctl/promptlib"
@@ -301,5 +302,66 @@ func BenchmarkFitNaming(b *testing.B) {
 			}
 			b.ReportMetric(float64(len(chosen.Full)-len(fit.Full)), "named")
 		})
+	}
+}
+
+// An intercepted call whose briefing cannot be made (the bodies cannot be read) sends none of
+// it, so none of its prompts counts as sent: they were, and read_prompts then called the
+// priority-10 rule "already provided" while the model had never seen it.
+func TestInterceptWhoseBriefingFailedSendsItLater(t *testing.T) {
+	lib, p := rerankLibrary(t)
+	p.GateMode = gate.SoftMode
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	s, err := New(ctx, Config{Library: lib, Project: &p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	call := func(name string, args map[string]any) string {
+		t.Helper()
+		msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": map[string]any{"name": name, "arguments": args}})
+		raw, err := json.Marshal(s.srv.HandleMessage(ctx, msg))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(raw)
+	}
+	s.db.Close() // every body read now fails; the queue tool intercepted reads no library
+	if out := call("get_operation_status", map[string]any{"operationId": "00000000-0000-4000-8000-000000000000"}); strings.Contains(out, "Never push to main.") {
+		t.Fatalf("the intercepted call carries the rule although bodies could not be read: %s", out)
+	}
+	reopened, err := dbread.Open(ctx, lib.DB, dbread.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.db = reopened // s.Close closes it
+	if out := call(gate.ToolReadPrompts, map[string]any{"tags": []string{"sql"}}); !strings.Contains(out, "Never push to main.") {
+		t.Errorf("read_prompts after the failed briefing: %s; want the priority-10 rule sent, never having been", out)
+	}
+}
+
+// A briefing's renders read each body once: fitNaming renders it once per try, and each read is
+// a query, or an upstream's resources/read for a linked prompt.
+func TestMemoBodiesReadsEachOnce(t *testing.T) {
+	reads := map[string]int{}
+	load := memoBodies(func(_ context.Context, ids []string) (map[string]string, error) {
+		out := map[string]string{}
+		for _, id := range ids {
+			reads[id]++
+			if id != "gone" {
+				out[id] = "body of " + id
+			}
+		}
+		return out, nil
+	})
+	for range 3 {
+		got, err := load(context.Background(), []string{"a", "gone", "b"})
+		if err != nil || len(got) != 2 || got["a"] != "body of a" || got["b"] != "body of b" {
+			t.Fatalf("got %v, %v; want a and b, and gone left out", got, err)
+		}
+	}
+	if !reflect.DeepEqual(reads, map[string]int{"a": 1, "gone": 1, "b": 1}) {
+		t.Errorf("reads %v, want each id once", reads)
 	}
 }
