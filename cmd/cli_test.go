@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/mcpctl/mcpctl/promptlib"
@@ -350,5 +353,15 @@ func TestOutputToAClosedPipeEndsQuietly(t *testing.T) {
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.ExitCode() != 141 || stderr.Len() > 0 {
 		t.Errorf("mcpctl get projects into a closed pipe: %v, stderr %q; want exit 141 and nothing said", err, stderr.String())
+	}
+}
+
+// Only a write to stdout or stderr whose reader has gone ends quietly: a broken pipe elsewhere
+// (a socket to an LLM) is reported like any other error.
+func TestBrokenPipeElsewhereIsReported(t *testing.T) {
+	var stderr bytes.Buffer
+	err := fmt.Errorf("summarize: %w", &net.OpError{Op: "write", Net: "tcp", Err: os.NewSyscallError("write", syscall.EPIPE)})
+	if code := report(&stderr, err); code != 1 || !strings.Contains(stderr.String(), "broken pipe") {
+		t.Errorf("a socket's broken pipe: exit %d, stderr %q; want 1 and the error", code, stderr.String())
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"sort"
 	"strings"
 	"syscall"
@@ -119,10 +121,11 @@ func report(stderr io.Writer, err error) int {
 	if errors.As(err, &ee) {
 		return int(ee)
 	}
-	if errors.Is(err, syscall.EPIPE) {
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) && (pe.Path == os.Stdout.Name() || pe.Path == os.Stderr.Name()) && errors.Is(pe.Err, syscall.EPIPE) {
 		// Whoever read the output has gone (mcpctl get prompts | head): nobody to tell, and a
 		// shell expects the status of a process that SIGPIPE ended, which serve's handler for
-		// it (SignalContext) turned into this error.
+		// it (SignalContext) turned into this error. A broken pipe elsewhere (a socket to an
+		// LLM) is an error like any other.
 		return 128 + int(syscall.SIGPIPE)
 	}
 	// An error may quote what a project file, a library or a server said: show its control
