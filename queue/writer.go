@@ -93,13 +93,34 @@ func (w *Writer) WithProcessor(alive func() error) *Writer {
 // one runs cannot be told, writes wait as for the app. It returns w.
 func (w *Writer) WithForcedProcessor(libraryDir string) *Writer {
 	w.forced = libraryDir
-	w.alive = func() error {
+	w.alive = aliveFor(time.Second, func() error {
 		if running, err := Running(w.Dir); running || err != nil {
 			return nil
 		}
 		return errNoForcedProcessor
-	}
+	})
 	return w
+}
+
+// aliveFor is alive asked at most once per period while it answers alive: a write asks on
+// every poll (50 ms), and Running reads /proc/locks, or elsewhere takes the processor's lock for
+// a moment, which a 'queue process --force' starting then would find taken. An answer that the
+// processor is down is never kept: the write ends on it, and the next asks again.
+func aliveFor(period time.Duration, alive func() error) func() error {
+	var mu sync.Mutex
+	var until time.Time
+	return func() error {
+		mu.Lock()
+		defer mu.Unlock()
+		if time.Now().Before(until) {
+			return nil
+		}
+		err := alive()
+		if err == nil {
+			until = time.Now().Add(period)
+		}
+		return err
+	}
 }
 
 var errNoForcedProcessor = errors.New("the Prompteka app runs only on macOS, and no 'mcpctl queue process --force' runs for this library")

@@ -583,3 +583,30 @@ func TestOperationSizeBound(t *testing.T) {
 		}
 	}
 }
+
+// A forced processor is looked for at most once a period while it runs, not on every 50 ms
+// poll of a write; a processor found down is looked for again at once.
+func TestAliveForAsksOncePerPeriodWhileAlive(t *testing.T) {
+	calls := 0
+	var down error
+	alive := aliveFor(time.Hour, func() error { calls++; return down })
+	for range 5 {
+		if err := alive(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if calls != 1 {
+		t.Errorf("alive asked %d times in one period, want 1", calls)
+	}
+	down = errNoForcedProcessor
+	alive = aliveFor(time.Hour, func() error { calls++; return down })
+	calls = 0
+	for range 3 {
+		if err := alive(); err != errNoForcedProcessor {
+			t.Fatalf("got %v, want the processor down", err)
+		}
+	}
+	if calls != 3 {
+		t.Errorf("a down processor asked %d times, want every time (3)", calls)
+	}
+}
