@@ -17,8 +17,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mattn/go-sqlite3"
-	_ "github.com/mattn/go-sqlite3" // the sidecar is ours to write: the plain driver
+	"github.com/mattn/go-sqlite3" // the sidecar is ours to write: the plain driver
 
 	"github.com/mcpctl/mcpctl/promptlib"
 )

@@ -12,8 +12,9 @@ import "strings"
 // as are "Ärger" and "ärger". SQLite's NOCASE folds ASCII only, which is why Apply checks
 // names here and not in SQL. Ids compare without case (the app writes upper-case ids).
 
-// SameName reports whether two folder names count as the same under the write rules.
-func SameName(a, b string) bool { return strings.EqualFold(nameKey(a), nameKey(b)) }
+// sameName reports whether two folder names count as the same under the write rules
+// (siblingNamed compares so, its own name's key made once).
+func sameName(a, b string) bool { return strings.EqualFold(nameKey(a), nameKey(b)) }
 
 // folderIndex is folders by upper-cased id.
 type folderIndex map[string]Folder
@@ -31,7 +32,7 @@ func (t folderIndex) get(id string) (Folder, bool) {
 	return f, ok
 }
 
-// siblingNamed returns a folder in parent (nil: the top level) named name (SameName), other
+// siblingNamed returns a folder in parent (nil: the top level) named name (sameName), other
 // than except.
 func (t folderIndex) siblingNamed(parent *string, name, except string) (Folder, bool) {
 	key := nameKey(name)

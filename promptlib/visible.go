@@ -204,7 +204,7 @@ func lastIsSpace(s string) bool {
 // nameKey is what a folder name is compared by with its siblings': what it looks like. It is the
 // name in Unicode NFC (so a letter composed and decomposed is one spelling), without what the
 // visible-text rules refuse, with each run of spaces as one space and none around. Case is left
-// to the comparison (SameName).
+// to the comparison (sameName).
 func nameKey(s string) string {
 	if plainASCII(s) {
 		return s // most names: nothing to normalise, nothing to allocate

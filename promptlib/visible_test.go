@@ -117,8 +117,8 @@ func TestSameName(t *testing.T) {
 		{"Straße", "Strasse", false},
 		{"\U0001F3F4\U000E0067\U000E0062\U000E0073\U000E0063\U000E0074\U000E007F", "\U0001F3F4", false}, // the flag of Scotland, a black flag
 	} {
-		if got := SameName(tc.a, tc.b); got != tc.same {
-			t.Errorf("SameName(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.same)
+		if got := sameName(tc.a, tc.b); got != tc.same {
+			t.Errorf("sameName(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.same)
 		}
 	}
 }

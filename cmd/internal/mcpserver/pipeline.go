@@ -30,9 +30,6 @@ type contentPipeline struct {
 	warned sync.Map // model names whose fallback was logged
 }
 
-// defaultModel is the proxymodel when a project names none.
-const defaultModel = pipeline.DefaultModel
-
 func newContentPipeline(c *core, e *pipeline.Engine) *contentPipeline {
 	p := &contentPipeline{core: c, engine: e}
 	// Said once at start, in serve's log, for what would otherwise show only as content
@@ -57,7 +54,7 @@ func (p *contentPipeline) model(source, server string, alias ...string) string {
 func (p *contentPipeline) named(source, server string, alias ...string) string {
 	pr := p.cfg.Project
 	if pr == nil {
-		return defaultModel
+		return pipeline.DefaultModel
 	}
 	if m := pr.ProxyModelOverrides[source]; m != "" {
 		return m
@@ -73,7 +70,7 @@ func (p *contentPipeline) named(source, server string, alias ...string) string {
 	if pr.ProxyModel != "" {
 		return pr.ProxyModel
 	}
-	return defaultModel
+	return pipeline.DefaultModel
 }
 
 // inForce is model, or the default when model cannot run (it does not exist, or its file does
@@ -81,7 +78,7 @@ func (p *contentPipeline) named(source, server string, alias ...string) string {
 // default would have paged them. The fallback is logged once per model. A model whose file
 // parsed but names a stage that cannot run stays in force: its failure withholds content.
 func (p *contentPipeline) inForce(model string) string {
-	if model == defaultModel {
+	if model == pipeline.DefaultModel {
 		return model
 	}
 	err := p.engine.Runnable(model)
@@ -91,7 +88,7 @@ func (p *contentPipeline) inForce(model string) string {
 	if _, done := p.warned.LoadOrStore(model, true); !done {
 		p.log.Warn("pipeline: proxymodel cannot be used; the built-in default serves instead", "model", model, "err", err)
 	}
-	return defaultModel
+	return pipeline.DefaultModel
 }
 
 // project is the served project's name, for custom stages; "" without one.
@@ -104,8 +101,8 @@ func (p *contentPipeline) project() string {
 
 // projectModels lists every model a session of pr (nil: none) may see in force.
 func projectModels(pr *gate.Project) []string {
-	seen := map[string]bool{defaultModel: true}
-	out := []string{defaultModel}
+	seen := map[string]bool{pipeline.DefaultModel: true}
+	out := []string{pipeline.DefaultModel}
 	add := func(m string) {
 		if m != "" && !seen[m] {
 			seen[m] = true
@@ -242,7 +239,7 @@ func (p *contentPipeline) tools(next server.ToolHandlerFunc) server.ToolHandlerF
 
 // page is text as the built-in default model makes it: 8 KB pages, the first one sent.
 func (p *contentPipeline) page(ctx context.Context, source, text string) pipeline.Output {
-	out, err := p.engine.Transform(ctx, pipeline.Request{Model: defaultModel, BuiltIn: true, Project: p.project(),
+	out, err := p.engine.Transform(ctx, pipeline.Request{Model: pipeline.DefaultModel, BuiltIn: true, Project: p.project(),
 		Content: pipeline.Content{Text: text, Type: pipeline.TypeToolResult, Source: source}})
 	if err != nil || !out.Applied {
 		p.log.Warn("pipeline: a result over the bound could not be paged", "source", source, "bytes", len(text), "err", err)

@@ -784,7 +784,7 @@ func (u *upstreams) notServed(kind, name string) (msg string, ok bool) {
 	st := srv.State()
 	switch st.State {
 	case upstream.Ready:
-		if rule := srv.HiddenBy(strings.TrimPrefix(name, st.Name+"__")); kind == "tool" && rule != "" {
+		if rule := srv.HiddenBy(strings.TrimPrefix(name, st.Name+upstream.Separator)); kind == "tool" && rule != "" {
 			return fmt.Sprintf("tool '%s' is not served: the project's servers.%s.%s leaves it out. Use another tool, or ask the user to change the project file if this one is needed.",
 				name, st.Name, rule), true
 		}
