@@ -99,22 +99,27 @@ func runServe(ctx context.Context, env Env, args []string) error {
 	}
 	if libraryProblem != "" {
 		// Without a library there is no project to serve either, nor its servers to start.
-		cfg.Project, cfg.Upstream, cfg.Untrusted, cfg.Reranker = nil, upstream.Options{}, "", nil
+		withoutProject(&cfg)
 	}
 	err = mcpserver.Run(ctx, cfg, env.Stdin, env.Stdout)
 	switch {
 	case errors.Is(err, mcpserver.ErrOpenLibrary):
 		// Nothing was read from stdin yet: the session starts again, saying why.
-		cfg.Project, cfg.Upstream, cfg.Untrusted, cfg.Reranker = nil, upstream.Options{}, "", nil
+		withoutProject(&cfg)
 		cfg.LibraryProblem = unservedLibrary(log, lib, err)
 		err = mcpserver.Run(ctx, cfg, env.Stdin, env.Stdout)
 	case errors.Is(err, gate.ErrNoFolder):
 		// Nothing was read from stdin yet: the session starts again, without the project.
-		cfg.Project, cfg.Upstream, cfg.Untrusted, cfg.Reranker = nil, upstream.Options{}, "", nil
+		withoutProject(&cfg)
 		cfg.ProjectProblem = unservedProject(log, err)
 		err = mcpserver.Run(ctx, cfg, env.Stdin, env.Stdout)
 	}
 	return err
+}
+
+// withoutProject makes cfg serve no project: neither its gate, its servers nor its re-ranker.
+func withoutProject(cfg *mcpserver.Config) {
+	cfg.Project, cfg.Upstream, cfg.Untrusted, cfg.Reranker = nil, upstream.Options{}, "", nil
 }
 
 // unservedLibrary logs why the library serve was started for cannot be opened (err: from

@@ -304,15 +304,22 @@ type HealthResult struct {
 	Project   string            `json:"project,omitempty"`
 }
 
+// healthHeader is what every health_check answer starts with: the server, the library's paths
+// and how long it has served.
+func (c *core) healthHeader() HealthResult {
+	var h HealthResult
+	h.Version, h.Mode, h.Library = c.cfg.Version, c.mode(), c.lib.Dir
+	h.UptimeSeconds = time.Since(c.started).Round(time.Second).Seconds() // whole seconds: nanoseconds are noise to a model
+	h.Database.Path, h.Queue.Path = c.lib.DB, c.lib.Queue
+	return h
+}
+
 // healthCheck never fails: what is wrong is the answer.
 func (d readTools) healthCheck(ctx context.Context, _ json.RawMessage) (any, error) {
 	if d.cfg.LibraryProblem != "" {
 		return unservedLibrary{d.core, d.cfg.LibraryProblem}.health(), nil
 	}
-	var h HealthResult
-	h.Version, h.Mode, h.Library = d.cfg.Version, d.mode(), d.lib.Dir
-	h.UptimeSeconds = time.Since(d.started).Round(time.Second).Seconds() // whole seconds: nanoseconds are noise to a model
-	h.Database.Path = d.lib.DB
+	h := d.healthHeader()
 	err := d.db.Check(ctx)
 	var prompts, folders int
 	if err == nil {
@@ -331,7 +338,6 @@ func (d readTools) healthCheck(ctx context.Context, _ json.RawMessage) (any, err
 	default:
 		h.Database.Error = promptlib.Ptr(err.Error())
 	}
-	h.Queue.Path = d.lib.Queue
 	var qerr error
 	h.Queue.State, h.Queue.Pending, qerr = queue.CheckDir(d.lib.Queue)
 	if qerr != nil {

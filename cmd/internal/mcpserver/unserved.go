@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -55,12 +54,9 @@ func (u unservedLibrary) install(srv *server.MCPServer) {
 // database's error, and the queue as it stands (a library whose file is damaged may still have
 // one).
 func (u unservedLibrary) health() HealthResult {
-	var h HealthResult
 	c := u.core
-	h.Status, h.Version, h.Mode, h.Library = "unhealthy", c.cfg.Version, c.mode(), c.lib.Dir
-	h.UptimeSeconds = time.Since(c.started).Round(time.Second).Seconds()
-	h.Database.Path, h.Database.Error = c.lib.DB, promptlib.Ptr(u.problem)
-	h.Queue.Path, h.Queue.State = c.lib.Queue, queue.DirMissing
+	h := c.healthHeader()
+	h.Status, h.Database.Error, h.Queue.State = "unhealthy", promptlib.Ptr(u.problem), queue.DirMissing
 	if c.lib.Queue != "" {
 		var qerr error
 		h.Queue.State, h.Queue.Pending, qerr = queue.CheckDir(c.lib.Queue)
