@@ -184,6 +184,10 @@ func TestProtocolManners(t *testing.T) {
 			"unknown tool 'nope': this server has no tool of that name. Call tools/list for the tools this session can use."},
 		{"a resource of no one's", `{"jsonrpc":"2.0","id":19,"method":"resources/read","params":{"uri":"file:///etc/hosts"}}`, 19.0, 0,
 			"unknown resource 'file:///etc/hosts': no resource of this session has this URI, and no template matches it"},
+		{"resources/read without a uri", `{"jsonrpc":"2.0","id":22,"method":"resources/read","params":{}}`, 22.0, -32602,
+			"params.uri is required: the URI of a resource from resources/list or of a template from resources/templates/list"},
+		{"prompts/get without a name", `{"jsonrpc":"2.0","id":23,"method":"prompts/get","params":{}}`, 23.0, -32602,
+			"params.name is required: a prompt's name from prompts/list"},
 		{"an unknown resource", `{"jsonrpc":"2.0","id":6,"method":"resources/read","params":{"uri":"prompteka://prompt/00000000-0000-4000-8000-000000000000"}}`, 6.0, 0,
 			"unknown resource 'prompteka://prompt/00000000-0000-4000-8000-000000000000': no prompt has this id"},
 	}

@@ -117,6 +117,10 @@ func (s *promptSurface) checkGetPrompt(_ context.Context, _ any, req *mcp.GetPro
 		return
 	}
 	name := req.Params.Name
+	if name == "" {
+		req.Params.Name = carryInvalid("params.name is required: a prompt's name from prompts/list")
+		return
+	}
 	if s.up.servesPrompt(name) {
 		route(req)
 		return

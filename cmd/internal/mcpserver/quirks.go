@@ -72,6 +72,10 @@ func rewriteError(code int, msg string) (int, string, bool) {
 	}
 	if uri, ok := strings.CutPrefix(msg, "handler not found for resource URI '"); ok {
 		if uri, ok := strings.CutSuffix(uri, "': resource not found"); ok {
+			if uri == "" {
+				// No URI at all is a malformed request, not a resource that does not exist.
+				return mcp.INVALID_PARAMS, "params.uri is required: the URI of a resource from resources/list or of a template from resources/templates/list", true
+			}
 			return code, fmt.Sprintf("unknown resource '%s': no resource of this session has this URI, and no template matches it. Call resources/list and resources/templates/list for what it serves.", uri), true
 		}
 	}
