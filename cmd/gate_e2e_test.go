@@ -408,9 +408,12 @@ func TestServeAProjectItCannotServe(t *testing.T) {
 			if prompts, resources := s.allPrompts(t), s.allResourceURIs(t); len(prompts) > 0 || len(resources) > 0 {
 				t.Errorf("serves %d prompts and resources %v; want none", len(prompts), resources)
 			}
-			te := s.callError(t, "list_prompts", map[string]any{}, "PROJECT_UNAVAILABLE")
-			if !strings.Contains(te.Message, c.want[0]) || !strings.Contains(te.Hint, "Tell the user") {
-				t.Errorf("list_prompts: %+v; want the problem and to tell the user", te)
+			// begin_session too: a session started for a project calls it first.
+			for tool, args := range map[string]map[string]any{"list_prompts": {}, "begin_session": {"tags": []string{"security"}}} {
+				te := s.callError(t, tool, args, "PROJECT_UNAVAILABLE")
+				if !strings.Contains(te.Message, c.want[0]) || !strings.Contains(te.Hint, "Tell the user") {
+					t.Errorf("%s: %+v; want the problem and to tell the user", tool, te)
+				}
 			}
 			var h mcpserver.HealthResult
 			s.call(t, "health_check", map[string]any{}, &h)

@@ -299,6 +299,26 @@ func TestServeALibraryItCannotOpen(t *testing.T) {
 	}
 }
 
+// A gated session's assistant starts with begin_session (the instructions say so); without a
+// library it must learn why, as from any other tool, not that no such tool exists.
+func TestServeAProjectWithoutItsLibrary(t *testing.T) {
+	env := testHome(t)
+	writeProject(t, env, "web", webProject+"proxyModel: subindex\n")
+	s := serve(t, env, "--library", "~/prompts", "--project", "web")
+	for tool, args := range map[string]map[string]any{
+		"begin_session": {"tags": []string{"security"}},
+		"read_prompts":  {"tags": []string{"security"}},
+		"read_section":  {"ref": "security-policy", "section": "1"},
+	} {
+		if te := s.callError(t, tool, args, "LIBRARY_UNAVAILABLE"); !strings.Contains(te.Message, "To fix:") {
+			t.Errorf("%s: %+v; want the library's problem and its fix", tool, te)
+		}
+	}
+	if names := toolNames(t, s); !slices.Equal(names, []string{"health_check"}) {
+		t.Errorf("tools/list: %v; want health_check alone", names)
+	}
+}
+
 // The command a session without a library gives is the one that fixes it: run as given, the
 // next serve finds the library there.
 func TestServeWithoutALibraryGivesTheFix(t *testing.T) {

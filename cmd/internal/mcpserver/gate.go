@@ -39,7 +39,7 @@ func (g *gateComponent) renderer(st *gateState) gate.Renderer {
 	r := st.r
 	r.Tools = slices.Clone(g.tools)
 	if g.pipe != nil && g.pipe.makesSections() {
-		r.Tools = append(r.Tools, "read_section")
+		r.Tools = append(r.Tools, toolReadSection)
 	}
 	if g.up != nil {
 		r.Tools = append(r.Tools, g.up.toolEntries()...)

@@ -463,11 +463,14 @@ func (p *contentPipeline) toc(ctx context.Context, e gate.Entry, body string) st
 	return out.Text
 }
 
+// toolReadSection is the tool that reads a section of an index mcpctl gave.
+const toolReadSection = "read_section"
+
 // readSectionTool returns one section of transformed content exactly as it stood, bounded as
 // every result is (readSection).
 func (p *contentPipeline) readSectionTool() server.ServerTool {
 	return p.serverTool(tool{
-		name: "read_section", title: "Read a section", readOnly: true, idempotent: true, timeout: 5 * time.Second,
+		name: toolReadSection, title: "Read a section", readOnly: true, idempotent: true, timeout: 5 * time.Second,
 		description: "Read one section of content that mcpctl gave as an index (a tool result, resource, prompt or briefing " +
 			"ending with a table of sections and a ref): the section's text exactly as it stands in the original. " +
 			"A section over 40 KB that has sub-sections comes back as their table instead (ids, titles, sizes): read those. " +

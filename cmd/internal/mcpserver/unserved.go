@@ -6,6 +6,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/mcpctl/mcpctl/gate"
 	"github.com/mcpctl/mcpctl/promptlib"
 	"github.com/mcpctl/mcpctl/queue"
 )
@@ -69,6 +70,14 @@ func (u unservedLibrary) health() HealthResult {
 	h.Search.Index, h.Search.Error = "unavailable", promptlib.Ptr(none)
 	h.LLM, h.Project = c.cfg.LLMProblem, c.cfg.ProjectProblem
 	return h
+}
+
+// gateStandIns are begin_session and read_prompts for a session that serves no project: one
+// started for a project serve cannot serve (or whose library it cannot open) has its assistant
+// call begin_session first, which must answer why it fails, not that no such tool exists.
+// onlyHealthCheck refuses them before a handler would run, so they have none.
+func gateStandIns(c *core) []server.ServerTool {
+	return []server.ServerTool{c.serverTool(tool{name: gate.ToolBeginSession}), c.serverTool(tool{name: gate.ToolReadPrompts})}
 }
 
 // onlyHealthCheck lists health_check alone and refuses every other tool call with refusal: at
