@@ -302,6 +302,9 @@ func TestWriteToolsValidateFirst(t *testing.T) {
 	}
 	for _, tt := range tests {
 		te := s.callError(t, tt.tool, tt.args, tt.code)
+		if title, ok := tt.args["title"]; ok && title == nil && te.Message != "title cannot be null; leave it out to keep the title" {
+			t.Errorf("update_prompt with a null title: %q, want it to say to leave it out", te.Message)
+		}
 		// An operation id comes from a write, not from the read tools that give other ids.
 		if tt.tool == "get_operation_status" && !strings.Contains(te.Hint, "write tool") {
 			t.Errorf("get_operation_status with a bad id: hint %q, want it to name where operation ids come from", te.Hint)

@@ -121,6 +121,10 @@ func (p Problem) String() string {
 	return ptr + ": " + p.Message
 }
 
+// NullRefused is the Message of a "type" Problem whose value is null where the schema takes
+// none.
+const NullRefused = "cannot be null"
+
 // Error lists every problem found in a document.
 type Error struct {
 	Schema   string
@@ -204,26 +208,34 @@ func collect(e *jsonschema.ValidationError, into *[]Problem) {
 	}
 }
 
-// problemMessage is the validator's message for a failure, in two places in plainer words: it
-// prints a JSON null as Go's <nil> ("must be one of 'red', …, <nil>"), and a bound's numbers as
-// floats in the printer's notation, so 2000000 read "2×10⁰⁶".
+// problemMessage is the validator's message for a failure, in three places in plainer words: it
+// prints a JSON null as Go's <nil> ("must be one of 'red', …, <nil>"), a bound's numbers as
+// floats in the printer's notation, so 2000000 read "2×10⁰⁶", and a null where none is taken as
+// a type to convert ("got null, want string").
 func problemMessage(k jsonschema.ErrorKind) string {
-	var name string
-	var got, want *big.Rat
 	switch k := k.(type) {
 	case *kind.Minimum:
-		name, got, want = "minimum", k.Got, k.Want
+		return boundMessage("minimum", k.Got, k.Want)
 	case *kind.Maximum:
-		name, got, want = "maximum", k.Got, k.Want
+		return boundMessage("maximum", k.Got, k.Want)
 	case *kind.ExclusiveMinimum:
-		name, got, want = "exclusiveMinimum", k.Got, k.Want
+		return boundMessage("exclusiveMinimum", k.Got, k.Want)
 	case *kind.ExclusiveMaximum:
-		name, got, want = "exclusiveMaximum", k.Got, k.Want
+		return boundMessage("exclusiveMaximum", k.Got, k.Want)
 	case *kind.MultipleOf:
-		name, got, want = "multipleOf", k.Got, k.Want
-	default:
-		return strings.ReplaceAll(k.LocalizedString(printer), "<nil>", "null")
+		return boundMessage("multipleOf", k.Got, k.Want)
+	case *kind.Type:
+		if k.Got == "null" {
+			// "got null, want string" reads as a type to convert to; null is a value, and the
+			// field takes none (an update's title: leave it out to keep it).
+			return NullRefused
+		}
 	}
+	return strings.ReplaceAll(k.LocalizedString(printer), "<nil>", "null")
+}
+
+// boundMessage is a numeric bound's failure, with its numbers as people write them.
+func boundMessage(name string, got, want *big.Rat) string {
 	return fmt.Sprintf("%s: got %s, want %s", name, number(got), number(want))
 }
 

@@ -97,3 +97,24 @@ func TestBoundsReadAsNumbers(t *testing.T) {
 		t.Errorf("number(-3/2) = %q, want -1.5", got)
 	}
 }
+
+// A null where the field takes none says so, not "got null, want string", which reads as a
+// value to convert; the input schemas of updates refuse null titles, contents and names, as the
+// write rules do (null clears only what can be cleared).
+func TestNullWhereNoneIsTaken(t *testing.T) {
+	for _, tc := range []struct{ schema, doc, want string }{
+		{"update_prompt.input", `{"id":"11111111-1111-4111-8111-111111111111","title":null}`, "/title: cannot be null"},
+		{"update_prompt.input", `{"id":"11111111-1111-4111-8111-111111111111","content":null}`, "/content: cannot be null"},
+		{"update_folder.input", `{"id":"11111111-1111-4111-8111-111111111111","name":null}`, "/name: cannot be null"},
+		{"create_prompt.input", `{"title":"t","content":null}`, "/content: cannot be null"},
+	} {
+		err := Validate(tc.schema, []byte(tc.doc))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s %s: got %v, want %q", tc.schema, tc.doc, err, tc.want)
+		}
+	}
+	// Null still clears what it clears.
+	if err := Validate("update_prompt.input", []byte(`{"id":"11111111-1111-4111-8111-111111111111","folderId":null,"emoji":null,"color":null,"url":null}`)); err != nil {
+		t.Errorf("an update clearing the folder, emoji, color and url: %v", err)
+	}
+}

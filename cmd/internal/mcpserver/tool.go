@@ -51,7 +51,7 @@ func (c *core) serverTool(t tool) server.ServerTool {
 			args = []byte("{}")
 		}
 		if err := schemas.Validate(t.name+".input", args); err != nil {
-			return c.errorResult(ctx, inputError(err)), nil
+			return c.errorResult(ctx, inputError(t.name, err)), nil
 		}
 		// A project's scope is the library view's, which follows the library after a debounce:
 		// a folder this session has just created must be the project's on its next call. Without
@@ -94,9 +94,9 @@ func (c *core) serverTool(t tool) server.ServerTool {
 	}}
 }
 
-// inputError turns schema problems into one error naming every bad field. A malformed id is
-// INVALID_UUID, so the model knows to look the id up rather than re-type it.
-func inputError(err error) error {
+// inputError turns schema problems of tool's arguments into one error naming every bad field.
+// A malformed id is INVALID_UUID, so the model knows to look the id up rather than re-type it.
+func inputError(tool string, err error) error {
 	var se *schemas.Error
 	if !errors.As(err, &se) {
 		return err
@@ -112,6 +112,9 @@ func inputError(err error) error {
 			code, parts[i] = promptlib.CodeInvalidUUID, field+" is not a UUID"
 		case field == "color" && (p.Keyword == "enum" || p.Keyword == "type"):
 			code, parts[i] = promptlib.CodeInvalidColor, "color must be one of red, orange, yellow, green, blue, purple, or null to clear it"
+		case p.Keyword == "type" && p.Message == schemas.NullRefused && strings.HasPrefix(tool, "update_"):
+			// An update's null clears a field; these cannot be cleared, only kept.
+			parts[i] = fmt.Sprintf("%s cannot be null; leave it out to keep the %s", field, field)
 		default:
 			parts[i] = field + ": " + p.Message
 		}
