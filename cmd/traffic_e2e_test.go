@@ -3,10 +3,13 @@ package cmd
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpctl/mcpctl/promptlib/librarytest"
 	"github.com/mcpctl/mcpctl/tui/traffic"
@@ -25,7 +28,21 @@ func TestServeWritesTraffic(t *testing.T) {
 			if traced {
 				args = append(args, "--trace-content")
 			}
+			// A prompt the pipeline pages when read as a resource.
+			var body strings.Builder
+			for i := range 300 {
+				fmt.Fprintf(&body, "## Step %d\n\n%s\n\n", i, strings.Repeat("Check the replica lag first. ", 15))
+			}
+			body.WriteString("The last line.")
+			const bigID = "E0000000-0000-4000-8000-0000000000B1"
+			lib.Exec(t, `INSERT INTO prompts (id, title, body, folder_id, icon, color, url, created_at, updated_at)
+				VALUES (?, 'Big Runbook', ?, NULL, NULL, NULL, NULL, 1700000000, 1700000000)`, bigID, body.String())
 			s := serve(t, env, args...)
+			var read mcp.ReadResourceRequest
+			read.Params.URI = "prompteka://prompt/" + bigID
+			if res, err := s.ReadResource(context.Background(), read); err != nil || len(res.Contents) != 1 {
+				t.Fatalf("read the big prompt: %v, %v", res, err)
+			}
 			s.call(t, "search_prompts", map[string]any{"query": "review"}, nil)
 			s.callError(t, "get_prompt", map[string]any{"id": "00000000-0000-4000-8000-000000000000"}, "PROMPT_NOT_FOUND")
 			events := endedSessionEvents(t, s, state)
@@ -52,6 +69,22 @@ func TestServeWritesTraffic(t *testing.T) {
 			}
 			if count["request tools/call"] != 2 || count["response tools/call"] != 2 {
 				t.Errorf("tools/call events: %v, want one request and one response per call", count)
+			}
+			// What the pipeline transformed is kept where the content is (for the console's
+			// Pipeline screen), and only there.
+			var paged *traffic.Pipeline
+			for _, e := range events {
+				if e.Kind == traffic.KindResponse && e.Method == "resources/read" {
+					paged = e.Pipeline
+				}
+			}
+			switch {
+			case paged == nil:
+				t.Errorf("the big prompt's resources/read event has no pipeline part")
+			case traced && (len(paged.Input) != paged.BytesBefore || !strings.HasSuffix(paged.Input, "The last line.")):
+				t.Errorf("traced: the pipeline's input is %d bytes (before: %d), want the whole prompt it paged", len(paged.Input), paged.BytesBefore)
+			case !traced && paged.Input != "":
+				t.Errorf("untraced, but the pipeline part holds its input (%d bytes)", len(paged.Input))
 			}
 			var failed *traffic.Event
 			for i, e := range events {

@@ -525,6 +525,24 @@ func TestPipelineEventTakesResultText(t *testing.T) {
 		t.Errorf("the view does not show the result's text transformed:\n%s", v)
 	}
 
+	// A result serve's pipeline transformed: the screen starts from what it transformed, with
+	// the model it applied (a server's own or an override's, not the project's), where the
+	// payload holds only the page the client got. A result a failing stage withheld (an error)
+	// is taken too: transforming it shows why.
+	transformed := ev(6, traffic.KindResponse, "tools/call", "db__big", traffic.StatusOK,
+		`{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"page 1 of 9"}]}}`)
+	transformed.Pipeline = &traffic.Pipeline{Model: "default", Input: "# Big\n\n## Rows\n\nall of them"}
+	withheld := ev(7, traffic.KindResponse, "tools/call", "db__secret", traffic.StatusError,
+		`{"jsonrpc":"2.0","id":4,"result":{"isError":true,"content":[{"type":"text","text":"CONTENT_WITHHELD"}]}}`)
+	withheld.Pipeline = &traffic.Pipeline{Model: "subindex", Input: "# Secret\n\n## Key\n\nsk-1"}
+	s = screen(append(contentless, transformed, withheld)...)
+	for _, want := range []struct{ input, model string }{{"# Secret\n\n## Key\n\nsk-1", "subindex"}, {"# Big\n\n## Rows\n\nall of them", "default"}} {
+		press(s)
+		if s.input != want.input || s.models[s.model] != want.model {
+			t.Errorf("e on a transformed event: input %q with model %s, want %q with %s", s.input, s.models[s.model], want.input, want.model)
+		}
+	}
+
 	s = screen(contentless...)
 	press(s)
 	if v := s.view(); !strings.Contains(v, "Nothing for e to take") || s.out != nil {

@@ -261,7 +261,7 @@ func (s *pipelineScreen) run() tea.Cmd {
 }
 
 // nextEvent picks the next older traced response that holds text, wrapping to the newest, and
-// transforms it. Responses whose result has no text (a tool's image) are passed over; when none
+// transforms it: the text serve's pipeline transformed, with the model it applied, when it did. Responses whose result has no text (a tool's image) are passed over; when none
 // has any, the screen says why rather than transforming a JSON-RPC message, and keeps what it
 // shows: a file the user opened is not theirs to lose for a key that found nothing.
 func (s *pipelineScreen) nextEvent() tea.Cmd {
@@ -270,6 +270,14 @@ func (s *pipelineScreen) nextEvent() tea.Cmd {
 		ev := (s.ev + i) % n
 		e := s.traced[n-1-ev]
 		text, ok := payloadText(e.Payload)
+		if p := e.Pipeline; p != nil && p.Input != "" {
+			// The payload is what serve's model made of the content; the screen starts from
+			// the content, with that model, which may be a server's or an override's.
+			text, ok = p.Input, true
+			if i := slices.Index(s.models, p.Model); i >= 0 {
+				s.model = i
+			}
+		}
 		if !ok {
 			continue
 		}
@@ -357,6 +365,9 @@ func payloadText(payload []byte) (string, bool) {
 // a method whose result serve's pipeline transforms. A cheap test of the event's fields, so that
 // payloads are decoded only when e picks one.
 func transformable(e traffic.Event) bool {
+	if e.Kind == traffic.KindResponse && e.Pipeline != nil && e.Pipeline.Input != "" {
+		return true // content serve transformed, withheld by a failing stage too: the screen shows why
+	}
 	if e.Kind != traffic.KindResponse || e.Status != traffic.StatusOK || len(e.Payload) == 0 {
 		return false
 	}

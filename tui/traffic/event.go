@@ -60,4 +60,8 @@ type Pipeline struct {
 	BytesBefore int      `json:"bytesBefore"`
 	BytesAfter  int      `json:"bytesAfter"`
 	CacheHit    bool     `json:"cacheHit"`
+	// Input is the text the model transformed, as the server gave it: the console's Pipeline
+	// screen transforms it again, where the payload holds only what the client got. Only in a
+	// traced event (--trace-content), as the payload.
+	Input string `json:"input,omitempty"`
 }

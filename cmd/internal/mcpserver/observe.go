@@ -99,6 +99,13 @@ func (o *observer) response(c *call, size, rpcCode int, rpcMessage string, isErr
 	e := traffic.Event{Kind: traffic.KindResponse, Method: c.method, ID: c.id, Name: c.name, DurationMs: ms(took),
 		BytesIn: c.bytesIn, BytesOut: size, Status: traffic.StatusOK, ErrorCode: c.code,
 		Gate: c.gate, Pipeline: c.pipeline, Upstream: c.upstream}
+	if o.trace && c.pipeline != nil {
+		// A traced event holds the content: what the model transformed too, as the payload
+		// holds only what it made of it.
+		p := *c.pipeline
+		p.Input = c.input
+		e.Pipeline = &p
+	}
 	opID := c.operationID
 	c.mu.Unlock()
 	switch {

@@ -142,7 +142,7 @@ func (p *contentPipeline) transformWith(ctx context.Context, model string, typ p
 	out, err := p.engine.Transform(ctx, pipeline.Request{Model: model, Project: p.project(),
 		Content: pipeline.Content{Text: text, Type: typ, Source: source}})
 	if errors.Is(err, pipeline.ErrWithheld) {
-		p.recordPipeline(ctx, out)
+		p.recordPipeline(ctx, out, text)
 		return out, err
 	}
 	if err != nil {
@@ -150,7 +150,7 @@ func (p *contentPipeline) transformWith(ctx context.Context, model string, typ p
 		return pipeline.Output{Text: text, Body: text}, nil
 	}
 	if out.Applied {
-		p.recordPipeline(ctx, out)
+		p.recordPipeline(ctx, out, text)
 	}
 	return out, nil
 }
@@ -171,12 +171,13 @@ func withheldError(source string, err error) error {
 			"because a stage of their proxymodel failed, and how to fix it: " + we.Fix() + "."}
 }
 
-// recordPipeline puts what a transform did in the call's traffic event.
-func (p *contentPipeline) recordPipeline(ctx context.Context, out pipeline.Output) {
+// recordPipeline puts what a transform of input did in the call's traffic event.
+func (p *contentPipeline) recordPipeline(ctx context.Context, out pipeline.Output, input string) {
 	m := out.Metrics
 	c := callFrom(ctx)
 	c.mu.Lock()
 	c.pipeline = &traffic.Pipeline{Model: m.Model, Stages: m.StageNames(), BytesBefore: m.BytesBefore, BytesAfter: m.BytesAfter, CacheHit: m.CacheHit}
+	c.input = input
 	c.mu.Unlock()
 }
 
@@ -245,7 +246,7 @@ func (p *contentPipeline) page(ctx context.Context, source, text string) pipelin
 		p.log.Warn("pipeline: a result over the bound could not be paged", "source", source, "bytes", len(text), "err", err)
 		return pipeline.Output{Text: text}
 	}
-	p.recordPipeline(ctx, out)
+	p.recordPipeline(ctx, out, text)
 	return out
 }
 

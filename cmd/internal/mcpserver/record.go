@@ -28,6 +28,7 @@ type call struct {
 	operationID string
 	gate        *traffic.Gate
 	pipeline    *traffic.Pipeline
+	input       string // what the pipeline transformed, for a traced event (traffic.Pipeline.Input)
 	upstream    string
 	cancelled   bool
 	carried     []string           // ids of the prompts the result carries in full, for the gate
