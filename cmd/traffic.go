@@ -4,12 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/mcpctl/mcpctl/tui/traffic"
 )
@@ -40,11 +36,11 @@ func runTraffic(ctx context.Context, env Env, args []string) error {
 	keep := func(e traffic.Event) bool {
 		return strings.HasPrefix(e.Session, *session) && (*method == "" || e.Method == *method)
 	}
-	start := time.Now() // with -n and --follow, what is written from here on is new
 	var events, kept []traffic.Event
+	var read traffic.Position // where the history ends: --follow goes on from there
 	if !*follow || *last > 0 {
 		var err error
-		if events, err = readTraffic(dir); err != nil {
+		if events, read, err = traffic.ReadDir(dir); err != nil {
 			return err
 		}
 		for _, e := range events {
@@ -58,22 +54,13 @@ func runTraffic(ctx context.Context, env Env, args []string) error {
 	}
 	out := env.Stdout
 	if *follow {
+		// Without -n, Follow prints the history itself (read is nil).
 		fmt.Fprintln(out, trafficHeader)
-		var from time.Time // without -n, Follow prints the history itself
-		printed := map[string]bool{}
-		if *last > 0 {
-			// The last N oldest first, then what is written from the start on: an event read
-			// above and written after the start comes again from Follow, and is not repeated.
-			for _, e := range kept {
-				fmt.Fprintln(out, trafficRow(e))
-				if !e.TS.Before(start) {
-					printed[eventKey(e)] = true
-				}
-			}
-			from = start
+		for _, e := range kept {
+			fmt.Fprintln(out, trafficRow(e))
 		}
-		return traffic.Follow(ctx, dir, from, func(e traffic.Event) {
-			if keep(e) && !printed[eventKey(e)] {
+		return traffic.Follow(ctx, dir, read, func(e traffic.Event) {
+			if keep(e) {
 				fmt.Fprintln(out, trafficRow(e))
 			}
 		})
@@ -87,34 +74,6 @@ func runTraffic(ctx context.Context, env Env, args []string) error {
 		fmt.Fprintln(out, trafficRow(e))
 	}
 	return nil
-}
-
-// eventKey tells one event from another for traffic tail: a session's events differ in time,
-// kind or request.
-func eventKey(e traffic.Event) string {
-	return e.Session + "\x00" + e.TS.Format(time.RFC3339Nano) + "\x00" + string(e.Kind) + "\x00" + e.ID + "\x00" + e.Method
-}
-
-// readTraffic reads every traffic file in dir, oldest event first. A missing directory is no
-// traffic yet.
-func readTraffic(dir string) ([]traffic.Event, error) {
-	names, err := filepath.Glob(filepath.Join(dir, "*"+traffic.Ext))
-	if err != nil {
-		return nil, err
-	}
-	var all []traffic.Event
-	for _, p := range names {
-		if fi, err := os.Lstat(p); err != nil || !fi.Mode().IsRegular() {
-			continue
-		}
-		evs, err := traffic.ReadFile(p)
-		if err != nil {
-			return nil, err
-		}
-		all = append(all, evs...)
-	}
-	sort.SliceStable(all, func(i, j int) bool { return all[i].TS.Before(all[j].TS) })
-	return all, nil
 }
 
 func noTraffic(w io.Writer, dir string, filtered bool) {

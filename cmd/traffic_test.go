@@ -149,10 +149,21 @@ func TestTrafficTailFollow(t *testing.T) {
 				done <- Main(ctx, append([]string{"traffic", "tail"}, c.args...), strings.NewReader(""), out, &bytes.Buffer{}, func(k string) string { return vars[k] })
 			}()
 			out.waitFor(t, "prompts/list")
+			// Stamped before the tail started, written after it read the history: a session
+			// stamps an event before it writes it. It is new, and printed.
+			if err := w.Write(traffic.Event{TS: now.Add(-time.Second / 2), Session: "s1", Kind: traffic.KindRequest, Method: "tools/call", Name: "late_stamp"}); err != nil {
+				t.Fatal(err)
+			}
 			if err := w.Write(traffic.Event{TS: time.Now(), Session: "s1", Kind: traffic.KindResponse, Method: "tools/call", Name: "get_prompt", Status: traffic.StatusOK}); err != nil {
 				t.Fatal(err)
 			}
 			out.waitFor(t, "get_prompt")
+			if n := strings.Count(out.String(), "late_stamp"); n != 1 {
+				t.Errorf("the event stamped before the tail started and written after is printed %d times, want once:\n%s", n, out.String())
+			}
+			if n := strings.Count(out.String(), "prompts/list"); n != 1 {
+				t.Errorf("prompts/list printed %d times, want once:\n%s", n, out.String())
+			}
 			cancel()
 			if code := <-done; code != 0 {
 				t.Errorf("traffic tail %v exited %d after interrupt, want 0", c.args, code)

@@ -64,7 +64,7 @@ func startSources(ctx context.Context, db *dbread.DB, queueDir, trafficDir strin
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
-			err := traffic.Follow(ctx, trafficDir, time.Time{}, func(e traffic.Event) {
+			err := traffic.Follow(ctx, trafficDir, nil, func(e traffic.Event) {
 				displayEvent(&e)
 				select {
 				case s.traffic <- trafficItem{ev: e}:

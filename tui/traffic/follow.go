@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,19 +18,20 @@ import (
 // systems). Events are the fast path; this is the safety net.
 const rescanEvery = time.Second
 
-// Follow calls fn with every event at or after from (all of them when from is zero) in every
-// traffic file in dir, file by file in start-time order, then with each new line and each new
-// file as they appear, until ctx ends; then it returns nil. fn runs on Follow's goroutine, one
+// Follow calls fn with every event past from (all of them when from is nil) in every traffic
+// file in dir, file by file in start-time order, then with each new line and each new file as
+// they appear, until ctx ends; then it returns nil. From where ReadDir stopped, an event written
+// since is delivered whatever its time stamp: a session stamps an event before it writes it. fn runs on Follow's goroutine, one
 // event at a time. A line is delivered once, when its newline has been written. dir is made
 // (0700) if it does not exist yet, so following works before the first server starts. Where
 // file events cannot be had, Follow still follows, by rescanning every second.
-func Follow(ctx context.Context, dir string, from time.Time, fn func(Event)) error {
+func Follow(ctx context.Context, dir string, from Position, fn func(Event)) error {
 	return tailDir(ctx, dir, from, fn, fsnotify.NewWatcher)
 }
 
 // tailDir is Follow with the watcher's constructor given, so that a test can take file events
 // away.
-func tailDir(ctx context.Context, dir string, from time.Time, fn func(Event), newWatcher func() (*fsnotify.Watcher, error)) error {
+func tailDir(ctx context.Context, dir string, from Position, fn func(Event), newWatcher func() (*fsnotify.Watcher, error)) error {
 	if err := ensureDir(dir); err != nil {
 		return err
 	}
@@ -44,7 +46,10 @@ func tailDir(ctx context.Context, dir string, from time.Time, fn func(Event), ne
 			events, errs = w.Events, w.Errors
 		}
 	}
-	t := &tail{dir: dir, from: from, fn: fn, offsets: map[string]int64{}}
+	t := &tail{dir: dir, fn: fn, offsets: maps.Clone(from)}
+	if t.offsets == nil {
+		t.offsets = map[string]int64{}
+	}
 	t.scan()
 	tick := time.NewTicker(rescanEvery)
 	defer tick.Stop()
@@ -86,7 +91,6 @@ func isTrafficName(path string) bool {
 // tail is Follow's state: how far each file has been read.
 type tail struct {
 	dir     string
-	from    time.Time
 	fn      func(Event)
 	offsets map[string]int64
 }
@@ -128,10 +132,6 @@ func (t *tail) read(path string) {
 	if _, err := f.Seek(off, io.SeekStart); err != nil {
 		return
 	}
-	n, _ := readLines(f, false, func(e Event) {
-		if t.from.IsZero() || !e.TS.Before(t.from) {
-			t.fn(e)
-		}
-	})
+	n, _ := readLines(f, false, t.fn)
 	t.offsets[path] = off + n
 }

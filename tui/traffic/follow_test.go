@@ -12,13 +12,13 @@ import (
 )
 
 // follow runs Follow on dir until the test ends and returns the channel of its events.
-func follow(tb testing.TB, dir string, from time.Time) <-chan Event {
+func follow(tb testing.TB, dir string, from Position) <-chan Event {
 	tb.Helper()
 	return followWith(tb, dir, from, fsnotify.NewWatcher)
 }
 
 // followWith is follow with the watcher's constructor given.
-func followWith(tb testing.TB, dir string, from time.Time, newWatcher func() (*fsnotify.Watcher, error)) <-chan Event {
+func followWith(tb testing.TB, dir string, from Position, newWatcher func() (*fsnotify.Watcher, error)) <-chan Event {
 	tb.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	ch := make(chan Event, 100)
@@ -69,7 +69,7 @@ func followLater(t *testing.T, newWatcher func() (*fsnotify.Watcher, error)) {
 	if err := w.Write(sample(1)); err != nil {
 		t.Fatal(err)
 	}
-	ch := followWith(t, dir, time.Time{}, newWatcher)
+	ch := followWith(t, dir, nil, newWatcher)
 	if got := next(t, ch); got.ID != "1" {
 		t.Fatalf("first event %q, want the one written before following", got.ID)
 	}
@@ -117,7 +117,10 @@ func followLater(t *testing.T, newWatcher func() (*fsnotify.Watcher, error)) {
 	}
 }
 
-func TestFollowFrom(t *testing.T) {
+// Following from where ReadDir stopped delivers what was written since, once, whatever its
+// time stamp: a session stamps an event before it writes it, so a time bound lost an event
+// stamped before the history was read and written after.
+func TestFollowFromWhereReadDirStopped(t *testing.T) {
 	dir := t.TempDir()
 	w := openWriter(t, dir)
 	for i := range 3 {
@@ -125,16 +128,39 @@ func TestFollowFrom(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ch := follow(t, dir, sample(2).TS)
-	if got := next(t, ch); got.ID != "2" {
-		t.Errorf("first event %q, want 2 (the first at or after from)", got.ID)
+	history, pos, err := ReadDir(dir)
+	if err != nil || len(history) != 3 || history[2].ID != "2" {
+		t.Fatalf("ReadDir: %d events, %v; want the 3 written", len(history), err)
+	}
+	late := sample(3)
+	late.TS = sample(0).TS.Add(-time.Hour) // stamped before all of the history
+	if err := w.Write(late); err != nil {
+		t.Fatal(err)
+	}
+	ch := follow(t, dir, pos)
+	if got := next(t, ch); got.ID != "3" {
+		t.Errorf("first event %q, want 3, the one written after ReadDir", got.ID)
+	}
+	if err := w.Write(sample(4)); err != nil {
+		t.Fatal(err)
+	}
+	if got := next(t, ch); got.ID != "4" {
+		t.Errorf("next event %q, want 4", got.ID)
+	}
+}
+
+// A missing directory is no traffic yet, not an error.
+func TestReadDirOfNoDirectory(t *testing.T) {
+	events, pos, err := ReadDir(t.TempDir() + "/none")
+	if err != nil || len(events) != 0 || len(pos) != 0 {
+		t.Errorf("ReadDir of a missing directory: %v, %v, %v; want nothing and no error", events, pos, err)
 	}
 }
 
 // Following a directory no server has made yet works, and sees the first server's file.
 func TestFollowBeforeAnyServer(t *testing.T) {
 	dir := t.TempDir() + "/state/mcpctl/traffic"
-	ch := follow(t, dir, time.Time{})
+	ch := follow(t, dir, nil)
 	// Follow makes the directory before it watches it; wait for that, not for a fixed time.
 	deadline := time.Now().Add(10 * time.Second)
 	for {

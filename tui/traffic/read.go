@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"io/fs"
 	"os"
+	"sort"
 	"syscall"
 )
 
@@ -25,6 +27,35 @@ func ReadFile(path string) ([]Event, error) {
 		return out, &Error{Op: "read", Path: path, Err: err}
 	}
 	return out, nil
+}
+
+// Position is how far each traffic file of a directory has been read: its path → the bytes of
+// its complete lines. Follow from a Position delivers what was written since, and nothing twice.
+type Position map[string]int64
+
+// ReadDir returns the events of every traffic file in dir, oldest first, and the Position they
+// end at. A missing directory is no traffic yet. A last line still being written is left to a
+// Follow from the Position.
+func ReadDir(dir string) ([]Event, Position, error) {
+	var all []Event
+	pos := Position{}
+	for _, fi := range listFiles(dir) {
+		f, err := os.OpenFile(fi.path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				continue // pruned since it was listed
+			}
+			return all, pos, &Error{Op: "read", Path: fi.path, Err: err}
+		}
+		n, err := readLines(f, false, func(e Event) { all = append(all, e) })
+		f.Close()
+		if err != nil {
+			return all, pos, &Error{Op: "read", Path: fi.path, Err: err}
+		}
+		pos[fi.path] = n
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].TS.Before(all[j].TS) })
+	return all, pos, nil
 }
 
 // readLines decodes the lines of r, calling fn for each event, and returns how many bytes it
