@@ -47,6 +47,9 @@ type wire struct {
 	// open request is answered.
 	idle chan struct{}
 	quit chan struct{} // closed when mcp-go has stopped listening (close)
+	// recancels are the cancellations recancel is forwarding; close waits for them (closing
+	// the pipe ends a write that mcp-go, stopped, will never read).
+	recancels sync.WaitGroup
 }
 
 func (o *observer) wire(in io.Reader, out io.Writer) *wire {
@@ -123,6 +126,7 @@ func (w *wire) out() io.Writer { return wireOut{w} }
 func (w *wire) close() {
 	close(w.quit)
 	w.pr.CloseWithError(io.ErrClosedPipe)
+	w.recancels.Wait()
 }
 
 // read forwards the client's messages until its stdin ends.
@@ -396,7 +400,7 @@ func (w *wire) recancel(ack []byte) {
 		return
 	}
 	// Not on this goroutine: mcp-go is writing, and its reader may be waiting to write too.
-	go func() { _ = w.forward(append(line, '\n')) }()
+	w.recancels.Go(func() { _ = w.forward(append(line, '\n')) })
 }
 
 func (w *wire) forward(line []byte) error {
