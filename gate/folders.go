@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcpctl/mcpctl/promptlib"
+	"golang.org/x/text/unicode/norm"
 )
 
 // SystemFolder is the top-level library folder that holds the gate texts. Its prompts configure
@@ -82,7 +83,7 @@ func ResolveFolder(folders []promptlib.Folder, spec string) (string, error) {
 	}
 	var hits []string
 	for _, f := range folders {
-		if f.Name == strings.TrimSpace(spec) {
+		if normPath(f.Name) == want {
 			hits = append(hits, f.ID)
 		}
 	}
@@ -103,8 +104,11 @@ func ResolveFolder(folders []promptlib.Folder, spec string) (string, error) {
 
 func quote(s string) string { return `"` + s + `"` }
 
+// normPath is a folder path as compared: its parts trimmed, in NFC, so that "Café" typed in a
+// project file finds the folder whose name the app stored decomposed (e + U+0301): they read
+// the same, and a user told to create a folder they can see could not fix it.
 func normPath(p string) string {
-	parts := strings.Split(p, "/")
+	parts := strings.Split(norm.NFC.String(p), "/")
 	for i, s := range parts {
 		parts[i] = strings.TrimSpace(s)
 	}

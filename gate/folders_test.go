@@ -31,6 +31,7 @@ func TestResolveFolder(t *testing.T) {
 	goID := f.folder("Engineering / Backend / Go")
 	backend := f.paths["Engineering / Backend"]
 	f.folder("Writing / Go")
+	cafe := f.folder("Engineering / Cafe\u0301")
 	tests := []struct {
 		spec    string
 		want    string
@@ -43,6 +44,9 @@ func TestResolveFolder(t *testing.T) {
 		{strings.ToLower(backend), backend, ""},
 		{"Go", "", `ambiguous, write the path: "Engineering / Backend / Go", "Writing / Go"`},
 		{"Frontend", "", "project folder not found"},
+		// Composed in the project file, decomposed in the library (or the other way): the same.
+		{"Café", cafe, ""},
+		{"Engineering / Cafe\u0301", cafe, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.spec, func(t *testing.T) {
