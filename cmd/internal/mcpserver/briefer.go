@@ -51,7 +51,7 @@ func (b Briefer) Instructions(ctx context.Context, lib promptlib.Library, p gate
 	if err != nil {
 		return "", nil, err
 	}
-	r.Note = (&core{cfg: Config{Project: &p, Untrusted: b.Untrusted}}).untrustedNote()
+	r.Note = untrustedNote(&p, b.Untrusted)
 	text, _ := r.Instructions(ix, gate.NewSession(p).Gated())
 	return text, ix, nil
 }
