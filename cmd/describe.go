@@ -46,14 +46,11 @@ func describeProject(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	ix, _, err := gate.LibraryIndex(lib, *p)
-	if err != nil {
-		return err
-	}
 	br, done := briefer(env)
 	defer done()
 	br.Untrusted = c.untrusted()
-	text, err := br.Instructions(ctx, lib, *p)
+	// The briefing's own index: the table below lists what the client was just shown.
+	text, ix, err := br.Instructions(ctx, lib, *p)
 	if err != nil {
 		return err
 	}

@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/mcpctl/mcpctl/promptlib/librarytest"
 )
@@ -19,6 +21,14 @@ func TestServeStopsInOrderWhenItsClientGoes(t *testing.T) {
 		t.Helper()
 		c = exec.Command(os.Args[0], "serve", "--library", lib.Dir)
 		c.Env = testHome(t)
+		// A file, not a buffer: Wait would also wait for a buffer's copy, which a child of serve
+		// left running could hold open. Read by ended when serve does not stop.
+		stderr, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { stderr.Close() })
+		c.Stderr = stderr
 		in, toServer, err := os.Pipe()
 		if err != nil {
 			t.Fatal(err)
@@ -41,9 +51,22 @@ func TestServeStopsInOrderWhenItsClientGoes(t *testing.T) {
 		toServer.WriteString(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")
 		return c, toServer, fromServer
 	}
+	// ended waits for serve to exit, at most stopBound: a serve that does not stop is killed and
+	// the test fails saying what it wrote, instead of holding the whole run until go test's
+	// -timeout. A bound on a failure, not a timed assertion: serve stops in about a second.
+	const stopBound = 30 * time.Second
 	ended := func(t *testing.T, c *exec.Cmd) {
 		t.Helper()
-		c.Wait()
+		exited := make(chan struct{})
+		go func() { c.Wait(); close(exited) }()
+		select {
+		case <-exited:
+		case <-time.After(stopBound):
+			c.Process.Kill()
+			<-exited
+			stderr, _ := os.ReadFile(c.Stderr.(*os.File).Name())
+			t.Fatalf("serve had not stopped %s after it was told to, and was killed; its stderr:\n%s", stopBound, stderr)
+		}
 		if ws := c.ProcessState.Sys().(syscall.WaitStatus); ws.Signaled() {
 			t.Errorf("serve was killed by %v, want it to stop in order", ws.Signal())
 		}

@@ -175,7 +175,7 @@ type lineIndex struct {
 	line    int // number of the last line read (0 before the first)
 	lineEnd int // offset of the end of that line (its '\n' or len(body))
 	heading string
-	fenced  bool // inside a ``` block, where "#" starts a comment, not a heading
+	code    Fence // fenced code, where "#" starts a comment, not a heading
 }
 
 func newLineIndex(body string) *lineIndex { return &lineIndex{body: body, lineEnd: -1} }
@@ -188,11 +188,8 @@ func (l *lineIndex) at(n int) PlaceholderUse {
 			end = start + nl
 		}
 		text := strings.TrimSpace(l.body[start:end])
-		switch {
-		case strings.HasPrefix(text, "```"):
-			l.fenced = !l.fenced
-		case !l.fenced && isHeading(text):
-			// A heading that holds the placeholder counts as its own.
+		// A heading that holds the placeholder counts as its own.
+		if !l.code.Code(text) && isHeading(text) {
 			l.heading = strings.Clone(clip(text, 80))
 		}
 		l.line++

@@ -33,6 +33,15 @@ func TestPlaceholders(t *testing.T) {
 		{"headings and lines", "# Title\nintro\n## Context\n\nproject {{project}}\n```\n# not a heading {{x}}\n```\n", []Placeholder{
 			{Name: "project", Required: true, Uses: []PlaceholderUse{{Line: 5, Heading: "## Context"}}},
 			{Name: "x", Required: true, Uses: []PlaceholderUse{{Line: 7, Heading: "## Context"}}}}},
+		// Fences as Fence reads them: a "#" line inside code is a comment, not a heading.
+		{"a tilde fence holds no heading", "## Context\n~~~sh\n# install {{tool}}\n~~~\n", []Placeholder{
+			{Name: "tool", Required: true, Uses: []PlaceholderUse{{Line: 3, Heading: "## Context"}}}}},
+		{"a longer fence holds a ``` line", "## Context\n````md\n```\n# Not a heading\n{{x}}\n````\n", []Placeholder{
+			{Name: "x", Required: true, Uses: []PlaceholderUse{{Line: 5, Heading: "## Context"}}}}},
+		{"a ``` line inside a tilde fence", "## Context\n~~~\n```\n~~~\n# Next\n{{x}}\n", []Placeholder{
+			{Name: "x", Required: true, Uses: []PlaceholderUse{{Line: 6, Heading: "# Next"}}}}},
+		{"inline code is no fence", "```x``` opens nothing\n# Next\n{{x}}\n", []Placeholder{
+			{Name: "x", Required: true, Uses: []PlaceholderUse{{Line: 3, Heading: "# Next"}}}}},
 		{"placeholder in a heading", "## Review {{lang}}", []Placeholder{
 			{Name: "lang", Required: true, Uses: []PlaceholderUse{{Line: 1, Heading: "## Review {{lang}}"}}}}},
 		{"triple braces find the inner placeholder", "{{{name}}}", []Placeholder{

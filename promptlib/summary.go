@@ -14,10 +14,11 @@ const MaxSummary = 160
 // server's kept view) and computed again only for prompts that change, so any change to what
 // Summary returns must bump it: kept copies of another version are rebuilt.
 //
-// Version 3 keeps link syntax inside a code span as written (`m[k](v)` is code, not a link);
-// version 2 removes '*', '_', '`' and '~' only where they delimit emphasis, strikethrough or
+// Version 4 skips fenced code as Fence reads it (version 3 skipped each line starting "```" or
+// "~~~", "```x``` is code" included, and took the lines between them as text); version 3 keeps
+// link syntax inside a code span as written (`m[k](v)` is code, not a link); version 2 removes '*', '_', '`' and '~' only where they delimit emphasis, strikethrough or
 // code; version 1 removed them all.
-const SummaryVersion = 3
+const SummaryVersion = 4
 
 var (
 	mdLink   = regexp.MustCompile(`!?\[([^\]]*)\]\([^)]*\)`)
@@ -25,20 +26,32 @@ var (
 )
 
 // Summary is a one-line description of a prompt body: its first sentence with markdown removed,
-// at most 160 characters (cut at a word, with an ellipsis). Headings are skipped: they name a
-// section rather than say what the prompt does, unless nothing else is there.
+// at most 160 characters (cut at a word, with an ellipsis). Headings and fenced code are
+// skipped: a heading names a section and code is an example, rather than saying what the prompt
+// does, unless nothing else is there (a heading first, then the code's first line: some prompts
+// are one fenced block).
 func Summary(body string) string {
 	var lines []string
-	var heading string
+	var heading, code string
+	var fence Fence // the package's one reading of fences, as headings and sections use it
 	size := 0
 	// Walk lines lazily: bodies run to 100 KB and only the first paragraph matters.
 	for rest := body; rest != "" && size < 4*MaxSummary; {
 		var line string
 		line, rest, _ = strings.Cut(rest, "\n")
 		t := strings.TrimSpace(line)
-		// A thematic break ("***", "___") or a "~~~" fence holds no text, and stripMarks keeps
-		// marks that delimit nothing, so they are skipped here.
-		if t == "" || strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") || strings.HasPrefix(t, "---") || thematicBreak(t) {
+		if inCode := fence.InCode(); fence.Code(t) {
+			if len(lines) > 0 {
+				break
+			}
+			if inCode && code == "" && t != "" && fence.InCode() {
+				code = plain(t)
+			}
+			continue
+		}
+		// A thematic break ("***", "___") holds no text, and stripMarks keeps marks that
+		// delimit nothing, so it is skipped here.
+		if t == "" || strings.HasPrefix(t, "---") || thematicBreak(t) {
 			if len(lines) > 0 {
 				break
 			}
@@ -60,6 +73,9 @@ func Summary(body string) string {
 	text := strings.Join(lines, " ")
 	if text == "" {
 		text = heading
+	}
+	if text == "" {
+		text = code
 	}
 	return clip(strings.TrimSpace(firstSentence(text)), MaxSummary)
 }

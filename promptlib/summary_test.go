@@ -28,6 +28,27 @@ func TestSummary(t *testing.T) {
 	}
 }
 
+// TestSummaryFences: fenced code is read as Fence reads it (as headings and sections are), so
+// the summary is the prose, not a line of the example.
+func TestSummaryFences(t *testing.T) {
+	for _, tc := range []struct{ name, in, want string }{
+		{"code before the prose", "```go\nfunc main() {}\n```\n\nExplain this code.", "Explain this code."},
+		{"tilde fence", "~~~\nls -la\n~~~\nList the files.", "List the files."},
+		{"a longer fence holds a ``` line", "````md\n```\nnot the summary\n```\n````\nWrite the README.", "Write the README."},
+		{"a tilde block holds a ``` line", "~~~\n```\ninside\n~~~\nOutside.", "Outside."},
+		{"a closing run must be as long", "````\ncode\n```\nstill code\n````\nProse.", "Prose."},
+		{"indented fence", "   ```\ncode\n   ```\nProse.", "Prose."},
+		{"inline code is no fence", "```x``` is code here.", "x is code here."},
+		{"a fence ends the paragraph", "Prose first\n```\ncode\n```\nmore", "Prose first"},
+		{"only code: its first line", "```\n\nYou are a reviewer. Be terse.\n```", "You are a reviewer."},
+		{"a heading before code", "# Title\n```\ncode\n```", "Title"},
+	} {
+		if got := Summary(tc.in); got != tc.want {
+			t.Errorf("%s: Summary(%q) = %q, want %q", tc.name, tc.in, got, tc.want)
+		}
+	}
+}
+
 // TestPlainMarks: emphasis, strikethrough and code-span delimiters go where they delimit, and
 // every other '*', '_', '`' and '~' stays, since identifiers are full of them.
 func TestPlainMarks(t *testing.T) {

@@ -43,15 +43,17 @@ func (b Briefer) Brief(ctx context.Context, lib promptlib.Library, p gate.Projec
 	}, nil
 }
 
-// Instructions is what a client of a new session of p receives at initialize.
-func (b Briefer) Instructions(ctx context.Context, lib promptlib.Library, p gate.Project) (string, error) {
+// Instructions is what a client of a new session of p receives at initialize, and the index it
+// was made from: a caller that also shows the prompts (describe project) shows these, and builds
+// no index of its own (the costly part, at a large library).
+func (b Briefer) Instructions(ctx context.Context, lib promptlib.Library, p gate.Project) (string, *gate.Index, error) {
 	ix, r, err := b.build(ctx, lib, p)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	r.Note = (&core{cfg: Config{Project: &p, Untrusted: b.Untrusted}}).untrustedNote()
+	r.Note = untrustedNote(&p, b.Untrusted)
 	text, _ := r.Instructions(ix, gate.NewSession(p).Gated())
-	return text, nil
+	return text, ix, nil
 }
 
 // build makes the index and the renderer a served session of p starts from.

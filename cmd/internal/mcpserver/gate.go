@@ -104,7 +104,7 @@ func (g *gateComponent) install() {
 	g.srv.GetHooks().AddAfterInitialize(func(ctx context.Context, id any, _ *mcp.InitializeRequest, res *mcp.InitializeResult) {
 		st := g.current()
 		r := g.renderer(st)
-		r.Note = g.untrustedNote()
+		r.Note = untrustedNote(g.cfg.Project, g.cfg.Untrusted)
 		text, unknown := r.Instructions(st.ix, g.sess.Gated())
 		g.logUnknown(unknown)
 		res.Instructions = text

@@ -27,9 +27,11 @@ import (
 // file beside the search index, so a restart serves the last known library at once; the first
 // read of the library then replaces it, and list_changed tells the client if anything differed.
 
-// persistVersion changes whenever the file's layout does, so an old file is ignored, not
-// misread; its low byte is the version of the summaries the file holds.
-const persistVersion = 10<<8 | promptlib.SummaryVersion
+// persistVersion changes whenever the file's layout does, or what it keeps of a prompt (11: an
+// argument's Where names headings outside fenced code as promptlib.Fence reads it), so an old
+// file is ignored, not misread or served stale; its low byte is the version of the summaries the
+// file holds.
+const persistVersion = 11<<8 | promptlib.SummaryVersion
 
 // viewCRC checks a kept view whole: the file ends with the CRC-32C of what comes before it.
 // Without it a damaged summary block went unnoticed (the blocks are not decompressed at start,

@@ -17,6 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpctl/mcpctl/cmd/internal/upstream"
+	"github.com/mcpctl/mcpctl/gate"
 	"github.com/mcpctl/mcpctl/promptlib"
 )
 
@@ -865,25 +866,28 @@ func (u *upstreams) states() []upstream.Status {
 	return u.sup.States()
 }
 
-// untrustedServers are the servers the project declares but does not start, sorted: none unless
-// it is a repository's project file nobody has trusted (Config.Untrusted).
-func (c *core) untrustedServers() []string {
-	if c.cfg.Untrusted == "" || c.cfg.Project == nil {
+// untrustedServers are the servers project p declares but does not start, sorted: none unless
+// untrusted says why they are not (Config.Untrusted: a repository's project file nobody has
+// trusted).
+func untrustedServers(p *gate.Project, untrusted string) []string {
+	if untrusted == "" || p == nil {
 		return nil
 	}
-	names := make([]string, 0, len(c.cfg.Project.Servers))
-	for name := range c.cfg.Project.Servers {
+	names := make([]string, 0, len(p.Servers))
+	for name := range p.Servers {
 		names = append(names, name)
 	}
 	sort.Strings(names)
 	return names
 }
 
-// untrustedNote is what the initialize instructions add when the project's servers are not
-// started: without it the model reads a CLAUDE.md that names db__query, finds no such tool,
-// and concludes it does not exist, while the reason went only to mcpctl's stderr.
-func (c *core) untrustedNote() string {
-	names := c.untrustedServers()
+// untrustedNote is what the initialize instructions add when project p's servers are not
+// started, untrusted saying why: without it the model reads a CLAUDE.md that names db__query,
+// finds no such tool, and concludes it does not exist, while the reason went only to mcpctl's
+// stderr. A function of the project and the reason alone, so a briefing made outside a server
+// (Briefer) says the same as a served session.
+func untrustedNote(p *gate.Project, untrusted string) string {
+	names := untrustedServers(p, untrusted)
 	if len(names) == 0 {
 		return ""
 	}
@@ -893,7 +897,7 @@ func (c *core) untrustedNote() string {
 	}
 	return fmt.Sprintf("\n\nThis project's own MCP servers (%s) are not started, so their tools (%s) are missing: %s. "+
 		"Tell the user; once they have run that, reconnecting this MCP server starts them.",
-		strings.Join(names, ", "), strings.Join(prefixes, ", "), strings.TrimSuffix(c.cfg.Untrusted, "."))
+		strings.Join(names, ", "), strings.Join(prefixes, ", "), strings.TrimSuffix(untrusted, "."))
 }
 
 // untrustedCall answers a call to a tool of a server the project declares but does not start
