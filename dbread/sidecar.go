@@ -267,8 +267,15 @@ func (s *sidecar) openRetrying(ctx context.Context) bool {
 }
 
 // passing reports whether a sidecar error says nothing about the file, and may pass: a lock
-// another server holds past the busy timeout, a full disk, no memory or file descriptors. The
-// file is kept and tried again; rebuilding it would delete another server's index under it.
+// another server holds past the busy timeout, a full disk, an I/O error, no memory or file
+// descriptors. The file is kept and tried again; rebuilding it would delete another server's
+// index under it.
+//
+// Its errnos answer this question only; queue's unreadable and upstream's commandError keep
+// lists of their own on purpose. All three count a system short of file descriptors, memory or
+// processes (EMFILE, ENFILE, ENOMEM, EAGAIN) as passing. An I/O error (EIO) passes here as
+// SQLite's does, and as it does for the queue's read of an operation. A full disk (ENOSPC) is
+// only here: an index build writes, where that read and an exec do not.
 func passing(err error) bool {
 	var se sqlite3.Error
 	if errors.As(err, &se) {
@@ -278,7 +285,7 @@ func passing(err error) bool {
 		}
 		return false
 	}
-	for _, errno := range []syscall.Errno{syscall.EMFILE, syscall.ENFILE, syscall.ENOSPC, syscall.ENOMEM, syscall.EAGAIN} {
+	for _, errno := range []syscall.Errno{syscall.EMFILE, syscall.ENFILE, syscall.ENOSPC, syscall.ENOMEM, syscall.EAGAIN, syscall.EIO} {
 		if errors.Is(err, errno) {
 			return true
 		}

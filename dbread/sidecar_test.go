@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mattn/go-sqlite3"
+
 	"github.com/mcpctl/mcpctl/promptlib"
 	"github.com/mcpctl/mcpctl/promptlib/librarytest"
 )
@@ -504,5 +506,29 @@ func TestSidecarLockedAtSyncIsRetried(t *testing.T) {
 	waitSynced(t, db, true)
 	if state, err := db.SearchIndex(); state != IndexReady {
 		t.Errorf("index %s (%v) after the lock is gone, want ready", state, err)
+	}
+}
+
+// An error that says nothing about the index file passes: the file is kept and tried again, not
+// deleted as damaged under another server that may be using it. I/O errors pass whether SQLite
+// or the file system reports them.
+func TestPassing(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want bool
+	}{
+		{sqlite3.Error{Code: sqlite3.ErrBusy}, true},
+		{sqlite3.Error{Code: sqlite3.ErrIoErr}, true},
+		{sqlite3.Error{Code: sqlite3.ErrCorrupt}, false},
+		{sqlite3.Error{Code: sqlite3.ErrNotADB}, false},
+		{&os.PathError{Op: "open", Path: "search.db", Err: syscall.EMFILE}, true},
+		{&os.PathError{Op: "write", Path: "search.db", Err: syscall.ENOSPC}, true},
+		{&os.PathError{Op: "open", Path: "search.db", Err: syscall.EIO}, true},
+		{&os.PathError{Op: "open", Path: "search.db", Err: syscall.ELOOP}, false},
+		{errors.New("search.db does not carry mcpctl's marker"), false},
+	} {
+		if got := passing(c.err); got != c.want {
+			t.Errorf("passing(%v) = %v, want %v", c.err, got, c.want)
+		}
 	}
 }

@@ -1,6 +1,8 @@
 package queue
 
 import (
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -44,4 +46,28 @@ func TestFlockHeldSeesOurLock(t *testing.T) {
 	case !held:
 		t.Error("/proc/locks read as free while this process holds the lock")
 	}
+}
+
+// flockWaiting reports whether this process waits in the kernel for the flock on the file at
+// path: /proc/locks lists a waiter as "->" after the number of the lock it waits behind. The
+// file is matched by its inode alone (an overlay prints another device than stat gives) and by
+// our pid. ok is false when /proc/locks cannot be read.
+func flockWaiting(path string) (waiting, ok bool) {
+	var st unix.Stat_t
+	if err := unix.Lstat(path, &st); err != nil {
+		return false, false
+	}
+	b, err := os.ReadFile("/proc/locks")
+	if err != nil {
+		return false, false
+	}
+	pid, ino := strconv.Itoa(os.Getpid()), ":"+strconv.FormatUint(st.Ino, 10)
+	for _, line := range strings.Split(string(b), "\n") {
+		// "1: -> FLOCK  ADVISORY  WRITE 7189 fe:00:10224396 0 EOF"
+		f := strings.Fields(line)
+		if len(f) >= 7 && f[1] == "->" && f[2] == "FLOCK" && f[5] == pid && strings.HasSuffix(f[6], ino) {
+			return true, true
+		}
+	}
+	return false, true
 }

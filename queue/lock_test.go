@@ -57,6 +57,17 @@ func TestAwaitLock(t *testing.T) {
 
 	t.Run("taken when the holder lets go", func(t *testing.T) {
 		got := await(context.Background())
+		// Let go only once the waiter is seen queued behind the holder in the kernel: the lock
+		// it then gets proves that it waited, not that it came after the holder had gone.
+		path := filepath.Join(dir, lockName)
+		if _, ok := flockWaiting(path); ok {
+			waitFor(t, "the waiter queued behind the holder", func() bool {
+				waiting, _ := flockWaiting(path)
+				return waiting
+			})
+		} else {
+			t.Log("no /proc/locks here: that the waiter waited is not shown")
+		}
 		holder.Release()
 		r := <-got
 		if r.err != nil {

@@ -165,6 +165,13 @@ var errUnreadable = errors.New("queue: the operation file cannot be read for now
 
 // unreadable wraps a read error that passes (no file descriptors or memory left, an I/O error)
 // in errUnreadable; other errors are the file's own.
+//
+// Its errnos answer this question only; dbread's passing and upstream's commandError keep
+// lists of their own on purpose. All three count a system short of file descriptors, memory or
+// processes (EMFILE, ENFILE, ENOMEM, EAGAIN) as passing. An I/O error (EIO) or an interrupted
+// read (EINTR) says nothing of what the operation holds either: failed/ would lose a write the
+// user asked for, where a stalled processor reads it again every rescan. A full disk (ENOSPC),
+// which dbread's index build meets, cannot fail a read.
 func unreadable(err error) error {
 	for _, errno := range []syscall.Errno{syscall.EMFILE, syscall.ENFILE, syscall.ENOMEM, syscall.EIO, syscall.EAGAIN, syscall.EINTR} {
 		if errors.Is(err, errno) {

@@ -22,7 +22,10 @@ import (
 type dirWatch struct {
 	mu      sync.Mutex
 	w       *fsnotify.Watcher // nil while nobody waits, or when fsnotify is unavailable
+	done    chan struct{}     // closed when the goroutine dispatching w's events has ended
 	waiters map[*waiter]struct{}
+
+	dispatchEnd func() // a test's: called as dispatch ends, before done is closed
 }
 
 // waiter is one subscription: the file name it waits for and its coalescing nudge.
@@ -41,7 +44,8 @@ func (d *dirWatch) subscribe(dir, name string, log *slog.Logger) (nudge <-chan s
 	if d.w == nil {
 		d.w = startWatch(dir, log)
 		if d.w != nil {
-			go d.dispatch(d.w)
+			d.done = make(chan struct{})
+			go d.dispatch(d.w, d.done)
 		}
 	}
 	if d.waiters == nil {
@@ -52,12 +56,18 @@ func (d *dirWatch) subscribe(dir, name string, log *slog.Logger) (nudge <-chan s
 		d.mu.Lock()
 		delete(d.waiters, wt)
 		var idle *fsnotify.Watcher
+		var ended chan struct{}
 		if len(d.waiters) == 0 {
 			idle, d.w = d.w, nil
+			ended, d.done = d.done, nil
 		}
 		d.mu.Unlock()
 		if idle != nil {
-			idle.Close() // outside mu: dispatch may be waiting for it to deliver an event
+			// Outside mu: dispatch may be waiting for it to deliver an event. The last waiter
+			// owns the goroutine: it returns once the goroutine has, so that none outlives the
+			// writes that needed it.
+			idle.Close()
+			<-ended
 		}
 	}
 }
@@ -77,10 +87,14 @@ func startWatch(dir string, log *slog.Logger) *fsnotify.Watcher {
 	return w
 }
 
-// dispatch nudges the waiters for the files w's events name, until w is closed. Errors (an
-// overflow) lose nudges only: the waiters' polls carry on. They are read all the same, or
-// fsnotify would stop delivering events until they were.
-func (d *dirWatch) dispatch(w *fsnotify.Watcher) {
+// dispatch nudges the waiters for the files w's events name, until w is closed; then it closes
+// done. Errors (an overflow) lose nudges only: the waiters' polls carry on. They are read all
+// the same, or fsnotify would stop delivering events until they were.
+func (d *dirWatch) dispatch(w *fsnotify.Watcher, done chan<- struct{}) {
+	defer close(done)
+	if d.dispatchEnd != nil {
+		defer d.dispatchEnd()
+	}
 	events, errs := w.Events, w.Errors
 	for events != nil || errs != nil {
 		select {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"time"
 
 	"github.com/mcpctl/mcpctl/promptlib"
@@ -38,16 +37,13 @@ func (w *Writer) withdraw(ctx context.Context, op promptlib.Operation, nudge <-c
 			e.Advice = "Nothing was applied; call the tool again to make the change."
 			return Result{}, opError(op.ID, promptlib.NotApplied, e)
 		}
+		// The hint is the writer's (advise): it depends on who answers this queue.
 		if w.alive != nil {
-			e := promptlib.Errorf(promptlib.CodeResponseTimeout,
-				"mcpctl's queue processor did not answer within %s; the operation was withdrawn from the queue", waited.Round(time.Second))
-			e.Advice = "The library's queue processor is slow or stuck; run health_check, then try again."
-			return Result{}, opError(op.ID, promptlib.NotApplied, e)
+			return Result{}, opError(op.ID, promptlib.NotApplied, promptlib.Errorf(promptlib.CodeResponseTimeout,
+				"mcpctl's queue processor did not answer within %s; the operation was withdrawn from the queue", waited.Round(time.Second)))
 		}
-		e := promptlib.Errorf(promptlib.CodeResponseTimeout,
-			"the app did not answer within %s and seems not to be running; the operation was withdrawn from the queue", waited.Round(time.Second))
-		e.Advice = noAppAdvice(runtime.GOOS)
-		return Result{}, opError(op.ID, promptlib.NotApplied, e)
+		return Result{}, opError(op.ID, promptlib.NotApplied, promptlib.Errorf(promptlib.CodeResponseTimeout,
+			"the app did not answer within %s and seems not to be running; the operation was withdrawn from the queue", waited.Round(time.Second)))
 	case isNotExist(err):
 		grace := w.Grace
 		if ctx.Err() != nil {
@@ -76,9 +72,6 @@ func (w *Writer) withdraw(ctx context.Context, op promptlib.Operation, nudge <-c
 		e := promptlib.Errorf(promptlib.CodeResponseTimeout,
 			"%s accepted the operation but has not answered within %s: outcome pending; call get_operation_status with operationId %s",
 			w.answerer(), time.Since(published).Round(100*time.Millisecond), op.ID)
-		if w.alive != nil {
-			e.Advice = "Call get_operation_status with the operation id before retrying; health_check reports the queue processor's state."
-		}
 		return Result{}, opError(op.ID, promptlib.Unknown, e)
 	default:
 		return Result{}, opError(op.ID, promptlib.Unknown, &promptlib.Error{Code: promptlib.CodeResponseTimeout,
@@ -113,15 +106,4 @@ func (w *Writer) withdrawStopped(op promptlib.Operation, reason error) (Result, 
 		return Result{}, opError(op.ID, promptlib.Unknown, stoppedError(
 			fmt.Sprintf("the operation could not be withdrawn (%v)", err), reason))
 	}
-}
-
-// noAppAdvice replaces "make sure the Prompteka app is running" where the app cannot run: it is
-// a macOS app, and elsewhere only mcpctl's processor, started by hand, answers a Prompteka
-// library's queue. "" on macOS: the code's hint stands.
-func noAppAdvice(goos string) string {
-	if goos == "darwin" {
-		return ""
-	}
-	return "The Prompteka app runs only on macOS, so nothing answers this library's queue here: run " +
-		"'mcpctl queue process --force' for this library in a terminal (it applies what arrives), then try again."
 }

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -34,8 +33,8 @@ type Writer struct {
 	MaxPending     int           // QUEUE_FULL at this many pending operations (1000)
 	Now            func() time.Time
 
-	// alive, set by WithProcessor for a standalone library, says whether mcpctl's own
-	// processor can answer; nil for a Prompteka library, where the app answers.
+	// alive says whether mcpctl's processor can answer: set by WithProcessor (a standalone
+	// library) and by WithForcedProcessor; nil where the Prompteka app answers.
 	alive func() error
 	// forced, set by WithForcedProcessor, is the Prompteka library whose queue only an
 	// 'mcpctl queue process --force' answers here.
@@ -133,8 +132,8 @@ func (w *Writer) answerer() string {
 	return "the app"
 }
 
-// processorDown is the reason mcpctl's processor cannot answer, or nil (always nil for a
-// Prompteka library).
+// processorDown is the reason mcpctl's processor cannot answer, or nil (always nil where the
+// app answers).
 func (w *Writer) processorDown() error {
 	if w.alive == nil {
 		return nil
@@ -142,44 +141,76 @@ func (w *Writer) processorDown() error {
 	return w.alive()
 }
 
-// standaloneAdvice replaces the hints that tell the user to mind the Prompteka app: a
-// standalone library has none, mcpctl's own processor plays its part.
-func standaloneAdvice(err error) {
+// advise gives err the hint that fits who answers this writer's queue, where the code's own
+// hint, written for the Prompteka app, would send the user the wrong way. Three writers exist
+// (see cmd/internal/mcpserver's newWriteTools): the app's, for a Prompteka library on macOS,
+// keeps the code's hints; a standalone library's (WithProcessor) is answered by mcpctl's elected
+// processor, whose state health_check reports; a Prompteka library's away from macOS
+// (WithForcedProcessor) only by a 'queue process --force' the user runs in a terminal, which
+// health_check sees only as running or not: its terminal shows what it does.
+func (w *Writer) advise(err error) {
 	var pe *promptlib.Error
 	if !errors.As(err, &pe) || pe.Advice != "" {
 		return
 	}
+	switch {
+	case w.forced != "":
+		pe.Advice = forcedAdvice(pe, w.forced)
+	case w.alive != nil:
+		pe.Advice = standaloneAdvice(pe)
+	}
+}
+
+// standaloneAdvice is the hint for pe where mcpctl's own elected processor answers a standalone
+// library ("" keeps the code's hint). An outcome that is unknown is never to be retried blindly:
+// the processor may yet apply the operation.
+func standaloneAdvice(pe *promptlib.Error) string {
 	switch pe.Code {
 	case promptlib.CodeQueueFull:
-		pe.Advice = "mcpctl's queue processor has 1000 operations waiting; run health_check, wait until it catches up, then try again."
+		return "mcpctl's queue processor has 1000 operations waiting; run health_check, wait until it catches up, then try again."
 	case promptlib.CodeDatabaseLocked:
-		pe.Advice = "The library is locked by another process; try again in a few seconds."
+		return "The library is locked by another process; try again in a few seconds."
 	case promptlib.CodeDatabaseError:
 		// The processor's message names the cause (a full disk, a read-only library file) and
 		// the fix; "try again in a moment" would only fail the same way.
-		pe.Advice = "mcpctl's queue processor could not write the library; the message says why and what to fix. Fix that, then try again; health_check reports the failure until a write succeeds."
+		return "mcpctl's queue processor could not write the library; the message says why and what to fix. Fix that, then try again; health_check reports the failure until a write succeeds."
 	case promptlib.CodeResponseTimeout:
-		pe.Advice = "Call get_operation_status with the operation id before retrying; health_check reports the queue processor's state."
+		if pe.Outcome == promptlib.NotApplied {
+			return "The library's queue processor is slow or stuck; run health_check, then try again."
+		}
+		return "Call get_operation_status with the operation id before retrying; health_check reports the queue processor's state."
+	case promptlib.CodeProcessorStopped:
+		if pe.Outcome != promptlib.NotApplied {
+			return "mcpctl's queue processor stopped while it held the operation; health_check gives the reason. Once that is fixed it resumes on its own and finishes the operation: call get_operation_status with the operation id before retrying."
+		}
 	}
+	return ""
 }
 
-// forcedAdvice says what to run where only a forced processor answers the Prompteka library
-// libraryDir, in place of the standalone processor's hint.
-func forcedAdvice(err error, libraryDir string) {
-	var pe *promptlib.Error
-	if errors.As(err, &pe) && pe.Advice == "" && pe.Code == promptlib.CodeProcessorStopped {
-		pe.Advice = fmt.Sprintf("Ask the user to run 'mcpctl queue process --force --library %s' in a terminal (it applies this library's writes while it runs), then try again.", libraryDir)
+// forcedAdvice is the hint for pe where only an 'mcpctl queue process --force' the user runs by
+// hand answers the Prompteka library libraryDir. It runs in a terminal of its own: what it did
+// and why it failed are in its log there, not in health_check.
+func forcedAdvice(pe *promptlib.Error, libraryDir string) string {
+	run := fmt.Sprintf("'mcpctl queue process --force --library %s'", libraryDir)
+	switch pe.Code {
+	case promptlib.CodeQueueFull:
+		return fmt.Sprintf("1000 operations wait in this library's queue for %s to apply them; ask the user to check that it runs, wait until it catches up, then try again.", run)
+	case promptlib.CodeDatabaseLocked:
+		return "The library is locked by another process; try again in a few seconds."
+	case promptlib.CodeDatabaseError:
+		return fmt.Sprintf("The %s the user runs could not write the library; the message says why and what to fix. Fix that, then try again.", run)
+	case promptlib.CodeResponseTimeout:
+		if pe.Outcome == promptlib.NotApplied {
+			return fmt.Sprintf("The %s the user runs is slow or stuck: ask the user to look at its terminal (it logs each operation) or to restart it, then try again.", run)
+		}
+		return fmt.Sprintf("Call get_operation_status with the operation id before retrying; the terminal running %s logs each operation it applies.", run)
+	case promptlib.CodeProcessorStopped:
+		if pe.Outcome != promptlib.NotApplied {
+			return fmt.Sprintf("Ask the user to run %s in a terminal again: it finishes the operation it had taken. Then call get_operation_status with the operation id before retrying.", run)
+		}
+		return fmt.Sprintf("Ask the user to run %s in a terminal (it applies this library's writes while it runs), then try again.", run)
 	}
-}
-
-// appElsewhereAdvice replaces "make sure the Prompteka app is running" in a timeout's hint
-// where the app cannot run (it is a macOS app): there, only 'mcpctl queue process --force',
-// started by hand, answers a Prompteka library's queue.
-func appElsewhereAdvice(err error) {
-	var pe *promptlib.Error
-	if errors.As(err, &pe) && pe.Advice == "" && pe.Code == promptlib.CodeResponseTimeout {
-		pe.Advice = "Only 'mcpctl queue process --force', run by hand for this library, answers its queue on this system; call get_operation_status with the operation id before retrying."
-	}
+	return ""
 }
 
 // stoppedError is the PROCESSOR_STOPPED error for reason.
@@ -221,14 +252,7 @@ func (w *Writer) Submit(ctx context.Context, kind promptlib.OpKind, data any) (R
 
 // SubmitOperation is Submit for a ready operation (its id must be fresh).
 func (w *Writer) SubmitOperation(ctx context.Context, op promptlib.Operation) (res Result, err error) {
-	if w.forced != "" {
-		defer func() { forcedAdvice(err, w.forced) }()
-	}
-	if w.alive != nil {
-		defer func() { standaloneAdvice(err) }()
-	} else if runtime.GOOS != "darwin" {
-		defer func() { appElsewhereAdvice(err) }()
-	}
+	defer func() { w.advise(err) }()
 	body, err := encodeOperation(op)
 	if err != nil {
 		return Result{}, fmt.Errorf("queue: encode operation %s: %w", op.ID, err)

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -74,13 +73,10 @@ func TestWriterNoProcessorWithdraws(t *testing.T) {
 	if pe.Code != promptlib.CodeResponseTimeout || pe.Outcome != promptlib.NotApplied || !strings.Contains(pe.Message, "seems not to be running") {
 		t.Errorf("got %s/%s %q, want RESPONSE_TIMEOUT, not applied, app not running", pe.Code, pe.Outcome, pe.Message)
 	}
-	// Where the app cannot run, the advice is the one way on: mcpctl processing the queue.
-	want := noAppAdvice(runtime.GOOS)
-	if want == "" {
-		want = promptlib.CodeResponseTimeout.Hint()
-	}
-	if pe.Hint() != want {
-		t.Errorf("hint %q on %s, want %q", pe.Hint(), runtime.GOOS, want)
+	// A writer given no processor is the app's (a Prompteka library on macOS): the code's hint,
+	// which says to start the app, stands.
+	if want := promptlib.CodeResponseTimeout.Hint(); pe.Hint() != want {
+		t.Errorf("hint %q, want %q", pe.Hint(), want)
 	}
 	if got := queueLeftovers(t, l.Queue); len(got) != 0 {
 		t.Errorf("queue holds %v, want it left as found", got)
@@ -121,10 +117,6 @@ func TestWriterSlowProcessorOutcomePending(t *testing.T) {
 	}
 	if id := <-claimed; id != pe.OperationID {
 		t.Fatalf("processor claimed %s, want %s", id, pe.OperationID)
-	}
-	// Where the Prompteka app cannot run, the hint does not say to start it.
-	if runtime.GOOS != "darwin" && strings.Contains(pe.Hint(), "Prompteka app") {
-		t.Errorf("hint %q on %s, where the app cannot run", pe.Hint(), runtime.GOOS)
 	}
 	if st, _ := w.Status(pe.OperationID); st.Status != StateProcessing {
 		t.Errorf("Status while stalled: got %s, want processing", st.Status)
@@ -519,13 +511,101 @@ func TestCleanupRefusesSymlinkedQueue(t *testing.T) {
 	}
 }
 
-func TestNoAppAdvice(t *testing.T) {
-	if got := noAppAdvice("darwin"); got != "" {
-		t.Errorf("darwin: %q, want the code's hint to stand", got)
+// Each writer that exists in production gives the hint that fits who answers its queue: the
+// app's keeps the code's hints, a standalone library's points to health_check, and a Prompteka
+// library's away from macOS to the 'queue process --force' the user runs, whose state
+// health_check cannot see. An outcome that is unknown never says to just try again.
+func TestAdviceFitsWhoAnswers(t *testing.T) {
+	const lib = "/home/u/lib"
+	run := "'mcpctl queue process --force --library " + lib + "'"
+	writers := []struct {
+		name string
+		w    *Writer
+		// want checks the hint for code and outcome.
+		want func(t *testing.T, code promptlib.Code, outcome promptlib.Outcome, hint string)
+	}{
+		{"the app's", NewWriter("q", nil), func(t *testing.T, code promptlib.Code, _ promptlib.Outcome, hint string) {
+			if hint != code.Hint() {
+				t.Errorf("hint %q, want the code's %q", hint, code.Hint())
+			}
+		}},
+		{"a standalone library's", NewWriter("q", nil).WithProcessor(func() error { return nil }), func(t *testing.T, code promptlib.Code, _ promptlib.Outcome, hint string) {
+			if !strings.Contains(hint, "health_check") || strings.Contains(hint, "Prompteka") || strings.Contains(hint, "--force") {
+				t.Errorf("hint %q, want health_check named, neither the app nor a forced processor", hint)
+			}
+		}},
+		{"a forced processor's", NewWriter("q", nil).WithForcedProcessor(lib), func(t *testing.T, code promptlib.Code, outcome promptlib.Outcome, hint string) {
+			if !strings.Contains(hint, run) || strings.Contains(hint, "health_check") {
+				t.Errorf("hint %q, want %s named, not health_check (it cannot see that processor's work)", hint, run)
+			}
+		}},
 	}
-	if got := noAppAdvice("linux"); !strings.Contains(got, "mcpctl queue process --force") {
-		t.Errorf("linux: %q, want the command that applies the queue", got)
+	for _, wr := range writers {
+		for _, code := range []promptlib.Code{promptlib.CodeResponseTimeout, promptlib.CodeProcessorStopped} {
+			for _, outcome := range []promptlib.Outcome{promptlib.NotApplied, promptlib.Unknown} {
+				if wr.w.alive == nil && code == promptlib.CodeProcessorStopped {
+					continue // the app's writer has no processor to find stopped
+				}
+				t.Run(fmt.Sprintf("%s %s %s", wr.name, code, outcome), func(t *testing.T) {
+					err := opError("a1111111-1111-4111-8111-111111111111", outcome, promptlib.Errorf(code, "no answer"))
+					wr.w.advise(err)
+					hint := err.Hint()
+					wr.want(t, code, outcome, hint)
+					if outcome == promptlib.Unknown && wr.w.alive != nil && !strings.Contains(hint, "get_operation_status") {
+						t.Errorf("hint %q for an outcome unknown, want get_operation_status before a retry", hint)
+					}
+				})
+			}
+		}
 	}
+}
+
+// A Prompteka library's writer away from macOS, whose 'queue process --force' runs but does not
+// answer, says to look at that processor, not at health_check (which sees only that it runs).
+func TestForcedWriterTimeoutAdvice(t *testing.T) {
+	l := newLib(t, 1)
+	lock, err := TryLock(l.Queue) // the forced processor, running as far as the writer can tell
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Release()
+	w := fastWriter(t, l.Queue).WithForcedProcessor(l.Dir)
+	run := "'mcpctl queue process --force --library " + l.Dir + "'"
+
+	_, err = w.Submit(context.Background(), promptlib.OpCreatePrompt, createPrompt("never claimed"))
+	pe := asError(t, err)
+	if pe.Code != promptlib.CodeResponseTimeout || pe.Outcome != promptlib.NotApplied ||
+		!strings.Contains(pe.Hint(), run) || !strings.Contains(pe.Hint(), "terminal") || strings.Contains(pe.Hint(), "health_check") {
+		t.Errorf("nothing claimed it: got %s/%s, hint %q; want RESPONSE_TIMEOUT, not applied, pointing to the terminal of %s", pe.Code, pe.Outcome, pe.Hint(), run)
+	}
+
+	// The processor claims the operation (moves it away) just before the writer withdraws it.
+	claimed := filepath.Join(t.TempDir(), "claimed.json")
+	w.FS = &claimingFS{FS: OSFS{}, claim: func(op string) {
+		if err := os.Rename(op, claimed); err != nil {
+			t.Error(err)
+		}
+	}}
+	_, err = w.Submit(context.Background(), promptlib.OpCreatePrompt, createPrompt("claimed"))
+	pe = asError(t, err)
+	if pe.Code != promptlib.CodeResponseTimeout || pe.Outcome != promptlib.Unknown ||
+		!strings.Contains(pe.Hint(), run) || !strings.Contains(pe.Hint(), "get_operation_status") || strings.Contains(pe.Hint(), "health_check") {
+		t.Errorf("claimed, unanswered: got %s/%s, hint %q; want RESPONSE_TIMEOUT, outcome unknown, get_operation_status and %s", pe.Code, pe.Outcome, pe.Hint(), run)
+	}
+}
+
+// claimingFS calls claim with an operation's path before the writer withdraws it: a processor
+// that took the operation at the last moment.
+type claimingFS struct {
+	FS
+	claim func(op string)
+}
+
+func (c *claimingFS) Rename(oldname, newname string) error {
+	if strings.HasSuffix(newname, ".withdrawn") {
+		c.claim(oldname)
+	}
+	return c.FS.Rename(oldname, newname)
 }
 
 // TestWriterSizeIsContent: the size limit holds the content, not the client's escaping. Python's

@@ -195,6 +195,12 @@ func killGroup(pgid int, sig syscall.Signal) {
 // itself is at fault, and starting it again fails the same way until the user mends it; a
 // system out of processes, file descriptors or memory is not, and the restart may succeed.
 // dir is the directory it was to run in: exec reports a missing one as the command's path.
+//
+// Those four errnos (EAGAIN, EMFILE, ENFILE, ENOMEM) are the ones dbread's passing and queue's
+// unreadable also count as passing; their lists stay apart on purpose. Theirs add an I/O error
+// (EIO), which says nothing of a file's content; here it means the program's file could not be
+// read, its own fault until the user mends it. dbread's adds a full disk, which an exec does
+// not meet.
 func commandError(name, command, dir string, err error) (reason, hint string, permanent bool) {
 	_, dirErr := os.Stat(dir)
 	switch {
