@@ -194,6 +194,12 @@ func collect(e *jsonschema.ValidationError, into *[]Problem) {
 	}
 	if len(e.Causes) == 0 {
 		p := Problem{Pointer: pointer(e.InstanceLocation), Message: problemMessage(e.ErrorKind)}
+		if t, ok := e.ErrorKind.(*kind.Type); ok && t.Got == "null" && p.Pointer != "" {
+			// "got null, want string" reads as a type to convert to; null is a value, and the
+			// field takes none (an update's title: leave it out to keep it). A whole document
+			// that is null keeps "want object".
+			p.Message = NullRefused
+		}
 		if kp := e.ErrorKind.KeywordPath(); len(kp) > 0 {
 			p.Keyword = kp[0]
 		}
@@ -208,10 +214,9 @@ func collect(e *jsonschema.ValidationError, into *[]Problem) {
 	}
 }
 
-// problemMessage is the validator's message for a failure, in three places in plainer words: it
-// prints a JSON null as Go's <nil> ("must be one of 'red', …, <nil>"), a bound's numbers as
-// floats in the printer's notation, so 2000000 read "2×10⁰⁶", and a null where none is taken as
-// a type to convert ("got null, want string").
+// problemMessage is the validator's message for a failure, in two places in plainer words: it
+// prints a JSON null as Go's <nil> ("must be one of 'red', …, <nil>"), and a bound's numbers as
+// floats in the printer's notation, so 2000000 read "2×10⁰⁶".
 func problemMessage(k jsonschema.ErrorKind) string {
 	switch k := k.(type) {
 	case *kind.Minimum:
@@ -224,12 +229,6 @@ func problemMessage(k jsonschema.ErrorKind) string {
 		return boundMessage("exclusiveMaximum", k.Got, k.Want)
 	case *kind.MultipleOf:
 		return boundMessage("multipleOf", k.Got, k.Want)
-	case *kind.Type:
-		if k.Got == "null" {
-			// "got null, want string" reads as a type to convert to; null is a value, and the
-			// field takes none (an update's title: leave it out to keep it).
-			return NullRefused
-		}
 	}
 	return strings.ReplaceAll(k.LocalizedString(printer), "<nil>", "null")
 }
