@@ -409,7 +409,8 @@ func TestServeAProjectItCannotServe(t *testing.T) {
 				t.Errorf("serves %d prompts and resources %v; want none", len(prompts), resources)
 			}
 			// begin_session too: a session started for a project calls it first.
-			for tool, args := range map[string]map[string]any{"list_prompts": {}, "begin_session": {"tags": []string{"security"}}} {
+			for tool, args := range map[string]map[string]any{"list_prompts": {}, "begin_session": {"tags": []string{"security"}},
+				"read_section": {"ref": "security-policy", "section": "1"}} {
 				te := s.callError(t, tool, args, "PROJECT_UNAVAILABLE")
 				if !strings.Contains(te.Message, c.want[0]) || !strings.Contains(te.Hint, "Tell the user") {
 					t.Errorf("%s: %+v; want the problem and to tell the user", tool, te)

@@ -206,7 +206,7 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 	}
 	chain(s.srv, s.obs, s.gate, s.pipe)
 	if cfg.ProjectProblem != "" {
-		s.srv.AddTools(gateStandIns(&s.core)...)
+		addStandIns(s.srv, &s.core)
 		unservedProject{&s.core, cfg.ProjectProblem}.install(s.srv)
 	}
 
@@ -245,7 +245,7 @@ func newMCPServer(cfg Config) *server.MCPServer {
 
 // serveNoLibrary assembles the session of a library that cannot be opened (Config.LibraryProblem):
 // the library's tools, begin_session, read_prompts and read_section, so that a call to any of
-// them answers with the problem rather than as a tool nobody knows (gateStandIns), behind the
+// them answers with the problem rather than as a tool nobody knows (addStandIns), behind the
 // observer, and no reader, queue, view, gate or pipeline.
 func (s *Server) serveNoLibrary() error {
 	var err error
@@ -256,12 +256,8 @@ func (s *Server) serveNoLibrary() error {
 	s.srv = newMCPServer(s.cfg)
 	// No handler but health_check's runs (unservedLibrary refuses the others first), and none
 	// of them touches the library before it runs.
-	tools := append(newReadTools(&s.core).tools(), (&writeTools{core: &s.core}).tools()...)
-	tools = append(tools, gateStandIns(&s.core)...)
-	if s.cfg.Pipeline != nil {
-		tools = append(tools, s.core.serverTool(tool{name: toolReadSection}))
-	}
-	s.srv.AddTools(tools...)
+	s.srv.AddTools(append(newReadTools(&s.core).tools(), (&writeTools{core: &s.core}).tools()...)...)
+	addStandIns(s.srv, &s.core)
 	chain(s.srv, s.obs, nil, nil)
 	unservedLibrary{&s.core, s.cfg.LibraryProblem}.install(s.srv)
 	s.log.Info("serving without a library: only health_check works until it is fixed", "library", s.lib.DB, "source", s.lib.Source)

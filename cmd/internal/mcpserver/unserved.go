@@ -72,12 +72,16 @@ func (u unservedLibrary) health() HealthResult {
 	return h
 }
 
-// gateStandIns are begin_session and read_prompts for a session that serves no project: one
-// started for a project serve cannot serve (or whose library it cannot open) has its assistant
+// addStandIns registers begin_session, read_prompts and read_section where srv lacks them, for
+// a session that serves no project, or no library: one started for a project has its assistant
 // call begin_session first, which must answer why it fails, not that no such tool exists.
 // onlyHealthCheck refuses them before a handler would run, so they have none.
-func gateStandIns(c *core) []server.ServerTool {
-	return []server.ServerTool{c.serverTool(tool{name: gate.ToolBeginSession}), c.serverTool(tool{name: gate.ToolReadPrompts})}
+func addStandIns(srv *server.MCPServer, c *core) {
+	for _, name := range []string{gate.ToolBeginSession, gate.ToolReadPrompts, toolReadSection} {
+		if srv.GetTool(name) == nil {
+			srv.AddTools(c.serverTool(tool{name: name}))
+		}
+	}
 }
 
 // onlyHealthCheck lists health_check alone and refuses every other tool call with refusal: at
