@@ -108,13 +108,14 @@ func TestHelpAndVersion(t *testing.T) {
 }
 
 func TestLibraryInit(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "lib")
+	// A space, as in macOS's "Application Support": the commands it prints paste as they are.
+	dir := filepath.Join(t.TempDir(), "my lib")
 	code, out, stderr := run(t, nil, "library", "init", "--sample", "30", dir)
 	if code != 0 {
 		t.Fatalf("library init: exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(out, "30 prompts") {
-		t.Errorf("library init said %q, want it to count 30 prompts", out)
+	if !strings.Contains(out, "30 prompts") || !strings.Contains(out, "serve it with: mcpctl serve --library '"+dir+"'\n") {
+		t.Errorf("library init said %q, want it to count 30 prompts and give the command that serves them, quoted", out)
 	}
 	for _, name := range []string{queue.DBName, queue.MarkerName} {
 		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
@@ -131,7 +132,7 @@ func TestLibraryInit(t *testing.T) {
 		}
 	}
 	if code, _, stderr := run(t, nil, "library", "init", dir); code != 1 || !strings.Contains(stderr, "already holds a library") ||
-		!strings.Contains(stderr, "hint: serve it with 'mcpctl serve --library "+dir+"'") {
+		!strings.Contains(stderr, "hint: serve it with 'mcpctl serve --library '"+dir+"''") {
 		t.Errorf("second init: exit %d, stderr %q; want 1 saying it exists and how to serve it", code, stderr)
 	}
 	// Flags after DIR, as users type them; after "--" a DIR may start with a dash.

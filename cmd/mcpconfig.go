@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/mcpctl/mcpctl/promptlib"
 )
 
 // executable is the running binary's path; tests replace it.
@@ -70,7 +72,7 @@ func runMCPConfig(_ context.Context, env Env, args []string) error {
 	if *name == "" && !client.inProject {
 		hint := "add --project NAME to serve a project of " + projectsDir(env) + ", or --project DIR for a repository's"
 		if r, err := repoProject(env); err == nil && r != nil {
-			hint = "add --project " + filepath.Dir(filepath.Dir(r.File)) + " to serve this repository's project"
+			hint = "add --project " + promptlib.ShellWord(filepath.Dir(filepath.Dir(r.File))) + " to serve this repository's project"
 		}
 		fmt.Fprintf(env.Stderr, "%s does not start servers in a project's directory: %s\n", *clientName, hint)
 	}

@@ -177,8 +177,9 @@ func TestRepoProjectByItsDirectory(t *testing.T) {
 	}
 
 	code, _, stderr := runIn(t, sub, env, "mcp-config", "--client", "claude-desktop")
-	if code != 0 || !strings.Contains(stderr, "add --project "+repo+" to serve this repository's project") {
-		t.Errorf("mcp-config for claude-desktop in the repository: exit %d, stderr %q; want the --project DIR to add", code, stderr)
+	// Quoted: "Shop Front" unquoted is two arguments.
+	if code != 0 || !strings.Contains(stderr, "add --project '"+repo+"' to serve this repository's project") {
+		t.Errorf("mcp-config for claude-desktop in the repository: exit %d, stderr %q; want the --project DIR to add, quoted", code, stderr)
 	}
 	code, out, stderr := runIn(t, elsewhere, env, "mcp-config", "--client", "claude-desktop", "--project", sub)
 	if code != 0 || !strings.Contains(out, `"mcpctl-shop-front"`) || !strings.Contains(out, `"--project",`) || !strings.Contains(out, `"`+repo+`"`) {

@@ -14,9 +14,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
+
+	"github.com/mcpctl/mcpctl/promptlib"
 )
 
 // The project file of a repository: REPO/.mcpctl/project.yaml.
@@ -176,7 +177,7 @@ func (s Store) TrustedData(file string, data []byte) (ok bool, reason string) {
 	if err != nil {
 		return false, err.Error()
 	}
-	how := "read it, then let it start its servers with: mcpctl trust " + shellWord(RepoDir(abs))
+	how := "read it, then let it start its servers with: mcpctl trust " + promptlib.ShellWord(RepoDir(abs))
 	if err := s.checkDir(false); errors.Is(err, fs.ErrNotExist) {
 		return false, fmt.Sprintf("%s is not trusted: it can start commands; %s", abs, how)
 	} else if err != nil {
@@ -214,16 +215,4 @@ func (s Store) read(abs string) (Record, error) {
 		return Record{}, fmt.Errorf("trust: record %s is damaged (%v); trust the file again", path, err)
 	}
 	return rec, nil
-}
-
-// shellWord quotes a path for a POSIX shell when it needs it, so the command a message names
-// can be pasted as it is ("/home/me/Shop Front" would otherwise be two arguments).
-func shellWord(s string) string {
-	if s != "" && !strings.ContainsFunc(s, func(r rune) bool {
-		return !(r == '/' || r == '.' || r == '_' || r == '-' || r == '+' || r == ':' || r == '@' || r == ',' ||
-			'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9')
-	}) {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
