@@ -27,26 +27,32 @@ func paginate(ctx context.Context, c Content, env Env) (Result, error) {
 		if i+1 < len(cuts) {
 			end = cuts[i+1]
 		}
-		title := "page " + strconv.Itoa(i+1) + " of " + strconv.Itoa(len(cuts))
-		if h := firstHeading(t[start:end]); h != "" {
-			title += ": " + h
-		}
-		pages[i] = Section{Start: start, End: end, Title: title, Kind: KindPage}
+		pages[i] = Section{Start: start, End: end, Title: "page " + strconv.Itoa(i+1) + " of " + strconv.Itoa(len(cuts)), Kind: KindPage}
 	}
+	titlePages(t, pages)
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
 	return Result{Text: t[pages[0].Start:pages[0].End], Sections: pages, Metadata: map[string]any{"pages": len(pages)}}, nil
 }
 
-// firstHeading returns the text of the first markdown heading in a page, or "".
-func firstHeading(page string) string {
-	var text string
-	promptlib.Headings(page, func(h promptlib.Heading) bool {
-		text = clip(strings.TrimSpace(strings.TrimLeft(h.Line, "#")), 60)
-		return text == ""
+// titlePages adds to each page's title the first heading that starts in it. The headings are
+// read from the whole text, not page by page: a page that starts inside fenced code would read
+// its "# comment" lines as headings.
+func titlePages(t string, pages []Section) {
+	i := 0
+	promptlib.Headings(t, func(h promptlib.Heading) bool {
+		for i < len(pages) && h.Start >= pages[i].End {
+			i++
+		}
+		if i == len(pages) {
+			return false
+		}
+		if text := clip(strings.TrimSpace(strings.TrimLeft(h.Line, "#")), 60); text != "" && !strings.Contains(pages[i].Title, ": ") {
+			pages[i].Title += ": " + text
+		}
+		return true
 	})
-	return text
 }
 
 // plainPages counts the pages at the start of ss that paginate titled by their number alone,

@@ -116,3 +116,34 @@ func TestFooterNamesPlainPagesInOneLine(t *testing.T) {
 	}
 	checkDrillDown(t, te.Engine, out, text)
 }
+
+// A page is titled by a heading of the document, not by a line that reads as one only out of
+// context: a "# comment" in fenced code that a page boundary cut.
+func TestPageTitlesAreTheDocumentsHeadings(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("# Setup\n\n```sh\n")
+	for i := range 400 {
+		fmt.Fprintf(&b, "# step %d: install the tools\nmake tools-%d\n", i, i)
+	}
+	b.WriteString("```\n\n## Running it\n\nRun it.\n")
+	text := b.String()
+	env := Env{Log: slog.New(slog.DiscardHandler), Original: text, Config: map[string]any{"pageBytes": 4000}}
+	r, err := paginate(context.Background(), Content{Text: text}, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Sections) < 3 {
+		t.Fatalf("%d pages, want the fence cut across several", len(r.Sections))
+	}
+	checkTiling(t, text, r.Sections)
+	for i, p := range r.Sections {
+		switch {
+		case strings.Contains(p.Title, "step"):
+			t.Errorf("page %d is titled %q, by a comment in fenced code", i+1, p.Title)
+		case i == 0 && !strings.HasSuffix(p.Title, ": Setup"):
+			t.Errorf("the first page is titled %q, want its heading Setup", p.Title)
+		case i == len(r.Sections)-1 && !strings.HasSuffix(p.Title, ": Running it"):
+			t.Errorf("the last page is titled %q, want its heading Running it", p.Title)
+		}
+	}
+}
