@@ -440,6 +440,10 @@ func TestGatedSessionBriefsAFailedFirstCall(t *testing.T) {
 	if !res.IsError || te.Error != "PROMPT_NOT_FOUND" || len(res.Content) != 1 {
 		t.Fatalf("got isError=%v %s with %d blocks, want PROMPT_NOT_FOUND with its briefing in one block", res.IsError, te.Error, len(res.Content))
 	}
+	// The error comes first, so the briefing may not say that the result follows it.
+	if strings.Contains(te.Briefing, "result follows") || !strings.Contains(te.Briefing, "this answer carries its result") {
+		t.Errorf("the briefing of a failed first call places its result wrongly:\n%s", te.Briefing)
+	}
 	if !strings.Contains(te.Briefing, "Never log secrets") || !strings.HasPrefix(resultText(res), `{"error":"PROMPT_NOT_FOUND"`) {
 		t.Errorf("the failed call's error %.80s, briefing lacking the critical rule:\n%s", resultText(res), te.Briefing)
 	}

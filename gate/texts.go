@@ -43,7 +43,7 @@ Do not assume you have all the context. If any of these touch what you are doing
 
 	TextReminder: `Remember: read_prompts fetches more prompts at any time. The project may have rules about your current approach that you have not read yet; when in doubt, check before you act.`,
 
-	TextInterceptPreamble: `You called a tool before begin_session. Your call ran and its result follows, but first read the project guidance below, picked from the keywords of your call. It may change what you should do next. Start future sessions with begin_session.`,
+	TextInterceptPreamble: `You called a tool before begin_session. Your call ran, and this answer carries its result. Before you act on it, read the project guidance below, picked from the keywords of your call: it may change what you should do next. Start future sessions with begin_session.`,
 }
 
 // TextNames lists the gate texts' names, sorted.
