@@ -111,16 +111,21 @@ func getServers(ctx context.Context, env Env, args []string) error {
 
 // lastError is a status's error with the stderr line that explains it, and the env variables
 // that were unset, which is often why (MCP clients start mcpctl without the shell's
-// environment, and the failing server says only that its own variable is missing).
+// environment, and the failing server says only that its own variable is missing). They are
+// named for a server that started too: a token it starts without fails its calls instead.
 func lastError(st upstream.Status) string {
-	msg := st.LastError
-	if st.LastStderr != "" && st.State != upstream.Ready {
-		msg += " (stderr: " + st.LastStderr + ")"
+	var parts []string
+	if st.LastError != "" && st.State != upstream.Ready {
+		msg := st.LastError
+		if st.LastStderr != "" {
+			msg += " (stderr: " + st.LastStderr + ")"
+		}
+		parts = append(parts, msg)
 	}
-	if len(st.UnsetEnv) > 0 && st.State != upstream.Ready {
-		msg += "; " + unsetNote(st.UnsetEnv)
+	if len(st.UnsetEnv) > 0 {
+		parts = append(parts, unsetNote(st.UnsetEnv))
 	}
-	return msg
+	return strings.Join(parts, "; ")
 }
 
 // unsetNote says which ${VAR} of a server's env were unset.
@@ -192,10 +197,12 @@ func describeServer(ctx context.Context, env Env, args []string) error {
 	fmt.Fprintf(w, "State:    %s\n", cell(string(st.State)))
 	if st.State != upstream.Ready {
 		fmt.Fprintf(w, "Error:    %s\n", orDash(cell(lastError(st))))
-		if len(st.UnsetEnv) > 0 {
-			fmt.Fprintf(w, "Hint:     set %s where mcpctl starts (an MCP client passes only the env of its server entry), or give the value in the project file\n",
-				cell(strings.Join(st.UnsetEnv, ", ")))
-		}
+	}
+	if len(st.UnsetEnv) > 0 {
+		fmt.Fprintf(w, "Hint:     set %s where mcpctl starts (an MCP client passes only the env of its server entry), or give the value in the project file\n",
+			cell(strings.Join(st.UnsetEnv, ", ")))
+	}
+	if st.State != upstream.Ready {
 		if st.Hint != "" {
 			fmt.Fprintf(w, "Hint:     %s\n", cell(st.Hint))
 		}
