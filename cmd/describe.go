@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/mcpctl/mcpctl/gate"
+	"github.com/mcpctl/mcpctl/promptlib"
 	"github.com/mcpctl/mcpctl/tui"
 )
 
@@ -59,6 +60,15 @@ func describeProject(ctx context.Context, env Env, args []string) error {
 		cell(p.Name), cell(p.File), orDash(cell(p.Folder)), p.Gated, cell(string(p.GateMode)), p.ByteBudget, p.IndexCap)
 	if p.ProxyModel != "" {
 		fmt.Fprintf(w, "Proxy model: %s\n", cell(p.ProxyModel))
+	}
+	if len(p.Servers) > 0 {
+		// Named, not started: starting them is what get servers is for. It finds the project
+		// as describe did, by the NAME given or else the same way.
+		get := "mcpctl get servers"
+		if fs.Arg(0) != "" {
+			get += " --project " + promptlib.ShellWord(fs.Arg(0))
+		}
+		fmt.Fprintf(w, "Servers:     %s ('%s' starts them and lists what they offer)\n", cell(strings.Join(sortedKeys(p.Servers), ", ")), cell(get))
 	}
 	for _, pr := range projectModelProblems(env, p) {
 		fmt.Fprintf(w, "Warning:     %s\n", cell(pr.String()))

@@ -168,6 +168,10 @@ func TestGatePreviewIsBeginSession(t *testing.T) {
 			if !strings.Contains(s.init.Instructions, "House rules first") || strings.Contains(s.init.Instructions, "db__") != (c.dir != "") {
 				t.Errorf("the instructions lack the library's own text, or name db__ other than for the untrusted repository's note:\n%s", s.init.Instructions)
 			}
+			// The repository's project names its server, and the command that starts it.
+			if servers := "Servers:     db ('mcpctl get servers' starts them"; strings.Contains(out, servers) != (c.dir != "") {
+				t.Errorf("describe project: want %q for the project with servers only:\n%s", servers, out)
+			}
 		})
 	}
 }
