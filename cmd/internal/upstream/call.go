@@ -12,30 +12,57 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
-// await returns the server's connection once it is ready. While it is starting it waits, until
-// callCtx ends; a server that has failed or stopped answers at once with an *UnavailableError.
-// When ctx (the caller's own) ends first, its error is returned as it is.
+// await returns the server's connection once it is ready. A call that comes while the server
+// is starting, or restarting after it died (failed, its restart due within the server's
+// timeout), waits for that start, until callCtx ends; README promises that a call made while a
+// server restarts waits for it, and one answered "unavailable" a moment after a crash had the
+// model retry blindly. A call waits for one start at most: when the start it waited for fails,
+// it is told why at once, as is a call to a server that is failed with no restart due within
+// its timeout, or stopped. When ctx (the caller's own) ends first, its error is returned as it is.
 func (s *Server) await(ctx, callCtx context.Context) (*conn, lists, error) {
+	first := -1 // s.starts before the start the call waits for
 	for {
 		s.mu.Lock()
-		st, c, l, wake := s.state, s.conn, s.lists, s.wake
+		st, c, l, wake, starts, restartAt, permanent := s.state, s.conn, s.lists, s.wake, s.starts, s.restartAt, s.permanent
 		s.mu.Unlock()
+		if first < 0 {
+			first = starts
+			if st == Starting {
+				first-- // the start under way is the one it waits for
+			}
+		}
 		switch st {
 		case Ready:
-			return c, l, nil
-		case Starting:
-			select {
-			case <-wake:
-				continue
-			case <-callCtx.Done():
-				if ctx.Err() != nil {
-					return nil, lists{}, ctx.Err()
-				}
-				return nil, lists{}, s.unavailable(fmt.Sprintf("did not finish starting within %v", s.timeout),
-					fmt.Sprintf("It may be slow to start: try again shortly, or raise servers.%s.timeoutMs", s.name))
+			if !c.proc.ended() {
+				return c, l, nil
 			}
+			// It has just died and the run loop is about to record it: the call waits for
+			// the restart rather than go into a closed connection.
+		case Starting:
+		case Failed:
+			switch {
+			case starts > first: // the start it waited for failed
+				return nil, lists{}, s.unavailable("", "")
+			case permanent: // no restart mends it
+				return nil, lists{}, s.unavailable("", "")
+			case !restartAt.IsZero() && time.Until(restartAt) > s.timeout:
+				return nil, lists{}, s.unavailable("", "")
+			}
+			// Its restart is due within the call's timeout, or about to be scheduled (run).
 		default:
 			return nil, lists{}, s.unavailable("", "")
+		}
+		select {
+		case <-wake:
+		case <-callCtx.Done():
+			if ctx.Err() != nil {
+				return nil, lists{}, ctx.Err()
+			}
+			if st == Failed {
+				return nil, lists{}, s.unavailable("", "")
+			}
+			return nil, lists{}, s.unavailable(fmt.Sprintf("did not finish starting within %v", s.timeout),
+				fmt.Sprintf("It may be slow to start: try again shortly, or raise servers.%s.timeoutMs", s.name))
 		}
 	}
 }
@@ -96,11 +123,11 @@ func (s *Server) callError(ctx, callCtx context.Context, c *conn, method, name s
 	if errors.As(err, &te) || errors.Is(err, transport.ErrTransportClosed) {
 		if s.died(c) {
 			c.proc.settleStderr()
-			ue := s.unavailable(c.proc.exitReason()+" during the call", "mcpctl restarts it with backoff; try again in a few seconds")
+			ue := s.unavailable(c.proc.exitReason()+" during the call", "mcpctl restarts it, and a call made meanwhile waits for the restart; if this call may have done part of its work, check that before repeating it")
 			ue.LastStderr, ue.State = c.proc.LastStderr(), Failed // it died, whatever the state still says
 			return ue
 		}
-		return s.unavailable("the connection to it broke: "+err.Error(), "mcpctl restarts it with backoff; try again in a few seconds")
+		return s.unavailable("the connection to it broke: "+err.Error(), "mcpctl restarts it, and a call made meanwhile waits for the restart")
 	}
 	return &CallError{Server: s.name, Method: method, Name: name, Err: err}
 }

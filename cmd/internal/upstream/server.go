@@ -122,6 +122,8 @@ type Server struct {
 	permanent  bool     // the last failure was the command itself: no restart mends it
 	lastStderr string
 	restarts   int
+	starts     int       // how many times its process was started (or tried to be)
+	restartAt  time.Time // when the next start is due; zero while none is scheduled
 	pid        int
 	conn       *conn // while Ready
 	lists      lists
@@ -252,12 +254,18 @@ func (s *Server) run(ctx context.Context) {
 	for {
 		up, reason := s.runOnce(ctx)
 		if ctx.Err() != nil {
+			// A start that failed as ctx ended left it Failed: no restart is coming, and a
+			// call waiting for one must be told at once.
+			s.setState(Stopped, nil)
 			return
 		}
 		if up >= s.opts.MaxBackoff {
 			backoff = s.opts.MinBackoff
 		}
 		s.log.Warn("upstream server down; restarting", "reason", reason, "restartIn", backoff.String())
+		// A call that finds it failed waits for a restart due within the call's timeout
+		// (await): it must know when that is, and be woken to read it.
+		s.setState(Failed, func() { s.restartAt = time.Now().Add(backoff) })
 		t := time.NewTimer(backoff)
 		select {
 		case <-ctx.Done():
@@ -309,7 +317,7 @@ func WorkDir(spec gate.ServerSpec, base string) string {
 // the server Failed (or Stopped when ctx ended) with no connection, and returns how long it was
 // ready and why it stopped.
 func (s *Server) runOnce(ctx context.Context) (up time.Duration, reason string) {
-	s.setState(Starting, func() { s.lists = lists{} })
+	s.setState(Starting, func() { s.lists, s.restartAt = lists{}, time.Time{}; s.starts++ })
 	cmd := s.command()
 	proc, err := startProcess(cmd, s.log)
 	if err != nil {

@@ -206,8 +206,8 @@ func TestStartingServerTimesOut(t *testing.T) {
 
 func TestServerDiesAndComesBack(t *testing.T) {
 	spec, _ := testSpec(t, nil)
-	// A restart delay long enough that the calls below see the server down, even on a loaded
-	// machine (500 ms was not always).
+	// A restart delay long enough that the calls below come while the server is down, even on
+	// a loaded machine (500 ms was not always).
 	sup, ch := startSupervisor(t, map[string]gate.ServerSpec{"tu": spec}, Options{MinBackoff: 2 * time.Second, MaxBackoff: 2 * time.Second})
 	srv := sup.Server("tu")
 	first := waitState(t, srv, Ready)
@@ -220,6 +220,11 @@ func TestServerDiesAndComesBack(t *testing.T) {
 	if !errors.As(err, &ue) || ue.Server != "tu" || ue.LastStderr != "fatal: crash requested" || !strings.Contains(ue.Reason, "exit status 3") {
 		t.Fatalf("crash call: got %v, want an UnavailableError naming tu, exit status 3 and its last stderr line", err)
 	}
+	te := ToolError(err)
+	if te == nil || te.Code != promptlib.CodeUpstreamUnavailable || !strings.Contains(te.Message, "server tu") ||
+		!strings.Contains(te.Message, "fatal: crash requested") || te.Hint() == "" {
+		t.Fatalf("crash call: tool error %+v", te)
+	}
 	st := waitState(t, srv, Failed)
 	if st.Tools != 0 || len(srv.Tools()) != 0 {
 		t.Errorf("a dead server still lists %d tools", len(srv.Tools()))
@@ -227,21 +232,15 @@ func TestServerDiesAndComesBack(t *testing.T) {
 	// OnChange fires after the state is recorded, so the test may see Failed before it.
 	ch.atLeast(t, changesBefore+1)
 
-	// The next call is answered at once, as a tool result the model can read.
-	_, err = sup.CallTool(ctx, "tu__small", nil, nil)
-	te := ToolError(err)
-	if te == nil || te.Code != promptlib.CodeUpstreamUnavailable || !strings.Contains(te.Message, "server tu") ||
-		!strings.Contains(te.Message, "fatal: crash requested") || te.Hint() == "" {
-		t.Fatalf("call to a dead server: got %v (tool error %+v)", err, te)
+	// The next call comes while the restart is 2 s away, within the call's timeout: it waits
+	// for the restart and is answered by the new process (it was answered "unavailable" at once).
+	res, err := sup.CallTool(ctx, "tu__small", map[string]any{"word": "after"}, nil)
+	if err != nil || resultText(t, res) != "small: after" {
+		t.Fatalf("call while the server restarts: %v, want it to wait for the restart and be answered", err)
 	}
-
-	// It comes back, and calls work again.
-	again := waitState(t, srv, Ready)
-	if again.PID == first.PID || again.Restarts != 1 {
-		t.Errorf("after the restart: pid %d (was %d), restarts %d, want a new pid and 1", again.PID, first.PID, again.Restarts)
-	}
-	if _, err := sup.CallTool(ctx, "tu__small", nil, nil); err != nil {
-		t.Errorf("call after the restart: %v", err)
+	again := srv.State()
+	if again.State != Ready || again.PID == first.PID || again.Restarts != 1 {
+		t.Errorf("after the restart: %s, pid %d (was %d), restarts %d, want ready, a new pid and 1", again.State, again.PID, first.PID, again.Restarts)
 	}
 
 	// Killed from outside, it is noticed and restarted the same way.
@@ -252,10 +251,43 @@ func TestServerDiesAndComesBack(t *testing.T) {
 	if !strings.Contains(st.LastError, "signal: killed") {
 		t.Errorf("got last error %q, want it killed", st.LastError)
 	}
-	if _, err := sup.CallTool(ctx, "tu__small", nil, nil); !errors.Is(err, ErrUnavailable) {
-		t.Errorf("call to a killed server: got %v, want ErrUnavailable", err)
+	if _, err := sup.CallTool(ctx, "tu__small", nil, nil); err != nil {
+		t.Errorf("call while a killed server restarts: %v, want it to wait for the restart", err)
 	}
+}
+
+// A call that comes while the restart is further off than the call's timeout is answered at
+// once: waiting could only end in the timeout.
+func TestCallDoesNotWaitForARestartPastItsTimeout(t *testing.T) {
+	spec, _ := testSpec(t, nil)
+	spec.TimeoutMs = 5000
+	sup, _ := startSupervisor(t, map[string]gate.ServerSpec{"tu": spec}, Options{MinBackoff: time.Hour, MaxBackoff: time.Hour})
+	srv := sup.Server("tu")
 	waitState(t, srv, Ready)
+	if _, err := sup.CallTool(context.Background(), "tu__crash", nil, nil); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("crash call: %v", err)
+	}
+	_, err := sup.CallTool(context.Background(), "tu__small", nil, nil)
+	var ue *UnavailableError
+	if !errors.As(err, &ue) || ue.State != Failed || !strings.Contains(ue.Reason, "exit status 3") {
+		t.Errorf("call an hour before the restart: got %v, want UPSTREAM_UNAVAILABLE with the crash", err)
+	}
+}
+
+// A call that waits for a restart that fails is told so, with the failed start's reason and
+// stderr line, not the crash's.
+func TestCallWaitingForAFailedRestartIsToldWhy(t *testing.T) {
+	spec, _ := testSpec(t, map[string]string{envDead: filepath.Join(t.TempDir(), "dead")})
+	sup, _ := startSupervisor(t, map[string]gate.ServerSpec{"tu": spec}, Options{MinBackoff: 2 * time.Second, MaxBackoff: 2 * time.Second})
+	waitState(t, sup.Server("tu"), Ready)
+	if _, err := sup.CallTool(context.Background(), "tu__crash", nil, nil); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("crash call: %v", err)
+	}
+	_, err := sup.CallTool(context.Background(), "tu__small", nil, nil)
+	var ue *UnavailableError
+	if !errors.As(err, &ue) || !strings.Contains(ue.Reason, "exit status 1 while starting") || ue.LastStderr != "test upstream: cannot start after the crash" {
+		t.Errorf("call while the restart fails: got %v, want the failed start's reason and stderr line", err)
+	}
 }
 
 func TestCancelledCallIsCancelledUpstream(t *testing.T) {
