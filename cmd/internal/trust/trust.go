@@ -176,7 +176,7 @@ func (s Store) TrustedData(file string, data []byte) (ok bool, reason string) {
 	if err != nil {
 		return false, err.Error()
 	}
-	how := "read it, then let it start its servers with: mcpctl trust " + shellWord(RepoDir(abs))
+	how := "read it, then let it start its servers with: mcpctl trust " + ShellWord(RepoDir(abs))
 	if err := s.checkDir(false); errors.Is(err, fs.ErrNotExist) {
 		return false, fmt.Sprintf("%s is not trusted: it can start commands; %s", abs, how)
 	} else if err != nil {
@@ -216,9 +216,9 @@ func (s Store) read(abs string) (Record, error) {
 	return rec, nil
 }
 
-// shellWord quotes a path for a POSIX shell when it needs it, so the command a message names
+// ShellWord quotes a path for a POSIX shell when it needs it, so the command a message names
 // can be pasted as it is ("/home/me/Shop Front" would otherwise be two arguments).
-func shellWord(s string) string {
+func ShellWord(s string) string {
 	if s != "" && !strings.ContainsFunc(s, func(r rune) bool {
 		return !(r == '/' || r == '.' || r == '_' || r == '-' || r == '+' || r == ':' || r == '@' || r == ',' ||
 			'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9')

@@ -131,8 +131,8 @@ func TestReasonQuotesTheDirectory(t *testing.T) {
 		t.Errorf("reason %q does not name %s", reason, want)
 	}
 	for in, want := range map[string]string{"/src/shop-front_2.0": "/src/shop-front_2.0", "/a b": "'/a b'", "/$HOME": "'/$HOME'"} {
-		if got := shellWord(in); got != want {
-			t.Errorf("shellWord(%q) = %s, want %s", in, got, want)
+		if got := ShellWord(in); got != want {
+			t.Errorf("ShellWord(%q) = %s, want %s", in, got, want)
 		}
 	}
 }

@@ -4,12 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpctl/mcpctl/cmd/internal/trust"
 )
 
 // await returns the server's connection once it is ready. A call that comes while the server
@@ -18,12 +22,14 @@ import (
 // server restarts waits for it, and one answered "unavailable" a moment after a crash had the
 // model retry blindly. A call waits for one start at most: when the start it waited for fails,
 // it is told why at once, as is a call to a server that is failed with no restart due within
-// its timeout, or stopped. When ctx (the caller's own) ends first, its error is returned as it is.
+// its timeout, whose last start failed (StartFailed: the user's to fix), or stopped. When ctx
+// (the caller's own) ends first, its error is returned as it is.
 func (s *Server) await(ctx, callCtx context.Context) (*conn, lists, error) {
 	first := -1 // s.starts before the start the call waits for
 	for {
 		s.mu.Lock()
-		st, c, l, wake, starts, restartAt, permanent := s.state, s.conn, s.lists, s.wake, s.starts, s.restartAt, s.permanent
+		st, c, l, wake, starts, restartAt := s.state, s.conn, s.lists, s.wake, s.starts, s.restartAt
+		userFix := s.permanent || s.failedStarts > 0
 		s.mu.Unlock()
 		if first < 0 {
 			first = starts
@@ -43,7 +49,7 @@ func (s *Server) await(ctx, callCtx context.Context) (*conn, lists, error) {
 			switch {
 			case starts > first: // the start it waited for failed
 				return nil, lists{}, s.unavailable("", "")
-			case permanent: // no restart mends it
+			case userFix: // a restart is unlikely to mend it (StartFailed), or cannot (Permanent)
 				return nil, lists{}, s.unavailable("", "")
 			case !restartAt.IsZero() && time.Until(restartAt) > s.timeout:
 				return nil, lists{}, s.unavailable("", "")
@@ -91,7 +97,22 @@ func (s *Server) unavailable(reason, hint string) *UnavailableError {
 	if s.conn != nil {
 		last = s.conn.proc.LastStderr()
 	}
-	return &UnavailableError{Server: s.name, State: s.state, Reason: reason, LastStderr: last, Hint: hint, Permanent: s.permanent}
+	return &UnavailableError{Server: s.name, State: s.state, Reason: reason, LastStderr: last, Hint: hint, Permanent: s.permanent,
+		StartFailed: s.failedStarts > 0, NeverReady: !s.everReady, Diagnose: describeCommand(s.name, s.opts.Project)}
+}
+
+// describeCommand is the command that shows the user why server name of the project in file
+// fails: 'mcpctl describe server NAME', with the --project that names the project (the
+// repository's directory for a repository's project file, else the project's name).
+func describeCommand(name, file string) string {
+	cmd := "mcpctl describe server " + trust.ShellWord(name)
+	switch {
+	case file == "":
+		return cmd
+	case filepath.Base(filepath.Dir(file)) == ".mcpctl":
+		return cmd + " --project " + trust.ShellWord(trust.RepoDir(file))
+	}
+	return cmd + " --project " + trust.ShellWord(strings.TrimSuffix(filepath.Base(file), ".yaml"))
 }
 
 // callError sorts a failed request: the caller's own cancellation is returned as it is (the

@@ -122,15 +122,20 @@ type Server struct {
 	permanent  bool     // the last failure was the command itself: no restart mends it
 	lastStderr string
 	restarts   int
-	starts     int       // how many times its process was started (or tried to be)
-	restartAt  time.Time // when the next start is due; zero while none is scheduled
-	pid        int
-	conn       *conn // while Ready
-	lists      lists
-	wake       chan struct{} // closed and replaced on every state change
-	progress   map[string]ProgressFunc
-	calls      map[*deadline]bool // the requests under way, whose quiet waits a relay holds
-	relaying   int                // the server's requests to the client under way (relay)
+	starts     int // how many times its process was started (or tried to be)
+	// failedStarts counts the starts in a row whose process ran but never became ready: it
+	// exited, broke the protocol or did not finish initializing. A server like that needs the
+	// user (StartFailed); a restart after it died while serving does not.
+	failedStarts int
+	everReady    bool      // it has been ready since mcpctl started it
+	restartAt    time.Time // when the next start is due; zero while none is scheduled
+	pid          int
+	conn         *conn // while Ready
+	lists        lists
+	wake         chan struct{} // closed and replaced on every state change
+	progress     map[string]ProgressFunc
+	calls        map[*deadline]bool // the requests under way, whose quiet waits a relay holds
+	relaying     int                // the server's requests to the client under way (relay)
 }
 
 // conn is a running server's MCP connection.
@@ -368,6 +373,9 @@ func (s *Server) runOnce(ctx context.Context) (up time.Duration, reason string) 
 			s.conn, s.lists = nil, lists{}
 			if st == Failed {
 				s.reason, s.hint = reason, hint
+				if !had {
+					s.failedStarts++
+				}
 			}
 			s.lastStderr = proc.LastStderr()
 		})
@@ -408,7 +416,7 @@ func (s *Server) runOnce(ctx context.Context) (up time.Duration, reason string) 
 		return 0, "initialize failed: " + err.Error()
 	}
 	readyAt := time.Now()
-	s.setState(Ready, func() { s.conn, s.lists = c, l })
+	s.setState(Ready, func() { s.conn, s.lists, s.failedStarts, s.everReady = c, l, 0, true })
 	s.log.Info("upstream server ready", "pid", proc.pid(), "tools", len(l.tools), "prompts", len(l.prompts), "resources", len(l.resources)+len(l.templates))
 	s.changed()
 

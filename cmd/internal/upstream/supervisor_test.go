@@ -222,8 +222,9 @@ func TestServerDiesAndComesBack(t *testing.T) {
 	}
 	te := ToolError(err)
 	if te == nil || te.Code != promptlib.CodeUpstreamUnavailable || !strings.Contains(te.Message, "server tu") ||
-		!strings.Contains(te.Message, "fatal: crash requested") || te.Hint() == "" {
-		t.Fatalf("crash call: tool error %+v", te)
+		!strings.Contains(te.Message, "fatal: crash requested") || te.Hint() == "" || strings.Contains(te.Hint(), "Only the user") {
+		// It started and served: its restart may well mend it.
+		t.Fatalf("crash call: tool error %+v, want one that does not leave it to the user", te)
 	}
 	st := waitState(t, srv, Failed)
 	if st.Tools != 0 || len(srv.Tools()) != 0 {
@@ -286,7 +287,11 @@ func TestCallWaitingForAFailedRestartIsToldWhy(t *testing.T) {
 	_, err := sup.CallTool(context.Background(), "tu__small", nil, nil)
 	var ue *UnavailableError
 	if !errors.As(err, &ue) || !strings.Contains(ue.Reason, "exit status 1 while starting") || ue.LastStderr != "test upstream: cannot start after the crash" {
-		t.Errorf("call while the restart fails: got %v, want the failed start's reason and stderr line", err)
+		t.Fatalf("call while the restart fails: got %v, want the failed start's reason and stderr line", err)
+	}
+	// Its restart failed: it ran before, but now fails as it starts, which the user must see to.
+	if h := ToolError(err).Hint(); !strings.Contains(h, "It failed as it started, so only the user can fix this") {
+		t.Errorf("hint %q, want that only the user can fix it", h)
 	}
 }
 
@@ -376,7 +381,26 @@ func TestServerThatNeverStartsIsRestarted(t *testing.T) {
 	te := ToolError(err)
 	if te == nil || te.Code != promptlib.CodeUpstreamUnavailable || !strings.Contains(te.Message, "cannot open the database") {
 		// A call that lands while a restart is under way waits for it and fails the same way.
-		t.Errorf("got %v, want UPSTREAM_UNAVAILABLE with the stderr line", err)
+		t.Fatalf("got %v, want UPSTREAM_UNAVAILABLE with the stderr line", err)
+	}
+	// It fails as it starts, every time: the model is told to leave it to the user, and what
+	// the user runs to see why, not to try again in a few seconds (it retried in a loop).
+	if h := te.Hint(); !strings.Contains(h, "has failed every start since mcpctl began, so only the user can fix this") ||
+		!strings.Contains(h, "'mcpctl describe server db' shows them why") || !strings.Contains(h, "Run servers.db.command by hand") ||
+		strings.Contains(h, "try again") {
+		t.Errorf("hint %q, want that only the user can fix it, and how they see why", h)
+	}
+}
+
+func TestDescribeCommandNamesTheProject(t *testing.T) {
+	for file, want := range map[string]string{
+		"": "mcpctl describe server db",
+		"/home/me/.config/mcpctl/projects/web.yaml":    "mcpctl describe server db --project web",
+		"/home/me/src/Shop Front/.mcpctl/project.yaml": "mcpctl describe server db --project '/home/me/src/Shop Front'",
+	} {
+		if got := describeCommand("db", file); got != want {
+			t.Errorf("describeCommand(db, %q) = %q, want %q", file, got, want)
+		}
 	}
 }
 
