@@ -37,17 +37,22 @@ const DefaultTimeout = 60 * time.Second
 
 // Status is a server's state as health_check and 'mcpctl get servers' report it.
 type Status struct {
-	Name       string    `json:"name"`
-	Command    string    `json:"command"` // the command as the project gives it
-	State      State     `json:"state"`
-	Tools      int       `json:"tools"` // how many tools it serves (after allow and deny)
-	Prompts    int       `json:"prompts"`
-	Resources  int       `json:"resources"`           // resources and resource templates
-	LastError  string    `json:"lastError,omitempty"` // the last failure, kept after a recovery
-	LastStderr string    `json:"lastStderr,omitempty"`
-	PID        int       `json:"pid,omitempty"` // its process id while it runs
-	Restarts   int       `json:"restarts"`      // how many times it was started again after failing
-	Since      time.Time `json:"since"`         // when it entered State
+	Name       string `json:"name"`
+	Command    string `json:"command"` // the command as the project gives it
+	State      State  `json:"state"`
+	Tools      int    `json:"tools"` // how many tools it serves (after allow and deny)
+	Prompts    int    `json:"prompts"`
+	Resources  int    `json:"resources"`           // resources and resource templates
+	LastError  string `json:"lastError,omitempty"` // the last failure, while it is not ready
+	LastStderr string `json:"lastStderr,omitempty"`
+	// RecoveredFrom is, once it is ready again, the failure it was restarted after: the same as
+	// LastError was, but a ready server's lastError, and its hint "mcpctl restarts it", read as
+	// a failure still to see to.
+	RecoveredFrom string    `json:"recoveredFrom,omitempty"`
+	FailedAt      time.Time `json:"failedAt,omitzero"` // when the last failure happened
+	PID           int       `json:"pid,omitempty"`     // its process id while it runs
+	Restarts      int       `json:"restarts"`          // how many times it was started again after failing
+	Since         time.Time `json:"since"`             // when it entered State
 	// Hint is what to do about the last failure.
 	Hint string `json:"hint,omitempty"`
 	// UnsetEnv are the variables its env refers to (${VAR}) that were unset at its last start,
@@ -116,7 +121,8 @@ type Server struct {
 	mu         sync.Mutex
 	state      State
 	since      time.Time
-	reason     string // the last failure
+	reason     string    // the last failure
+	failedAt   time.Time // when it happened
 	hint       string
 	unsetEnv   []string // at the last start
 	permanent  bool     // the last failure was the command itself: no restart mends it
@@ -183,10 +189,19 @@ func (s *Server) State() Status {
 	if s.conn != nil {
 		last = s.conn.proc.LastStderr()
 	}
-	return Status{Name: s.name, Command: s.spec.Command, State: s.state,
+	st := Status{Name: s.name, Command: s.spec.Command, State: s.state,
 		Tools: len(s.lists.tools), Prompts: len(s.lists.prompts), Resources: len(s.lists.resources) + len(s.lists.templates),
-		LastError: s.reason, LastStderr: last, PID: s.pid, Restarts: s.restarts, Since: s.since,
+		LastError: s.reason, LastStderr: last, PID: s.pid, Restarts: s.restarts, Since: s.since, FailedAt: s.failedAt,
 		Hint: s.hint, UnsetEnv: s.unsetEnv}
+	if s.state == Ready {
+		// The failure is past: nothing is to be done about it, and its hint would say otherwise.
+		st.RecoveredFrom, st.LastError, st.Hint = st.LastError, "", ""
+		if st.RecoveredFrom != "" && s.lastStderr != "" {
+			// LastStderr is the running process's now: the failed one's line goes with its failure.
+			st.RecoveredFrom += fmt.Sprintf("; its last stderr line then: %q", s.lastStderr)
+		}
+	}
+	return st
 }
 
 // Tools are the tools the server serves now, sorted by name; none unless it is ready. The
@@ -327,7 +342,7 @@ func (s *Server) runOnce(ctx context.Context) (up time.Duration, reason string) 
 	proc, err := startProcess(cmd, s.log)
 	if err != nil {
 		reason, hint, permanent := commandError(s.name, s.spec.Command, cmd.Dir, err)
-		s.setState(Failed, func() { s.reason, s.hint, s.pid, s.permanent = reason, hint, 0, permanent })
+		s.setState(Failed, func() { s.reason, s.hint, s.pid, s.permanent, s.failedAt = reason, hint, 0, permanent, time.Now() })
 		return 0, reason
 	}
 	s.mu.Lock()
@@ -372,7 +387,7 @@ func (s *Server) runOnce(ctx context.Context) (up time.Duration, reason string) 
 			had = s.conn != nil
 			s.conn, s.lists = nil, lists{}
 			if st == Failed {
-				s.reason, s.hint = reason, hint
+				s.reason, s.hint, s.failedAt = reason, hint, time.Now()
 				if !had {
 					s.failedStarts++
 				}

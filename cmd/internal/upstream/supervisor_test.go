@@ -230,6 +230,9 @@ func TestServerDiesAndComesBack(t *testing.T) {
 	if st.Tools != 0 || len(srv.Tools()) != 0 {
 		t.Errorf("a dead server still lists %d tools", len(srv.Tools()))
 	}
+	if st.LastError == "" || st.Hint == "" || st.RecoveredFrom != "" || st.FailedAt.IsZero() {
+		t.Errorf("failed: lastError %q, hint %q, recoveredFrom %q, failedAt %v; want the failure, its hint and when", st.LastError, st.Hint, st.RecoveredFrom, st.FailedAt)
+	}
 	// OnChange fires after the state is recorded, so the test may see Failed before it.
 	ch.atLeast(t, changesBefore+1)
 
@@ -242,6 +245,13 @@ func TestServerDiesAndComesBack(t *testing.T) {
 	again := srv.State()
 	if again.State != Ready || again.PID == first.PID || again.Restarts != 1 {
 		t.Errorf("after the restart: %s, pid %d (was %d), restarts %d, want ready, a new pid and 1", again.State, again.PID, first.PID, again.Restarts)
+	}
+	// Ready again, its failure is past: reported as what it recovered from, with the dead
+	// process's stderr line, and without lastError or a hint to act on ("mcpctl restarts it").
+	if again.LastError != "" || again.Hint != "" || !strings.Contains(again.RecoveredFrom, "exit status 3") ||
+		!strings.Contains(again.RecoveredFrom, "fatal: crash requested") || again.FailedAt.Before(first.Since) {
+		t.Errorf("after the restart: lastError %q, hint %q, recoveredFrom %q, failedAt %v; want only the past failure, and when",
+			again.LastError, again.Hint, again.RecoveredFrom, again.FailedAt)
 	}
 
 	// Killed from outside, it is noticed and restarted the same way.
