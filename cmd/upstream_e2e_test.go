@@ -1087,12 +1087,13 @@ func TestUpstreamDownKeepsItsPromptsAndResources(t *testing.T) {
 		return slices.ContainsFunc(h.Upstreams, func(u upstream.Status) bool { return u.Name == "broken" && u.LastError != "" })
 	})
 
-	// broken never got ready: nothing of it is known, but its prefix is.
-	_, err := callTool(ctx, s.Client, "broken__echo", map[string]any{"text": "x"}, nil)
-	if err == nil || !strings.Contains(err.Error(), "server broken") || !strings.Contains(err.Error(), "cannot start while") {
-		t.Errorf("broken__echo: %v, want why server broken is down", err)
+	// broken never got ready: nothing of it is known, but its prefix is. Its tool answers that
+	// it is down, as a tool result (a server down is no malformed request).
+	if te := s.callError(t, "broken__echo", map[string]any{"text": "x"}, "UPSTREAM_UNAVAILABLE"); !strings.Contains(te.Message, "server broken") ||
+		!strings.Contains(te.Message, "cannot start while") {
+		t.Errorf("broken__echo: %+v, want why server broken is down", te)
 	}
-	_, err = s.GetPrompt(ctx, getPromptRequest("broken__checklist", nil))
+	_, err := s.GetPrompt(ctx, getPromptRequest("broken__checklist", nil))
 	if err == nil || !strings.Contains(err.Error(), "server broken") || strings.Contains(err.Error(), "of this library") {
 		t.Errorf("broken__checklist: %v, want why server broken is down", err)
 	}

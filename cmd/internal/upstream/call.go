@@ -73,6 +73,17 @@ func (s *Server) await(ctx, callCtx context.Context) (*conn, lists, error) {
 	}
 }
 
+// Await waits as a call does (await), within the server's timeout: for a start under way, or a
+// restart due within it. It returns nil once the server is ready; else an *UnavailableError
+// saying why a call cannot be served now, or ctx's error when ctx ends first. mcpserver uses it
+// for a call it cannot route yet: a server never ready has registered no tools.
+func (s *Server) Await(ctx context.Context) error {
+	callCtx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	_, _, err := s.await(ctx, callCtx)
+	return err
+}
+
 // Unavailable is what a call to the server answers while it is not running (failed, or
 // stopped): its last failure, last stderr line and what to do. For a name mcpctl cannot route
 // to the server yet, which a call would not reach.
