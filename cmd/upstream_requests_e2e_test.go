@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/mcpctl/mcpctl/cmd/internal/mcpserver"
+	"github.com/mcpctl/mcpctl/tui/traffic"
 )
 
 // reviewExtras give a fake upstream (MCPCTL_UPSTREAM_REVIEW=1) what the tests of a review's
@@ -294,17 +296,72 @@ func TestFailedServersAreDiagnosed(t *testing.T) {
 		t.Errorf("describe server nocmd: exit %d\n%s\nwant exit 1 with the hint", code, out)
 	}
 
-	// Served: a call to the missing command's tools says the user must fix it.
+	// Served: a call to the missing command's tools says the user must fix it, and how they see
+	// why: a tool result, as the server is down, not a malformed request.
 	lib := projectLibrary(t)
 	env := testHome(t)
 	writeProject(t, env, "web", "folder: Web App\ngated: false\n"+yaml)
 	s := serve(t, env, "--library", lib.Dir, "--project", "web")
-	var err error
-	eventually(t, 20*time.Second, "nocmd has failed", func() bool {
-		_, err = callTool(context.Background(), s.Client, "nocmd__query", map[string]any{}, nil)
-		return err != nil && strings.Contains(err.Error(), "not found in PATH")
-	})
-	if !strings.Contains(err.Error(), "Only the user can fix this") || strings.Contains(err.Error(), "try again in a few seconds") {
-		t.Errorf("nocmd__query: %v, want that only the user can fix it, without 'try again in a few seconds'", err)
+	te := s.callError(t, "nocmd__query", map[string]any{}, "UPSTREAM_UNAVAILABLE")
+	if !strings.Contains(te.Message, "not found in PATH") || !strings.Contains(te.Hint, "Only the user can fix this") ||
+		!strings.Contains(te.Hint, "'mcpctl describe server nocmd --project web' shows them why") || strings.Contains(te.Hint, "try again in a few seconds") {
+		t.Errorf("nocmd__query: %+v, want that only the user can fix it and how they see why, without 'try again in a few seconds'", te)
+	}
+}
+
+// A gated session's first call goes to a tool of a server that exits as it starts, so never
+// registered a tool. That is no malformed request (it was -32602) but a failure the user can act
+// on: an isError result UPSTREAM_UNAVAILABLE with the server's stderr line, saying the user must
+// see to it, and carrying the briefing as any failed first call does; the traffic records its
+// code and server.
+func TestDownServerAnswersAToolResult(t *testing.T) {
+	lib := projectLibrary(t)
+	env := testHome(t)
+	state := filepath.Join(t.TempDir(), "state")
+	env = append(env, "XDG_STATE_HOME="+state)
+	dead := filepath.Join(t.TempDir(), "dead")
+	if err := os.WriteFile(dead, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	writeProject(t, env, "web", fmt.Sprintf("folder: Web App\nservers:\n  db:\n    command: %q\n    env: {MCPCTL_BE_UPSTREAM: db, MCPCTL_UPSTREAM_EXTRAS: \"1\", MCPCTL_UPSTREAM_DEAD: %q}\n", os.Args[0], dead))
+	s := serve(t, env, "--library", lib.Dir, "--project", "web")
+	te := s.callError(t, "db__echo", map[string]any{"text": "sql queries"}, "UPSTREAM_UNAVAILABLE")
+	if !strings.Contains(te.Message, "tool 'db__echo' was not called") || !strings.Contains(te.Message, "cannot start while") ||
+		!strings.Contains(te.Hint, "only the user can fix this") || te.Briefing == "" {
+		t.Errorf("db__echo: %+v, want why db is down, that the user must see to it, and the briefing", te)
+	}
+	// The next call is answered the same way, without the briefing the first carried.
+	if te := s.callError(t, "db__echo", map[string]any{"text": "again"}, "UPSTREAM_UNAVAILABLE"); te.Briefing != "" {
+		t.Errorf("the second call carries a briefing again")
+	}
+	// The tool that answers it is mcpctl's own business: never listed, and a client that calls
+	// it by name calls a tool nobody offers.
+	tools, err := s.ListTools(context.Background(), mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range tools.Tools {
+		if strings.Contains(tl.Name, "mcpctl:") {
+			t.Errorf("tools/list shows %q", tl.Name)
+		}
+	}
+	if _, err := callTool(context.Background(), s.Client, "⟦mcpctl:answer⟧", map[string]any{}, nil); err == nil || !strings.Contains(err.Error(), "unknown tool") {
+		t.Errorf("a call to the answering tool by name: %v, want an unknown tool", err)
+	}
+	var found bool
+	for _, e := range endedSessionEvents(t, s, state) {
+		if e.Kind == traffic.KindResponse && e.Name == "db__echo" {
+			found = true
+			if e.Status != traffic.StatusError || e.ErrorCode != "UPSTREAM_UNAVAILABLE" || e.Upstream != "db" {
+				t.Errorf("traffic: %+v, want error UPSTREAM_UNAVAILABLE of server db", e)
+			}
+		}
+	}
+	if !found {
+		t.Error("traffic has no response to db__echo")
+	}
+	var out strings.Builder
+	if code := Main(context.Background(), []string{"traffic", "tail"}, nil, &out, io.Discard, envGetter(env)); code != 0 || !strings.Contains(out.String(), "UPSTREAM_UNAVAILABLE") {
+		t.Errorf("traffic tail: exit %d, want it to name UPSTREAM_UNAVAILABLE:\n%s", code, out.String())
 	}
 }

@@ -17,6 +17,7 @@ import (
 // model is in force; the handler is a local tool, prompt or resource. mcp-go applies tool
 // middlewares in the order added, outermost first.
 func chain(srv *server.MCPServer, obs *observer, g *gateComponent, p *contentPipeline) {
+	srv.Use(restoreAnswered) // a call a hook answered is the tool called from here on (quirk 5)
 	srv.Use(observeTool(obs))
 	if g != nil {
 		srv.Use(g.intercept)

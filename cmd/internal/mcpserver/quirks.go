@@ -5,10 +5,13 @@ import (
 	"encoding/base64"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcpctl/mcpctl/promptlib"
 )
 
 // mcp-go's quirks, and how mcpctl works with them. Each has a test (quirks_test.go) that fails
@@ -35,6 +38,14 @@ import (
 //  4. Tool visibility. mcp-go's tool filter also runs at call time; the gate's filter passes
 //     every call through (it only narrows tools/list), because a real call while gated must run
 //     and be briefed, not be refused (gate.go).
+//  5. A tool call a before-hook must answer. A call to a project server's tool that mcp-go has
+//     no handler for (the server was never ready, so none of its tools is registered) would be
+//     -32602 (quirk 1), but a server that is down is no malformed request: it is a failure the
+//     user can act on, an isError tool result (DESIGN §5), and a gated session's first call
+//     carries the briefing like any failed call. So the hook points the call at one hidden
+//     tool, answerTool, with the answer in the request's _meta; the chain's first middleware
+//     (restoreAnswered) gives the call its name back, so that the gate, the pipeline and the
+//     record see the tool called, and answerTool's handler returns the answer.
 
 // Carrier marks around an explanation smuggled through an mcp-go not-found error.
 const carrierOpen, carrierClose = "⟦mcpctl:", "⟧"
@@ -131,6 +142,88 @@ func jsonKind(kind string) string {
 		return "an array"
 	}
 	return "a " + kind
+}
+
+// answerTool is the hidden tool a call answered by a before-hook is pointed at (quirk 5), and
+// metaAnswer the key of its answer in the request's _meta.
+const (
+	answerTool = carrierOpen + "answer" + carrierClose
+	metaAnswer = carrierOpen + "answer" + carrierClose
+)
+
+// hookAnswer is the answer to a call, the name it was made with, and the project server it was
+// for ("" for none), which its record names.
+type hookAnswer struct {
+	name, upstream string
+	err            *promptlib.Error
+}
+
+// answerCall points req at answerTool, to be answered with err as an isError tool result; the
+// call was for the project server upstream, if not "".
+func answerCall(req *mcp.CallToolRequest, upstream string, err *promptlib.Error) {
+	if req.Params.Meta == nil {
+		req.Params.Meta = &mcp.Meta{}
+	}
+	if req.Params.Meta.AdditionalFields == nil {
+		req.Params.Meta.AdditionalFields = map[string]any{}
+	}
+	req.Params.Meta.AdditionalFields[metaAnswer] = hookAnswer{name: req.Params.Name, upstream: upstream, err: err}
+	req.Params.Name = answerTool
+}
+
+// answered is the answer answerCall left in req, if any.
+func answered(req mcp.CallToolRequest) (hookAnswer, bool) {
+	if req.Params.Meta == nil {
+		return hookAnswer{}, false
+	}
+	a, ok := req.Params.Meta.AdditionalFields[metaAnswer].(hookAnswer)
+	return a, ok
+}
+
+// restoreAnswered is the chain's first tool middleware: a call answerCall pointed at answerTool
+// gets its own name back.
+func restoreAnswered(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if a, ok := answered(req); ok && req.Params.Name == answerTool {
+			req.Params.Name = a.name
+		}
+		return next(ctx, req)
+	}
+}
+
+// addAnswerTool registers answerTool, which no list shows: its handler returns the answer the
+// hook left, and a call made to its name by a client is a tool nobody offers. Install it after
+// the hooks that answer calls.
+func addAnswerTool(srv *server.MCPServer, c *core) {
+	srv.GetHooks().AddBeforeCallTool(func(_ context.Context, _ any, req *mcp.CallToolRequest) {
+		if _, ok := answered(*req); req.Params.Name == answerTool && !ok {
+			// A client's own call to the name (a _meta it sends holds JSON, never a hookAnswer).
+			req.Params.Name = carry(fmt.Sprintf("unknown tool '%s': this server has no tool of that name. Call tools/list for the tools this session can use.", answerTool))
+		}
+	})
+	srv.AddTools(server.ServerTool{
+		Tool: mcp.NewTool(answerTool, mcp.WithDescription("mcpctl's answer to a call a hook refused; never listed")),
+		Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			a, ok := answered(req)
+			if !ok { // the hook above refused it
+				return nil, fmt.Errorf("%s called without an answer", answerTool)
+			}
+			if a.upstream != "" {
+				rec := callFrom(ctx)
+				rec.mu.Lock()
+				rec.upstream = a.upstream
+				rec.mu.Unlock()
+			}
+			return c.errorResult(ctx, a.err), nil
+		},
+	})
+	// At call time mcp-go filters just the called tool, which passes (as the gate's filter).
+	server.WithToolFilter(func(_ context.Context, tools []mcp.Tool) []mcp.Tool {
+		if len(tools) == 1 {
+			return tools
+		}
+		return slices.DeleteFunc(tools, func(t mcp.Tool) bool { return t.Name == answerTool })
+	})(srv)
 }
 
 // routerPrompt is the one prompt registered with mcp-go: prompts/get for any library prompt is

@@ -64,6 +64,7 @@ func newUpstreams(ctx context.Context, c *core, opts upstream.Options) *upstream
 		u.start.Do(func() { u.sup.Start(ctx) })
 	})
 	hooks.AddBeforeCallTool(u.checkCallTool)
+	addAnswerTool(c.srv, c) // checkCallTool answers a call to a server that is down through it
 	c.srv.AddNotificationHandler(string(mcp.MethodNotificationRootsListChanged), func(ctx context.Context, _ mcp.JSONRPCNotification) {
 		u.sup.RootsChanged(ctx)
 	})
@@ -702,31 +703,39 @@ func sentence(s string) string {
 }
 
 // checkCallTool runs before mcp-go looks a tool up. A {server}__ name that is not served now
-// (its server never got ready, so nothing of it is known, or it offers no such tool) would
-// get mcp-go's bare "tool not found"; it gets the server's state instead: why it is down and
-// what to do (quirks.go, 1).
-//
-// A call that comes while its server is starting for the first time (a client that keeps tool
-// names, a resumed conversation) waits for it, within the server's timeout, as a call to a
-// restarting server does (upstream's await): then it is served, or told why not.
+// would get mcp-go's bare "tool not found". A server never ready has registered no tools: a call
+// to one of them waits for it as a call to a registered tool does (upstream's Await: a start
+// under way or a restart due, within the server's timeout; a client that keeps tool names, a
+// resumed conversation), and is then served, or, the server being down, answered as one: an
+// isError result UPSTREAM_UNAVAILABLE saying why and what to do (answerCall, quirks.go 5), not
+// the -32602 of a malformed request. A name the server does not offer, or that the project
+// leaves out, is a tool nobody offers: -32602, saying so (quirks.go 1).
 func (u *upstreams) checkCallTool(ctx context.Context, _ any, req *mcp.CallToolRequest) {
-	if req == nil {
+	if req == nil || u.served(req.Params.Name) {
 		return
 	}
-	if u.served(req.Params.Name) {
-		return
-	}
-	if srv, ok := u.sup.Owner(req.Params.Name); ok {
-		if u.awaitFirstStart(ctx, srv) && u.served(req.Params.Name) {
-			return
-		}
-		if ctx.Err() != nil {
+	name := req.Params.Name
+	if srv, ok := u.sup.Owner(name); ok && !u.known(srv.Name()) {
+		err := u.awaitFirstStart(ctx, srv)
+		switch {
+		case ctx.Err() != nil:
 			// Not the server's timeout: the call was cancelled, or serve is stopping.
-			req.Params.Name = carry(fmt.Sprintf("tool '%s' was not called: the call ended while server %s was still starting (cancelled, or mcpctl is stopping)", req.Params.Name, srv.Name()))
+			req.Params.Name = carry(fmt.Sprintf("tool '%s' was not called: the call ended while server %s was still starting (cancelled, or mcpctl is stopping)", name, srv.Name()))
+			return
+		case err == nil && u.served(name):
+			return
+		case err != nil:
+			te := upstream.ToolError(err)
+			if te == nil {
+				te = &promptlib.Error{Code: promptlib.CodeUpstreamUnavailable, Message: err.Error(), Err: err}
+			}
+			answer := *te
+			answer.Message = fmt.Sprintf("tool '%s' was not called: %s", name, te.Message)
+			answerCall(req, srv.Name(), &answer)
 			return
 		}
 	}
-	if msg, ok := u.notServed("tool", req.Params.Name); ok {
+	if msg, ok := u.notServed("tool", name); ok {
 		req.Params.Name = carry(msg)
 	}
 }
@@ -739,35 +748,39 @@ func (u *upstreams) served(name string) bool {
 	return ok
 }
 
-// awaitFirstStart waits, within the server's timeout, until a server that is starting and was
-// never ready is ready and its lists are registered, or is not starting any more. It reports
-// whether it waited for the server to become ready.
-func (u *upstreams) awaitFirstStart(ctx context.Context, srv *upstream.Server) bool {
+// known reports whether a server was ready in this session, so that what it offered is known.
+func (u *upstreams) known(server string) bool {
 	u.mu.Lock()
-	_, known := u.offers[srv.Name()]
-	u.mu.Unlock()
-	if known || srv.State().State != upstream.Starting {
-		return false
+	defer u.mu.Unlock()
+	_, ok := u.offers[server]
+	return ok
+}
+
+// awaitFirstStart waits, as a call to it would (upstream's Await), for a server that was never
+// ready, and once it is, within its timeout, until its lists are registered. It returns why the
+// server cannot be called now (an *upstream.UnavailableError), or nil once it is ready.
+func (u *upstreams) awaitFirstStart(ctx context.Context, srv *upstream.Server) error {
+	if srv.State().State == upstream.Starting {
+		u.log.Info("upstream: a call waits for its server's first start", "server", srv.Name())
 	}
-	u.log.Info("upstream: a call waits for its server's first start", "server", srv.Name())
-	ctx, cancel := context.WithTimeout(ctx, srv.Timeout())
-	defer cancel()
-	if srv.Wait(ctx).State != upstream.Ready {
-		return false
+	if err := srv.Await(ctx); err != nil {
+		return err
 	}
 	// Ready: the sync that follows (OnChange) registers its tools.
+	ctx, cancel := context.WithTimeout(ctx, srv.Timeout())
+	defer cancel()
 	for {
 		u.mu.Lock()
-		_, known = u.offers[srv.Name()]
+		_, known := u.offers[srv.Name()]
 		synced := u.synced
 		u.mu.Unlock()
 		if known {
-			return true
+			return nil
 		}
 		select {
 		case <-synced:
 		case <-ctx.Done():
-			return false
+			return nil // not registered in time: the name is looked up as it stands
 		}
 	}
 }
@@ -795,17 +808,12 @@ func (u *upstreams) notServed(kind, name string) (msg string, ok bool) {
 		u.mu.Lock()
 		_, ranBefore := u.offers[st.Name]
 		u.mu.Unlock()
-		switch {
-		case ranBefore:
+		if ranBefore {
 			// Restarting: what it offered when it last ran is still listed, and this was not.
 			return fmt.Sprintf("unknown %s '%s': server %s is restarting, and offered no %s of that name when it last ran. Call %ss/list for its %ss.",
 				kind, name, st.Name, kind, kind, kind), true
-		case kind == "tool":
-			// checkCallTool waited for its first start.
-			msg = fmt.Sprintf("%s '%s' is not known yet: server %s did not finish starting within %v", kind, name, st.Name, srv.Timeout())
-		default:
-			msg = fmt.Sprintf("%s '%s' is not known yet: server %s is starting, and its %ss are listed once it is ready", kind, name, st.Name, kind)
 		}
+		msg = fmt.Sprintf("%s '%s' is not known yet: server %s is starting, and its %ss are listed once it is ready", kind, name, st.Name, kind)
 		if st.LastError != "" {
 			msg += fmt.Sprintf(" (it failed before: %s)", lastFailure(st))
 		}

@@ -4,40 +4,85 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpctl/mcpctl/cmd/internal/trust"
+	"github.com/mcpctl/mcpctl/promptlib"
 )
 
-// await returns the server's connection once it is ready. While it is starting it waits, until
-// callCtx ends; a server that has failed or stopped answers at once with an *UnavailableError.
-// When ctx (the caller's own) ends first, its error is returned as it is.
+// await returns the server's connection once it is ready. A call that comes while the server
+// is starting, or restarting after it died (failed, its restart due within the server's
+// timeout), waits for that start, until callCtx ends; README promises that a call made while a
+// server restarts waits for it, and one answered "unavailable" a moment after a crash had the
+// model retry blindly. A call waits for one start at most: when the start it waited for fails,
+// it is told why at once, as is a call to a server that is failed with no restart due within
+// its timeout, whose last start failed (StartFailed: the user's to fix), or stopped. When ctx
+// (the caller's own) ends first, its error is returned as it is.
 func (s *Server) await(ctx, callCtx context.Context) (*conn, lists, error) {
+	first := -1 // s.starts before the start the call waits for
 	for {
 		s.mu.Lock()
-		st, c, l, wake := s.state, s.conn, s.lists, s.wake
+		st, c, l, wake, starts, restartAt := s.state, s.conn, s.lists, s.wake, s.starts, s.restartAt
+		userFix := s.permanent || s.failedStarts > 0
 		s.mu.Unlock()
+		if first < 0 {
+			first = starts
+			if st == Starting {
+				first-- // the start under way is the one it waits for
+			}
+		}
 		switch st {
 		case Ready:
-			return c, l, nil
-		case Starting:
-			select {
-			case <-wake:
-				continue
-			case <-callCtx.Done():
-				if ctx.Err() != nil {
-					return nil, lists{}, ctx.Err()
-				}
-				return nil, lists{}, s.unavailable(fmt.Sprintf("did not finish starting within %v", s.timeout),
-					fmt.Sprintf("It may be slow to start: try again shortly, or raise servers.%s.timeoutMs", s.name))
+			if !c.proc.ended() {
+				return c, l, nil
 			}
+			// It has just died and the run loop is about to record it: the call waits for
+			// the restart rather than go into a closed connection.
+		case Starting:
+		case Failed:
+			switch {
+			case starts > first: // the start it waited for failed
+				return nil, lists{}, s.unavailable("", "")
+			case userFix: // a restart is unlikely to mend it (StartFailed), or cannot (Permanent)
+				return nil, lists{}, s.unavailable("", "")
+			case !restartAt.IsZero() && time.Until(restartAt) > s.timeout:
+				return nil, lists{}, s.unavailable("", "")
+			}
+			// Its restart is due within the call's timeout, or about to be scheduled (run).
 		default:
 			return nil, lists{}, s.unavailable("", "")
 		}
+		select {
+		case <-wake:
+		case <-callCtx.Done():
+			if ctx.Err() != nil {
+				return nil, lists{}, ctx.Err()
+			}
+			if st == Failed {
+				return nil, lists{}, s.unavailable("", "")
+			}
+			return nil, lists{}, s.unavailable(fmt.Sprintf("did not finish starting within %v", s.timeout),
+				fmt.Sprintf("It may be slow to start: try again shortly, or raise servers.%s.timeoutMs", s.name))
+		}
 	}
+}
+
+// Await waits as a call does (await), within the server's timeout: for a start under way, or a
+// restart due within it. It returns nil once the server is ready; else an *UnavailableError
+// saying why a call cannot be served now, or ctx's error when ctx ends first. mcpserver uses it
+// for a call it cannot route yet: a server never ready has registered no tools.
+func (s *Server) Await(ctx context.Context) error {
+	callCtx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	_, _, err := s.await(ctx, callCtx)
+	return err
 }
 
 // Unavailable is what a call to the server answers while it is not running (failed, or
@@ -64,7 +109,22 @@ func (s *Server) unavailable(reason, hint string) *UnavailableError {
 	if s.conn != nil {
 		last = s.conn.proc.LastStderr()
 	}
-	return &UnavailableError{Server: s.name, State: s.state, Reason: reason, LastStderr: last, Hint: hint, Permanent: s.permanent}
+	return &UnavailableError{Server: s.name, State: s.state, Reason: reason, LastStderr: last, Hint: hint, Permanent: s.permanent,
+		StartFailed: s.failedStarts > 0, NeverReady: !s.everReady, Diagnose: describeCommand(s.name, s.opts.Project)}
+}
+
+// describeCommand is the command that shows the user why server name of the project in file
+// fails: 'mcpctl describe server NAME', with the --project that names the project (the
+// repository's directory for a repository's project file, else the project's name).
+func describeCommand(name, file string) string {
+	cmd := "mcpctl describe server " + promptlib.ShellWord(name)
+	switch {
+	case file == "":
+		return cmd
+	case filepath.Base(filepath.Dir(file)) == ".mcpctl":
+		return cmd + " --project " + promptlib.ShellWord(trust.RepoDir(file))
+	}
+	return cmd + " --project " + promptlib.ShellWord(strings.TrimSuffix(filepath.Base(file), ".yaml"))
 }
 
 // callError sorts a failed request: the caller's own cancellation is returned as it is (the
@@ -96,11 +156,11 @@ func (s *Server) callError(ctx, callCtx context.Context, c *conn, method, name s
 	if errors.As(err, &te) || errors.Is(err, transport.ErrTransportClosed) {
 		if s.died(c) {
 			c.proc.settleStderr()
-			ue := s.unavailable(c.proc.exitReason()+" during the call", "mcpctl restarts it with backoff; try again in a few seconds")
+			ue := s.unavailable(c.proc.exitReason()+" during the call", "mcpctl restarts it, and a call made meanwhile waits for the restart; if this call may have done part of its work, check that before repeating it")
 			ue.LastStderr, ue.State = c.proc.LastStderr(), Failed // it died, whatever the state still says
 			return ue
 		}
-		return s.unavailable("the connection to it broke: "+err.Error(), "mcpctl restarts it with backoff; try again in a few seconds")
+		return s.unavailable("the connection to it broke: "+err.Error(), "mcpctl restarts it, and a call made meanwhile waits for the restart")
 	}
 	return &CallError{Server: s.name, Method: method, Name: name, Err: err}
 }

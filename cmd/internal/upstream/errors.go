@@ -33,6 +33,16 @@ type UnavailableError struct {
 	// Permanent is a failure no restart mends (the command does not exist or cannot run): the
 	// project file or the machine must change.
 	Permanent bool
+	// StartFailed is a server whose last start failed: its process ran but exited, broke the
+	// protocol or did not finish initializing before it was ready. mcpctl keeps restarting it,
+	// but a command that fails as it starts mostly fails the same way each time, and a model
+	// told to try again retried in a loop: like Permanent, it is the user's to see to.
+	StartFailed bool
+	// NeverReady is true when it has not been ready once since mcpctl started it.
+	NeverReady bool
+	// Diagnose is the command the user runs to see why it fails: it starts the server once and
+	// reports what it did, with the fix.
+	Diagnose string
 }
 
 func (e *UnavailableError) Error() string {
@@ -107,11 +117,22 @@ func ToolError(err error) *promptlib.Error {
 	var ue *UnavailableError
 	if errors.As(err, &ue) {
 		e := &promptlib.Error{Code: promptlib.CodeUpstreamUnavailable, Message: ue.Error(), Err: err}
+		see := ""
+		if ue.Diagnose != "" {
+			see = fmt.Sprintf(" '%s' shows them why.", ue.Diagnose)
+		}
 		switch {
 		case ue.Permanent:
 			// A restart cannot help: the generic hint's "try again in a few seconds" would only
 			// waste the model's calls.
-			e.Advice = ue.Hint + ". Only the user can fix this: tell them; calling again will fail the same way until they do."
+			e.Advice = ue.Hint + ". Only the user can fix this: tell them; calling again will fail the same way until they do." + see
+		case ue.StartFailed:
+			since := "It failed as it started"
+			if ue.NeverReady {
+				since = "It has failed every start since mcpctl began"
+			}
+			e.Advice = fmt.Sprintf("%s. %s, so only the user can fix this: tell them what failed.%s mcpctl keeps restarting it, and its tools work again once a start succeeds, but calling again before the user has fixed it will most likely fail the same way.",
+				ue.Hint, since, see)
 		case ue.Hint != "":
 			e.Message += ". " + ue.Hint
 		}

@@ -39,6 +39,9 @@ const (
 	envGarbage  = "MCPCTL_TEST_GARBAGE"  // "1": write lines that are not JSON-RPC to stdout first
 	envExit     = "MCPCTL_TEST_EXIT"     // "1": say why on stderr and exit 1 without serving
 	envComplete = "MCPCTL_TEST_COMPLETE" // "1": declare completions and complete greet and item
+	// a file: crash creates it, and while it exists the server says so on stderr and exits 1
+	// as it starts, so that it stays down after a crash until the test removes the file
+	envDead = "MCPCTL_TEST_DEAD"
 	// "1": also serve the tools that break the connection: stop_reading, deep, stderr_flood
 	envMisbehave = "MCPCTL_TEST_MISBEHAVE"
 )
@@ -78,6 +81,12 @@ func runTestUpstream() int {
 	if os.Getenv(envExit) == "1" {
 		fmt.Fprintln(os.Stderr, "test upstream: cannot open the database")
 		return 1
+	}
+	if dead := os.Getenv(envDead); dead != "" {
+		if _, err := os.Stat(dead); err == nil {
+			fmt.Fprintln(os.Stderr, "test upstream: cannot start after the crash")
+			return 1
+		}
 	}
 	if os.Getenv(envGarbage) == "1" {
 		fmt.Println("Server starting on stdio... (a log line on the wrong stream)")
@@ -128,6 +137,9 @@ func runTestUpstream() int {
 		})
 	s.AddTool(mcp.NewTool("crash", mcp.WithDescription("exits the process")),
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if dead := os.Getenv(envDead); dead != "" {
+				_ = os.WriteFile(dead, nil, 0o600)
+			}
 			fmt.Fprintln(os.Stderr, "fatal: crash requested")
 			os.Exit(3)
 			return nil, nil

@@ -96,6 +96,19 @@ func (p *process) fail(reason, hint string) {
 	})
 }
 
+// ended reports whether the child has exited or mcpctl has given up on it: its connection is
+// closed or about to be, and the run loop is about to record the failure.
+func (p *process) ended() bool {
+	select {
+	case <-p.exited:
+		return true
+	case <-p.failed:
+		return true
+	default:
+		return false
+	}
+}
+
 // failure is why mcpctl gave up on the connection, or nil while it has not.
 func (p *process) failure() *connFailure {
 	select {

@@ -37,17 +37,22 @@ const DefaultTimeout = 60 * time.Second
 
 // Status is a server's state as health_check and 'mcpctl get servers' report it.
 type Status struct {
-	Name       string    `json:"name"`
-	Command    string    `json:"command"` // the command as the project gives it
-	State      State     `json:"state"`
-	Tools      int       `json:"tools"` // how many tools it serves (after allow and deny)
-	Prompts    int       `json:"prompts"`
-	Resources  int       `json:"resources"`           // resources and resource templates
-	LastError  string    `json:"lastError,omitempty"` // the last failure, kept after a recovery
-	LastStderr string    `json:"lastStderr,omitempty"`
-	PID        int       `json:"pid,omitempty"` // its process id while it runs
-	Restarts   int       `json:"restarts"`      // how many times it was started again after failing
-	Since      time.Time `json:"since"`         // when it entered State
+	Name       string `json:"name"`
+	Command    string `json:"command"` // the command as the project gives it
+	State      State  `json:"state"`
+	Tools      int    `json:"tools"` // how many tools it serves (after allow and deny)
+	Prompts    int    `json:"prompts"`
+	Resources  int    `json:"resources"`           // resources and resource templates
+	LastError  string `json:"lastError,omitempty"` // the last failure, while it is not ready
+	LastStderr string `json:"lastStderr,omitempty"`
+	// RecoveredFrom is, once it is ready again, the failure it was restarted after: the same as
+	// LastError was, but a ready server's lastError, and its hint "mcpctl restarts it", read as
+	// a failure still to see to.
+	RecoveredFrom string    `json:"recoveredFrom,omitempty"`
+	FailedAt      time.Time `json:"failedAt,omitzero"` // when the last failure happened
+	PID           int       `json:"pid,omitempty"`     // its process id while it runs
+	Restarts      int       `json:"restarts"`          // how many times it was started again after failing
+	Since         time.Time `json:"since"`             // when it entered State
 	// Hint is what to do about the last failure.
 	Hint string `json:"hint,omitempty"`
 	// UnsetEnv are the variables its env refers to (${VAR}) that were unset at its last start,
@@ -116,19 +121,27 @@ type Server struct {
 	mu         sync.Mutex
 	state      State
 	since      time.Time
-	reason     string // the last failure
+	reason     string    // the last failure
+	failedAt   time.Time // when it happened
 	hint       string
 	unsetEnv   []string // at the last start
 	permanent  bool     // the last failure was the command itself: no restart mends it
 	lastStderr string
 	restarts   int
-	pid        int
-	conn       *conn // while Ready
-	lists      lists
-	wake       chan struct{} // closed and replaced on every state change
-	progress   map[string]ProgressFunc
-	calls      map[*deadline]bool // the requests under way, whose quiet waits a relay holds
-	relaying   int                // the server's requests to the client under way (relay)
+	starts     int // how many times its process was started (or tried to be)
+	// failedStarts counts the starts in a row whose process ran but never became ready: it
+	// exited, broke the protocol or did not finish initializing. A server like that needs the
+	// user (StartFailed); a restart after it died while serving does not.
+	failedStarts int
+	everReady    bool      // it has been ready since mcpctl started it
+	restartAt    time.Time // when the next start is due; zero while none is scheduled
+	pid          int
+	conn         *conn // while Ready
+	lists        lists
+	wake         chan struct{} // closed and replaced on every state change
+	progress     map[string]ProgressFunc
+	calls        map[*deadline]bool // the requests under way, whose quiet waits a relay holds
+	relaying     int                // the server's requests to the client under way (relay)
 }
 
 // conn is a running server's MCP connection.
@@ -176,10 +189,19 @@ func (s *Server) State() Status {
 	if s.conn != nil {
 		last = s.conn.proc.LastStderr()
 	}
-	return Status{Name: s.name, Command: s.spec.Command, State: s.state,
+	st := Status{Name: s.name, Command: s.spec.Command, State: s.state,
 		Tools: len(s.lists.tools), Prompts: len(s.lists.prompts), Resources: len(s.lists.resources) + len(s.lists.templates),
-		LastError: s.reason, LastStderr: last, PID: s.pid, Restarts: s.restarts, Since: s.since,
+		LastError: s.reason, LastStderr: last, PID: s.pid, Restarts: s.restarts, Since: s.since, FailedAt: s.failedAt,
 		Hint: s.hint, UnsetEnv: s.unsetEnv}
+	if s.state == Ready {
+		// The failure is past: nothing is to be done about it, and its hint would say otherwise.
+		st.RecoveredFrom, st.LastError, st.Hint = st.LastError, "", ""
+		if st.RecoveredFrom != "" && s.lastStderr != "" {
+			// LastStderr is the running process's now: the failed one's line goes with its failure.
+			st.RecoveredFrom += fmt.Sprintf("; its last stderr line then: %q", s.lastStderr)
+		}
+	}
+	return st
 }
 
 // Tools are the tools the server serves now, sorted by name; none unless it is ready. The
@@ -252,12 +274,18 @@ func (s *Server) run(ctx context.Context) {
 	for {
 		up, reason := s.runOnce(ctx)
 		if ctx.Err() != nil {
+			// A start that failed as ctx ended left it Failed: no restart is coming, and a
+			// call waiting for one must be told at once.
+			s.setState(Stopped, nil)
 			return
 		}
 		if up >= s.opts.MaxBackoff {
 			backoff = s.opts.MinBackoff
 		}
 		s.log.Warn("upstream server down; restarting", "reason", reason, "restartIn", backoff.String())
+		// A call that finds it failed waits for a restart due within the call's timeout
+		// (await): it must know when that is, and be woken to read it.
+		s.setState(Failed, func() { s.restartAt = time.Now().Add(backoff) })
 		t := time.NewTimer(backoff)
 		select {
 		case <-ctx.Done():
@@ -309,12 +337,12 @@ func WorkDir(spec gate.ServerSpec, base string) string {
 // the server Failed (or Stopped when ctx ended) with no connection, and returns how long it was
 // ready and why it stopped.
 func (s *Server) runOnce(ctx context.Context) (up time.Duration, reason string) {
-	s.setState(Starting, func() { s.lists = lists{} })
+	s.setState(Starting, func() { s.lists, s.restartAt = lists{}, time.Time{}; s.starts++ })
 	cmd := s.command()
 	proc, err := startProcess(cmd, s.log)
 	if err != nil {
 		reason, hint, permanent := commandError(s.name, s.spec.Command, cmd.Dir, err)
-		s.setState(Failed, func() { s.reason, s.hint, s.pid, s.permanent = reason, hint, 0, permanent })
+		s.setState(Failed, func() { s.reason, s.hint, s.pid, s.permanent, s.failedAt = reason, hint, 0, permanent, time.Now() })
 		return 0, reason
 	}
 	s.mu.Lock()
@@ -359,7 +387,10 @@ func (s *Server) runOnce(ctx context.Context) (up time.Duration, reason string) 
 			had = s.conn != nil
 			s.conn, s.lists = nil, lists{}
 			if st == Failed {
-				s.reason, s.hint = reason, hint
+				s.reason, s.hint, s.failedAt = reason, hint, time.Now()
+				if !had {
+					s.failedStarts++
+				}
 			}
 			s.lastStderr = proc.LastStderr()
 		})
@@ -400,7 +431,7 @@ func (s *Server) runOnce(ctx context.Context) (up time.Duration, reason string) 
 		return 0, "initialize failed: " + err.Error()
 	}
 	readyAt := time.Now()
-	s.setState(Ready, func() { s.conn, s.lists = c, l })
+	s.setState(Ready, func() { s.conn, s.lists, s.failedStarts, s.everReady = c, l, 0, true })
 	s.log.Info("upstream server ready", "pid", proc.pid(), "tools", len(l.tools), "prompts", len(l.prompts), "resources", len(l.resources)+len(l.templates))
 	s.changed()
 

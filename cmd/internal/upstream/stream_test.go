@@ -48,7 +48,7 @@ func callAsync(tb testing.TB, sup *Supervisor, name string, args any) (*mcp.Call
 }
 
 // restarted waits for the server to be ready again after a failure, and checks that the failure
-// is recorded and calls work again.
+// is recorded, as the one it recovered from, and calls work again.
 func restarted(tb testing.TB, sup *Supervisor, server, lastError string) {
 	tb.Helper()
 	srv := sup.Server(server)
@@ -57,8 +57,8 @@ func restarted(tb testing.TB, sup *Supervisor, server, lastError string) {
 		st = srv.State()
 		return st.State == Ready && st.Restarts >= 1
 	})
-	if !strings.Contains(st.LastError, lastError) {
-		tb.Errorf("after the restart: last error %q, want it to say %q", st.LastError, lastError)
+	if !strings.Contains(st.RecoveredFrom, lastError) || st.LastError != "" {
+		tb.Errorf("after the restart: recovered from %q, last error %q; want it recovered from what says %q", st.RecoveredFrom, st.LastError, lastError)
 	}
 	if res, err := callAsync(tb, sup, server+"__small", map[string]any{"word": "again"}); err != nil || textOf(res) != "small: again" {
 		tb.Errorf("call after the restart: got %v %v", res, err)

@@ -206,8 +206,8 @@ func TestStartingServerTimesOut(t *testing.T) {
 
 func TestServerDiesAndComesBack(t *testing.T) {
 	spec, _ := testSpec(t, nil)
-	// A restart delay long enough that the calls below see the server down, even on a loaded
-	// machine (500 ms was not always).
+	// A restart delay long enough that the calls below come while the server is down, even on
+	// a loaded machine (500 ms was not always).
 	sup, ch := startSupervisor(t, map[string]gate.ServerSpec{"tu": spec}, Options{MinBackoff: 2 * time.Second, MaxBackoff: 2 * time.Second})
 	srv := sup.Server("tu")
 	first := waitState(t, srv, Ready)
@@ -220,28 +220,38 @@ func TestServerDiesAndComesBack(t *testing.T) {
 	if !errors.As(err, &ue) || ue.Server != "tu" || ue.LastStderr != "fatal: crash requested" || !strings.Contains(ue.Reason, "exit status 3") {
 		t.Fatalf("crash call: got %v, want an UnavailableError naming tu, exit status 3 and its last stderr line", err)
 	}
+	te := ToolError(err)
+	if te == nil || te.Code != promptlib.CodeUpstreamUnavailable || !strings.Contains(te.Message, "server tu") ||
+		!strings.Contains(te.Message, "fatal: crash requested") || te.Hint() == "" || strings.Contains(te.Hint(), "Only the user") {
+		// It started and served: its restart may well mend it.
+		t.Fatalf("crash call: tool error %+v, want one that does not leave it to the user", te)
+	}
 	st := waitState(t, srv, Failed)
 	if st.Tools != 0 || len(srv.Tools()) != 0 {
 		t.Errorf("a dead server still lists %d tools", len(srv.Tools()))
 	}
+	if st.LastError == "" || st.Hint == "" || st.RecoveredFrom != "" || st.FailedAt.IsZero() {
+		t.Errorf("failed: lastError %q, hint %q, recoveredFrom %q, failedAt %v; want the failure, its hint and when", st.LastError, st.Hint, st.RecoveredFrom, st.FailedAt)
+	}
 	// OnChange fires after the state is recorded, so the test may see Failed before it.
 	ch.atLeast(t, changesBefore+1)
 
-	// The next call is answered at once, as a tool result the model can read.
-	_, err = sup.CallTool(ctx, "tu__small", nil, nil)
-	te := ToolError(err)
-	if te == nil || te.Code != promptlib.CodeUpstreamUnavailable || !strings.Contains(te.Message, "server tu") ||
-		!strings.Contains(te.Message, "fatal: crash requested") || te.Hint() == "" {
-		t.Fatalf("call to a dead server: got %v (tool error %+v)", err, te)
+	// The next call comes while the restart is 2 s away, within the call's timeout: it waits
+	// for the restart and is answered by the new process (it was answered "unavailable" at once).
+	res, err := sup.CallTool(ctx, "tu__small", map[string]any{"word": "after"}, nil)
+	if err != nil || resultText(t, res) != "small: after" {
+		t.Fatalf("call while the server restarts: %v, want it to wait for the restart and be answered", err)
 	}
-
-	// It comes back, and calls work again.
-	again := waitState(t, srv, Ready)
-	if again.PID == first.PID || again.Restarts != 1 {
-		t.Errorf("after the restart: pid %d (was %d), restarts %d, want a new pid and 1", again.PID, first.PID, again.Restarts)
+	again := srv.State()
+	if again.State != Ready || again.PID == first.PID || again.Restarts != 1 {
+		t.Errorf("after the restart: %s, pid %d (was %d), restarts %d, want ready, a new pid and 1", again.State, again.PID, first.PID, again.Restarts)
 	}
-	if _, err := sup.CallTool(ctx, "tu__small", nil, nil); err != nil {
-		t.Errorf("call after the restart: %v", err)
+	// Ready again, its failure is past: reported as what it recovered from, with the dead
+	// process's stderr line, and without lastError or a hint to act on ("mcpctl restarts it").
+	if again.LastError != "" || again.Hint != "" || !strings.Contains(again.RecoveredFrom, "exit status 3") ||
+		!strings.Contains(again.RecoveredFrom, "fatal: crash requested") || again.FailedAt.Before(first.Since) {
+		t.Errorf("after the restart: lastError %q, hint %q, recoveredFrom %q, failedAt %v; want only the past failure, and when",
+			again.LastError, again.Hint, again.RecoveredFrom, again.FailedAt)
 	}
 
 	// Killed from outside, it is noticed and restarted the same way.
@@ -252,10 +262,47 @@ func TestServerDiesAndComesBack(t *testing.T) {
 	if !strings.Contains(st.LastError, "signal: killed") {
 		t.Errorf("got last error %q, want it killed", st.LastError)
 	}
-	if _, err := sup.CallTool(ctx, "tu__small", nil, nil); !errors.Is(err, ErrUnavailable) {
-		t.Errorf("call to a killed server: got %v, want ErrUnavailable", err)
+	if _, err := sup.CallTool(ctx, "tu__small", nil, nil); err != nil {
+		t.Errorf("call while a killed server restarts: %v, want it to wait for the restart", err)
 	}
+}
+
+// A call that comes while the restart is further off than the call's timeout is answered at
+// once: waiting could only end in the timeout.
+func TestCallDoesNotWaitForARestartPastItsTimeout(t *testing.T) {
+	spec, _ := testSpec(t, nil)
+	spec.TimeoutMs = 5000
+	sup, _ := startSupervisor(t, map[string]gate.ServerSpec{"tu": spec}, Options{MinBackoff: time.Hour, MaxBackoff: time.Hour})
+	srv := sup.Server("tu")
 	waitState(t, srv, Ready)
+	if _, err := sup.CallTool(context.Background(), "tu__crash", nil, nil); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("crash call: %v", err)
+	}
+	_, err := sup.CallTool(context.Background(), "tu__small", nil, nil)
+	var ue *UnavailableError
+	if !errors.As(err, &ue) || ue.State != Failed || !strings.Contains(ue.Reason, "exit status 3") {
+		t.Errorf("call an hour before the restart: got %v, want UPSTREAM_UNAVAILABLE with the crash", err)
+	}
+}
+
+// A call that waits for a restart that fails is told so, with the failed start's reason and
+// stderr line, not the crash's.
+func TestCallWaitingForAFailedRestartIsToldWhy(t *testing.T) {
+	spec, _ := testSpec(t, map[string]string{envDead: filepath.Join(t.TempDir(), "dead")})
+	sup, _ := startSupervisor(t, map[string]gate.ServerSpec{"tu": spec}, Options{MinBackoff: 2 * time.Second, MaxBackoff: 2 * time.Second})
+	waitState(t, sup.Server("tu"), Ready)
+	if _, err := sup.CallTool(context.Background(), "tu__crash", nil, nil); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("crash call: %v", err)
+	}
+	_, err := sup.CallTool(context.Background(), "tu__small", nil, nil)
+	var ue *UnavailableError
+	if !errors.As(err, &ue) || !strings.Contains(ue.Reason, "exit status 1 while starting") || ue.LastStderr != "test upstream: cannot start after the crash" {
+		t.Fatalf("call while the restart fails: got %v, want the failed start's reason and stderr line", err)
+	}
+	// Its restart failed: it ran before, but now fails as it starts, which the user must see to.
+	if h := ToolError(err).Hint(); !strings.Contains(h, "It failed as it started, so only the user can fix this") {
+		t.Errorf("hint %q, want that only the user can fix it", h)
+	}
 }
 
 func TestCancelledCallIsCancelledUpstream(t *testing.T) {
@@ -344,7 +391,26 @@ func TestServerThatNeverStartsIsRestarted(t *testing.T) {
 	te := ToolError(err)
 	if te == nil || te.Code != promptlib.CodeUpstreamUnavailable || !strings.Contains(te.Message, "cannot open the database") {
 		// A call that lands while a restart is under way waits for it and fails the same way.
-		t.Errorf("got %v, want UPSTREAM_UNAVAILABLE with the stderr line", err)
+		t.Fatalf("got %v, want UPSTREAM_UNAVAILABLE with the stderr line", err)
+	}
+	// It fails as it starts, every time: the model is told to leave it to the user, and what
+	// the user runs to see why, not to try again in a few seconds (it retried in a loop).
+	if h := te.Hint(); !strings.Contains(h, "has failed every start since mcpctl began, so only the user can fix this") ||
+		!strings.Contains(h, "'mcpctl describe server db' shows them why") || !strings.Contains(h, "Run servers.db.command by hand") ||
+		strings.Contains(h, "try again") {
+		t.Errorf("hint %q, want that only the user can fix it, and how they see why", h)
+	}
+}
+
+func TestDescribeCommandNamesTheProject(t *testing.T) {
+	for file, want := range map[string]string{
+		"": "mcpctl describe server db",
+		"/home/me/.config/mcpctl/projects/web.yaml":    "mcpctl describe server db --project web",
+		"/home/me/src/Shop Front/.mcpctl/project.yaml": "mcpctl describe server db --project '/home/me/src/Shop Front'",
+	} {
+		if got := describeCommand("db", file); got != want {
+			t.Errorf("describeCommand(db, %q) = %q, want %q", file, got, want)
+		}
 	}
 }
 
