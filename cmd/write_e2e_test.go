@@ -291,6 +291,7 @@ func TestWriteToolsValidateFirst(t *testing.T) {
 		{"create_prompt", map[string]any{"title": "x", "content": strings.Repeat("é", promptlib.MaxContent+1)}, "INVALID_INPUT"},
 		{"update_prompt", map[string]any{"id": missing, "title": "x"}, "PROMPT_NOT_FOUND"},
 		{"update_prompt", map[string]any{"id": missing, "title": nil}, "INVALID_INPUT"},
+		{"update_prompt", map[string]any{"id": nil, "title": "x"}, "INVALID_INPUT"},
 		{"create_folder", map[string]any{"name": "x", "parentId": missing}, "PARENT_FOLDER_NOT_FOUND"},
 		{"create_folder", map[string]any{"name": "TOP"}, "FOLDER_EXISTS"},
 		{"update_folder", map[string]any{"id": *f.ID, "parentId": *child.ID}, "FOLDER_CYCLE"},
@@ -304,6 +305,10 @@ func TestWriteToolsValidateFirst(t *testing.T) {
 		te := s.callError(t, tt.tool, tt.args, tt.code)
 		if title, ok := tt.args["title"]; ok && title == nil && te.Message != "title cannot be null; leave it out to keep the title" {
 			t.Errorf("update_prompt with a null title: %q, want it to say to leave it out", te.Message)
+		}
+		// The id is required: leaving it out is no fix.
+		if id, ok := tt.args["id"]; ok && id == nil && te.Message != "id: cannot be null" {
+			t.Errorf("update_prompt with a null id: %q, want %q", te.Message, "id: cannot be null")
 		}
 		// An operation id comes from a write, not from the read tools that give other ids.
 		if tt.tool == "get_operation_status" && !strings.Contains(te.Hint, "write tool") {

@@ -112,7 +112,7 @@ func inputError(tool string, err error) error {
 			code, parts[i] = promptlib.CodeInvalidUUID, field+" is not a UUID"
 		case field == "color" && (p.Keyword == "enum" || p.Keyword == "type"):
 			code, parts[i] = promptlib.CodeInvalidColor, "color must be one of red, orange, yellow, green, blue, purple, or null to clear it"
-		case p.Keyword == "type" && p.Message == schemas.NullRefused && strings.HasPrefix(tool, "update_"):
+		case p.Keyword == "type" && p.Message == schemas.NullRefused && strings.HasPrefix(tool, "update_") && !isIDField(field):
 			// An update's null clears a field; these cannot be cleared, only kept.
 			parts[i] = fmt.Sprintf("%s cannot be null; leave it out to keep the %s", field, field)
 		default:

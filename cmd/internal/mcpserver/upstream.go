@@ -715,7 +715,9 @@ func (u *upstreams) checkCallTool(ctx context.Context, _ any, req *mcp.CallToolR
 		return
 	}
 	name := req.Params.Name
-	if srv, ok := u.sup.Owner(name); ok && !u.known(srv.Name()) {
+	// A tool the project's allow and deny leave out is told so at once: that is the project
+	// file's, and waiting for the server would not change it (notServed says which rule).
+	if srv, ok := u.sup.Owner(name); ok && !u.known(srv.Name()) && srv.HiddenBy(strings.TrimPrefix(name, srv.Name()+upstream.Separator)) == "" {
 		err := u.awaitFirstStart(ctx, srv)
 		switch {
 		case ctx.Err() != nil:
@@ -726,11 +728,11 @@ func (u *upstreams) checkCallTool(ctx context.Context, _ any, req *mcp.CallToolR
 			return
 		case err != nil:
 			te := upstream.ToolError(err)
-			if te == nil {
+			if te == nil { // Await's only other error is ctx's, handled above; a hook must not panic
 				te = &promptlib.Error{Code: promptlib.CodeUpstreamUnavailable, Message: err.Error(), Err: err}
 			}
 			answer := *te
-			answer.Message = fmt.Sprintf("tool '%s' was not called: %s", name, te.Message)
+			answer.Message = fmt.Sprintf("tool '%s' was not called: %s", name, answer.Message)
 			answerCall(req, srv.Name(), &answer)
 			return
 		}

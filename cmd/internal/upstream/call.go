@@ -26,14 +26,15 @@ import (
 // its timeout, whose last start failed (StartFailed: the user's to fix), or stopped. When ctx
 // (the caller's own) ends first, its error is returned as it is.
 func (s *Server) await(ctx, callCtx context.Context) (*conn, lists, error) {
-	first := -1 // s.starts before the start the call waits for
+	first, counted := 0, false // s.starts before the start the call waits for, once counted
 	for {
 		s.mu.Lock()
 		st, c, l, wake, starts, restartAt := s.state, s.conn, s.lists, s.wake, s.starts, s.restartAt
 		userFix := s.permanent || s.failedStarts > 0
 		s.mu.Unlock()
-		if first < 0 {
-			first = starts
+		if !counted {
+			// A flag, not a sentinel: the first start under way leaves first at -1.
+			counted, first = true, starts
 			if st == Starting {
 				first-- // the start under way is the one it waits for
 			}
@@ -68,8 +69,13 @@ func (s *Server) await(ctx, callCtx context.Context) (*conn, lists, error) {
 			if st == Failed {
 				return nil, lists{}, s.unavailable("", "")
 			}
-			return nil, lists{}, s.unavailable(fmt.Sprintf("did not finish starting within %v", s.timeout),
-				fmt.Sprintf("It may be slow to start: try again shortly, or raise servers.%s.timeoutMs", s.name))
+			hint := fmt.Sprintf("It may be slow to start: try again shortly, or raise servers.%s.timeoutMs", s.name)
+			s.mu.Lock()
+			if s.failedStarts > 0 {
+				hint = "" // its last start failed: trying again is no advice (ToolError's StartFailed)
+			}
+			s.mu.Unlock()
+			return nil, lists{}, s.unavailable(fmt.Sprintf("did not finish starting within %v", s.timeout), hint)
 		}
 	}
 }

@@ -131,8 +131,12 @@ func ToolError(err error) *promptlib.Error {
 			if ue.NeverReady {
 				since = "It has failed every start since mcpctl began"
 			}
-			e.Advice = fmt.Sprintf("%s. %s, so only the user can fix this: tell them what failed.%s mcpctl keeps restarting it, and its tools work again once a start succeeds, but calling again before the user has fixed it will most likely fail the same way.",
-				ue.Hint, since, see)
+			hint := ""
+			if ue.Hint != "" {
+				hint = ue.Hint + ". "
+			}
+			e.Advice = fmt.Sprintf("%s%s, so only the user can fix this: tell them what failed.%s mcpctl keeps restarting it, and its tools work again once a start succeeds, but calling again before the user has fixed it will most likely fail the same way.",
+				hint, since, see)
 		case ue.Hint != "":
 			e.Message += ". " + ue.Hint
 		}
