@@ -132,7 +132,7 @@ func TestLibraryInit(t *testing.T) {
 		}
 	}
 	if code, _, stderr := run(t, nil, "library", "init", dir); code != 1 || !strings.Contains(stderr, "already holds a library") ||
-		!strings.Contains(stderr, "hint: serve it with 'mcpctl serve --library '"+dir+"''") {
+		!strings.Contains(stderr, "hint: serve it with `mcpctl serve --library '"+dir+"'`") {
 		t.Errorf("second init: exit %d, stderr %q; want 1 saying it exists and how to serve it", code, stderr)
 	}
 	// Flags after DIR, as users type them; after "--" a DIR may start with a dash.

@@ -68,7 +68,7 @@ func describeProject(ctx context.Context, env Env, args []string) error {
 		if fs.Arg(0) != "" {
 			get += " --project " + promptlib.ShellWord(fs.Arg(0))
 		}
-		fmt.Fprintf(w, "Servers:     %s ('%s' starts them and lists what they offer)\n", cell(strings.Join(sortedKeys(p.Servers), ", ")), cell(get))
+		fmt.Fprintf(w, "Servers:     %s (%s starts them and lists what they offer)\n", cell(strings.Join(sortedKeys(p.Servers), ", ")), cell(promptlib.Quoted(get)))
 	}
 	for _, pr := range projectModelProblems(env, p) {
 		fmt.Fprintf(w, "Warning:     %s\n", cell(pr.String()))

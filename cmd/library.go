@@ -73,7 +73,7 @@ func runLibraryInit(ctx context.Context, env Env, args []string) error {
 	}
 	if err := queue.CreateLibrary(ctx, dir, lib); errors.Is(err, queue.ErrLibraryExists) {
 		return &hintError{msg: fmt.Sprintf("library init: %s already holds a library; nothing was changed", dir),
-			hint: fmt.Sprintf("serve it with 'mcpctl serve --library %s', or give another DIR", promptlib.ShellWord(dir))}
+			hint: "serve it with " + promptlib.Quoted("mcpctl serve --library "+promptlib.ShellWord(dir)) + ", or give another DIR"}
 	} else if pe := (*iofs.PathError)(nil); errors.As(err, &pe) {
 		return &hintError{msg: fmt.Sprintf("library init: cannot create the library in %s: %s %s: %v", dir, pe.Op, pe.Path, pe.Err),
 			hint: "give a DIR in a place you can write to (check the permissions of its parent directory)"}

@@ -130,7 +130,7 @@ func dbAccessError(lib Library, err error) error {
 			fix: "check the path, or create a library with 'mcpctl library init DIR' and serve it with --library DIR"}
 	case errors.Is(err, fs.ErrNotExist):
 		return &libraryError{msg: fmt.Sprintf("no library database at %s (found by %s)", lib.DB, lib.Source),
-			fix: fmt.Sprintf("check the path, or create a library there with 'mcpctl library init %s'", promptlib.ShellWord(filepath.Dir(lib.DB)))}
+			fix: "check the path, or create a library there with " + promptlib.Quoted("mcpctl library init "+promptlib.ShellWord(filepath.Dir(lib.DB)))}
 	default:
 		return fmt.Errorf("cannot open the library at %s (found by %s): %v", lib.DB, lib.Source, err)
 	}

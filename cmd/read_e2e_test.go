@@ -261,7 +261,7 @@ func TestServeALibraryItCannotOpen(t *testing.T) {
 	}{
 		{"no library at a path under ~", func(home string) (string, string) {
 			return "~/prompts", filepath.Join(home, "prompts", "prompts.db")
-		}, []string{"no library database at", "To fix: check the path, or create a library there with 'mcpctl library init "}},
+		}, []string{"no library database at", "To fix: check the path, or create a library there with ", "mcpctl library init "}},
 		{"a file that is not a library", func(string) (string, string) {
 			return junk, filepath.Join(junk, "prompts.db")
 		}, []string{"cannot open the library at", "not a database", "To fix: a library's prompts.db is the SQLite database"}},

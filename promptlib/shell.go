@@ -14,3 +14,13 @@ func ShellWord(s string) string {
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
+
+// Quoted is a command as a message names it: in single quotes ('mcpctl serve'), or in
+// backquotes when it holds a quoted word of its own, which single quotes around it would break
+// (`mcpctl serve --library '/a b'`).
+func Quoted(command string) string {
+	if strings.Contains(command, "'") {
+		return "`" + command + "`"
+	}
+	return "'" + command + "'"
+}

@@ -16,3 +16,14 @@ func TestShellWord(t *testing.T) {
 		}
 	}
 }
+
+func TestQuoted(t *testing.T) {
+	for cmd, want := range map[string]string{
+		"mcpctl serve --library /a":     "'mcpctl serve --library /a'",
+		"mcpctl serve --library '/a b'": "`mcpctl serve --library '/a b'`",
+	} {
+		if got := Quoted(cmd); got != want {
+			t.Errorf("Quoted(%q) = %s, want %s", cmd, got, want)
+		}
+	}
+}

@@ -191,7 +191,7 @@ func standaloneAdvice(pe *promptlib.Error) string {
 // hand answers the Prompteka library libraryDir. It runs in a terminal of its own: what it did
 // and why it failed are in its log there, not in health_check.
 func forcedAdvice(pe *promptlib.Error, libraryDir string) string {
-	run := "'mcpctl queue process --force --library " + promptlib.ShellWord(libraryDir) + "'"
+	run := promptlib.Quoted("mcpctl queue process --force --library " + promptlib.ShellWord(libraryDir))
 	switch pe.Code {
 	case promptlib.CodeQueueFull:
 		return fmt.Sprintf("1000 operations wait in this library's queue for %s to apply them; ask the user to check that it runs, wait until it catches up, then try again.", run)

@@ -400,7 +400,7 @@ func appProcessor(goos string, lib Library) (state string, problem *string) {
 	}
 	return "none", promptlib.Ptr(fmt.Sprintf("nothing applies this library's writes here: the Prompteka app runs only on macOS, "+
 		"and no 'mcpctl queue process --force' runs for the library, so every write is refused (PROCESSOR_STOPPED) and nothing is saved. "+
-		"Ask the user to run 'mcpctl queue process --force --library %s' in a terminal, or to serve a standalone library", promptlib.ShellWord(lib.Dir)))
+		"Ask the user to run %s in a terminal, or to serve a standalone library", promptlib.Quoted("mcpctl queue process --force --library "+promptlib.ShellWord(lib.Dir))))
 }
 
 // scope lists the folders the session reads, nil for the whole library.

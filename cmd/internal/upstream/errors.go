@@ -119,7 +119,7 @@ func ToolError(err error) *promptlib.Error {
 		e := &promptlib.Error{Code: promptlib.CodeUpstreamUnavailable, Message: ue.Error(), Err: err}
 		see := ""
 		if ue.Diagnose != "" {
-			see = fmt.Sprintf(" '%s' shows them why.", ue.Diagnose)
+			see = " " + promptlib.Quoted(ue.Diagnose) + " shows them why."
 		}
 		switch {
 		case ue.Permanent:
