@@ -83,6 +83,8 @@ func TestServeWritesTraffic(t *testing.T) {
 				t.Errorf("the big prompt's resources/read event has no pipeline part")
 			case traced && (len(paged.Input) != paged.BytesBefore || !strings.HasSuffix(paged.Input, "The last line.")):
 				t.Errorf("traced: the pipeline's input is %d bytes (before: %d), want the whole prompt it paged", len(paged.Input), paged.BytesBefore)
+			case traced && (paged.Type != "resource" || paged.Source != read.Params.URI):
+				t.Errorf("traced: the pipeline's input is typed %q from %q, want resource from %s", paged.Type, paged.Source, read.Params.URI)
 			case !traced && paged.Input != "":
 				t.Errorf("untraced, but the pipeline part holds its input (%d bytes)", len(paged.Input))
 			}

@@ -531,7 +531,7 @@ func TestPipelineEventTakesResultText(t *testing.T) {
 	// is taken too: transforming it shows why.
 	transformed := ev(6, traffic.KindResponse, "tools/call", "db__big", traffic.StatusOK,
 		`{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"page 1 of 9"}]}}`)
-	transformed.Pipeline = &traffic.Pipeline{Model: "default", Input: "# Big\n\n## Rows\n\nall of them"}
+	transformed.Pipeline = &traffic.Pipeline{Model: "default", Input: "# Big\n\n## Rows\n\nall of them", Type: "toolResult", Source: "db/big"}
 	withheld := ev(7, traffic.KindResponse, "tools/call", "db__secret", traffic.StatusError,
 		`{"jsonrpc":"2.0","id":4,"result":{"isError":true,"content":[{"type":"text","text":"CONTENT_WITHHELD"}]}}`)
 	withheld.Pipeline = &traffic.Pipeline{Model: "subindex", Input: "# Secret\n\n## Key\n\nsk-1"}
@@ -540,6 +540,9 @@ func TestPipelineEventTakesResultText(t *testing.T) {
 		press(s)
 		if s.input != want.input || s.models[s.model] != want.model {
 			t.Errorf("e on a transformed event: input %q with model %s, want %q with %s", s.input, s.models[s.model], want.input, want.model)
+		}
+		if want.model == "default" && s.evIn.Source != "db/big" {
+			t.Errorf("e on a transformed event: source %q, want serve's, db/big", s.evIn.Source)
 		}
 	}
 

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -269,19 +270,21 @@ func (s *pipelineScreen) nextEvent() tea.Cmd {
 	for i := 1; i <= n; i++ {
 		ev := (s.ev + i) % n
 		e := s.traced[n-1-ev]
-		text, ok := payloadText(e.Payload)
+		in, ok := Input{Type: contentType(e.Method), Source: e.Name}, false
+		in.Text, ok = payloadText(e.Payload)
 		if p := e.Pipeline; p != nil && p.Input != "" {
 			// The payload is what serve's model made of the content; the screen starts from
-			// the content, with that model, which may be a server's or an override's.
-			text, ok = p.Input, true
-			if i := slices.Index(s.models, p.Model); i >= 0 {
-				s.model = i
+			// the content as serve had it, with that model, which may be a server's or an
+			// override's.
+			in, ok = Input{Text: p.Input, Type: cmp.Or(p.Type, in.Type), Source: cmp.Or(p.Source, in.Source)}, true
+			if m := slices.Index(s.models, p.Model); m >= 0 {
+				s.model = m
 			}
 		}
 		if !ok {
 			continue
 		}
-		s.ev, s.evIn = ev, Input{Text: text, Type: contentType(e.Method), Source: e.Name}
+		s.ev, s.evIn = ev, in
 		s.source = fmt.Sprintf("event:%s %s %s %s", e.TS.Format("15:04:05.000"), e.Session, e.Method, e.Name)
 		return s.run()
 	}

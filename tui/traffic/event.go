@@ -64,4 +64,8 @@ type Pipeline struct {
 	// screen transforms it again, where the payload holds only what the client got. Only in a
 	// traced event (--trace-content), as the payload.
 	Input string `json:"input,omitempty"`
+	// Type and Source are the content type and source serve transformed Input as (its model's
+	// overrides and a custom stage see them); in a traced event only.
+	Type   string `json:"type,omitempty"`
+	Source string `json:"source,omitempty"`
 }

@@ -103,7 +103,7 @@ func (o *observer) response(c *call, size, rpcCode int, rpcMessage string, isErr
 		// A traced event holds the content: what the model transformed too, as the payload
 		// holds only what it made of it.
 		p := *c.pipeline
-		p.Input = c.input
+		p.Input, p.Type, p.Source = c.input.text, c.input.typ, c.input.source
 		e.Pipeline = &p
 	}
 	opID := c.operationID

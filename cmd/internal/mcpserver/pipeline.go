@@ -142,7 +142,7 @@ func (p *contentPipeline) transformWith(ctx context.Context, model string, typ p
 	out, err := p.engine.Transform(ctx, pipeline.Request{Model: model, Project: p.project(),
 		Content: pipeline.Content{Text: text, Type: typ, Source: source}})
 	if errors.Is(err, pipeline.ErrWithheld) {
-		p.recordPipeline(ctx, out, text)
+		p.recordPipeline(ctx, out, typ, source, text)
 		return out, err
 	}
 	if err != nil {
@@ -150,7 +150,7 @@ func (p *contentPipeline) transformWith(ctx context.Context, model string, typ p
 		return pipeline.Output{Text: text, Body: text}, nil
 	}
 	if out.Applied {
-		p.recordPipeline(ctx, out, text)
+		p.recordPipeline(ctx, out, typ, source, text)
 	}
 	return out, nil
 }
@@ -171,13 +171,17 @@ func withheldError(source string, err error) error {
 			"because a stage of their proxymodel failed, and how to fix it: " + we.Fix() + "."}
 }
 
-// recordPipeline puts what a transform of input did in the call's traffic event.
-func (p *contentPipeline) recordPipeline(ctx context.Context, out pipeline.Output, input string) {
+// recordPipeline puts what a transform of input did in the call's traffic event. A briefing's
+// tables of contents (toc) are not the call's content and are not recorded.
+func (p *contentPipeline) recordPipeline(ctx context.Context, out pipeline.Output, typ pipeline.ContentType, source, input string) {
+	if typ == pipeline.TypeBriefing {
+		return
+	}
 	m := out.Metrics
 	c := callFrom(ctx)
 	c.mu.Lock()
 	c.pipeline = &traffic.Pipeline{Model: m.Model, Stages: m.StageNames(), BytesBefore: m.BytesBefore, BytesAfter: m.BytesAfter, CacheHit: m.CacheHit}
-	c.input = input
+	c.input = tracedInput{text: input, typ: string(typ), source: source}
 	c.mu.Unlock()
 }
 
@@ -246,7 +250,7 @@ func (p *contentPipeline) page(ctx context.Context, source, text string) pipelin
 		p.log.Warn("pipeline: a result over the bound could not be paged", "source", source, "bytes", len(text), "err", err)
 		return pipeline.Output{Text: text}
 	}
-	p.recordPipeline(ctx, out, text)
+	p.recordPipeline(ctx, out, pipeline.TypeToolResult, source, text)
 	return out
 }
 

@@ -28,13 +28,17 @@ type call struct {
 	operationID string
 	gate        *traffic.Gate
 	pipeline    *traffic.Pipeline
-	input       string // what the pipeline transformed, for a traced event (traffic.Pipeline.Input)
+	input       tracedInput // what the pipeline transformed, for a traced event
 	upstream    string
 	cancelled   bool
 	carried     []string           // ids of the prompts the result carries in full, for the gate
 	prepared    *prepared          // a tool result's bytes, spliced into its response by the wire
 	stop        context.CancelFunc // cancels the handler's context; nil until it runs
 }
+
+// tracedInput is what the pipeline transformed in a call, as a traced event keeps it
+// (traffic.Pipeline's Input, Type and Source), so the console can run it again as serve did.
+type tracedInput struct{ text, typ, source string }
 
 // preparedText is the text a prepared result splices in for its marker: the prose, or the
 // structured content's JSON.
