@@ -317,7 +317,7 @@ func (c *core) healthHeader() HealthResult {
 // healthCheck never fails: what is wrong is the answer.
 func (d readTools) healthCheck(ctx context.Context, _ json.RawMessage) (any, error) {
 	if d.cfg.LibraryProblem != "" {
-		return unservedLibrary{d.core, d.cfg.LibraryProblem}.health(), nil
+		return unservedLibrary(d.core, d.cfg.LibraryProblem).health(), nil
 	}
 	h := d.healthHeader()
 	err := d.db.Check(ctx)

@@ -206,8 +206,7 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 	}
 	chain(s.srv, s.obs, s.gate, s.pipe)
 	if cfg.ProjectProblem != "" {
-		addStandIns(s.srv, &s.core)
-		unservedProject{&s.core, cfg.ProjectProblem}.install(s.srv)
+		unservedProject(&s.core, cfg.ProjectProblem).install(s.srv)
 	}
 
 	// A project's first load (or its kept view) comes before serving: the initialize
@@ -244,9 +243,9 @@ func newMCPServer(cfg Config) *server.MCPServer {
 }
 
 // serveNoLibrary assembles the session of a library that cannot be opened (Config.LibraryProblem):
-// the library's tools, begin_session, read_prompts and read_section, so that a call to any of
-// them answers with the problem rather than as a tool nobody knows (addStandIns), behind the
-// observer, and no reader, queue, view, gate or pipeline.
+// the library's tools (and the gate's and the pipeline's, unserved.install), so that a call to
+// any of them answers with the problem rather than as a tool nobody knows, behind the observer,
+// and no reader, queue, view, gate or pipeline.
 func (s *Server) serveNoLibrary() error {
 	var err error
 	if s.obs, err = newObserver(s.cfg, s.log); err != nil {
@@ -257,9 +256,8 @@ func (s *Server) serveNoLibrary() error {
 	// No handler but health_check's runs (unservedLibrary refuses the others first), and none
 	// of them touches the library before it runs.
 	s.srv.AddTools(append(newReadTools(&s.core).tools(), (&writeTools{core: &s.core}).tools()...)...)
-	addStandIns(s.srv, &s.core)
 	chain(s.srv, s.obs, nil, nil)
-	unservedLibrary{&s.core, s.cfg.LibraryProblem}.install(s.srv)
+	unservedLibrary(&s.core, s.cfg.LibraryProblem).install(s.srv)
 	s.log.Info("serving without a library: only health_check works until it is fixed", "library", s.lib.DB, "source", s.lib.Source)
 	return nil
 }
@@ -303,10 +301,10 @@ func (c *core) mode() string {
 // instructionsFor is what initialize says without a project's gate (which writes its own).
 func instructionsFor(cfg Config) string {
 	if cfg.LibraryProblem != "" {
-		return unservedLibrary{problem: cfg.LibraryProblem}.instructions()
+		return unservedLibrary(nil, cfg.LibraryProblem).instructions()
 	}
 	if cfg.ProjectProblem != "" {
-		return unservedProject{problem: cfg.ProjectProblem}.instructions()
+		return unservedProject(nil, cfg.ProjectProblem).instructions()
 	}
 	return instructions
 }

@@ -11,50 +11,47 @@ import (
 	"github.com/mcpctl/mcpctl/queue"
 )
 
-// unservedProject stands in for a project serve was started for but cannot serve: its file is
-// invalid or missing, or its folder is not in the library. A client that cannot start a server
-// shows its user "failed to connect" and nothing more, so serve runs and says what is wrong
-// where the model and the user see it: in the initialize instructions, in health_check, and in
-// the error every other tool answers. It serves nothing else, since without the project the
-// session would work without its rules, unseen.
-type unservedProject struct {
+// unserved stands in for what a session was started for but cannot serve. A client that
+// cannot start a server shows its user "failed to connect" and nothing more, and the reason
+// goes to a log file the user rarely finds; so serve runs and says what is wrong where the model
+// and the user see it: in the initialize instructions, in health_check, and in the error every
+// other tool answers (code). It serves nothing else.
+type unserved struct {
 	core    *core
+	code    promptlib.Code
+	what    string // what cannot be served, for the instructions
 	problem string
 }
 
-func (u unservedProject) instructions() string {
-	return "mcpctl cannot serve this session's project: " + u.problem +
-		" Until it is fixed only health_check works. Tell the user what is wrong and how to fix it."
+// unservedProject is a project whose file is invalid or missing, or whose folder is not in the
+// library: without it the session would work without the project's rules, unseen.
+func unservedProject(c *core, problem string) unserved {
+	return unserved{c, promptlib.CodeProjectUnavailable, "mcpctl cannot serve this session's project", problem}
 }
 
-func (u unservedProject) install(srv *server.MCPServer) {
-	onlyHealthCheck(srv, u.core, promptlib.Errorf(promptlib.CodeProjectUnavailable, "%s", u.problem))
+// unservedLibrary is a library serve cannot open: no database where the flags, the environment
+// or the defaults point (a --library path mistyped, a library never made), a file that is no
+// library, one it may not read. The problem names the path looked at, what chose it and the
+// command that fixes it; nothing else can be served without a library.
+func unservedLibrary(c *core, problem string) unserved {
+	return unserved{c, promptlib.CodeLibraryUnavailable, "mcpctl cannot open the prompt library it was started for", problem}
 }
 
-// unservedLibrary stands in for a library serve cannot open: no database where the flags, the
-// environment or the defaults point (a --library path mistyped, a library never made), a file
-// that is no library, one it may not read. Exiting before the handshake left the user a
-// client's "failed to connect" and the reason in a log file they rarely find; serving says it
-// where the model reads it, with the path looked at, what chose it and the command that fixes
-// it. Nothing else can be served without a library.
-type unservedLibrary struct {
-	core    *core
-	problem string
+func (u unserved) instructions() string {
+	return u.what + ": " + u.problem + " Until it is fixed only health_check works. Tell the user what is wrong and how to fix it."
 }
 
-func (u unservedLibrary) instructions() string {
-	return "mcpctl cannot open the prompt library it was started for: " + u.problem +
-		" Until it is fixed only health_check works. Tell the user what is wrong and how to fix it."
-}
-
-func (u unservedLibrary) install(srv *server.MCPServer) {
-	onlyHealthCheck(srv, u.core, promptlib.Errorf(promptlib.CodeLibraryUnavailable, "%s", u.problem))
+// install makes srv serve health_check alone, and answer every other tool, begin_session,
+// read_prompts and read_section among them (addStandIns), with the problem.
+func (u unserved) install(srv *server.MCPServer) {
+	addStandIns(srv, u.core)
+	onlyHealthCheck(srv, u.core, promptlib.Errorf(u.code, "%s", u.problem))
 }
 
 // health is health_check's answer without a library: unhealthy, with the problem as the
 // database's error, and the queue as it stands (a library whose file is damaged may still have
 // one).
-func (u unservedLibrary) health() HealthResult {
+func (u unserved) health() HealthResult {
 	c := u.core
 	h := c.healthHeader()
 	h.Status, h.Database.Error, h.Queue.State = "unhealthy", promptlib.Ptr(u.problem), queue.DirMissing
