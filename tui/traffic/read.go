@@ -40,12 +40,17 @@ func ReadDir(dir string) ([]Event, Position, error) {
 	var all []Event
 	pos := Position{}
 	for _, fi := range listFiles(dir) {
-		f, err := os.OpenFile(fi.path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+		// Non-blocking: a FIFO put in a file's place after the listing must not hold the read.
+		f, err := os.OpenFile(fi.path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				continue // pruned since it was listed
 			}
 			return all, pos, &Error{Op: "read", Path: fi.path, Err: err}
+		}
+		if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+			f.Close()
+			continue
 		}
 		n, err := readLines(f, false, func(e Event) { all = append(all, e) })
 		f.Close()

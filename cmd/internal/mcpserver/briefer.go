@@ -73,7 +73,7 @@ func (b Briefer) build(ctx context.Context, lib promptlib.Library, p gate.Projec
 	if pipe != nil {
 		r.TOC = pipe.toc
 		if pipe.makesSections() {
-			r.Tools = append(r.Tools, "read_section")
+			r.Tools = append(r.Tools, toolReadSection)
 		}
 	}
 	if b.Untrusted == "" {
