@@ -115,8 +115,13 @@ func (s *Server) unavailable(reason, hint string) *UnavailableError {
 	if s.conn != nil {
 		last = s.conn.proc.LastStderr()
 	}
+	var restartIn time.Duration
+	if until := time.Until(s.restartAt); s.state == Failed && !s.restartAt.IsZero() && until > s.timeout {
+		// A call would not wait for it (await): when it is due is what a caller can act on.
+		restartIn = until.Truncate(time.Second) + time.Second
+	}
 	return &UnavailableError{Server: s.name, State: s.state, Reason: reason, LastStderr: last, Hint: hint, Permanent: s.permanent,
-		StartFailed: s.failedStarts > 0, NeverReady: !s.everReady, Diagnose: describeCommand(s.name, s.opts.Project)}
+		StartFailed: s.failedStarts > 0, NeverReady: !s.everReady, Diagnose: describeCommand(s.name, s.opts.Project), RestartIn: restartIn}
 }
 
 // describeCommand is the command that shows the user why server name of the project in file

@@ -43,6 +43,9 @@ type UnavailableError struct {
 	// Diagnose is the command the user runs to see why it fails: it starts the server once and
 	// reports what it did, with the fix.
 	Diagnose string
+	// RestartIn is how long until mcpctl starts it again, rounded up to a second, when that is
+	// further off than a call waits (its timeout); zero otherwise.
+	RestartIn time.Duration
 }
 
 func (e *UnavailableError) Error() string {
@@ -137,8 +140,21 @@ func ToolError(err error) *promptlib.Error {
 			}
 			e.Advice = fmt.Sprintf("%s%s, so only the user can fix this: tell them what failed.%s mcpctl keeps restarting it, and its tools work again once a start succeeds, but calling again before the user has fixed it will most likely fail the same way.",
 				hint, since, see)
-		case ue.Hint != "":
-			e.Message += ". " + ue.Hint
+		default:
+			// A crash's or a slow start's own hint says what comes next ("a call made meanwhile
+			// waits for the restart"): with when the restart is due, it is the advice. Beside
+			// it, the code's generic hint ("try again in a few seconds") said otherwise.
+			advice := ue.Hint
+			if ue.RestartIn > 0 {
+				// Calling again before then fails the same way.
+				if advice != "" {
+					advice += ". "
+				}
+				advice += "Its next start is in about " + roughly(ue.RestartIn) + ", and a call made from then on waits for it: use other tools until then"
+			}
+			if advice != "" {
+				e.Advice = advice + "."
+			}
 		}
 		return e
 	}
@@ -163,4 +179,12 @@ func ToolError(err error) *promptlib.Error {
 		e.Advice = fmt.Sprintf("If the tool is slow but working, calling it again will be cut off again: ask the user to raise servers.%s.timeoutMs in the project file. If it hangs, use another tool.", ce.Server)
 	}
 	return e
+}
+
+// roughly is d as a model reads a wait: "25 s", "30 min" (not "1h0m0s").
+func roughly(d time.Duration) string {
+	if d < 2*time.Minute {
+		return fmt.Sprintf("%d s", int(d.Round(time.Second)/time.Second))
+	}
+	return fmt.Sprintf("%d min", int(d.Round(time.Minute)/time.Minute))
 }

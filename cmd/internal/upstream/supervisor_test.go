@@ -226,6 +226,11 @@ func TestServerDiesAndComesBack(t *testing.T) {
 		// It started and served: its restart may well mend it.
 		t.Fatalf("crash call: tool error %+v, want one that does not leave it to the user", te)
 	}
+	// What comes next is the crash's own hint: a call waits for the restart. The code's generic
+	// hint said to try again in a few seconds beside it.
+	if h := te.Hint(); !strings.Contains(h, "a call made meanwhile waits for the restart") || strings.Contains(h, "try again") {
+		t.Errorf("crash call: hint %q, want that a call waits for the restart, and no 'try again'", h)
+	}
 	st := waitState(t, srv, Failed)
 	if st.Tools != 0 || len(srv.Tools()) != 0 {
 		t.Errorf("a dead server still lists %d tools", len(srv.Tools()))
@@ -282,6 +287,10 @@ func TestCallDoesNotWaitForARestartPastItsTimeout(t *testing.T) {
 	var ue *UnavailableError
 	if !errors.As(err, &ue) || ue.State != Failed || !strings.Contains(ue.Reason, "exit status 3") {
 		t.Errorf("call an hour before the restart: got %v, want UPSTREAM_UNAVAILABLE with the crash", err)
+	}
+	// Calling again at once would fail the same way: the model is told when the restart is.
+	if h := ToolError(err).Hint(); !strings.Contains(h, "Its next start is in about 60 min") {
+		t.Errorf("call an hour before the restart: hint %q, want when its next start is", h)
 	}
 }
 
