@@ -172,9 +172,11 @@ func TestUntrustedServersAreExplained(t *testing.T) {
 	if ins := s.init.Instructions; !strings.Contains(ins, "db__*") || !strings.Contains(ins, "mcpctl trust") {
 		t.Errorf("instructions %q do not say that db is not started and how to trust it", ins)
 	}
-	_, err := callTool(context.Background(), s.Client, "db__echo", map[string]any{"text": "hi"}, nil)
-	if err == nil || !strings.Contains(err.Error(), "not started") || !strings.Contains(err.Error(), "mcpctl trust") {
-		t.Errorf("db__echo while untrusted: %v, want why db is not started and 'mcpctl trust'", err)
+	// A tool result, as for any server that is down: -32602 "invalid params" read as a call
+	// to correct, not one only the user can mend.
+	te := s.callError(t, "db__echo", map[string]any{"text": "hi"}, "UPSTREAM_UNAVAILABLE")
+	if !strings.Contains(te.Message, "not started") || !strings.Contains(te.Message, "mcpctl trust") || !strings.Contains(te.Hint, "Only the user") {
+		t.Errorf("db__echo while untrusted: %+v, want why db is not started, 'mcpctl trust', and that only the user can", te)
 	}
 	// A name of no declared server is still unknown.
 	if _, err := callTool(context.Background(), s.Client, "other__echo", map[string]any{}, nil); err == nil || strings.Contains(err.Error(), "mcpctl trust") {
@@ -182,7 +184,7 @@ func TestUntrustedServersAreExplained(t *testing.T) {
 	}
 	// So is a prompt of theirs (it was "unknown prompt … not a prompt of this library"), as the
 	// -32602 an unknown prompt is.
-	_, err = s.GetPrompt(context.Background(), getPromptRequest("db__checklist", nil))
+	_, err := s.GetPrompt(context.Background(), getPromptRequest("db__checklist", nil))
 	if err == nil || !errors.Is(err, mcp.ErrInvalidParams) || !strings.Contains(err.Error(), "prompt 'db__checklist'") ||
 		!strings.Contains(err.Error(), "not started") || !strings.Contains(err.Error(), "mcpctl trust") || strings.Contains(err.Error(), "of this library") {
 		t.Errorf("prompts/get db__checklist while untrusted: %v, want -32602 saying why db is not started and 'mcpctl trust'", err)

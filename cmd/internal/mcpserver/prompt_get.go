@@ -135,7 +135,7 @@ func (s *promptSurface) checkGetPrompt(_ context.Context, _ any, req *mcp.GetPro
 		if msg, ok := s.untrusted("prompt", name); ok {
 			// A prompt of a server that is not started until the user trusts the project file:
 			// "unknown prompt" would have the assistant conclude it does not exist.
-			req.Params.Name = carry(msg)
+			req.Params.Name = carry(msg + ". " + untrustedAdvice)
 			return
 		}
 	}

@@ -193,6 +193,7 @@ func New(ctx context.Context, cfg Config) (_ *Server, err error) {
 		s.log.Warn("project servers not started", "reason", cfg.Untrusted)
 		if cfg.Project != nil && len(cfg.Project.Servers) > 0 {
 			s.srv.GetHooks().AddBeforeCallTool(s.untrustedCall)
+			addAnswerTool(s.srv, &s.core)
 		}
 	}
 	if cfg.ProjectProblem == "" {

@@ -911,18 +911,24 @@ func untrustedNote(p *gate.Project, untrusted string) string {
 }
 
 // untrustedCall answers a call to a tool of a server the project declares but does not start
-// (untrustedServers) with why and what to do, instead of "no tool of that name".
+// (untrustedServers) as one to a server that is down: an UPSTREAM_UNAVAILABLE result saying why
+// and that only the user can start it, instead of "no tool of that name", a malformed request.
 func (c *core) untrustedCall(_ context.Context, _ any, req *mcp.CallToolRequest) {
 	if req == nil {
 		return
 	}
 	if msg, ok := c.untrustedName("tool", req.Params.Name); ok {
-		req.Params.Name = carry(msg)
+		server, _, _ := strings.Cut(req.Params.Name, upstream.Separator)
+		answerCall(req, server, &promptlib.Error{Code: promptlib.CodeUpstreamUnavailable, Message: msg, Advice: untrustedAdvice})
 	}
 }
 
+// untrustedAdvice is what to do about a name of a server that is not started.
+const untrustedAdvice = "Only the user can do that: tell them, and once they have, reconnecting this MCP server starts the servers."
+
 // untrustedName explains a name of a tool or prompt (kind) of a server the project declares but
-// does not start: ok is false for any other name.
+// does not start: ok is false for any other name. It ends at why; untrustedAdvice says what to
+// do.
 func (c *core) untrustedName(kind, name string) (msg string, ok bool) {
 	if c.cfg.Untrusted == "" || c.cfg.Project == nil {
 		return "", false
@@ -934,7 +940,6 @@ func (c *core) untrustedName(kind, name string) (msg string, ok bool) {
 	if _, declared := c.cfg.Project.Servers[server]; !declared {
 		return "", false
 	}
-	return fmt.Sprintf("%s '%s' is not available: it is a %s of the project's server %s, and the project's servers are not started: %s. "+
-		"Only the user can do that: tell them, and once they have, reconnecting this MCP server starts the servers.",
+	return fmt.Sprintf("%s '%s' is not available: it is a %s of the project's server %s, and the project's servers are not started: %s",
 		kind, name, kind, server, strings.TrimSuffix(c.cfg.Untrusted, ".")), true
 }
