@@ -190,30 +190,73 @@ func TestLibraryWriteErrorCauses(t *testing.T) {
 	}
 }
 
-// An answer stands: an operation answered "not applied" on a full disk, whose filing then
-// failed (failed/ a symlink), is filed once it can be with that answer, and is not applied when
-// a rescan retries it after space is back. Its writer was told it was not applied, and a
-// failure is not recorded in applied_ops to be found again.
-func TestProcessorAnswerStandsWhenFilingIsRetried(t *testing.T) {
+// A failure is filed before it is answered: a processor that dies once it has answered "not
+// applied" leaves nothing in processing/ for the processor that takes over to decide again. It
+// was left there, and the next processor applied what the writer had been told was not: the
+// failure of a full or locked library is not recorded in applied_ops.
+func TestFailureIsFiledBeforeItIsAnswered(t *testing.T) {
 	l := newLib(t, 1)
 	fillLibrary(t, l)
-	linked := make(chan struct{})
+	answered, release := make(chan struct{}), make(chan struct{})
 	var once sync.Once
-	status := startWithStatus(t, l, func(point, _ string) {
-		if point == HookAfterResponse { // answered; the filing comes next, and each retry answers again
+	startProcessor(t, l, func(point, _ string) {
+		if point == HookAfterResponse {
 			once.Do(func() {
-				linkAway(t, l, failedDir)
-				close(linked)
+				close(answered)
+				<-release // the processor is dead from here on
 			})
 		}
 	})
+	t.Cleanup(func() { close(release) }) // before the processor's Close, which waits for it
 	big := createPrompt("answered not applied")
 	big.Content = strings.Repeat("x", 60<<10)
 	id := dropOp(t, l.Queue, promptlib.OpCreatePrompt, big)
-	<-linked
-	waitState(t, status, ProcFailed) // the filing failed; the operation waits in processing/
+	<-answered
 	if r := readResponseFile(t, l.Queue, id); r.OK() {
 		t.Fatalf("answer %+v, want the full disk's failure", r)
+	}
+
+	if _, err := l.DB.Exec(`PRAGMA max_page_count = 1073741823`); err != nil { // space is back
+		t.Fatal(err)
+	}
+	recovered := make(chan struct{})
+	startProcessor(t, l, func(point, _ string) {
+		if point == HookReady {
+			close(recovered)
+		}
+	})
+	<-recovered
+	if n := l.titled(t, "answered not applied"); n != 0 {
+		t.Errorf("applied %d times after it was answered not applied, want 0", n)
+	}
+	if got := filed(t, l.Queue, id); got != failedDir {
+		t.Errorf("filed in %s, want failed/ as it was answered", got)
+	}
+}
+
+// A failure that cannot be filed (failed/ a symlink) is not answered: it waits in processing/,
+// the processor failed, and a rescan decides it again once it can be filed. Its writer was told
+// nothing, so the library, with space again, applies it then.
+func TestFailureUnfiledIsNotAnswered(t *testing.T) {
+	l := newLib(t, 1)
+	fillLibrary(t, l)
+	var once sync.Once
+	status := startWithStatus(t, l, func(point, _ string) {
+		if point == HookAfterClaim { // once claimed: a broken queue stops the claim itself
+			once.Do(func() { linkAway(t, l, failedDir) })
+		}
+	})
+	big := createPrompt("not answered")
+	big.Content = strings.Repeat("x", 60<<10)
+	id := dropOp(t, l.Queue, promptlib.OpCreatePrompt, big)
+	// The filing failed; the operation waits in processing/ (the failed write alone fails the
+	// processor too, earlier: its reason says which).
+	waitFor(t, "the filing to fail", func() bool {
+		state, err := status.State()
+		return state == ProcFailed && err != nil && strings.Contains(err.Error(), "cannot file the operation")
+	})
+	if exists(filepath.Join(l.Queue, responseName(id))) {
+		t.Fatal("answered a failure it could not file")
 	}
 
 	if _, err := l.DB.Exec(`PRAGMA max_page_count = 1073741823`); err != nil { // space is back
@@ -222,14 +265,11 @@ func TestProcessorAnswerStandsWhenFilingIsRetried(t *testing.T) {
 	if err := os.Remove(filepath.Join(l.Queue, failedDir)); err != nil { // the processor makes it again
 		t.Fatal(err)
 	}
-	if got := filed(t, l.Queue, id); got != failedDir {
-		t.Errorf("filed in %s, want failed/ as it was answered", got)
+	if r := readResponseFile(t, l.Queue, id); !r.OK() {
+		t.Errorf("answer %+v, want it applied once it could be", r)
 	}
-	if n := l.titled(t, "answered not applied"); n != 0 {
-		t.Errorf("applied %d times after it was answered not applied, want 0", n)
-	}
-	if r := readResponseFile(t, l.Queue, id); r.OK() {
-		t.Errorf("answer %+v, want the first answer kept", r)
+	if n := l.titled(t, "not answered"); n != 1 {
+		t.Errorf("applied %d times, want 1", n)
 	}
 }
 

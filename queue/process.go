@@ -49,11 +49,13 @@ func (p *Processor) handle(ctx context.Context, id, path string) {
 		p.checkpoint(ctx)
 		p.hook(HookAfterCommit, id)
 	}
+	if !resp.OK() && !answered {
+		p.failNow(id, path, op, resp, reused, start)
+		return
+	}
 	// An operation this run answered, whose answer was taken since, stayed in processing/ for
 	// a stall after the answer: it is filed without being answered again for nobody to collect.
-	// Its answer stands, and is not decided again: one that said "not applied" (the disk was
-	// full) is not recorded in applied_ops, and deciding again could apply it after its writer
-	// was told it was not.
+	// Its answer stands: applied_ops holds it, and deciding again would only find it there.
 	collected := answered && !exists(join(p.Dir, responseName(id)))
 	if !collected {
 		if err := p.respond(id, resp); err != nil {
@@ -67,15 +69,53 @@ func (p *Processor) handle(ctx context.Context, id, path string) {
 	}
 	p.hook(HookAfterResponse, id)
 	p.answered[id] = answeredOp{op: op, resp: resp}
-	dir, reason := processedDir, ""
-	if !resp.OK() {
-		dir, reason = failedDir, fmt.Sprintf("%s: %s", deref(resp.Error), resp.Message)
+	if !p.file(id, path, processedDir, "") {
+		return
 	}
+	p.hook(HookDone, id)
+	delete(p.answered, id)
+	p.done(op, resp, reused, start)
+}
+
+// failNow files an operation that failed, then answers it: the other order left a failure
+// answered "not applied" in processing/ when the processor died before filing it (killed,
+// a power cut), and the processor that recovered it decided it again: a failure that passes
+// (a locked or full library) is not recorded in applied_ops, so that decision applied what the
+// writer had been told was not. Filed first, and the filing made durable, nothing is left to
+// decide again. When the filing fails, the operation stays in processing/ unanswered, for a
+// rescan to decide: its writer was told nothing yet.
+func (p *Processor) failNow(id, path string, op promptlib.Operation, resp promptlib.Response, reused bool, start time.Time) {
+	if !p.file(id, path, failedDir, fmt.Sprintf("%s: %s", deref(resp.Error), resp.Message)) {
+		return
+	}
+	for _, dir := range []string{join(p.Dir, processingDir), join(p.Dir, failedDir)} {
+		if err := syncDir(dir); err != nil {
+			p.Log.Warn("queue: cannot fsync a queue directory; a power cut could undo the filing", "dir", dir, "err", err)
+		}
+	}
+	if err := p.respond(id, resp); err != nil {
+		// Filed, so get_operation_status answers "failed" with the reason; the writer, who
+		// fails fast while the processor is failed, is told to ask it. A rescan clears the
+		// state (unstick).
+		p.Log.Error("queue: cannot write the response of a failed operation; filed in failed/", "operationId", id, "err", err)
+		p.stuck = true
+		p.Status.failed(fmt.Errorf("queue: the processor cannot write its answer to the import queue (%s); operation %s failed and is filed in failed/", cause(err), id))
+		return
+	}
+	p.hook(HookAfterResponse, id)
+	p.hook(HookDone, id)
+	p.done(op, resp, reused, start)
+}
+
+// file moves a handled operation from processing/ into dir (processed/ or failed/, where
+// reason is written beside it), dated now. On failure the processor is stalled with the
+// operation left in processing/, and file reports false.
+func (p *Processor) file(id, path, dir, reason string) bool {
 	// Checked before each filing: a processed/ or failed/ swapped for a symlink while running
 	// would carry the operation (the user's content) out of the queue.
 	if err := realDir(join(p.Dir, dir)); err != nil {
 		p.stalled(id, "cannot file the operation in "+dir+"/", err)
-		return
+		return false
 	}
 	dst := p.freeName(join(p.Dir, dir), opName(id))
 	if reason != "" {
@@ -87,12 +127,15 @@ func (p *Processor) handle(ctx context.Context, id, path string) {
 	if err := renameNoReplace(path, dst); err != nil {
 		p.Log.Error("queue: cannot file the operation; left in processing/", "operationId", id, "err", err)
 		p.stalled(id, "cannot move the operation out of processing/", err)
-		return
+		return false
 	}
-	p.hook(HookDone, id)
-	delete(p.answered, id)
+	return true
+}
+
+// done logs a handled operation and marks the processor running again.
+func (p *Processor) done(op promptlib.Operation, resp promptlib.Response, reused bool, start time.Time) {
 	p.running()
-	attrs := []any{"operationId", id, "operation", string(op.Operation), "status", resp.Status,
+	attrs := []any{"operationId", op.ID, "operation", string(op.Operation), "status", resp.Status,
 		"durationMs", float64(time.Since(start).Microseconds()) / 1000}
 	if reused {
 		attrs = append(attrs, "reused", true)
@@ -145,11 +188,15 @@ func (p *Processor) running() {
 // reason names the cause, such as a full disk) until a rescan gets it through.
 func (p *Processor) stalled(id, what string, err error) {
 	p.stuck = true
-	cause := rootCause(err)
+	p.Status.failed(fmt.Errorf("queue: the processor %s (%s); operation %s waits in processing/ and is retried every rescan", what, cause(err), id))
+}
+
+// cause is err's root cause as a status reason says it.
+func cause(err error) string {
 	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) {
-		cause = "the disk is full"
+		return "the disk is full"
 	}
-	p.Status.failed(fmt.Errorf("queue: the processor %s (%s); operation %s waits in processing/ and is retried every rescan", what, cause, id))
+	return rootCause(err)
 }
 
 func deref(s *string) string {

@@ -22,8 +22,8 @@ import (
 const (
 	HookAfterClaim    = "after-claim"    // the op is in processing/, nothing applied
 	HookAfterCommit   = "after-commit"   // applied and recorded, no response yet
-	HookAfterResponse = "after-response" // response written, op not yet moved
-	HookDone          = "done"           // op moved to processed/ or failed/
+	HookAfterResponse = "after-response" // response written; a success not yet moved, a failure already in failed/
+	HookDone          = "done"           // op moved to processed/ or failed/, and answered
 	HookReady         = "ready"          // start-up recovery and first scan finished (id "")
 	// The claimed file ends mid-JSON and was modified moments ago: left in processing/ for
 	// the next rescan to read again, its writer maybe still at work.

@@ -49,9 +49,12 @@ func filed(tb testing.TB, queue, id string) string {
 	return where
 }
 
+// readResponseFile reads id's response, once there: a failure is answered after it is filed.
 func readResponseFile(tb testing.TB, queue, id string) promptlib.Response {
 	tb.Helper()
-	b, err := os.ReadFile(filepath.Join(queue, responseName(id)))
+	path := filepath.Join(queue, responseName(id))
+	waitFor(tb, "operation "+id+" answered", func() bool { return exists(path) })
+	b, err := os.ReadFile(path)
 	if err != nil {
 		tb.Fatal(err)
 	}
