@@ -164,7 +164,11 @@ var (
 	goDecl    = regexp.MustCompile(`^(func|type|var|const|import)\b`)
 	pyDecl    = regexp.MustCompile(`^((async\s+)?def \w+\s*\(|class \w+\s*(\(.*\))?\s*:|import [\w.]+(\s+as\s+\w+)?\s*$|from [\w.]+ import |if __name__ ==)`)
 	tsDecl    = regexp.MustCompile(`^(import .+ from ['"]|import ['"]|export (default |declare )?(async )?(const|let|var|function|class|interface|type|enum|abstract|namespace)\b|(async )?function\s*\*?\s*\w*\s*[<(]|interface \w+|(abstract )?class \w+|(const|let) \w+\s*(:[^=]+)?=|type \w+\s*(<.*>)?\s*=|enum \w+)`)
+	// mdHeading is an ATX heading with text, "# Release notes"; "#" alone is no evidence.
+	mdHeading = regexp.MustCompile(`^ {0,3}#{1,6}[ \t]+\S`)
 	yamlKey   = regexp.MustCompile(`^(- |-$|[\w"'$./-][^:#]*:(\s|$)|#|---|\.\.\.)`)
+	// mdInline is markdown inside a line: a link to somewhere, or a bold phrase.
+	mdInline = regexp.MustCompile(`\[[^\]\n]+\]\((https?://|/|\.|#)[^)\s]*\)|\*\*\w[^*\n]*\*\*|__\w[^_\n]*__`)
 )
 
 // Detect returns the format of t, judged from its content.
@@ -181,29 +185,48 @@ func detect(t string) (Format, *yaml.Node) {
 	}
 	var goPkg bool
 	var goN, pyN, tsN, headings, lines, yamlish, yamlKeys, indented, blankRuns, letters, sentenceEnds int
+	// Status reports of "Owner: bob" lines under headings parsed as YAML and were split by key,
+	// and so did logs of "line 12: token=…". What tells them apart: markdown YAML would not
+	// have (mdOnly: a fence, a setext heading, a link or bold text; mdHeadings: headings set off
+	// by blank lines), YAML markdown would not have (yamlOnly: keys nested under keys, comments
+	// after a value), and keys that are phrases (spacedKeys), which YAML files' keys are not.
+	var mdOnly, mdHeadings, yamlOnly, spacedKeys int
 	var code promptlib.Fence
-	prevBlank, prevPara := false, false
+	prevBlank, prevPara, prevKey := true, false, false
+	// atx: the last line was an ATX heading after a blank line (or the start), which a blank
+	// next line makes a heading set off: a YAML comment mostly sits on the keys it is about.
+	atx := false
 	eachLine(t, func(start, end int) bool {
 		line := strings.TrimRight(t[start:end], "\r\n")
 		trimmed := strings.TrimSpace(line)
 		if inCode := code.InCode(); code.Code(trimmed) {
 			if !inCode {
 				headings++ // a fence is markdown evidence
+				if line[0] != ' ' && line[0] != '\t' {
+					mdOnly++ // an indented one may be in a YAML block scalar
+				}
 			}
-			prevPara = false
+			prevPara, prevKey, atx = false, false, false
 			return true
 		}
 		if trimmed == "" {
 			if !prevBlank {
 				blankRuns++
 			}
-			prevBlank, prevPara = true, false
+			if atx {
+				mdHeadings++
+			}
+			prevBlank, prevPara, prevKey, atx = true, false, false, false
 			return true
 		}
-		prevBlank = false
 		if prevPara && promptlib.SetextLevel(trimmed) > 0 {
 			headings++ // "Title" over "===" or "---"
+			if trimmed[0] == '=' || !prevKey {
+				mdOnly++ // "---" under "key: value" is YAML's next document
+			}
 		}
+		atx = prevBlank && line[0] == '#' && mdHeading.MatchString(line)
+		prevBlank = false
 		prevPara = promptlib.ParagraphLine(trimmed)
 		lines++
 		// Every declaration keyword is lower case and every heading starts with '#': one byte
@@ -227,11 +250,25 @@ func detect(t string) (Format, *yaml.Node) {
 		if line[0] == ' ' || line[0] == '\t' {
 			indented++
 		}
+		prevKey = false
 		if yamlKey.MatchString(trimmed) {
 			yamlish++
 			if strings.Contains(trimmed, ":") && !strings.HasPrefix(trimmed, "#") {
 				yamlKeys++
+				key := trimmed[:strings.IndexByte(trimmed, ':')]
+				if !strings.HasPrefix(trimmed, "-") {
+					prevKey = true
+					if strings.ContainsAny(key, " \t") {
+						spacedKeys++
+					}
+					if line[0] == ' ' || line[0] == '\t' || strings.Contains(trimmed[len(key):]+" ", " # ") {
+						yamlOnly++ // "  replicas: 3" under "spec:", or "ko_fi: # a username"
+					}
+				}
 			}
+		}
+		if trimmed[0] != '#' && (strings.Contains(trimmed, "](") || strings.Contains(trimmed, "**") || strings.Contains(trimmed, "__")) && mdInline.MatchString(trimmed) {
+			mdOnly++ // in a comment it says nothing: YAML comments are often markdown
 		}
 		for _, r := range trimmed {
 			if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r > 127 {
@@ -251,7 +288,18 @@ func detect(t string) (Format, *yaml.Node) {
 	case tsN >= 2:
 		return FormatTypeScript, nil
 	}
-	if lines >= 2 && yamlish*10 >= lines*6 && yamlKeys >= 1 {
+	if atx {
+		mdHeadings++ // a heading on the last line
+	}
+	// YAML nests: keys nested under keys are YAML whatever the comments look like ("# Deployment
+	// for the api" is an ATX heading too). Flat "key: value" lines are YAML only without
+	// markdown around them: one comment set off at the top (FUNDING.yml's) is not enough to say
+	// so, two headings are.
+	isYAML := lines >= 2 && yamlish*10 >= lines*6 && yamlKeys >= 1
+	if isYAML && yamlOnly == 0 && (mdOnly > 0 || mdHeadings >= 2 || spacedKeys*2 > yamlKeys) {
+		isYAML = false
+	}
+	if isYAML {
 		if root := parseYAML(t); root != nil && len(root.Content) >= 2 {
 			return FormatYAML, root
 		}
