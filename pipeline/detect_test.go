@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -40,5 +41,53 @@ func TestDetectMarkdownOrYAML(t *testing.T) {
 				t.Errorf("Detect = %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// A tool's summary in front of its JSON (serve joins a result's text to the JSON of its
+// structuredContent) is split as the JSON alone is, by element, with the summary one section
+// whose text the index shows whole: it was split by lines and bytes, a 128 KB array in parts
+// titled "line 3, bytes 11947–23905".
+func TestJSONAfterASummaryIsSplitAsJSON(t *testing.T) {
+	summary := "Found 1400 flows. The next page: cursor=c2FtcGxl, with limit 1400.\n\n"
+	array := jsonArray(t, 1400)
+	text := summary + array
+	if f := Detect(text); f != FormatJSON {
+		t.Fatalf("Detect = %q, want json", f)
+	}
+	f, sections := newSplitter(nil).split(context.Background(), text)
+	if f != FormatJSON || len(sections) < 3 {
+		t.Fatalf("split: %q in %d sections, want json in the summary and ranges of elements", f, len(sections))
+	}
+	checkTiling(t, text, sections)
+	if got := sections[0]; got.Kind != KindPreamble || got.Text(text) != summary {
+		t.Errorf("first section %q (%s) holds %q, want the summary alone", got.Title, got.Kind, got.Text(text))
+	}
+	if got := sections[1]; got.Start != len(summary) || len(got.Children) == 0 || got.Children[0].Kind != KindJSONElement {
+		t.Errorf("second section %q starts at %d with %d children, want a range of elements from the array's bracket at %d", got.Title, got.Start, len(got.Children), len(summary))
+	}
+
+	te := newTestEngine(t)
+	out := transform(t, te.Engine, "subindex", text)
+	for _, want := range []string{"JSON array of 1400 elements", strings.TrimSpace(strings.ReplaceAll(summary, "\n", " "))} {
+		if !strings.Contains(out.Text, want) {
+			t.Errorf("the index lacks %q:\n%s", want, out.Text)
+		}
+	}
+	checkDrillDown(t, te.Engine, out, text)
+
+	// Text with JSON in it that is not a summary in front of one document stays what it is.
+	for _, tc := range []struct {
+		name, text string
+	}{
+		{"a log of bracketed levels", strings.Repeat("[INFO] started\n[WARN] slow\n", 50)},
+		{"JSON lines", "events:\n" + strings.Repeat(`{"event": "start", "n": 1}`+"\n", 50)},
+		{"a report with JSON in a fence", "# Report\n\nThe data:\n\n```json\n" + array + "```\n"},
+		{"a long text in front", strings.Repeat("A line of the report that goes on.\n", 200) + array},
+		{"JSON with text after it", summary + array + "\nThat was all.\n"},
+	} {
+		if f := Detect(tc.text); f == FormatJSON {
+			t.Errorf("%s: Detect = json", tc.name)
+		}
 	}
 }

@@ -35,6 +35,7 @@ const (
 	KindLines       = "lines"        // lines of text with no structure we know
 	KindPage        = "page"         // a page of paginate
 	KindIntro       = "intro"        // what stands before a section's first child
+	KindPreamble    = "preamble"     // a short text in front of a JSON document
 )
 
 // Bytes is the section's size in bytes.

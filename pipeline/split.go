@@ -60,11 +60,17 @@ func sectionSplit(ctx context.Context, c Content, env Env) (Result, error) {
 
 // split detects t's format and returns its section tree, normalized to tile t exactly.
 func (sp splitter) split(ctx context.Context, t string) (Format, []Section) {
-	f, yamlRoot := detect(t)
+	f, yamlRoot, jsonAt := detect(t)
 	var sections []Section
 	switch f {
 	case FormatJSON:
-		sections = sp.splitJSON(t)
+		sections = sp.jsonContainer(t, jsonAt, 0)
+		if len(sections) > 0 && strings.TrimSpace(t[:jsonAt]) != "" {
+			// The text in front stays one section, and the JSON's first section starts at its
+			// bracket, which normalize would give to the text.
+			sections[0].Start = jsonAt
+			sections = append([]Section{{Start: 0, Title: "(before the JSON)", Kind: KindPreamble}}, sections...)
+		}
 	case FormatYAML:
 		sections = sp.splitYAML(t, yamlRoot)
 	case FormatMarkdown:
@@ -173,15 +179,15 @@ var (
 
 // Detect returns the format of t, judged from its content.
 func Detect(t string) Format {
-	f, _ := detect(t)
+	f, _, _ := detect(t)
 	return f
 }
 
 // detect is Detect, also returning the parsed YAML document when it is YAML, so it is parsed
-// once.
-func detect(t string) (Format, *yaml.Node) {
-	if s := skipWS(t, 0); s < len(t) && (t[s] == '{' || t[s] == '[') && json.Valid(unsafe.Slice(unsafe.StringData(t), len(t))) {
-		return FormatJSON, nil
+// once, and where the JSON starts when it is JSON (jsonStart).
+func detect(t string) (Format, *yaml.Node, int) {
+	if s := jsonStart(t); s >= 0 {
+		return FormatJSON, nil, s
 	}
 	var goPkg bool
 	var goN, pyN, tsN, headings, lines, yamlish, yamlKeys, indented, blankRuns, letters, sentenceEnds int
@@ -282,11 +288,11 @@ func detect(t string) (Format, *yaml.Node) {
 	})
 	switch {
 	case goPkg && goN >= 1:
-		return FormatGo, nil
+		return FormatGo, nil, 0
 	case pyN >= 2 && pyN >= tsN:
-		return FormatPython, nil
+		return FormatPython, nil, 0
 	case tsN >= 2:
-		return FormatTypeScript, nil
+		return FormatTypeScript, nil, 0
 	}
 	if atx {
 		mdHeadings++ // a heading on the last line
@@ -301,16 +307,54 @@ func detect(t string) (Format, *yaml.Node) {
 	}
 	if isYAML {
 		if root := parseYAML(t); root != nil && len(root.Content) >= 2 {
-			return FormatYAML, root
+			return FormatYAML, root, 0
 		}
 	}
 	switch {
 	case headings >= 1 && lines > 0:
-		return FormatMarkdown, nil
+		return FormatMarkdown, nil, 0
 	case lines > 0 && sentenceEnds > 0 && letters*10 >= len(t)*6:
-		return FormatProse, nil
+		return FormatProse, nil, 0
 	}
-	return FormatText, nil
+	return FormatText, nil, 0
+}
+
+// maxPreamble bounds the text in front of a JSON document that still makes it JSON: a tool's
+// summary beside its data ("Found 5000 rows; next cursor: abc"), not a report with a JSON
+// appendix.
+const maxPreamble = 4 << 10
+
+// jsonStart is where the JSON object or array that t holds starts, or -1. It starts t (after
+// white space), or a line after a short text in front of it: a tool's one-line summary joined
+// to the JSON of its structuredContent, or "Results:" above what a tool printed, was split by
+// lines and bytes, where the same JSON alone was split by its elements and keys.
+func jsonStart(t string) int {
+	valid := func(s int) bool {
+		return json.Valid(unsafe.Slice(unsafe.StringData(t[s:]), len(t)-s))
+	}
+	if s := skipWS(t, 0); s < len(t) && (t[s] == '{' || t[s] == '[') {
+		if valid(s) {
+			return s
+		}
+	}
+	// A few lines opening with a bracket are tried, each only as far as it stays valid JSON: a
+	// log's "[INFO]" fails at its second byte.
+	tries := 0
+	for i := strings.IndexByte(t, '\n'); i >= 0 && i < maxPreamble && tries < 4; {
+		s := i + 1
+		if s < len(t) && (t[s] == '{' || t[s] == '[') {
+			tries++
+			if valid(s) {
+				return s
+			}
+		}
+		next := strings.IndexByte(t[s:], '\n')
+		if next < 0 {
+			break
+		}
+		i = s + next
+	}
+	return -1
 }
 
 // eachLine calls fn with the byte range of each line, its newline included, until fn returns
