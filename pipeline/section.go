@@ -36,6 +36,7 @@ const (
 	KindPage        = "page"         // a page of paginate
 	KindIntro       = "intro"        // what stands before a section's first child
 	KindPreamble    = "preamble"     // a short text in front of a JSON document
+	KindFile        = "file"         // one file of several in one text, under its path
 )
 
 // Bytes is the section's size in bytes.

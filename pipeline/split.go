@@ -25,6 +25,9 @@ const (
 	FormatTypeScript Format = "typescript"
 	FormatProse      Format = "prose"
 	FormatText       Format = "text" // none of the above: split by lines
+	// FormatFiles is several files, each under its path, as read_multiple_files gives them
+	// (files.go): split by file, each file by its own format.
+	FormatFiles Format = "files"
 )
 
 // Defaults of section-split's config.
@@ -63,6 +66,8 @@ func (sp splitter) split(ctx context.Context, t string) (Format, []Section) {
 	f, yamlRoot, jsonAt := detect(t)
 	var sections []Section
 	switch f {
+	case FormatFiles:
+		sections = sp.splitFiles(ctx, t, fileParts(t))
 	case FormatJSON:
 		sections = sp.jsonContainer(t, jsonAt, 0)
 		if len(sections) > 0 && strings.TrimSpace(t[:jsonAt]) != "" {
@@ -148,7 +153,7 @@ func (sp splitter) splitBig(t string, sections []Section) {
 		if s.Bytes() <= 2*sp.maxBytes {
 			continue
 		}
-		cuts := cutPoints(t, s.Start, s.End, sp.maxBytes, false)
+		cuts := cutPoints(t, s.Start, s.End, sp.maxBytes, false, nil)
 		if len(cuts) < 2 {
 			continue
 		}
@@ -186,6 +191,9 @@ func Detect(t string) Format {
 // detect is Detect, also returning the parsed YAML document when it is YAML, so it is parsed
 // once, and where the JSON starts when it is JSON (jsonStart).
 func detect(t string) (Format, *yaml.Node, int) {
+	if fileParts(t) != nil {
+		return FormatFiles, nil, 0
+	}
 	if s := jsonStart(t); s >= 0 {
 		return FormatJSON, nil, s
 	}
@@ -511,7 +519,7 @@ func (sp splitter) splitProse(t string, lo, hi int) []Section {
 
 // splitLines cuts text with no structure we know into runs of lines of about maxBytes.
 func (sp splitter) splitLines(t string, lo, hi int) []Section {
-	cuts := cutPoints(t, lo, hi, sp.maxBytes, false)
+	cuts := cutPoints(t, lo, hi, sp.maxBytes, false, nil)
 	sections := make([]Section, 0, len(cuts))
 	line := 1 + strings.Count(t[:lo], "\n")
 	for i, c := range cuts {
@@ -536,15 +544,25 @@ func (sp splitter) splitLines(t string, lo, hi int) []Section {
 
 // cutPoints cuts [lo, hi) into pieces of at most size bytes (a piece may be shorter, never
 // longer unless a single UTF-8 sequence is), returning each piece's start. Each cut is the best
-// boundary in the second half of the window: before a markdown heading when headings is set,
-// then after a blank line, a line, a space, and at worst between two UTF-8 sequences.
-func cutPoints(t string, lo, hi, size int, headings bool) []int {
+// boundary in the window: the last of prefer (sorted offsets: where files start) past its first
+// quarter, so a page starts where a file does at the cost of a shorter one before it; else, in
+// its second half, before a markdown heading when headings is set, after a blank line, a line,
+// a space, and at worst between two UTF-8 sequences.
+func cutPoints(t string, lo, hi, size int, headings bool, prefer []int) []int {
 	cuts := []int{lo}
 	for start := lo; hi-start > size; {
 		limit := start + size
 		win := t[start+size/2 : limit]
 		cut := -1
-		if headings {
+		for _, p := range prefer {
+			if p > limit {
+				break
+			}
+			if p >= start+size/4 && p > start {
+				cut = p
+			}
+		}
+		if headings && cut < 0 {
 			if i := strings.LastIndex(win, "\n#"); i >= 0 {
 				cut = start + size/2 + i + 1
 			}

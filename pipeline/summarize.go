@@ -103,6 +103,8 @@ func header(t string, sections []Section) string {
 		what = "Prose"
 	case KindLines:
 		what = "Text"
+	case KindFile:
+		what = "Files"
 	}
 	i, data := skipWS(t, 0), sections
 	if len(data) > 1 && data[0].Kind == KindPreamble {
@@ -217,6 +219,14 @@ func summarize(t string, s Section) string {
 		return clip(line, 80)
 	case KindLines:
 		return clip(s.Text(t), 80)
+	case KindFile:
+		// The title is the path, which the text's first line repeats: the file's own first
+		// sentence, or why it could not be read, says what it is.
+		line, rest, _ := strings.Cut(s.Text(t), "\n")
+		if i := strings.Index(line, fileErr); i >= 0 {
+			return clip(line[i+2:], 100)
+		}
+		return firstSentence(firstBody(rest), 100)
 	case KindPreamble:
 		// What a tool says beside its data (how many rows, the cursor for the next page) is
 		// shown whole, up to a few lines' worth: its first sentence may not be the part that
