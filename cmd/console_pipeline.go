@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 
+	"github.com/mcpctl/mcpctl/cmd/internal/mcpserver"
 	"github.com/mcpctl/mcpctl/pipeline"
 	"github.com/mcpctl/mcpctl/tui"
 )
@@ -17,10 +18,19 @@ func (c consolePipeline) Models() []string {
 	return names
 }
 
+// Transform runs model over in as serve does: a tool result the model leaves more than a result
+// may be is paged by the built-in default, as serve pages it, so a traced result run again
+// (e) shows the page serve sent, not the model's output the client never saw.
 func (c consolePipeline) Transform(ctx context.Context, model string, in tui.Input) (tui.Output, error) {
-	out, err := c.e.Transform(ctx, pipeline.Request{Model: model, Content: pipeline.Content{Text: in.Text, Type: pipeline.ContentType(in.Type), Source: in.Source}})
+	typ := pipeline.ContentType(in.Type)
+	out, err := c.e.Transform(ctx, pipeline.Request{Model: model, Content: pipeline.Content{Text: in.Text, Type: typ, Source: in.Source}})
 	if err != nil {
 		return tui.Output{}, err
+	}
+	if typ == pipeline.TypeToolResult {
+		if paged, ok, _ := mcpserver.BoundToolResult(ctx, c.e, "", model, in.Source, in.Text, out); ok {
+			out = paged
+		}
 	}
 	res := tui.Output{Text: out.Text, Stages: out.Metrics.StageNames(), BytesBefore: out.Metrics.BytesBefore,
 		BytesAfter: out.Metrics.BytesAfter, CacheHit: out.Metrics.CacheHit, Ref: out.Ref}

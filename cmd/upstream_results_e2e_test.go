@@ -173,6 +173,39 @@ func TestUpstreamResultIsBoundedWhole(t *testing.T) {
 	}
 }
 
+// Under a model that splits by structure, a one-line summary beside big structuredContent is
+// indexed as the JSON alone is, by its keys and elements, with the summary shown whole in the
+// index: serve joins the two into one text, which was split by lines and bytes ("line 3, bytes
+// 11947–23905") because it did not start with a bracket.
+func TestUpstreamSummaryBesideStructuredIsIndexedAsJSON(t *testing.T) {
+	s := serveDB(t, "", "    proxyModel: subindex\n")
+	callWhenUp(t, s, "db__dense")
+	res, err := callTool(context.Background(), s.Client, "db__structured", map[string]any{"summary": true}, nil)
+	if err != nil || res.IsError {
+		t.Fatalf("db__structured summary: %v, %s", err, resultText(res))
+	}
+	index := resultText(res)
+	for _, want := range []string{"JSON object, ", "(before the JSON) (14 B): 1400 records", `"records"`} {
+		if !strings.Contains(index, want) {
+			t.Errorf("the index lacks %q:\n%s", want, index)
+		}
+	}
+	if strings.Contains(index, "bytes ") {
+		t.Errorf("the index has byte ranges, want the JSON's keys:\n%s", index)
+	}
+	if wire, _ := json.Marshal(res); len(wire) > 16<<10 {
+		t.Errorf("%d bytes on the wire, want an index", len(wire))
+	}
+	t.Logf("index:\n%s", index)
+	ref, _ := readSections(t, s, res)
+	var summary struct {
+		Content string `json:"content"`
+	}
+	if s.call(t, "read_section", map[string]any{"ref": ref, "section": "1"}, &summary); summary.Content != "1400 records\n\n" {
+		t.Errorf("section 1 is %.200q (%d bytes), want the summary alone", summary.Content, len(summary.Content))
+	}
+}
+
 // A screenshot over the Claude API's limits reaches the client scaled to them, with a note of
 // its original size, and its copy in structuredContent does not come: Claude Code puts that copy
 // into the model's context as text.

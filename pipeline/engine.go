@@ -105,12 +105,14 @@ func NewEngine(opts Options) (*Engine, error) {
 	return e, nil
 }
 
-// ConfigKey identifies what shapes the engine's output: the proxy models and custom stages on
-// disk (names, sizes, times) and the LLM. A caller that keeps something it derived from a
-// transform between runs (a table of contents' size) keys it with this, so a changed model is
-// not answered from an old derivation.
+// ConfigKey identifies what shapes the engine's output: the built-in stages' version, the proxy
+// models and custom stages on disk (names, sizes, times) and the LLM. A caller that keeps
+// something it derived from a transform between runs (a table of contents' size) keys it with
+// this, so a changed model, or a built-in stage that now splits differently, is not answered
+// from an old derivation.
 func (e *Engine) ConfigKey() string {
 	h := sha256.New()
+	io.WriteString(h, builtinVersion+"\n")
 	for _, dir := range []string{e.modelsDir, e.stagesDir} {
 		entries, _ := os.ReadDir(dir) // a missing directory is no models, as loading finds
 		for _, en := range entries {

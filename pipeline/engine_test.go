@@ -292,3 +292,17 @@ func countInfos(ss []SectionInfo) int {
 	}
 	return n
 }
+
+// A caller keys what it keeps of a transform (serve's view keeps briefings' table sizes) with
+// ConfigKey: a new version of the built-in stages, which split content differently, must change
+// it as an edited proxymodel does, or the old sizes are served after an upgrade.
+func TestConfigKeyChangesWithTheBuiltinStages(t *testing.T) {
+	te := newTestEngine(t)
+	before := te.ConfigKey()
+	old := builtinVersion
+	builtinVersion += "-next"
+	t.Cleanup(func() { builtinVersion = old })
+	if te.ConfigKey() == before {
+		t.Errorf("ConfigKey is %s under built-in stages %q and %q; want it to change with them", before, old, builtinVersion)
+	}
+}

@@ -161,15 +161,6 @@ func jsonHint(t string, it jsonItem) string {
 	return hint
 }
 
-// splitJSON splits the JSON value in t (already checked by json.Valid).
-func (sp *splitter) splitJSON(t string) []Section {
-	i := skipWS(t, 0)
-	if i >= len(t) || (t[i] != '{' && t[i] != '[') {
-		return nil
-	}
-	return sp.jsonContainer(t, i, 0)
-}
-
 // jsonContainer makes the sections of the container at t[s]: one per item, grouped into
 // ranges when there are more than maxSections, and items over maxBytes split in turn.
 func (sp *splitter) jsonContainer(t string, s, depth int) []Section {

@@ -20,7 +20,12 @@ func paginate(ctx context.Context, c Content, env Env) (Result, error) {
 		return Result{Text: c.Text}, nil
 	}
 	t := c.Text
-	cuts := cutPoints(t, 0, len(t), size, true)
+	files := fileParts(t)
+	starts := make([]int, len(files))
+	for i, f := range files {
+		starts[i] = f.start
+	}
+	cuts := cutPoints(t, 0, len(t), size, true, starts)
 	pages := make([]Section, len(cuts))
 	for i, start := range cuts {
 		end := len(t)
@@ -29,7 +34,11 @@ func paginate(ctx context.Context, c Content, env Env) (Result, error) {
 		}
 		pages[i] = Section{Start: start, End: end, Title: "page " + strconv.Itoa(i+1) + " of " + strconv.Itoa(len(cuts)), Kind: KindPage}
 	}
-	titlePages(t, pages)
+	if files != nil {
+		titleFilePages(pages, files)
+	} else {
+		titlePages(t, pages)
+	}
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
@@ -53,6 +62,30 @@ func titlePages(t string, pages []Section) {
 		}
 		return true
 	})
+}
+
+// titleFilePages adds to each page's title the file it starts in, and how many more start in
+// it: pages of several files are cut where files start (cutPoints), and a heading says less
+// than which file a page is of.
+func titleFilePages(pages []Section, files []filePart) {
+	f := 0
+	for i := range pages {
+		for f+1 < len(files) && files[f+1].start <= pages[i].Start {
+			f++
+		}
+		title := pathTitle(files[f].path)
+		if files[f].start < pages[i].Start {
+			title += " (continued)"
+		}
+		more := 0
+		for g := f + 1; g < len(files) && files[g].start < pages[i].End; g++ {
+			more++
+		}
+		if more > 0 {
+			title += " + " + strconv.Itoa(more) + " more " + plural(more, "file", "files")
+		}
+		pages[i].Title += ": " + title
+	}
 }
 
 // plainPages counts the pages at the start of ss that paginate titled by their number alone,

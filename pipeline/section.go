@@ -35,6 +35,8 @@ const (
 	KindLines       = "lines"        // lines of text with no structure we know
 	KindPage        = "page"         // a page of paginate
 	KindIntro       = "intro"        // what stands before a section's first child
+	KindPreamble    = "preamble"     // a short text in front of a JSON document
+	KindFile        = "file"         // one file of several in one text, under its path
 )
 
 // Bytes is the section's size in bytes.

@@ -25,6 +25,9 @@ const (
 	FormatTypeScript Format = "typescript"
 	FormatProse      Format = "prose"
 	FormatText       Format = "text" // none of the above: split by lines
+	// FormatFiles is several files, each under its path, as read_multiple_files gives them
+	// (files.go): split by file, each file by its own format.
+	FormatFiles Format = "files"
 )
 
 // Defaults of section-split's config.
@@ -60,11 +63,19 @@ func sectionSplit(ctx context.Context, c Content, env Env) (Result, error) {
 
 // split detects t's format and returns its section tree, normalized to tile t exactly.
 func (sp splitter) split(ctx context.Context, t string) (Format, []Section) {
-	f, yamlRoot := detect(t)
+	f, yamlRoot, jsonAt := detect(t)
 	var sections []Section
 	switch f {
+	case FormatFiles:
+		sections = sp.splitFiles(ctx, t, fileParts(t))
 	case FormatJSON:
-		sections = sp.splitJSON(t)
+		sections = sp.jsonContainer(t, jsonAt, 0)
+		if len(sections) > 0 && strings.TrimSpace(t[:jsonAt]) != "" {
+			// The text in front stays one section, and the JSON's first section starts at its
+			// bracket, which normalize would give to the text.
+			sections[0].Start = jsonAt
+			sections = append([]Section{{Start: 0, Title: "(before the JSON)", Kind: KindPreamble}}, sections...)
+		}
 	case FormatYAML:
 		sections = sp.splitYAML(t, yamlRoot)
 	case FormatMarkdown:
@@ -142,7 +153,7 @@ func (sp splitter) splitBig(t string, sections []Section) {
 		if s.Bytes() <= 2*sp.maxBytes {
 			continue
 		}
-		cuts := cutPoints(t, s.Start, s.End, sp.maxBytes, false)
+		cuts := cutPoints(t, s.Start, s.End, sp.maxBytes, false, nil)
 		if len(cuts) < 2 {
 			continue
 		}
@@ -164,46 +175,72 @@ var (
 	goDecl    = regexp.MustCompile(`^(func|type|var|const|import)\b`)
 	pyDecl    = regexp.MustCompile(`^((async\s+)?def \w+\s*\(|class \w+\s*(\(.*\))?\s*:|import [\w.]+(\s+as\s+\w+)?\s*$|from [\w.]+ import |if __name__ ==)`)
 	tsDecl    = regexp.MustCompile(`^(import .+ from ['"]|import ['"]|export (default |declare )?(async )?(const|let|var|function|class|interface|type|enum|abstract|namespace)\b|(async )?function\s*\*?\s*\w*\s*[<(]|interface \w+|(abstract )?class \w+|(const|let) \w+\s*(:[^=]+)?=|type \w+\s*(<.*>)?\s*=|enum \w+)`)
+	// mdHeading is an ATX heading with text, "# Release notes"; "#" alone is no evidence.
+	mdHeading = regexp.MustCompile(`^ {0,3}#{1,6}[ \t]+\S`)
 	yamlKey   = regexp.MustCompile(`^(- |-$|[\w"'$./-][^:#]*:(\s|$)|#|---|\.\.\.)`)
+	// mdInline is markdown inside a line: a link to somewhere, or a bold phrase.
+	mdInline = regexp.MustCompile(`\[[^\]\n]+\]\((https?://|/|\.|#)[^)\s]*\)|\*\*\w[^*\n]*\*\*|__\w[^_\n]*__`)
 )
 
 // Detect returns the format of t, judged from its content.
 func Detect(t string) Format {
-	f, _ := detect(t)
+	f, _, _ := detect(t)
 	return f
 }
 
 // detect is Detect, also returning the parsed YAML document when it is YAML, so it is parsed
-// once.
-func detect(t string) (Format, *yaml.Node) {
-	if s := skipWS(t, 0); s < len(t) && (t[s] == '{' || t[s] == '[') && json.Valid(unsafe.Slice(unsafe.StringData(t), len(t))) {
-		return FormatJSON, nil
+// once, and where the JSON starts when it is JSON (jsonStart).
+func detect(t string) (Format, *yaml.Node, int) {
+	if fileParts(t) != nil {
+		return FormatFiles, nil, 0
+	}
+	if s := jsonStart(t); s >= 0 {
+		return FormatJSON, nil, s
 	}
 	var goPkg bool
 	var goN, pyN, tsN, headings, lines, yamlish, yamlKeys, indented, blankRuns, letters, sentenceEnds int
+	// Status reports of "Owner: bob" lines under headings parsed as YAML and were split by key,
+	// and so did logs of "line 12: token=…". What tells them apart: markdown YAML would not
+	// have (mdOnly: a fence, a setext heading, a link or bold text; mdHeadings: headings set off
+	// by blank lines), YAML markdown would not have (yamlOnly: keys nested under keys, comments
+	// after a value), and keys that are phrases (spacedKeys), which YAML files' keys are not.
+	var mdOnly, mdHeadings, yamlOnly, spacedKeys int
 	var code promptlib.Fence
-	prevBlank, prevPara := false, false
+	prevBlank, prevPara, prevKey := true, false, false
+	// atx: the last line was an ATX heading after a blank line (or the start), which a blank
+	// next line makes a heading set off: a YAML comment mostly sits on the keys it is about.
+	atx := false
 	eachLine(t, func(start, end int) bool {
 		line := strings.TrimRight(t[start:end], "\r\n")
 		trimmed := strings.TrimSpace(line)
 		if inCode := code.InCode(); code.Code(trimmed) {
 			if !inCode {
 				headings++ // a fence is markdown evidence
+				if line[0] != ' ' && line[0] != '\t' {
+					mdOnly++ // an indented one may be in a YAML block scalar
+				}
 			}
-			prevPara = false
+			prevPara, prevKey, atx = false, false, false
 			return true
 		}
 		if trimmed == "" {
 			if !prevBlank {
 				blankRuns++
 			}
-			prevBlank, prevPara = true, false
+			if atx {
+				mdHeadings++
+			}
+			prevBlank, prevPara, prevKey, atx = true, false, false, false
 			return true
 		}
-		prevBlank = false
 		if prevPara && promptlib.SetextLevel(trimmed) > 0 {
 			headings++ // "Title" over "===" or "---"
+			if trimmed[0] == '=' || !prevKey {
+				mdOnly++ // "---" under "key: value" is YAML's next document
+			}
 		}
+		atx = prevBlank && line[0] == '#' && mdHeading.MatchString(line)
+		prevBlank = false
 		prevPara = promptlib.ParagraphLine(trimmed)
 		lines++
 		// Every declaration keyword is lower case and every heading starts with '#': one byte
@@ -227,11 +264,25 @@ func detect(t string) (Format, *yaml.Node) {
 		if line[0] == ' ' || line[0] == '\t' {
 			indented++
 		}
+		prevKey = false
 		if yamlKey.MatchString(trimmed) {
 			yamlish++
 			if strings.Contains(trimmed, ":") && !strings.HasPrefix(trimmed, "#") {
 				yamlKeys++
+				key := trimmed[:strings.IndexByte(trimmed, ':')]
+				if !strings.HasPrefix(trimmed, "-") {
+					prevKey = true
+					if strings.ContainsAny(key, " \t") {
+						spacedKeys++
+					}
+					if line[0] == ' ' || line[0] == '\t' || strings.Contains(trimmed[len(key):]+" ", " # ") {
+						yamlOnly++ // "  replicas: 3" under "spec:", or "ko_fi: # a username"
+					}
+				}
 			}
+		}
+		if trimmed[0] != '#' && (strings.Contains(trimmed, "](") || strings.Contains(trimmed, "**") || strings.Contains(trimmed, "__")) && mdInline.MatchString(trimmed) {
+			mdOnly++ // in a comment it says nothing: YAML comments are often markdown
 		}
 		for _, r := range trimmed {
 			if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r > 127 {
@@ -245,24 +296,73 @@ func detect(t string) (Format, *yaml.Node) {
 	})
 	switch {
 	case goPkg && goN >= 1:
-		return FormatGo, nil
+		return FormatGo, nil, 0
 	case pyN >= 2 && pyN >= tsN:
-		return FormatPython, nil
+		return FormatPython, nil, 0
 	case tsN >= 2:
-		return FormatTypeScript, nil
+		return FormatTypeScript, nil, 0
 	}
-	if lines >= 2 && yamlish*10 >= lines*6 && yamlKeys >= 1 {
+	if atx {
+		mdHeadings++ // a heading on the last line
+	}
+	// YAML nests: keys nested under keys are YAML whatever the comments look like ("# Deployment
+	// for the api" is an ATX heading too). Flat "key: value" lines are YAML only without
+	// markdown around them: one comment set off at the top (FUNDING.yml's) is not enough to say
+	// so, two headings are.
+	isYAML := lines >= 2 && yamlish*10 >= lines*6 && yamlKeys >= 1
+	if isYAML && yamlOnly == 0 && (mdOnly > 0 || mdHeadings >= 2 || spacedKeys*2 > yamlKeys) {
+		isYAML = false
+	}
+	if isYAML {
 		if root := parseYAML(t); root != nil && len(root.Content) >= 2 {
-			return FormatYAML, root
+			return FormatYAML, root, 0
 		}
 	}
 	switch {
 	case headings >= 1 && lines > 0:
-		return FormatMarkdown, nil
+		return FormatMarkdown, nil, 0
 	case lines > 0 && sentenceEnds > 0 && letters*10 >= len(t)*6:
-		return FormatProse, nil
+		return FormatProse, nil, 0
 	}
-	return FormatText, nil
+	return FormatText, nil, 0
+}
+
+// maxPreamble bounds the text in front of a JSON document that still makes it JSON: a tool's
+// summary beside its data ("Found 5000 rows; next cursor: abc"), not a report with a JSON
+// appendix.
+const maxPreamble = 4 << 10
+
+// jsonStart is where the JSON object or array that t holds starts, or -1. It starts t (after
+// white space), or a line after a short text in front of it: a tool's one-line summary joined
+// to the JSON of its structuredContent, or "Results:" above what a tool printed, was split by
+// lines and bytes, where the same JSON alone was split by its elements and keys.
+func jsonStart(t string) int {
+	valid := func(s int) bool {
+		return json.Valid(unsafe.Slice(unsafe.StringData(t[s:]), len(t)-s))
+	}
+	if s := skipWS(t, 0); s < len(t) && (t[s] == '{' || t[s] == '[') {
+		if valid(s) {
+			return s
+		}
+	}
+	// A few lines opening with a bracket are tried, each only as far as it stays valid JSON: a
+	// log's "[INFO]" fails at its second byte.
+	tries := 0
+	for i := strings.IndexByte(t, '\n'); i >= 0 && i < maxPreamble && tries < 4; {
+		s := i + 1
+		if s < len(t) && (t[s] == '{' || t[s] == '[') {
+			tries++
+			if valid(s) {
+				return s
+			}
+		}
+		next := strings.IndexByte(t[s:], '\n')
+		if next < 0 {
+			break
+		}
+		i = s + next
+	}
+	return -1
 }
 
 // eachLine calls fn with the byte range of each line, its newline included, until fn returns
@@ -419,7 +519,7 @@ func (sp splitter) splitProse(t string, lo, hi int) []Section {
 
 // splitLines cuts text with no structure we know into runs of lines of about maxBytes.
 func (sp splitter) splitLines(t string, lo, hi int) []Section {
-	cuts := cutPoints(t, lo, hi, sp.maxBytes, false)
+	cuts := cutPoints(t, lo, hi, sp.maxBytes, false, nil)
 	sections := make([]Section, 0, len(cuts))
 	line := 1 + strings.Count(t[:lo], "\n")
 	for i, c := range cuts {
@@ -444,15 +544,25 @@ func (sp splitter) splitLines(t string, lo, hi int) []Section {
 
 // cutPoints cuts [lo, hi) into pieces of at most size bytes (a piece may be shorter, never
 // longer unless a single UTF-8 sequence is), returning each piece's start. Each cut is the best
-// boundary in the second half of the window: before a markdown heading when headings is set,
-// then after a blank line, a line, a space, and at worst between two UTF-8 sequences.
-func cutPoints(t string, lo, hi, size int, headings bool) []int {
+// boundary in the window: the last of prefer (sorted offsets: where files start) past its first
+// quarter, so a page starts where a file does at the cost of a shorter one before it; else, in
+// its second half, before a markdown heading when headings is set, after a blank line, a line,
+// a space, and at worst between two UTF-8 sequences.
+func cutPoints(t string, lo, hi, size int, headings bool, prefer []int) []int {
 	cuts := []int{lo}
 	for start := lo; hi-start > size; {
 		limit := start + size
 		win := t[start+size/2 : limit]
 		cut := -1
-		if headings {
+		for _, p := range prefer {
+			if p > limit {
+				break
+			}
+			if p >= start+size/4 && p > start {
+				cut = p
+			}
+		}
+		if headings && cut < 0 {
 			if i := strings.LastIndex(win, "\n#"); i >= 0 {
 				cut = start + size/2 + i + 1
 			}

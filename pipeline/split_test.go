@@ -187,6 +187,8 @@ func FuzzSectionSplitTiles(f *testing.F) {
 	}
 	f.Add(`[{"a":1},{"b":[1,2,{"c":"d"}]}]`, 64)
 	f.Add("a:\n  - b\n  - c: d\n", 64)
+	f.Add("/a/b.md:\n# x\n\ntext\n\n---\n/a/c.json:\n[1, {\"k\": 2}]\n\n---\n/a/d.txt: Error - gone", 64)
+	f.Add("Found 2 rows.\n\n[{\"a\": 1}, {\"a\": 2}]", 64)
 	f.Fuzz(func(t *testing.T, text string, maxBytes int) {
 		sp := newSplitter(map[string]any{"maxBytes": maxBytes % 5000, "maxSections": 3})
 		_, sections := sp.split(context.Background(), text)

@@ -103,8 +103,14 @@ func header(t string, sections []Section) string {
 		what = "Prose"
 	case KindLines:
 		what = "Text"
+	case KindFile:
+		what = "Files"
 	}
-	if i := skipWS(t, 0); i < len(t) && (t[i] == '[' || t[i] == '{') && len(sections) > 0 && isJSONKind(firstLeaf(sections).Kind) {
+	i, data := skipWS(t, 0), sections
+	if len(data) > 1 && data[0].Kind == KindPreamble {
+		i, data = skipWS(t, data[0].End), data[1:] // a summary in front of the JSON
+	}
+	if i < len(t) && (t[i] == '[' || t[i] == '{') && len(data) > 0 && isJSONKind(firstLeaf(data).Kind) {
 		if t[i] == '[' {
 			n := len(jsonItems(t, i))
 			what = "JSON array of " + strconv.Itoa(n) + " " + plural(n, "element", "elements")
@@ -118,7 +124,7 @@ func header(t string, sections []Section) string {
 // firstKind is the kind of the first section that is not an intro, which names the format.
 func firstKind(ss []Section) string {
 	for _, s := range ss {
-		if s.Kind == KindIntro {
+		if s.Kind == KindIntro || s.Kind == KindPreamble {
 			continue
 		}
 		if len(s.Children) > 0 && s.Kind == KindRange {
@@ -213,10 +219,26 @@ func summarize(t string, s Section) string {
 		return clip(line, 80)
 	case KindLines:
 		return clip(s.Text(t), 80)
+	case KindFile:
+		// The title is the path, which the text's first line repeats: the file's own first
+		// sentence, or why it could not be read, says what it is.
+		line, rest, _ := strings.Cut(s.Text(t), "\n")
+		if i := strings.Index(line, fileErr); i >= 0 {
+			return clip(line[i+2:], 100)
+		}
+		return firstSentence(firstBody(rest), 100)
+	case KindPreamble:
+		// What a tool says beside its data (how many rows, the cursor for the next page) is
+		// shown whole, up to a few lines' worth: its first sentence may not be the part that
+		// matters.
+		return clip(strings.Join(strings.Fields(s.Text(t)), " "), preambleSummary)
 	default: // headings, intros, prose, pages
 		return firstSentence(firstBody(s.Text(t)), 100)
 	}
 }
+
+// preambleSummary bounds the summary of the text in front of a JSON document.
+const preambleSummary = 300
 
 // firstBody drops a leading heading, so a heading's summary is its first sentence.
 func firstBody(text string) string {

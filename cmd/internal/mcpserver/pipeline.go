@@ -207,19 +207,17 @@ func (p *contentPipeline) tools(next server.ToolHandlerFunc) server.ToolHandlerF
 		if blocks == 0 {
 			return res, nil
 		}
-		out, werr := p.transformWith(ctx, p.model(source, srv, req.Params.Name), pipeline.TypeToolResult, source, text)
+		model := p.model(source, srv, req.Params.Name)
+		out, werr := p.transformWith(ctx, model, pipeline.TypeToolResult, source, text)
 		if werr != nil {
 			return p.errorResult(ctx, withheldError(source, werr)), nil
 		}
-		if !wholeResult.holds(out.Text) {
-			// The model in force leaves the text whole, or makes it no smaller than a result may
-			// be (60 KB of JSON or code is over the tokens): the built-in default's pages bound it
-			// (whatever a default.yaml says), every page one read_section away. It pages what the
-			// model's stages made, never the upstream's text: a redacting stage's work would be
-			// undone, and its secrets sent.
-			if paged := p.page(ctx, source, out.Body); paged.Applied {
-				out = paged
-			}
+		paged, ok, err := BoundToolResult(ctx, p.engine, p.project(), model, source, text, out)
+		if err != nil {
+			p.log.Warn("pipeline: a result over the bound could not be paged", "source", source, "bytes", len(out.Body), "err", err)
+		} else if ok {
+			out = paged
+			p.recordPipeline(ctx, out, pipeline.TypeToolResult, source, text)
 		}
 		if out.Applied {
 			res.Content = replaceText(res.Content, out.Text)
@@ -242,16 +240,41 @@ func (p *contentPipeline) tools(next server.ToolHandlerFunc) server.ToolHandlerF
 	}
 }
 
-// page is text as the built-in default model makes it: 8 KB pages, the first one sent.
-func (p *contentPipeline) page(ctx context.Context, source, text string) pipeline.Output {
-	out, err := p.engine.Transform(ctx, pipeline.Request{Model: pipeline.DefaultModel, BuiltIn: true, Project: p.project(),
-		Content: pipeline.Content{Text: text, Type: pipeline.TypeToolResult, Source: source}})
-	if err != nil || !out.Applied {
-		p.log.Warn("pipeline: a result over the bound could not be paged", "source", source, "bytes", len(text), "err", err)
-		return pipeline.Output{Text: text}
+// BoundToolResult is what a tool result becomes when what the model in force made of its text
+// (out, from text; the text itself when the model did not apply) is more than a result may be:
+// whole, 60 KB of JSON or code is over the tokens. The built-in default's pages bound it
+// (whatever a default.yaml says), every page one read_section away; ok says it did. It pages what
+// the model's stages made (out.Body), never text: a redacting stage's work would be undone, and
+// its secrets sent. Its Metrics are the whole run's, from text to the page sent, under the model
+// in force with its stages then paginate: a traced event keeps text and that model, and the
+// console's Pipeline screen runs them, and this, again. serve's pipeline and the console both
+// call it, so the screen shows what serve sent.
+func BoundToolResult(ctx context.Context, e *pipeline.Engine, project, model, source, text string, out pipeline.Output) (pipeline.Output, bool, error) {
+	if wholeResult.holds(out.Text) {
+		return out, false, nil
 	}
-	p.recordPipeline(ctx, out, pipeline.TypeToolResult, source, text)
-	return out
+	paged, err := e.Transform(ctx, pipeline.Request{Model: pipeline.DefaultModel, BuiltIn: true, Project: project,
+		Content: pipeline.Content{Text: out.Body, Type: pipeline.TypeToolResult, Source: source}})
+	if err == nil && !paged.Applied {
+		err = errors.New("the built-in model did not apply")
+	}
+	if err != nil {
+		return out, false, err
+	}
+	m := paged.Metrics
+	m.Model, m.BytesBefore, m.Stages = model, len(text), nil
+	if out.Applied {
+		m.Stages = append(m.Stages, out.Metrics.Stages...)
+		m.CacheHit = m.CacheHit && out.Metrics.CacheHit
+		m.Duration += out.Metrics.Duration
+	}
+	for _, st := range paged.Metrics.Stages {
+		if st.Name != "passthrough" { // the default's first stage, which does nothing here
+			m.Stages = append(m.Stages, st)
+		}
+	}
+	paged.Metrics = m
+	return paged, true, nil
 }
 
 // modelText is the text of a result as a model meets it, the pipeline's input: its text blocks
