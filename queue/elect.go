@@ -44,7 +44,7 @@ func RunElected(ctx context.Context, cfg ElectConfig) {
 	for {
 		lock, err := TryLock(cfg.Dir)
 		if errors.Is(err, ErrLocked) {
-			cfg.Status.set(ProcWaiting, nil)
+			cfg.Status.waiting(func() error { return HolderStopped(cfg.Dir) })
 			log.Debug("queue: another process is processing this library")
 			if lock, err = awaitLock(ctx, cfg.Dir, cfg.Retry); ctx.Err() != nil {
 				if lock != nil {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -23,6 +24,9 @@ const (
 	// A child that writes: the queue to write to and the title prefix of its prompts.
 	envChildWrite = "MCPCTL_QUEUE_TEST_WRITE"
 	envChildTitle = "MCPCTL_QUEUE_TEST_TITLE"
+	// envChildLock makes the child take the lock of the queue it names, say "locked" on stdout,
+	// and hold it until its stdin ends.
+	envChildLock = "MCPCTL_QUEUE_TEST_LOCK"
 )
 
 // childWrites is how many operations a writer child submits.
@@ -36,6 +40,17 @@ func TestMain(m *testing.M) {
 	}
 	if q := os.Getenv(envChildWrite); q != "" {
 		os.Exit(runChildWriter(q, os.Getenv(envChildTitle)))
+	}
+	if q := os.Getenv(envChildLock); q != "" {
+		lock, err := TryLock(q)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		fmt.Println("locked")
+		io.Copy(io.Discard, os.Stdin) //nolint:errcheck // until the test closes it
+		lock.Release()
+		os.Exit(0)
 	}
 	os.Exit(m.Run())
 }

@@ -3,6 +3,7 @@ package queue
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"syscall"
@@ -132,4 +133,26 @@ func Running(dir string) (bool, error) {
 		return false, err
 	}
 	return false, lock.Release()
+}
+
+// HolderStopped is why the process holding the lock of the queue in dir cannot process it: it
+// is stopped (suspended with Ctrl-Z or SIGSTOP, or held by a debugger), so it keeps the lock and
+// answers nothing, and every write waited out its attempts before it was told to try again.
+// nil when it is not, or where that cannot be told (only Linux can, from /proc); else a
+// *StoppedHolderError.
+func HolderStopped(dir string) error {
+	pid, held, ok := flockHolder(join(dir, lockName))
+	if !ok || !held || pid <= 0 || !stopped(pid) {
+		return nil
+	}
+	return &StoppedHolderError{PID: pid}
+}
+
+// StoppedHolderError is a queue processor in another process that is stopped: it holds the
+// queue until it runs again.
+type StoppedHolderError struct{ PID int }
+
+func (e *StoppedHolderError) Error() string {
+	return fmt.Sprintf("the mcpctl process that processes it (pid %d) is stopped, suspended by Ctrl-Z or SIGSTOP, and holds the queue until it runs again: "+
+		"resume it (fg in its terminal, or kill -CONT %d), or end it, and writes go through again", e.PID, e.PID)
 }

@@ -24,21 +24,41 @@ import (
 // /proc/locks shows only locks whose owner this PID namespace can see: a processor in another
 // container sharing the directory reads as not running.
 func flockHeld(path string) (held, ok bool) {
+	_, held, ok = flockHolder(path)
+	return held, ok
+}
+
+// flockHolder is flockHeld, with the pid of the holder when held.
+func flockHolder(path string) (pid int, held, ok bool) {
 	var st unix.Stat_t
 	if err := unix.Lstat(path, &st); err != nil {
 		// No lock file: no processor has ever locked this queue (it makes the file to lock it).
-		return false, errors.Is(err, fs.ErrNotExist)
+		return 0, false, errors.Is(err, fs.ErrNotExist)
 	}
 	f, err := os.Open("/proc/locks")
 	if err != nil {
-		return false, false
+		return 0, false, false
 	}
 	defer f.Close()
 	return lockListed(f, uint64(st.Dev), st.Ino)
 }
 
-// lockListed reads a /proc/locks listing for a flock on the file dev, ino.
-func lockListed(r io.Reader, dev, ino uint64) (held, ok bool) {
+// stopped reports whether process pid is stopped: suspended (Ctrl-Z, SIGSTOP) or held by a
+// debugger. /proc/PID/stat gives its state after its name, which may itself hold ")".
+func stopped(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 || i+2 >= len(b) {
+		return false
+	}
+	return b[i+2] == 'T' || b[i+2] == 't'
+}
+
+// lockListed reads a /proc/locks listing for a flock on the file dev, ino, and its holder's pid.
+func lockListed(r io.Reader, dev, ino uint64) (pid int, held, ok bool) {
 	// The kernel prints "%02x:%02x:%lu": major and minor in hex, the inode in decimal.
 	want := fmt.Sprintf("%02x:%02x:%d", unix.Major(dev), unix.Minor(dev), ino)
 	inoSuffix := ":" + strconv.FormatUint(ino, 10)
@@ -53,10 +73,11 @@ func lockListed(r io.Reader, dev, ino uint64) (held, ok bool) {
 		}
 		switch id := fields[5]; {
 		case id == want:
-			return true, true
+			pid, _ := strconv.Atoi(fields[4]) // as this PID namespace sees it
+			return pid, true, true
 		case strings.HasSuffix(id, inoSuffix) && strings.Count(id, ":") == 2:
 			ambiguous = true
 		}
 	}
-	return false, s.Err() == nil && !ambiguous
+	return 0, false, s.Err() == nil && !ambiguous
 }

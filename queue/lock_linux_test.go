@@ -25,9 +25,12 @@ func TestLockListed(t *testing.T) {
 		{"a waiter holds nothing", "1: -> FLOCK  ADVISORY  WRITE 7189 fe:01:4242 0 EOF\n", false, true},
 		{"POSIX locks are not ours", "1: POSIX  ADVISORY  WRITE 7189 fe:01:4242 0 EOF\n", false, true},
 	} {
-		held, ok := lockListed(strings.NewReader(c.locks), uint64(dev), 4242)
+		pid, held, ok := lockListed(strings.NewReader(c.locks), uint64(dev), 4242)
 		if held != c.held || ok != c.ok {
 			t.Errorf("%s: held %v, ok %v; want %v, %v", c.name, held, ok, c.held, c.ok)
+		}
+		if held && pid != 7189 && pid != 7190 {
+			t.Errorf("%s: holder %d, want the pid listed", c.name, pid)
 		}
 	}
 }

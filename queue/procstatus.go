@@ -26,6 +26,9 @@ type ProcessorStatus struct {
 	mu    sync.Mutex
 	state string
 	err   error
+	// holder, while waiting, checks the process that holds the lock: nil while it can process
+	// the queue, why it cannot otherwise (HolderStopped).
+	holder func() error
 	// writeErr is why the last operation could not be written to the library (a full disk,
 	// a read-only file), nil once one is. The processor keeps running meanwhile (the next
 	// write may succeed, and each failure answers its writer with the cause), so it is not a
@@ -44,7 +47,8 @@ func (s *ProcessorStatus) State() (state string, err error) {
 }
 
 // Alive is nil while the queue is processed or about to be (starting, running, or waiting for
-// another process's processor), and the reason otherwise. Pass it to Writer.WithProcessor.
+// another process's processor that can run), and the reason otherwise. Pass it to
+// Writer.WithProcessor.
 func (s *ProcessorStatus) Alive() error {
 	state, err := s.State()
 	switch state {
@@ -52,8 +56,27 @@ func (s *ProcessorStatus) Alive() error {
 		return err
 	case ProcStopped:
 		return ErrProcessorStopped
+	case ProcWaiting:
+		s.mu.Lock()
+		holder := s.holder
+		s.mu.Unlock()
+		if holder != nil {
+			return holder()
+		}
 	}
 	return nil
+}
+
+// waiting records that another process holds the lock, and how to check that it can process
+// the queue (nil: assume it can).
+func (s *ProcessorStatus) waiting(holder func() error) {
+	if s == nil {
+		return
+	}
+	s.set(ProcWaiting, nil)
+	s.mu.Lock()
+	s.holder = holder
+	s.mu.Unlock()
 }
 
 // WriteError is why the processor's last attempt to write the library failed (the disk is

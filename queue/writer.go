@@ -93,8 +93,11 @@ func (w *Writer) WithProcessor(alive func() error) *Writer {
 func (w *Writer) WithForcedProcessor(libraryDir string) *Writer {
 	w.forced = libraryDir
 	w.alive = aliveFor(time.Second, func() error {
-		if running, err := Running(w.Dir); running || err != nil {
+		switch running, err := Running(w.Dir); {
+		case err != nil:
 			return nil
+		case running:
+			return HolderStopped(w.Dir) // suspended with Ctrl-Z in the user's terminal, say
 		}
 		return errNoForcedProcessor
 	})
@@ -154,6 +157,13 @@ func (w *Writer) advise(err error) {
 		return
 	}
 	switch {
+	case errors.As(pe.Err, new(*StoppedHolderError)):
+		// Whoever runs it, the user resumes it: nothing to start, fix or wait out.
+		pe.Advice = "Tell the user what the message says: the process that applies this library's writes is suspended. Once they have resumed it, call the tool again."
+		if pe.Outcome != promptlib.NotApplied {
+			// It had taken the operation: resumed, it finishes it.
+			pe.Advice = "Tell the user what the message says: the process that applies this library's writes is suspended, holding the operation. Once they have resumed it, it finishes the operation: call get_operation_status with the operation id before retrying."
+		}
 	case w.forced != "":
 		pe.Advice = forcedAdvice(pe, w.forced)
 	case w.alive != nil:

@@ -351,6 +351,9 @@ func (d readTools) healthCheck(ctx context.Context, _ json.RawMessage) (any, err
 		state, perr := d.proc.State()
 		h.Queue.Processor.State = state
 		if perr == nil {
+			perr = d.proc.Alive() // waiting on another process that is stopped (Ctrl-Z)
+		}
+		if perr == nil {
 			// Running, but its last write failed (a full disk, a read-only library file):
 			// every write fails the same way until one gets through.
 			perr = d.proc.WriteError()
@@ -396,7 +399,11 @@ func appProcessor(goos string, lib Library) (state string, problem *string) {
 	case a.Err != nil:
 		return "app", promptlib.Ptr("cannot tell whether a processor answers this library's queue: " + a.Err.Error())
 	case a.Running:
-		return queue.ProcWaiting, nil // another process holds the processor lock: it applies the writes
+		// Another process holds the processor lock: it applies the writes, unless it is stopped.
+		if err := queue.HolderStopped(lib.Queue); err != nil {
+			return queue.ProcWaiting, promptlib.Ptr("writes are refused until it runs again: " + err.Error())
+		}
+		return queue.ProcWaiting, nil
 	}
 	return "none", promptlib.Ptr(fmt.Sprintf("nothing applies this library's writes here: the Prompteka app runs only on macOS, "+
 		"and no 'mcpctl queue process --force' runs for the library, so every write is refused (PROCESSOR_STOPPED) and nothing is saved. "+
