@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"regexp"
 	"strings"
 	"time"
@@ -83,7 +84,7 @@ type libraryScreen struct {
 	query  string // the search in force; "" lists the folder
 
 	preview  viewport.Model
-	rendered map[string]string // rendered markdown by prompt id, update time and width
+	rendered map[string]string // rendered markdown by renderKey: prompt id, content and width
 
 	// A burst of writes (a client creating 300 prompts) signals a change every few
 	// milliseconds, and each read after one sees the next write and signals again: one reload
@@ -427,8 +428,14 @@ func moveList(l *listView, msg tea.KeyMsg) {
 	}
 }
 
+// renderSeed seeds the hash of a prompt's content in renderKey.
+var renderSeed = maphash.MakeSeed()
+
+// renderKey names a rendering: the prompt, its content and the width. The content itself, not
+// updated_at: the library keeps that in whole seconds, so two edits within one second (a client
+// correcting its own update_prompt) would share the first one's rendering.
 func (s *libraryScreen) renderKey(p promptlib.Prompt) string {
-	return fmt.Sprintf("%s@%d/%d", p.ID, p.UpdatedAt.Unix(), s.rightWidth())
+	return fmt.Sprintf("%s@%d:%x/%d", p.ID, len(p.Content), maphash.String(renderSeed, p.Content), s.rightWidth())
 }
 
 // selectPrompt shows the selected prompt, rendering it in a command when it is not cached.
