@@ -246,9 +246,8 @@ func (s *gateScreen) key(msg tea.KeyMsg) tea.Cmd {
 		s.text = !s.text
 		return nil
 	case s.text:
-		var cmd tea.Cmd
-		s.vp, cmd = s.vp.Update(msg)
-		return cmd
+		scrollText(&s.vp, msg)
+		return nil
 	case key.Matches(msg, keyLeft):
 		s.onRows = false
 		return nil

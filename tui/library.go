@@ -403,9 +403,7 @@ func (s *libraryScreen) key(msg tea.KeyMsg) tea.Cmd {
 			return s.selectPrompt()
 		}
 	case 2:
-		var cmd tea.Cmd
-		s.preview, cmd = s.preview.Update(msg)
-		return cmd
+		scrollText(&s.preview, msg)
 	}
 	return nil
 }

@@ -196,9 +196,8 @@ func (s *trafficScreen) key(msg tea.KeyMsg) tea.Cmd {
 			s.detail = nil
 			return nil
 		}
-		var cmd tea.Cmd
-		s.vp, cmd = s.vp.Update(msg)
-		return cmd
+		scrollText(&s.vp, msg)
+		return nil
 	}
 	switch {
 	case key.Matches(msg, keyFilter):
