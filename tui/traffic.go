@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
@@ -253,14 +254,82 @@ func eventDetail(e traffic.Event, loc *time.Location, w int) string {
 		b.WriteString("No payload: this server records lengths only. Start it with --trace-content (or MCPCTL_TRACE=content) to see payloads.")
 	} else {
 		payload := []byte(e.Payload)
-		var pretty bytes.Buffer
-		if json.Indent(&pretty, payload, "", "  ") == nil {
-			payload = pretty.Bytes()
+		if pretty, ok := prettyJSON(payload); ok {
+			payload = pretty
 		}
 		b.WriteString("payload:\n")
 		b.Write(payload)
 	}
 	return wrap(display(b.String()), w) // the payload is as the client sent it
+}
+
+// prettyJSON is a JSON payload indented, its strings decoded for reading: serve writes them
+// escaped for any transport (🚀 as \ud83d\ude80, < as \u003c), which a person reads as noise.
+// The members keep their order (the text is rewritten, never decoded into maps). What would act
+// on the terminal or hide text stays escaped (terminalSafe). false: payload is not JSON.
+func prettyJSON(payload []byte) ([]byte, bool) {
+	var ind bytes.Buffer
+	if json.Indent(&ind, payload, "", "  ") != nil {
+		return nil, false
+	}
+	in := ind.Bytes()
+	out := make([]byte, 0, len(in))
+	for i := 0; i < len(in); {
+		if in[i] != '"' {
+			out = append(out, in[i])
+			i++
+			continue
+		}
+		// Indent's output is valid JSON: a string ends at the first quote no backslash escapes.
+		j := i + 1
+		for in[j] != '"' {
+			if in[j] == '\\' {
+				j++
+			}
+			j++
+		}
+		var str string
+		if json.Unmarshal(in[i:j+1], &str) == nil {
+			out = appendTerminalSafe(out, str)
+		} else {
+			out = append(out, in[i:j+1]...)
+		}
+		i = j + 1
+	}
+	return out, true
+}
+
+// appendTerminalSafe appends s as a JSON string literal that writes only what reads as itself
+// on a terminal: emoji, accents and < as they are; control characters (C0, DEL, C1), the line
+// and paragraph separators and the bidirectional controls escaped, so none moves the cursor,
+// starts an escape sequence or reorders the text around it.
+func appendTerminalSafe(out []byte, s string) []byte {
+	out = append(out, '"')
+	for _, r := range s {
+		switch {
+		case r == '"':
+			out = append(out, `\"`...)
+		case r == '\\':
+			out = append(out, `\\`...)
+		case r == '\n':
+			out = append(out, `\n`...)
+		case r == '\r':
+			out = append(out, `\r`...)
+		case r == '\t':
+			out = append(out, `\t`...)
+		case r < 0x20, r >= 0x7f && r < 0xa0, r == 0x2028, r == 0x2029, bidiControl(r):
+			out = fmt.Appendf(out, `\u%04x`, r)
+		default:
+			out = utf8.AppendRune(out, r)
+		}
+	}
+	return append(out, '"')
+}
+
+// bidiControl is true for the characters that change the direction text is drawn in: shown
+// raw, one makes a terminal draw what follows it reversed ("Trojan Source").
+func bidiControl(r rune) bool {
+	return r == 0x061c || r == 0x200e || r == 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
 }
 
 func orNone(s string) string {
