@@ -36,24 +36,27 @@ var keyFilter = key.NewBinding(key.WithKeys("f", "/"), key.WithHelp("f", "filter
 // with a latency sparkline per method; Enter opens one event.
 type trafficScreen struct {
 	env
-	w, h    int
-	events  []traffic.Event // oldest first
-	shown   []int           // indexes into events that pass the filter, newest first
-	l       listView
-	err     error
-	filter  textinput.Model
-	terms   []string
-	detail  *traffic.Event // the event Enter opened; it stays while new events arrive
-	vp      viewport.Model
-	latency map[string][]float64 // per method, the latest durations
-	calls   map[string]int       // per method, responses seen
-	sess    map[string]bool
+	w, h   int
+	events []traffic.Event // oldest first
+	shown  []int           // indexes into events that pass the filter, newest first
+	l      listView
+	err    error
+	filter textinput.Model
+	terms  []string     // the filter in force, as typed
+	match  []filterTerm // the filter in force, parsed
+	// filterErr is why the filter being typed cannot be applied, shown until it is corrected.
+	filterErr error
+	detail    *traffic.Event // the event Enter opened; it stays while new events arrive
+	vp        viewport.Model
+	latency   map[string][]float64 // per method, the latest durations
+	calls     map[string]int       // per method, responses seen
+	sess      map[string]bool
 }
 
 func newTrafficScreen(e env) *trafficScreen {
 	ti := textinput.New()
 	ti.Prompt = "filter: "
-	ti.Placeholder = "session:ID project:P method:M status:error, or words"
+	ti.Placeholder = "session:ID project:P method:M name:N status:error kind:K, or words"
 	return &trafficScreen{env: e, filter: ti, vp: viewport.New(40, 10),
 		latency: map[string][]float64{}, calls: map[string]int{}, sess: map[string]bool{}}
 }
@@ -128,7 +131,7 @@ func (s *trafficScreen) refilter() {
 	atTop := s.l.cursor == 0
 	s.shown = s.shown[:0]
 	for i := len(s.events) - 1; i >= 0; i-- {
-		if matchEvent(s.events[i], s.terms) {
+		if matchEvent(s.events[i], s.match) {
 			s.shown = append(s.shown, i)
 		}
 	}
@@ -151,25 +154,75 @@ func eventKey(e traffic.Event) string {
 	return e.Session + "\x00" + e.Kind + "\x00" + e.ID + "\x00" + e.TS.String()
 }
 
-// matchEvent applies the filter terms: field:value terms match that field (session and
-// project by prefix, method and status exactly, kind exactly); other words match the method
-// or the name as substrings. Every term must match.
-func matchEvent(e traffic.Event, terms []string) bool {
-	for _, t := range terms {
-		field, val, ok := strings.Cut(t, ":")
+// filterTerm is one word of the Traffic screen's filter: key:value, or a word (key "").
+type filterTerm struct{ key, val string }
+
+// filterKeys are the filter's keys, and the column names that stand for them: a user reads the
+// table's headers and types what they say.
+var filterKeys = map[string]string{"session": "session", "sess": "session", "project": "project",
+	"method": "method", "name": "name", "status": "status", "stat": "status", "kind": "kind"}
+
+// filterSyntax says what each key matches, for a filter that matched nothing or did not parse.
+const filterSyntax = "session: and project: match the start of the session or project; method: a method, or the " +
+	"name beside it (method:search_prompts); name: the start of a name; status: ok, error or cancelled, or what STAT " +
+	"shows (req, not); kind: request, response or notification, or their start (kind:not). Other words match part of a " +
+	"method or a name. Every term must match."
+
+// parseFilter reads the filter as typed. A word whose part before a colon is a name but not a key
+// (sttus:eror) is an error naming the keys, rather than a word searched for and found nowhere;
+// a colon after something else (prompt://review) is part of a word.
+func parseFilter(text string) ([]filterTerm, error) {
+	var terms []filterTerm
+	for _, w := range strings.Fields(text) {
+		field, val, ok := strings.Cut(w, ":")
+		if !ok || !isFieldName(field) || strings.HasPrefix(val, "/") {
+			terms = append(terms, filterTerm{val: w})
+			continue
+		}
+		k, known := filterKeys[strings.ToLower(field)]
 		switch {
-		case ok && field == "session":
-			ok = strings.HasPrefix(e.Session, val)
-		case ok && field == "project":
-			ok = strings.HasPrefix(e.Project, val)
-		case ok && field == "method":
-			ok = e.Method == val
-		case ok && field == "status":
-			ok = e.Status == val
-		case ok && field == "kind":
-			ok = e.Kind == val
+		case !known:
+			return nil, fmt.Errorf("%q is not a filter key (in %s): the keys are session:, project:, method:, name:, status: and kind:", field, w)
+		case val == "":
+			return nil, fmt.Errorf("%s has no value: write what to match after the colon, as in %s", w, map[string]string{
+				"session": "session:a1b2", "project": "project:web", "method": "method:tools/call", "name": "name:search_prompts",
+				"status": "status:error", "kind": "kind:notification"}[k])
+		}
+		terms = append(terms, filterTerm{key: k, val: val})
+	}
+	return terms, nil
+}
+
+func isFieldName(s string) bool {
+	for _, r := range s {
+		if (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// matchEvent applies the filter terms, each against what the table shows of the event as well as
+// what the file holds (filterSyntax). Every term must match.
+func matchEvent(e traffic.Event, terms []filterTerm) bool {
+	method, name := methodCells(e)
+	for _, t := range terms {
+		var ok bool
+		switch t.key {
+		case "session":
+			ok = strings.HasPrefix(e.Session, t.val)
+		case "project":
+			ok = strings.HasPrefix(e.Project, t.val)
+		case "method":
+			ok = e.Method == t.val || method == t.val || name == t.val
+		case "name":
+			ok = strings.HasPrefix(e.Name, t.val) || strings.HasPrefix(name, t.val)
+		case "status":
+			ok = e.Status == t.val || statCell(e) == t.val
+		case "kind":
+			ok = strings.HasPrefix(e.Kind, t.val)
 		default:
-			ok = strings.Contains(e.Method, t) || strings.Contains(e.Name, t)
+			ok = strings.Contains(e.Method, t.val) || strings.Contains(e.Name, t.val)
 		}
 		if !ok {
 			return false
@@ -182,8 +235,18 @@ func (s *trafficScreen) key(msg tea.KeyMsg) tea.Cmd {
 	if s.filter.Focused() {
 		switch msg.String() {
 		case "enter", "esc":
+			terms, err := parseFilter(s.filter.Value())
+			if err != nil && msg.String() == "enter" {
+				s.filterErr = err // the input stays open to correct it
+				return nil
+			}
 			s.filter.Blur()
-			s.terms = strings.Fields(s.filter.Value())
+			s.filterErr = nil
+			if err != nil { // esc: the filter stays as it was
+				s.filter.SetValue(strings.Join(s.terms, " "))
+				return nil
+			}
+			s.terms, s.match = strings.Fields(s.filter.Value()), terms
 			s.l.top()
 			s.refilter()
 			return nil
@@ -205,7 +268,7 @@ func (s *trafficScreen) key(msg tea.KeyMsg) tea.Cmd {
 		return s.filter.Focus()
 	case key.Matches(msg, keyBack):
 		s.filter.SetValue("")
-		s.terms = nil
+		s.terms, s.match = nil, nil
 		s.refilter()
 		return nil
 	case key.Matches(msg, keyEnter):
@@ -367,7 +430,17 @@ func (s *trafficScreen) view() string {
 		fmt.Fprintf(&b, "%d of %d events · %d sessions · %s", len(s.shown), len(s.events), len(s.sess), f)
 	}
 	b.WriteByte('\n')
+	if s.filterErr != nil {
+		b.WriteString(wrap(s.filterErr.Error()+". Enter applies the filter once it is corrected, esc keeps the one before.\n\n"+filterSyntax, s.w))
+		return b.String()
+	}
 	b.WriteString(s.sparks())
+	if len(s.shown) == 0 {
+		// An empty table would not say whether the filter or the traffic is the cause.
+		b.WriteString("\n" + wrap(fmt.Sprintf("None of the %d events matches the filter %s: f edits it, esc clears it.\n\n%s",
+			len(s.events), strings.Join(s.terms, " "), filterSyntax), s.w))
+		return b.String()
+	}
 	rows := make([]trafficRow, 0, s.l.height)
 	for i := s.l.offset; i < min(len(s.shown), s.l.offset+s.l.height); i++ {
 		rows = append(rows, s.row(s.events[s.shown[i]]))
@@ -393,15 +466,9 @@ func (s *trafficScreen) row(e traffic.Event) trafficRow {
 		status: e.Status, inOut: size(e.BytesIn) + "/" + size(e.BytesOut), bad: e.Status == traffic.StatusError}
 	if e.Kind == traffic.KindResponse {
 		r.ms = fmt.Sprintf("%.0f", e.DurationMs)
-	} else {
-		r.status = e.Kind // request → "req", notification → "not"
-		if len(r.status) > 3 {
-			r.status = r.status[:3]
-		}
 	}
-	if tail, ok := strings.CutPrefix(e.Method, notificationPrefix); ok && r.name == "" {
-		r.method, r.name = strings.TrimSuffix(notificationPrefix, "/"), tail
-	}
+	r.status = statCell(e)
+	r.method, r.name = methodCells(e)
 	var extra []string
 	if g := e.Gate; g != nil {
 		extra = append(extra, fmt.Sprintf("%s %d/%d", g.State, g.Sent, g.Matched))
@@ -411,6 +478,24 @@ func (s *trafficScreen) row(e traffic.Event) trafficRow {
 	}
 	r.extra = strings.Join(extra, " ")
 	return r
+}
+
+// statCell is what the STAT column shows of an event: a response's status, or the start of
+// another's kind (request → "req", notification → "not").
+func statCell(e traffic.Event) string {
+	if e.Kind == traffic.KindResponse {
+		return e.Status
+	}
+	return e.Kind[:min(3, len(e.Kind))]
+}
+
+// methodCells are what the METHOD and NAME columns show of an event: its method and name, but a
+// notification's method once as "notifications", with the rest, which tells them apart, as NAME.
+func methodCells(e traffic.Event) (method, name string) {
+	if tail, ok := strings.CutPrefix(e.Method, notificationPrefix); ok && e.Name == "" {
+		return strings.TrimSuffix(notificationPrefix, "/"), tail
+	}
+	return e.Method, e.Name
 }
 
 // trafficCols are the Traffic table's column widths for the rows on screen. Time, duration,

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
+
 	"github.com/mcpctl/mcpctl/tui/traffic"
 )
 
@@ -32,5 +34,49 @@ func TestEventDetailDecodesStrings(t *testing.T) {
 	e.Payload = json.RawMessage("not json \x1b[2J")
 	if got := eventDetail(e, time.UTC, 400); !strings.Contains(got, "not json ^[[2J") {
 		t.Errorf("a payload that is not JSON:\n%s", got)
+	}
+}
+
+// A filter that keeps nothing says so, with the filter, instead of showing an empty table; one
+// with a key that is not one says which keys there are and stays open to be corrected. The keys
+// take what the table shows.
+func TestTrafficFilterSaysWhyNothingMatches(t *testing.T) {
+	f := newFixture(t, 5)
+	m := newModel(t, f.cfg)
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	m.Update(trafficMsg{events: trafficEvents()})
+	m.Update(keyMsg("3"))
+	filter := func(text, end string) string {
+		m.Update(keyMsg("f"))
+		ts := m.screens[2].(*trafficScreen)
+		ts.filter.SetValue(text)
+		m.Update(keyMsg(end))
+		return strings.Join(strings.Fields(m.View()), " ")
+	}
+	for _, tc := range []struct{ filter, want string }{
+		{"kind:not", "1 of 10 events"},              // STAT shows "not"
+		{"method:search_prompts", "4 of 10 events"}, // NAME shows the tool's name
+		{"kind:foo", "None of the 10 events matches the filter kind:foo: f edits it, esc clears it."},
+		{"status:error project:web", "None of the 10 events matches the filter status:error project:web"},
+	} {
+		if v := filter(tc.filter, "enter"); !strings.Contains(v, tc.want) {
+			t.Errorf("filter %s: the screen does not say %q:\n%s", tc.filter, tc.want, m.View())
+		}
+	}
+	m.Update(keyMsg("esc"))
+
+	v := filter("sttus:eror", "enter")
+	for _, want := range []string{`"sttus" is not a filter key (in sttus:eror): the keys are session:, project:, method:, name:, status: and kind:`,
+		"esc keeps the one before"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("an unknown key: the screen does not say %q:\n%s", want, m.View())
+		}
+	}
+	if !m.screens[2].capturing() {
+		t.Error("after an unknown key the filter closed; want it open to correct")
+	}
+	m.Update(keyMsg("esc"))
+	if v := m.View(); m.screens[2].capturing() || !strings.Contains(v, "10 of 10 events") {
+		t.Errorf("esc after an unknown key: want the filter before (none) kept:\n%s", v)
 	}
 }
