@@ -297,7 +297,13 @@ func (s *gateScreen) view() string {
 		v := s.view_
 		barW := max(5, rw-34)
 		fmt.Fprintf(&r, "budget %s %s/%s\n", bar(v.Used, v.Budget, barW), size(v.Used), size(v.Budget))
-		fmt.Fprintf(&r, "%d sent · %d over budget · %d weak · index: %d more", countGroup(v.Rows, "critical")+countGroup(v.Rows, "matched"),
+		// Critical prompts are sent whatever the tags: said apart, as the Traffic screen counts them.
+		if n := countGroup(v.Rows, "critical"); n > 0 {
+			fmt.Fprintf(&r, "%d critical + %d matched sent", n, countGroup(v.Rows, "matched"))
+		} else {
+			fmt.Fprintf(&r, "%d sent", countGroup(v.Rows, "matched"))
+		}
+		fmt.Fprintf(&r, " · %d over budget · %d weak · index: %d more",
 			countGroup(v.Rows, "over budget")+v.MoreListed, countGroup(v.Rows, "weak match"), v.Remaining)
 		if v.Omitted > 0 {
 			fmt.Fprintf(&r, ", %d beyond the cap", v.Omitted)

@@ -300,7 +300,12 @@ func eventDetail(e traffic.Event, loc *time.Location, w int) string {
 		fmt.Fprintf(&b, "size      %s in, %s out\n", size(e.BytesIn), size(e.BytesOut))
 	}
 	if g := e.Gate; g != nil {
-		fmt.Fprintf(&b, "gate      %s; %d matched, %d sent in full, %s\n", g.State, g.Matched, g.Sent, size(g.Bytes))
+		critical, matched, sent := gateCounts(*g)
+		fmt.Fprintf(&b, "gate      %s; ", g.State)
+		if critical > 0 {
+			fmt.Fprintf(&b, "%d critical %s (priority 10) always sent; ", critical, plural(critical, "prompt", "prompts"))
+		}
+		fmt.Fprintf(&b, "%d matched the tags, %d of them sent; briefing %s\n", matched, sent, size(g.Bytes))
 	}
 	if p := e.Pipeline; p != nil {
 		cache := "miss"
@@ -395,6 +400,22 @@ func bidiControl(r rune) bool {
 	return r == 0x061c || r == 0x200e || r == 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
 }
 
+// gateCounts splits a call's gate counts into the critical prompts sent (priority 10, sent
+// whatever the tags) and the matched prompts with how many of them were sent, so that sent is
+// never more than matched. A server that did not record Critical counted critical prompts in Sent
+// only: what Sent has beyond Matched can only be critical ones.
+func gateCounts(g traffic.Gate) (critical, matched, sent int) {
+	sent = min(max(0, g.Sent-g.Critical), g.Matched)
+	return g.Sent - sent, g.Matched, sent
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
 func orNone(s string) string {
 	if s == "" {
 		return "-"
@@ -471,7 +492,12 @@ func (s *trafficScreen) row(e traffic.Event) trafficRow {
 	r.method, r.name = methodCells(e)
 	var extra []string
 	if g := e.Gate; g != nil {
-		extra = append(extra, fmt.Sprintf("%s %d/%d", g.State, g.Sent, g.Matched))
+		critical, matched, sent := gateCounts(*g)
+		gate := fmt.Sprintf("%s %d/%d", g.State, sent, matched)
+		if critical > 0 {
+			gate += fmt.Sprintf(" +%d crit", critical)
+		}
+		extra = append(extra, gate)
 	}
 	if p := e.Pipeline; p != nil {
 		extra = append(extra, size(p.BytesBefore)+"→"+size(p.BytesAfter))

@@ -80,3 +80,39 @@ func TestTrafficFilterSaysWhyNothingMatches(t *testing.T) {
 		t.Errorf("esc after an unknown key: want the filter before (none) kept:\n%s", v)
 	}
 }
+
+// The gate's counts add up: priority-10 prompts are sent whatever the tags and are not among the
+// matched, so they are counted apart, and no call reads as more sent than matched ("open 1/0").
+func TestTrafficGateCountsAddUp(t *testing.T) {
+	f := newFixture(t, 5)
+	for _, tc := range []struct {
+		name         string
+		gate         traffic.Gate
+		cell, detail string
+	}{
+		{"only a critical prompt", traffic.Gate{State: "open", Matched: 0, Sent: 1, Critical: 1, Bytes: 1887},
+			"open 0/0 +1 crit", "gate open; 1 critical prompt (priority 10) always sent; 0 matched the tags, 0 of them sent; briefing 1.9k"},
+		{"critical and matched", traffic.Gate{State: "gated", Matched: 9, Sent: 6, Critical: 2, Bytes: 7100},
+			"gated 4/9 +2 crit", "gate gated; 2 critical prompts (priority 10) always sent; 9 matched the tags, 4 of them sent; briefing 7.1k"},
+		{"matched only", traffic.Gate{State: "open", Matched: 9, Sent: 4, Bytes: 7100},
+			"open 4/9", "gate open; 9 matched the tags, 4 of them sent; briefing 7.1k"},
+		// A server that did not record critical ones counted them in sent only.
+		{"an older server's", traffic.Gate{State: "open", Matched: 0, Sent: 1, Bytes: 1887},
+			"open 0/0 +1 crit", "gate open; 1 critical prompt (priority 10) always sent; 0 matched the tags, 0 of them sent"},
+	} {
+		g := tc.gate
+		e := traffic.Event{TS: clock, Session: "a1b2c3d4", Project: "web", Kind: traffic.KindResponse, Method: "tools/call", ID: "2",
+			Name: "begin_session", DurationMs: 1, Status: traffic.StatusOK, Gate: &g}
+		m := newModel(t, f.cfg)
+		m.Update(tea.WindowSizeMsg{Width: 120, Height: 24})
+		m.Update(trafficMsg{events: []traffic.Event{e}})
+		m.Update(keyMsg("3"))
+		if v := m.View(); !strings.Contains(v, " "+tc.cell+" ") {
+			t.Errorf("%s: the GATE/PIPE column does not show %q:\n%s", tc.name, tc.cell, v)
+		}
+		m.Update(keyMsg("enter"))
+		if v := strings.Join(strings.Fields(m.View()), " "); !strings.Contains(v, tc.detail) {
+			t.Errorf("%s: the detail does not say %q:\n%s", tc.name, tc.detail, m.View())
+		}
+	}
+}
