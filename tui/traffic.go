@@ -36,21 +36,21 @@ var keyFilter = key.NewBinding(key.WithKeys("f", "/"), key.WithHelp("f", "filter
 // with a latency sparkline per method; Enter opens one event.
 type trafficScreen struct {
 	env
-	w, h   int
-	events []traffic.Event // oldest first
-	shown  []int           // indexes into events that pass the filter, newest first
-	l      listView
-	err    error
-	filter textinput.Model
-	terms  []string     // the filter in force, as typed
-	match  []filterTerm // the filter in force, parsed
-	// filterErr is why the filter being typed cannot be applied, shown until it is corrected.
-	filterErr error
-	detail    *traffic.Event // the event Enter opened; it stays while new events arrive
-	vp        viewport.Model
-	latency   map[string][]float64 // per method, the latest durations
-	calls     map[string]int       // per method, responses seen
-	sess      map[string]bool
+	w, h    int
+	events  []traffic.Event // oldest first
+	shown   []int           // indexes into events that pass the filter, newest first
+	l       listView
+	err     error
+	filter  textinput.Model
+	terms   []string       // the filter in force, as typed
+	match   []filterTerm   // the filter in force, parsed
+	badTerm error          // why the filter being typed cannot be applied, shown until corrected
+	detail  *traffic.Event // the event Enter opened; it stays while new events arrive
+	detailW int            // the width the detail is wrapped to
+	vp      viewport.Model
+	latency map[string][]float64 // per method, the latest durations
+	calls   map[string]int       // per method, responses seen
+	sess    map[string]bool
 }
 
 func newTrafficScreen(e env) *trafficScreen {
@@ -79,6 +79,18 @@ func (s *trafficScreen) resize(w, h int) {
 	s.l.setHeight(max(1, h-3-s.sparkRows()))
 	s.vp.Width, s.vp.Height = w, max(1, h-1)
 	s.filter.Width = w - 10
+	if s.detail != nil && s.detailW != w {
+		// The detail is wrapped to the width: wrapped for the old one, its lines would be cut at
+		// the new edge (or leave half of a wider one empty). Kept at about the same place.
+		s.showDetail(s.vp.YOffset * s.detailW / max(1, w))
+	}
+}
+
+// showDetail lays the open event out for the screen's width, from line top.
+func (s *trafficScreen) showDetail(top int) {
+	s.detailW = s.w
+	s.vp.SetContent(eventDetail(*s.detail, s.cfg.Now().Location(), s.w))
+	s.vp.SetYOffset(top)
 }
 
 // sparkRows is how many methods get a sparkline: sparkMethods at 80×24, more on a taller
@@ -237,11 +249,11 @@ func (s *trafficScreen) key(msg tea.KeyMsg) tea.Cmd {
 		case "enter", "esc":
 			terms, err := parseFilter(s.filter.Value())
 			if err != nil && msg.String() == "enter" {
-				s.filterErr = err // the input stays open to correct it
+				s.badTerm = err // the input stays open to correct it
 				return nil
 			}
 			s.filter.Blur()
-			s.filterErr = nil
+			s.badTerm = nil
 			if err != nil { // esc: the filter stays as it was
 				s.filter.SetValue(strings.Join(s.terms, " "))
 				return nil
@@ -275,8 +287,7 @@ func (s *trafficScreen) key(msg tea.KeyMsg) tea.Cmd {
 		if len(s.shown) > 0 {
 			e := s.events[s.shown[s.l.cursor]]
 			s.detail = &e
-			s.vp.SetContent(eventDetail(e, s.cfg.Now().Location(), s.w))
-			s.vp.GotoTop()
+			s.showDetail(0)
 		}
 		return nil
 	}
@@ -451,8 +462,8 @@ func (s *trafficScreen) view() string {
 		fmt.Fprintf(&b, "%d of %d events · %d sessions · %s", len(s.shown), len(s.events), len(s.sess), f)
 	}
 	b.WriteByte('\n')
-	if s.filterErr != nil {
-		b.WriteString(wrap(s.filterErr.Error()+". Enter applies the filter once it is corrected, esc keeps the one before.\n\n"+filterSyntax, s.w))
+	if s.badTerm != nil {
+		b.WriteString(wrap(s.badTerm.Error()+". Enter applies the filter once it is corrected, esc keeps the one before.\n\n"+filterSyntax, s.w))
 		return b.String()
 	}
 	b.WriteString(s.sparks())

@@ -116,3 +116,32 @@ func TestTrafficGateCountsAddUp(t *testing.T) {
 		}
 	}
 }
+
+// An open event's detail is wrapped again for a new terminal width: wrapped for the old one, its
+// lines were cut at the new edge.
+func TestTrafficDetailFollowsTheWidth(t *testing.T) {
+	f := newFixture(t, 5)
+	m := newModel(t, f.cfg)
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 40})
+	m.Update(trafficMsg{events: trafficEvents()})
+	m.Update(keyMsg("3"))
+	for range 5 { // resources/read, the event with the longest payload line
+		m.Update(keyMsg("j"))
+	}
+	m.Update(keyMsg("enter"))
+	if v := m.View(); !strings.Contains(v, "payload:") {
+		t.Fatalf("no event detail open:\n%s", v)
+	}
+	for _, w := range []int{60, 200} {
+		m.Update(tea.WindowSizeMsg{Width: w, Height: 40})
+		v := m.View()
+		checkSize(t, v, w, 40)
+		// The screen's lines, without the tabs above and the keys below, which are cut at 60.
+		if body := strings.Split(v, "\n"); strings.Contains(strings.Join(body[1:len(body)-1], "\n"), "…") {
+			t.Errorf("at %d columns the detail's lines are cut, not wrapped:\n%s", w, v)
+		}
+		if got := strings.Join(strings.Fields(v), ""); !strings.Contains(got, `##Checklist\n\n-names\n-tests\n"`) {
+			t.Errorf("at %d columns the payload's end is not shown:\n%s", w, v)
+		}
+	}
+}
