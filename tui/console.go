@@ -347,9 +347,19 @@ func (m *Model) footer() string {
 		}
 	}
 	sep := h.ShortSeparator
-	h.Width = max(0, m.w-displayWidth(tail)-displayWidth(sep))
-	if head := h.ShortHelpView(own); head != "" && h.Width > 0 {
-		tail = head + sep + tail
+	room := m.w - displayWidth(tail) - displayWidth(sep)
+	h.Width = max(0, room)
+	// ShortHelpView overruns its width by the key after which an ellipsis would not fit (at 60
+	// columns, and 35, 48 …), which pushed "q quit" off the line: fewer keys until they fit.
+	for n := len(own); n > 0 && room > 0; n-- {
+		head := h.ShortHelpView(own[:n])
+		if n < len(own) && !strings.HasSuffix(head, h.Ellipsis) {
+			head += " " + h.Ellipsis
+		}
+		if displayWidth(head) <= room {
+			tail = head + sep + tail
+			break
+		}
 	}
 	return padRight(tail, m.w)
 }
