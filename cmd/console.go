@@ -2,8 +2,12 @@ package cmd
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
+	"os"
 	"path/filepath"
 
 	"github.com/mcpctl/mcpctl/cmd/internal/trust"
@@ -65,29 +69,17 @@ func runConsole(ctx context.Context, env Env, args []string) error {
 		cfg.ProxyModel = c.ProxyModel
 	}
 	// A library that cannot be found or opened is said on the screens that need it; the queue,
-	// traffic and gate texts stay useful.
-	lib, err := lf.resolve(ctx, env, false)
+	// traffic and gate texts stay useful. resolve names the directories even when it fails.
+	lib, _ := lf.resolve(ctx, env, false)
 	cfg.LibraryDir, cfg.QueueDir = lib.Dir, lib.Queue
-	open := func(ctx context.Context) (*dbread.DB, error) {
-		lib, err := lf.resolve(ctx, env, false)
-		if err != nil {
-			return nil, err
-		}
-		return dbread.Open(ctx, lib.DB, dbread.Options{
-			CacheDir: filepath.Join(cacheHome(env), "mcpctl"),
-			// The program owns the terminal: the reader's log lines would tear the screen.
-			Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		})
-	}
+	open := func(ctx context.Context) (*dbread.DB, error) { return openConsoleLibrary(ctx, env, lf) }
+	db, err := open(ctx)
 	if err == nil {
-		var db *dbread.DB
-		if db, err = open(ctx); err == nil {
-			defer db.Close()
-			cfg.DB = db
-		}
+		defer db.Close()
+		cfg.DB = db
 	}
-	// Without it, the console keeps trying: the Library screen advises 'mcpctl library init',
-	// and the library it makes is followed without a restart.
+	// Without it, the console keeps trying: the Library screen says how to make one, and the
+	// library made is followed without a restart.
 	cfg.LibraryErr, cfg.OpenLibrary = err, open
 	// The program owns the terminal: the pipeline's diagnostics go nowhere.
 	if e, perr := pipeline.NewEngine(pipeline.Options{ConfigDir: filepath.Join(configHome(env), "mcpctl"),
@@ -97,3 +89,54 @@ func runConsole(ctx context.Context, env Env, args []string) error {
 	}
 	return tui.Run(ctx, cfg)
 }
+
+// openConsoleLibrary opens the library for the console, read-only. Its error is the one the
+// command line reports, with the hint the command line prints under it as the error's UserHint,
+// which the console shows (report's words, so a damaged prompts.db is told to be restored from
+// a backup there as here). A library that no one has made yet, where none was named, is
+// tui.ErrNoLibraryYet: the console says where it will be and what makes it.
+func openConsoleLibrary(ctx context.Context, env Env, lf *libraryFlags) (*dbread.DB, error) {
+	lib, err := lf.resolve(ctx, env, false)
+	if err == nil {
+		var db *dbread.DB
+		db, err = dbread.Open(ctx, lib.DB, dbread.Options{
+			CacheDir: filepath.Join(cacheHome(env), "mcpctl"),
+			// The program owns the terminal: the reader's log lines would tear the screen.
+			Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		})
+		if err == nil {
+			return db, nil
+		}
+	}
+	var le *libraryError
+	switch {
+	case lib.Source == standaloneDefault && lib.DB != "" && !exists(lib.DB):
+		return nil, fmt.Errorf("%w: %w", tui.ErrNoLibraryYet, err)
+	case errors.As(err, &le):
+		// Its message holds its fix, for the command line's one line; the console says each once.
+		return nil, &consoleError{msg: le.msg, hint: le.fix, err: err}
+	}
+	if h := libraryHint(err); h != "" {
+		return nil, &consoleError{msg: err.Error(), hint: h, err: err}
+	}
+	return nil, err
+}
+
+// standaloneDefault is the Source of the library resolve falls back on when none is named.
+const standaloneDefault = "standalone default"
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return !errors.Is(err, fs.ErrNotExist)
+}
+
+// consoleError is an error as the command line reports it: the message and, apart, the hint it
+// prints under it. It matches what it wraps.
+type consoleError struct {
+	msg, hint string
+	err       error
+}
+
+func (e *consoleError) Error() string    { return e.msg }
+func (e *consoleError) UserHint() string { return e.hint }
+func (e *consoleError) Unwrap() error    { return e.err }

@@ -117,6 +117,7 @@ type Model struct {
 	active  int
 	w, h    int
 	full    bool // the full key help is shown
+	helpTop int  // the help's first line shown, when the help is taller than the terminal
 	help    help.Model
 }
 
@@ -272,8 +273,11 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	if cur.capturing() {
 		return cur.update(msg)
 	}
-	if m.full { // any key closes the help
-		m.full = false
+	if m.full { // any key closes the help, but those that scroll one taller than the terminal
+		if m.scrollHelp(msg) {
+			return nil
+		}
+		m.full, m.helpTop = false, 0
 		if key.Matches(msg, keyHelp) || key.Matches(msg, keyBack) {
 			return nil
 		}
@@ -321,7 +325,7 @@ func (m *Model) View() string {
 	b.WriteString(m.header())
 	b.WriteByte('\n')
 	if m.full {
-		b.WriteString(fit(m.fullHelp(), m.w, m.h-2))
+		b.WriteString(fit(m.helpView(), m.w, m.h-2))
 	} else {
 		b.WriteString(fit(m.screens[m.active].view(), m.w, m.h-2))
 	}
@@ -343,9 +347,19 @@ func (m *Model) footer() string {
 		}
 	}
 	sep := h.ShortSeparator
-	h.Width = max(0, m.w-displayWidth(tail)-displayWidth(sep))
-	if head := h.ShortHelpView(own); head != "" && h.Width > 0 {
-		tail = head + sep + tail
+	room := m.w - displayWidth(tail) - displayWidth(sep)
+	h.Width = max(0, room)
+	// ShortHelpView overruns its width by the key after which an ellipsis would not fit (at 60
+	// columns, and 35, 48 …), which pushed "q quit" off the line: fewer keys until they fit.
+	for n := len(own); n > 0 && room > 0; n-- {
+		head := h.ShortHelpView(own[:n])
+		if n < len(own) && !strings.HasSuffix(head, h.Ellipsis) {
+			head += " " + h.Ellipsis
+		}
+		if displayWidth(head) <= room {
+			tail = head + sep + tail
+			break
+		}
 	}
 	return padRight(tail, m.w)
 }
@@ -369,7 +383,16 @@ var pagingKeys = []key.Binding{keyPgUp, keyPgDn, keyHome, keyEnd}
 // globalKeys are the keys of every screen, as the help lists them.
 var globalKeys = []key.Binding{keyScreens, keyNext, keyPrev, keyHelp, keyQuit, keyInterrupt}
 
-func (m *Model) fullHelp() string {
+// helpCloses is how the help's heading says it is closed: by any key, or, when it is taller than
+// the terminal, by any key but those that scroll it.
+const (
+	helpCloses       = "(any key closes this)"
+	helpScrollCloses = "(↑/↓ scroll, other keys close)"
+)
+
+// helpLines is the key help, a line each: the screen's keys, then the global ones, side by side
+// on a terminal too short for one above the other and wide enough for both.
+func (m *Model) helpLines() []string {
 	cur := m.screens[m.active]
 	list := func(keys []key.Binding) string {
 		var b strings.Builder
@@ -378,13 +401,64 @@ func (m *Model) fullHelp() string {
 		}
 		return b.String()
 	}
-	own := fmt.Sprintf("Keys on the %s screen (any key closes this)\n\n", cur.title()) + list(cur.keys())
-	all := "Everywhere\n\n" + list(globalKeys)
 	h := m.h - 2
-	if n := strings.Count(own, "\n") + 1 + strings.Count(all, "\n"); n <= h || m.w < 80 {
-		return own + "\n" + all
+	layout := func(closes string) []string {
+		own := fmt.Sprintf("Keys on the %s screen %s\n\n", cur.title(), closes) + list(cur.keys())
+		all := "Everywhere\n\n" + list(globalKeys)
+		ownN, allN := strings.Count(own, "\n"), strings.Count(all, "\n")
+		text := own + "\n" + all
+		if n := ownN + 1 + allN; n > h && m.w >= 80 {
+			// The two lists side by side, so that they fit where they can.
+			lw := m.w / 2
+			text = sideBySide(own, lw, all, m.w-lw-1, max(ownN, allN))
+		}
+		return strings.Split(strings.TrimRight(text, "\n"), "\n")
 	}
-	// Too tall for the terminal: the two lists side by side, so that neither is cut.
-	lw := m.w / 2
-	return sideBySide(own, lw, all, m.w-lw-1, h)
+	if lines := layout(helpCloses); len(lines) <= h {
+		return lines
+	}
+	return layout(helpScrollCloses)
+}
+
+// helpView is the key help as it fits the terminal: from helpTop, with a last line saying where
+// the rest is, when it is taller than the terminal (a small one, 60×20, cut off its last lines,
+// "q quit" among them).
+func (m *Model) helpView() string {
+	lines, h := m.helpLines(), m.h-2
+	if len(lines) <= h {
+		return strings.Join(lines, "\n")
+	}
+	rows := max(1, h-1) // the last line says where the rest is
+	top := max(0, min(m.helpTop, len(lines)-rows))
+	shown := append(lines[top:top+rows:top+rows], m.st.dim.Render(fmt.Sprintf("── lines %d-%d of %d %s", top+1, top+rows, len(lines), helpScrollCloses)))
+	return strings.Join(shown, "\n")
+}
+
+// scrollHelp moves a help taller than the terminal by a scrolling key, and says whether msg
+// was one.
+func (m *Model) scrollHelp(msg tea.KeyMsg) bool {
+	lines, h := len(m.helpLines()), m.h-2
+	if lines <= h {
+		return false
+	}
+	rows := max(1, h-1)
+	last := lines - rows
+	switch {
+	case key.Matches(msg, keyUp):
+		m.helpTop--
+	case key.Matches(msg, keyDown):
+		m.helpTop++
+	case key.Matches(msg, keyPgUp):
+		m.helpTop -= rows
+	case key.Matches(msg, keyPgDn):
+		m.helpTop += rows
+	case key.Matches(msg, keyHome):
+		m.helpTop = 0
+	case key.Matches(msg, keyEnd):
+		m.helpTop = last
+	default:
+		return false
+	}
+	m.helpTop = max(0, min(m.helpTop, last))
+	return true
 }

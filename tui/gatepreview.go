@@ -5,6 +5,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -57,20 +58,38 @@ const repoEntry = "/repository"
 // repository's project (repoEntry) when there is one. Files that are not valid projects are
 // listed too, as 'mcpctl get projects' lists them, with the reason in invalid: a file whose name
 // is not a project name under its file name (which no project name can be, as it ends in
-// .yaml), one that does not load under its project name.
-func gateProjects(dir string, repo *RepoProject) (names []string, invalid map[string]error, err error) {
+// .yaml), one that does not load under its project name. With the library's folders (nil: not
+// known), a project whose folder the library does not have is in noFolder, with the error serve
+// gives its sessions, which carries the fix (gate.Error's UserHint).
+func gateProjects(dir string, repo *RepoProject, folders []promptlib.Folder) (names []string, invalid, noFolder map[string]error, err error) {
 	valid, err := gate.ListProjects(dir)
 	names = []string{""}
+	invalid, noFolder = map[string]error{}, map[string]error{}
+	checkFolder := func(name string, p gate.Project) {
+		if folders == nil {
+			return
+		}
+		if _, ferr := gate.NewScope(folders, p); errors.Is(ferr, gate.ErrNoFolder) {
+			noFolder[name] = ferr
+		}
+	}
 	if repo != nil {
 		names = append(names, repoEntry)
+		if repo.Load != nil {
+			if p, _, rerr := repo.Load(); rerr == nil {
+				checkFolder(repoEntry, p)
+			}
+		}
 	}
-	invalid = map[string]error{}
 	listed := map[string]bool{}
 	for _, n := range valid {
 		listed[n] = true
-		if _, perr := gate.LoadProject(dir, n); perr != nil {
+		p, perr := gate.LoadProject(dir, n)
+		if perr != nil {
 			invalid[n] = perr
+			continue
 		}
+		checkFolder(n, p)
 	}
 	entries, _ := os.ReadDir(dir) // ListProjects has read it (or said why not)
 	for _, e := range entries {
@@ -83,7 +102,7 @@ func gateProjects(dir string, repo *RepoProject) (names []string, invalid map[st
 			"(at most 64, starting with a letter or digit); rename the file", filepath.Join(dir, e.Name()), name)
 	}
 	sort.Strings(valid)
-	return append(names, valid...), invalid, err
+	return append(names, valid...), invalid, noFolder, err
 }
 
 // Brief builds what a new session of project p is briefed from: the gate's index of lib, and

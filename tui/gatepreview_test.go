@@ -93,7 +93,7 @@ func TestPreviewGate(t *testing.T) {
 	if _, err := previewGate(t.Context(), lib, dir, repoEntry, broken, nil, []string{"sql"}); err == nil || !strings.Contains(err.Error(), "line 2") {
 		t.Errorf("a repository project that does not load: got %v, want its error", err)
 	}
-	if got, _, _ := gateProjects(dir, repo); strings.Join(got, ",") != ","+repoEntry+",crit,roomy" {
+	if got, _, _, _ := gateProjects(dir, repo, nil); strings.Join(got, ",") != ","+repoEntry+",crit,roomy" {
 		t.Errorf("gateProjects = %q, want none, the repository's, then the files'", got)
 	}
 }

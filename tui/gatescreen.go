@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -9,6 +11,7 @@ import (
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/mcpctl/mcpctl/gate"
 	"github.com/mcpctl/mcpctl/promptlib"
 )
 
@@ -19,9 +22,10 @@ var (
 
 type (
 	projectsMsg struct {
-		names   []string
-		invalid map[string]error
-		err     error
+		names    []string
+		invalid  map[string]error
+		noFolder map[string]error
+		err      error
 	}
 	gateMsg struct {
 		project string
@@ -39,6 +43,7 @@ type gateScreen struct {
 	w, h     int
 	projects []string
 	invalid  map[string]error // the entries that are not valid projects, and why
+	noFolder map[string]error // the projects whose folder the library does not have, and the fix
 	listed   bool             // the projects have been read once: later reads keep the selection
 	listErr  error            // why the projects directory cannot be read
 	pl       listView
@@ -77,10 +82,21 @@ func (s *gateScreen) init() tea.Cmd { return s.listProjects() }
 func (s *gateScreen) shown() tea.Cmd { return s.listProjects() }
 
 func (s *gateScreen) listProjects() tea.Cmd {
-	dir, repo := s.cfg.ProjectsDir, s.cfg.Repo
+	dir, repo, db := s.cfg.ProjectsDir, s.cfg.Repo, s.cfg.DB
 	return func() tea.Msg {
-		names, invalid, err := gateProjects(dir, repo)
-		return projectsMsg{names: names, invalid: invalid, err: err}
+		// The folders, so that a project whose folder is missing is marked in the list before it
+		// is picked: reading them is cheap, unlike the whole library a preview reads.
+		var folders []promptlib.Folder
+		if db != nil {
+			if fs, ferr := db.Folders(context.Background()); ferr == nil {
+				folders = make([]promptlib.Folder, len(fs))
+				for i, f := range fs {
+					folders[i] = f.Folder
+				}
+			}
+		}
+		names, invalid, noFolder, err := gateProjects(dir, repo, folders)
+		return projectsMsg{names: names, invalid: invalid, noFolder: noFolder, err: err}
 	}
 }
 
@@ -110,6 +126,8 @@ func (s *gateScreen) label(i int) string {
 		return display(s.cfg.Repo.Name) + " (repo)"
 	case s.invalid[n] != nil:
 		return "✗ " + display(n) + " (invalid)" // a file's name
+	case s.noFolder[n] != nil:
+		return "✗ " + display(n) + " (no folder)"
 	default:
 		return display(n)
 	}
@@ -179,7 +197,7 @@ func (s *gateScreen) update(msg tea.Msg) tea.Cmd {
 			}
 		}
 		s.listed = true
-		s.projects, s.invalid, s.listErr = msg.names, msg.invalid, msg.err
+		s.projects, s.invalid, s.noFolder, s.listErr = msg.names, msg.invalid, msg.noFolder, msg.err
 		s.pl.setLen(len(s.projects))
 		s.resize(s.w, s.h) // the list's width follows its longest entry
 		for i, n := range s.projects {
@@ -204,6 +222,13 @@ func (s *gateScreen) update(msg tea.Msg) tea.Cmd {
 		}
 		if msg.lib != nil {
 			s.lib, s.version = msg.lib, msg.version
+		}
+		// The preview read the library as it is now: the folder may have been made since the
+		// list was read, or removed.
+		if errors.Is(msg.err, gate.ErrNoFolder) {
+			s.noFolder[msg.project] = msg.err
+		} else if msg.err == nil {
+			delete(s.noFolder, msg.project)
 		}
 		s.err = msg.err
 		s.view_ = nil
@@ -246,9 +271,8 @@ func (s *gateScreen) key(msg tea.KeyMsg) tea.Cmd {
 		s.text = !s.text
 		return nil
 	case s.text:
-		var cmd tea.Cmd
-		s.vp, cmd = s.vp.Update(msg)
-		return cmd
+		scrollText(&s.vp, msg)
+		return nil
 	case key.Matches(msg, keyLeft):
 		s.onRows = false
 		return nil
@@ -277,12 +301,14 @@ func (s *gateScreen) view() string {
 		r.WriteString(wrap(libraryProblem(*s.cfg), rw))
 	case s.invalid[s.project()] != nil:
 		r.WriteString(wrap(display("This project file is not valid, so no session can use it: "+s.invalid[s.project()].Error()), rw))
+	case s.noFolder[s.project()] != nil:
+		r.WriteString(wrap(display("No session of this project can start: "+withHint(s.noFolder[s.project()])), rw))
 	case s.err != nil || s.listErr != nil:
 		err := s.err
 		if err == nil {
 			err = s.listErr
 		}
-		r.WriteString(wrap(display(err.Error()), rw)) // it may quote a project file
+		r.WriteString(wrap(display(withHint(err)), rw)) // it may quote a project file
 		if len(s.projects) <= 1 {
 			r.WriteString("\n\nProjects are YAML files in\n  " + s.cfg.ProjectsDir)
 		}
@@ -298,7 +324,13 @@ func (s *gateScreen) view() string {
 		v := s.view_
 		barW := max(5, rw-34)
 		fmt.Fprintf(&r, "budget %s %s/%s\n", bar(v.Used, v.Budget, barW), size(v.Used), size(v.Budget))
-		fmt.Fprintf(&r, "%d sent · %d over budget · %d weak · index: %d more", countGroup(v.Rows, "critical")+countGroup(v.Rows, "matched"),
+		// Critical prompts are sent whatever the tags: said apart, as the Traffic screen counts them.
+		if n := countGroup(v.Rows, "critical"); n > 0 {
+			fmt.Fprintf(&r, "%d critical + %d matched sent", n, countGroup(v.Rows, "matched"))
+		} else {
+			fmt.Fprintf(&r, "%d sent", countGroup(v.Rows, "matched"))
+		}
+		fmt.Fprintf(&r, " · %d over budget · %d weak · index: %d more",
 			countGroup(v.Rows, "over budget")+v.MoreListed, countGroup(v.Rows, "weak match"), v.Remaining)
 		if v.Omitted > 0 {
 			fmt.Fprintf(&r, ", %d beyond the cap", v.Omitted)

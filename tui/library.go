@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"regexp"
 	"strings"
 	"time"
@@ -83,7 +84,7 @@ type libraryScreen struct {
 	query  string // the search in force; "" lists the folder
 
 	preview  viewport.Model
-	rendered map[string]string // rendered markdown by prompt id, update time and width
+	rendered map[string]string // rendered markdown by renderKey: prompt id, content and width
 
 	// A burst of writes (a client creating 300 prompts) signals a change every few
 	// milliseconds, and each read after one sees the next write and signals again: one reload
@@ -402,9 +403,7 @@ func (s *libraryScreen) key(msg tea.KeyMsg) tea.Cmd {
 			return s.selectPrompt()
 		}
 	case 2:
-		var cmd tea.Cmd
-		s.preview, cmd = s.preview.Update(msg)
-		return cmd
+		scrollText(&s.preview, msg)
 	}
 	return nil
 }
@@ -427,8 +426,14 @@ func moveList(l *listView, msg tea.KeyMsg) {
 	}
 }
 
+// renderSeed seeds the hash of a prompt's content in renderKey.
+var renderSeed = maphash.MakeSeed()
+
+// renderKey names a rendering: the prompt, its content and the width. The content itself, not
+// updated_at: the library keeps that in whole seconds, so two edits within one second (a client
+// correcting its own update_prompt) would share the first one's rendering.
 func (s *libraryScreen) renderKey(p promptlib.Prompt) string {
-	return fmt.Sprintf("%s@%d/%d", p.ID, p.UpdatedAt.Unix(), s.rightWidth())
+	return fmt.Sprintf("%s@%d:%x/%d", p.ID, len(p.Content), maphash.String(renderSeed, p.Content), s.rightWidth())
 }
 
 // selectPrompt shows the selected prompt, rendering it in a command when it is not cached.
@@ -505,7 +510,7 @@ func (s *libraryScreen) view() string {
 		return "Reading the library…"
 	}
 	if s.err != nil && len(s.folders) == 0 {
-		return wrap("The library cannot be read: "+s.err.Error()+"\n\n"+libraryAdvice(s.err), s.w)
+		return wrap("The library cannot be read: "+libraryProblemText(s.err), s.w)
 	}
 	lw, rw := s.leftWidth(), s.rightWidth()
 	left := s.fl.render(s.st, lw, s.focus == 0, func(i int) string {
@@ -557,13 +562,36 @@ func (s *libraryScreen) view() string {
 	return sideBySide(left, lw, r.String(), rw, s.h)
 }
 
+// ErrNoLibraryYet is why a console has no library (errors.Is: Config.LibraryErr wraps it) on a
+// machine where none has been made: none was named (--library, --db, PROMPTEKA_DB_PATH) and the
+// default library, which 'mcpctl serve' creates with starter prompts on its first start, does not
+// exist yet. That is no error to the user: the screens say where the library will be and what
+// makes it, once, instead of an error and advice that repeats it.
+var ErrNoLibraryYet = errors.New("no library has been created yet")
+
 // libraryProblem says why there is no library and what to do.
 func libraryProblem(cfg Config) string {
-	msg := "No library is open."
-	if cfg.LibraryErr != nil {
-		msg = "The library could not be opened: " + cfg.LibraryErr.Error()
+	switch {
+	case errors.Is(cfg.LibraryErr, ErrNoLibraryYet):
+		dir := display(cfg.LibraryDir)
+		return "No library yet.\n\nmcpctl keeps its prompts in a library at\n  " + dir + "\n\n" +
+			"The first 'mcpctl serve' creates it there, with a few starter prompts: start your AI client (its MCP config " +
+			"runs 'mcpctl serve'; 'mcpctl mcp-config' prints the entry), or create it now with\n  mcpctl library init " +
+			promptlib.ShellWord(dir) + "\n\nThis screen shows the library as soon as it exists. To look at another library, " +
+			"start the console with --library DIR."
+	case cfg.LibraryErr == nil:
+		return "No library is open.\n\n" + libraryAdvice(nil)
 	}
-	return msg + "\n\n" + libraryAdvice(cfg.LibraryErr)
+	return "The library could not be opened: " + libraryProblemText(cfg.LibraryErr)
+}
+
+// libraryProblemText is a library's error and what to do: the fix the error carries, which is
+// the command line's hint for it (cmd gives the console its errors so), else the console's advice.
+func libraryProblemText(err error) string {
+	if userHint(err) != "" {
+		return withHint(err)
+	}
+	return err.Error() + "\n\n" + libraryAdvice(err)
 }
 
 func libraryAdvice(err error) string {

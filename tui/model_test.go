@@ -283,15 +283,38 @@ func TestTrafficFilter(t *testing.T) {
 		{"search", 4},
 		{"session:a1 begin", 1},
 		{"method:nope", 0},
+		// What the columns show: STAT's "req" and "not", NAME's tool name and a notification's
+		// METHOD and NAME, and the headers' names for the keys.
+		{"kind:not", 1},
+		{"kind:res", 8},
+		{"status:req", 1},
+		{"stat:not", 1},
+		{"method:search_prompts", 4},
+		{"method:notifications", 1},
+		{"method:tools/list_changed", 1},
+		{"name:search", 4},
+		{"sess:e5f6", 2},
+		{"Method:tools/call", 6},
+		{"prompt://review", 1}, // a colon in a word, not a key
 	} {
+		terms, err := parseFilter(tc.filter)
+		if err != nil {
+			t.Errorf("filter %q: %v", tc.filter, err)
+			continue
+		}
 		n := 0
 		for _, e := range evs {
-			if matchEvent(e, strings.Fields(tc.filter)) {
+			if matchEvent(e, terms) {
 				n++
 			}
 		}
 		if n != tc.want {
 			t.Errorf("filter %q keeps %d events, want %d", tc.filter, n, tc.want)
+		}
+	}
+	for _, bad := range []string{"sttus:eror", "web method:", "tool:get_prompt"} {
+		if _, err := parseFilter(bad); err == nil {
+			t.Errorf("filter %q parses, want an error naming the keys", bad)
 		}
 	}
 }

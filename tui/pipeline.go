@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -171,7 +172,7 @@ func (s *pipelineScreen) key(msg tea.KeyMsg) tea.Cmd {
 		switch msg.String() {
 		case "enter":
 			s.path.Blur()
-			p := strings.TrimSpace(s.path.Value())
+			p := expandHome(strings.TrimSpace(s.path.Value()))
 			if p == "" {
 				return nil
 			}
@@ -231,6 +232,19 @@ func (s *pipelineScreen) scroll(n int) {
 func (s *pipelineScreen) columns() (left, right []string) {
 	lw := (s.w - 1) / 2
 	return s.left.of(s.input, lw), s.right.of(s.out.Text, s.w-1-lw)
+}
+
+// expandHome is a typed path with a leading ~ (alone, or before a slash) as the home directory:
+// a shell would have expanded it on a command line, and none reads what is typed here.
+func expandHome(path string) string {
+	if path != "~" && !strings.HasPrefix(path, "~/") {
+		return path
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return path // the read fails naming the path as typed
+	}
+	return filepath.Join(home, path[1:])
 }
 
 // run transforms the chosen source with the chosen model.

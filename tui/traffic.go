@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
@@ -41,8 +42,11 @@ type trafficScreen struct {
 	l       listView
 	err     error
 	filter  textinput.Model
-	terms   []string
+	terms   []string       // the filter in force, as typed
+	match   []filterTerm   // the filter in force, parsed
+	badTerm error          // why the filter being typed cannot be applied, shown until corrected
 	detail  *traffic.Event // the event Enter opened; it stays while new events arrive
+	detailW int            // the width the detail is wrapped to
 	vp      viewport.Model
 	latency map[string][]float64 // per method, the latest durations
 	calls   map[string]int       // per method, responses seen
@@ -52,7 +56,7 @@ type trafficScreen struct {
 func newTrafficScreen(e env) *trafficScreen {
 	ti := textinput.New()
 	ti.Prompt = "filter: "
-	ti.Placeholder = "session:ID project:P method:M status:error, or words"
+	ti.Placeholder = "session:ID project:P method:M name:N status:error kind:K, or words"
 	return &trafficScreen{env: e, filter: ti, vp: viewport.New(40, 10),
 		latency: map[string][]float64{}, calls: map[string]int{}, sess: map[string]bool{}}
 }
@@ -75,6 +79,18 @@ func (s *trafficScreen) resize(w, h int) {
 	s.l.setHeight(max(1, h-3-s.sparkRows()))
 	s.vp.Width, s.vp.Height = w, max(1, h-1)
 	s.filter.Width = w - 10
+	if s.detail != nil && s.detailW != w {
+		// The detail is wrapped to the width: wrapped for the old one, its lines would be cut at
+		// the new edge (or leave half of a wider one empty). Kept at about the same place.
+		s.showDetail(s.vp.YOffset * s.detailW / max(1, w))
+	}
+}
+
+// showDetail lays the open event out for the screen's width, from line top.
+func (s *trafficScreen) showDetail(top int) {
+	s.detailW = s.w
+	s.vp.SetContent(eventDetail(*s.detail, s.cfg.Now().Location(), s.w))
+	s.vp.SetYOffset(top)
 }
 
 // sparkRows is how many methods get a sparkline: sparkMethods at 80×24, more on a taller
@@ -127,7 +143,7 @@ func (s *trafficScreen) refilter() {
 	atTop := s.l.cursor == 0
 	s.shown = s.shown[:0]
 	for i := len(s.events) - 1; i >= 0; i-- {
-		if matchEvent(s.events[i], s.terms) {
+		if matchEvent(s.events[i], s.match) {
 			s.shown = append(s.shown, i)
 		}
 	}
@@ -150,25 +166,75 @@ func eventKey(e traffic.Event) string {
 	return e.Session + "\x00" + e.Kind + "\x00" + e.ID + "\x00" + e.TS.String()
 }
 
-// matchEvent applies the filter terms: field:value terms match that field (session and
-// project by prefix, method and status exactly, kind exactly); other words match the method
-// or the name as substrings. Every term must match.
-func matchEvent(e traffic.Event, terms []string) bool {
-	for _, t := range terms {
-		field, val, ok := strings.Cut(t, ":")
+// filterTerm is one word of the Traffic screen's filter: key:value, or a word (key "").
+type filterTerm struct{ key, val string }
+
+// filterKeys are the filter's keys, and the column names that stand for them: a user reads the
+// table's headers and types what they say.
+var filterKeys = map[string]string{"session": "session", "sess": "session", "project": "project",
+	"method": "method", "name": "name", "status": "status", "stat": "status", "kind": "kind"}
+
+// filterSyntax says what each key matches, for a filter that matched nothing or did not parse.
+const filterSyntax = "session: and project: match the start of the session or project; method: a method, or the " +
+	"name beside it (method:search_prompts); name: the start of a name; status: ok, error or cancelled, or what STAT " +
+	"shows (req, not); kind: request, response or notification, or their start (kind:not). Other words match part of a " +
+	"method or a name. Every term must match."
+
+// parseFilter reads the filter as typed. A word whose part before a colon is a name but not a key
+// (sttus:eror) is an error naming the keys, rather than a word searched for and found nowhere;
+// a colon after something else (prompt://review) is part of a word.
+func parseFilter(text string) ([]filterTerm, error) {
+	var terms []filterTerm
+	for _, w := range strings.Fields(text) {
+		field, val, ok := strings.Cut(w, ":")
+		if !ok || !isFieldName(field) || strings.HasPrefix(val, "/") {
+			terms = append(terms, filterTerm{val: w})
+			continue
+		}
+		k, known := filterKeys[strings.ToLower(field)]
 		switch {
-		case ok && field == "session":
-			ok = strings.HasPrefix(e.Session, val)
-		case ok && field == "project":
-			ok = strings.HasPrefix(e.Project, val)
-		case ok && field == "method":
-			ok = e.Method == val
-		case ok && field == "status":
-			ok = e.Status == val
-		case ok && field == "kind":
-			ok = e.Kind == val
+		case !known:
+			return nil, fmt.Errorf("%q is not a filter key (in %s): the keys are session:, project:, method:, name:, status: and kind:", field, w)
+		case val == "":
+			return nil, fmt.Errorf("%s has no value: write what to match after the colon, as in %s", w, map[string]string{
+				"session": "session:a1b2", "project": "project:web", "method": "method:tools/call", "name": "name:search_prompts",
+				"status": "status:error", "kind": "kind:notification"}[k])
+		}
+		terms = append(terms, filterTerm{key: k, val: val})
+	}
+	return terms, nil
+}
+
+func isFieldName(s string) bool {
+	for _, r := range s {
+		if (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// matchEvent applies the filter terms, each against what the table shows of the event as well as
+// what the file holds (filterSyntax). Every term must match.
+func matchEvent(e traffic.Event, terms []filterTerm) bool {
+	method, name := methodCells(e)
+	for _, t := range terms {
+		var ok bool
+		switch t.key {
+		case "session":
+			ok = strings.HasPrefix(e.Session, t.val)
+		case "project":
+			ok = strings.HasPrefix(e.Project, t.val)
+		case "method":
+			ok = e.Method == t.val || method == t.val || name == t.val
+		case "name":
+			ok = strings.HasPrefix(e.Name, t.val) || strings.HasPrefix(name, t.val)
+		case "status":
+			ok = e.Status == t.val || statCell(e) == t.val
+		case "kind":
+			ok = strings.HasPrefix(e.Kind, t.val)
 		default:
-			ok = strings.Contains(e.Method, t) || strings.Contains(e.Name, t)
+			ok = strings.Contains(e.Method, t.val) || strings.Contains(e.Name, t.val)
 		}
 		if !ok {
 			return false
@@ -181,8 +247,18 @@ func (s *trafficScreen) key(msg tea.KeyMsg) tea.Cmd {
 	if s.filter.Focused() {
 		switch msg.String() {
 		case "enter", "esc":
+			terms, err := parseFilter(s.filter.Value())
+			if err != nil && msg.String() == "enter" {
+				s.badTerm = err // the input stays open to correct it
+				return nil
+			}
 			s.filter.Blur()
-			s.terms = strings.Fields(s.filter.Value())
+			s.badTerm = nil
+			if err != nil { // esc: the filter stays as it was
+				s.filter.SetValue(strings.Join(s.terms, " "))
+				return nil
+			}
+			s.terms, s.match = strings.Fields(s.filter.Value()), terms
 			s.l.top()
 			s.refilter()
 			return nil
@@ -196,24 +272,22 @@ func (s *trafficScreen) key(msg tea.KeyMsg) tea.Cmd {
 			s.detail = nil
 			return nil
 		}
-		var cmd tea.Cmd
-		s.vp, cmd = s.vp.Update(msg)
-		return cmd
+		scrollText(&s.vp, msg)
+		return nil
 	}
 	switch {
 	case key.Matches(msg, keyFilter):
 		return s.filter.Focus()
 	case key.Matches(msg, keyBack):
 		s.filter.SetValue("")
-		s.terms = nil
+		s.terms, s.match = nil, nil
 		s.refilter()
 		return nil
 	case key.Matches(msg, keyEnter):
 		if len(s.shown) > 0 {
 			e := s.events[s.shown[s.l.cursor]]
 			s.detail = &e
-			s.vp.SetContent(eventDetail(e, s.cfg.Now().Location(), s.w))
-			s.vp.GotoTop()
+			s.showDetail(0)
 		}
 		return nil
 	}
@@ -237,7 +311,12 @@ func eventDetail(e traffic.Event, loc *time.Location, w int) string {
 		fmt.Fprintf(&b, "size      %s in, %s out\n", size(e.BytesIn), size(e.BytesOut))
 	}
 	if g := e.Gate; g != nil {
-		fmt.Fprintf(&b, "gate      %s; %d matched, %d sent in full, %s\n", g.State, g.Matched, g.Sent, size(g.Bytes))
+		critical, matched, sent := gateCounts(*g)
+		fmt.Fprintf(&b, "gate      %s; ", g.State)
+		if critical > 0 {
+			fmt.Fprintf(&b, "%d critical %s (priority 10) always sent; ", critical, plural(critical, "prompt", "prompts"))
+		}
+		fmt.Fprintf(&b, "%d matched the tags, %d of them sent; briefing %s\n", matched, sent, size(g.Bytes))
 	}
 	if p := e.Pipeline; p != nil {
 		cache := "miss"
@@ -254,14 +333,98 @@ func eventDetail(e traffic.Event, loc *time.Location, w int) string {
 		b.WriteString("No payload: this server records lengths only. Start it with --trace-content (or MCPCTL_TRACE=content) to see payloads.")
 	} else {
 		payload := []byte(e.Payload)
-		var pretty bytes.Buffer
-		if json.Indent(&pretty, payload, "", "  ") == nil {
-			payload = pretty.Bytes()
+		if pretty, ok := prettyJSON(payload); ok {
+			payload = pretty
 		}
 		b.WriteString("payload:\n")
 		b.Write(payload)
 	}
 	return wrap(display(b.String()), w) // the payload is as the client sent it
+}
+
+// prettyJSON is a JSON payload indented, its strings decoded for reading: serve writes them
+// escaped for any transport (🚀 as \ud83d\ude80, < as \u003c), which a person reads as noise.
+// The members keep their order (the text is rewritten, never decoded into maps). What would act
+// on the terminal or hide text stays escaped (terminalSafe). false: payload is not JSON.
+func prettyJSON(payload []byte) ([]byte, bool) {
+	var ind bytes.Buffer
+	if json.Indent(&ind, payload, "", "  ") != nil {
+		return nil, false
+	}
+	in := ind.Bytes()
+	out := make([]byte, 0, len(in))
+	for i := 0; i < len(in); {
+		if in[i] != '"' {
+			out = append(out, in[i])
+			i++
+			continue
+		}
+		// Indent's output is valid JSON: a string ends at the first quote no backslash escapes.
+		j := i + 1
+		for in[j] != '"' {
+			if in[j] == '\\' {
+				j++
+			}
+			j++
+		}
+		var str string
+		if json.Unmarshal(in[i:j+1], &str) == nil {
+			out = appendTerminalSafe(out, str)
+		} else {
+			out = append(out, in[i:j+1]...)
+		}
+		i = j + 1
+	}
+	return out, true
+}
+
+// appendTerminalSafe appends s as a JSON string literal that writes only what reads as itself
+// on a terminal: emoji, accents and < as they are; control characters (C0, DEL, C1), the line
+// and paragraph separators and the bidirectional controls escaped, so none moves the cursor,
+// starts an escape sequence or reorders the text around it.
+func appendTerminalSafe(out []byte, s string) []byte {
+	out = append(out, '"')
+	for _, r := range s {
+		switch {
+		case r == '"':
+			out = append(out, `\"`...)
+		case r == '\\':
+			out = append(out, `\\`...)
+		case r == '\n':
+			out = append(out, `\n`...)
+		case r == '\r':
+			out = append(out, `\r`...)
+		case r == '\t':
+			out = append(out, `\t`...)
+		case r < 0x20, r >= 0x7f && r < 0xa0, r == 0x2028, r == 0x2029, bidiControl(r):
+			out = fmt.Appendf(out, `\u%04x`, r)
+		default:
+			out = utf8.AppendRune(out, r)
+		}
+	}
+	return append(out, '"')
+}
+
+// bidiControl is true for the characters that change the direction text is drawn in: shown
+// raw, one makes a terminal draw what follows it reversed ("Trojan Source").
+func bidiControl(r rune) bool {
+	return r == 0x061c || r == 0x200e || r == 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
+}
+
+// gateCounts splits a call's gate counts into the critical prompts sent (priority 10, sent
+// whatever the tags) and the matched prompts with how many of them were sent, so that sent is
+// never more than matched. A server that did not record Critical counted critical prompts in Sent
+// only: what Sent has beyond Matched can only be critical ones.
+func gateCounts(g traffic.Gate) (critical, matched, sent int) {
+	sent = min(max(0, g.Sent-g.Critical), g.Matched)
+	return g.Sent - sent, g.Matched, sent
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 func orNone(s string) string {
@@ -299,7 +462,17 @@ func (s *trafficScreen) view() string {
 		fmt.Fprintf(&b, "%d of %d events · %d sessions · %s", len(s.shown), len(s.events), len(s.sess), f)
 	}
 	b.WriteByte('\n')
+	if s.badTerm != nil {
+		b.WriteString(wrap(s.badTerm.Error()+". Enter applies the filter once it is corrected, esc keeps the one before.\n\n"+filterSyntax, s.w))
+		return b.String()
+	}
 	b.WriteString(s.sparks())
+	if len(s.shown) == 0 {
+		// An empty table would not say whether the filter or the traffic is the cause.
+		b.WriteString("\n" + wrap(fmt.Sprintf("None of the %d events matches the filter %s: f edits it, esc clears it.\n\n%s",
+			len(s.events), strings.Join(s.terms, " "), filterSyntax), s.w))
+		return b.String()
+	}
 	rows := make([]trafficRow, 0, s.l.height)
 	for i := s.l.offset; i < min(len(s.shown), s.l.offset+s.l.height); i++ {
 		rows = append(rows, s.row(s.events[s.shown[i]]))
@@ -325,24 +498,41 @@ func (s *trafficScreen) row(e traffic.Event) trafficRow {
 		status: e.Status, inOut: size(e.BytesIn) + "/" + size(e.BytesOut), bad: e.Status == traffic.StatusError}
 	if e.Kind == traffic.KindResponse {
 		r.ms = fmt.Sprintf("%.0f", e.DurationMs)
-	} else {
-		r.status = e.Kind // request → "req", notification → "not"
-		if len(r.status) > 3 {
-			r.status = r.status[:3]
-		}
 	}
-	if tail, ok := strings.CutPrefix(e.Method, notificationPrefix); ok && r.name == "" {
-		r.method, r.name = strings.TrimSuffix(notificationPrefix, "/"), tail
-	}
+	r.status = statCell(e)
+	r.method, r.name = methodCells(e)
 	var extra []string
 	if g := e.Gate; g != nil {
-		extra = append(extra, fmt.Sprintf("%s %d/%d", g.State, g.Sent, g.Matched))
+		critical, matched, sent := gateCounts(*g)
+		gate := fmt.Sprintf("%s %d/%d", g.State, sent, matched)
+		if critical > 0 {
+			gate += fmt.Sprintf(" +%d crit", critical)
+		}
+		extra = append(extra, gate)
 	}
 	if p := e.Pipeline; p != nil {
 		extra = append(extra, size(p.BytesBefore)+"→"+size(p.BytesAfter))
 	}
 	r.extra = strings.Join(extra, " ")
 	return r
+}
+
+// statCell is what the STAT column shows of an event: a response's status, or the start of
+// another's kind (request → "req", notification → "not").
+func statCell(e traffic.Event) string {
+	if e.Kind == traffic.KindResponse {
+		return e.Status
+	}
+	return e.Kind[:min(3, len(e.Kind))]
+}
+
+// methodCells are what the METHOD and NAME columns show of an event: its method and name, but a
+// notification's method once as "notifications", with the rest, which tells them apart, as NAME.
+func methodCells(e traffic.Event) (method, name string) {
+	if tail, ok := strings.CutPrefix(e.Method, notificationPrefix); ok && e.Name == "" {
+		return strings.TrimSuffix(notificationPrefix, "/"), tail
+	}
+	return e.Method, e.Name
 }
 
 // trafficCols are the Traffic table's column widths for the rows on screen. Time, duration,

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -232,3 +233,23 @@ func sparkline(values []float64) string {
 
 // displayWidth is how many columns s takes on a terminal.
 func displayWidth(s string) int { return ansi.StringWidth(s) }
+
+// withHint is an error as the console shows it: what happened, then what to do, in the words
+// the command line prints on its "hint:" line. An error that knows its fix carries it (UserHint:
+// a project's missing folder, a library that cannot be opened), and the console adds none of
+// its own words beside it.
+func withHint(err error) string {
+	if h := userHint(err); h != "" {
+		return err.Error() + "\n\nhint: " + h
+	}
+	return err.Error()
+}
+
+// userHint is the fix an error carries, "" when it carries none.
+func userHint(err error) string {
+	var h interface{ UserHint() string }
+	if errors.As(err, &h) {
+		return h.UserHint()
+	}
+	return ""
+}

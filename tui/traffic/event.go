@@ -44,13 +44,18 @@ type Event struct {
 	Payload    json.RawMessage `json:"payload,omitempty"`  // only when traced
 }
 
-// Gate is the gate's part in one call: its state after the call, how many prompts matched, how
-// many were sent and how many bytes the briefing took.
+// Gate is the gate's part in one call: its state after the call, how many prompts the tags
+// matched, how many prompts were sent (in full or as tables of contents) and how many bytes the
+// briefing took.
 type Gate struct {
 	State   string `json:"state"` // "gated" or "open"
 	Matched int    `json:"matched"`
 	Sent    int    `json:"sent"`
-	Bytes   int    `json:"bytes"`
+	// Critical is how many of Sent are priority-10 prompts, which a briefing sends whatever the
+	// tags and which are not among Matched: Sent less Critical are matched ones. 0 in the events
+	// of servers that did not record it.
+	Critical int `json:"critical,omitempty"`
+	Bytes    int `json:"bytes"`
 }
 
 // Pipeline is the content pipeline's part in one call.

@@ -333,11 +333,13 @@ func (g *gateComponent) record(ctx context.Context, b gate.Briefing, bytes int) 
 	if g.sess.Gated() {
 		state = "gated"
 	}
-	// A prompt sent as its table of contents is sent, and one held so is matched.
+	// A prompt sent as its table of contents is sent, and one held so is matched. Priority 10 is
+	// sent whatever the tags and is not matched: counted apart, so sent less critical is of matched.
 	sel := b.Selection
 	callFrom(ctx).setGate(traffic.Gate{State: state,
-		Matched: len(sel.Full) + len(sel.TOC) + len(sel.Listed) + sel.MoreListed + len(sel.AlreadySent) + len(sel.AlreadyTOC),
-		Sent:    len(b.Sent()) + len(sel.TOC) + len(sel.CriticalTOC), Bytes: bytes})
+		Matched:  len(sel.Full) + len(sel.TOC) + len(sel.Listed) + sel.MoreListed + len(sel.AlreadySent) + len(sel.AlreadyTOC),
+		Sent:     len(b.Sent()) + len(sel.TOC) + len(sel.CriticalTOC),
+		Critical: len(sel.Critical) + len(sel.CriticalTOC), Bytes: bytes})
 }
 
 // ungated tells the client the tool list changed: the library tools and read_prompts replace
