@@ -97,7 +97,12 @@ func trafficRow(e traffic.Event) string {
 		e.TS.Local().Format("15:04:05.000"), clip(cell(e.Session), 8), cell(string(e.Kind)), clip(cell(e.Method), 24), clip(cell(e.Name), 24),
 		ms, e.BytesIn, e.BytesOut, orDash(cell(e.Status)), orDash(cell(e.ErrorCode)))
 	if g := e.Gate; g != nil {
-		row += fmt.Sprintf("  gate=%s matched=%d sent=%d %dB", cell(string(g.State)), g.Matched, g.Sent, g.Bytes)
+		row += fmt.Sprintf("  gate=%s matched=%d sent=%d", cell(string(g.State)), g.Matched, g.Sent)
+		if g.Critical > 0 {
+			// Priority 10, sent whatever the tags and not among the matched: "sent 1 of 0 matched".
+			row += fmt.Sprintf(" (%d critical)", g.Critical)
+		}
+		row += fmt.Sprintf(" %dB", g.Bytes)
 	}
 	if p := e.Pipeline; p != nil {
 		cache := "miss"

@@ -35,7 +35,7 @@ func TestTrafficTail(t *testing.T) {
 		traffic.Event{TS: ts, Session: "aaaa1111", Kind: traffic.KindRequest, Method: "tools/call", ID: "1", Name: "search_prompts", BytesIn: 80},
 		traffic.Event{TS: ts.Add(time.Millisecond), Session: "aaaa1111", Kind: traffic.KindResponse, Method: "tools/call", ID: "1",
 			Name: "begin_session", DurationMs: 12.5, BytesIn: 80, BytesOut: 3000, Status: traffic.StatusOK,
-			Gate: &traffic.Gate{State: "open", Matched: 4, Sent: 2, Bytes: 2900}},
+			Gate: &traffic.Gate{State: "open", Matched: 4, Sent: 3, Critical: 1, Bytes: 2900}},
 	)
 	writeTraffic(t, state,
 		traffic.Event{TS: ts.Add(2 * time.Millisecond), Session: "bbbb2222", Kind: traffic.KindResponse, Method: "resources/read",
@@ -48,7 +48,7 @@ func TestTrafficTail(t *testing.T) {
 		want   []string
 		absent []string
 	}{
-		{"all", nil, []string{"TIME", "SESSION", "STATUS", "search_prompts", "gate=open matched=4 sent=2 2900B", "resources/read", "NOT_FOUND", "pipeline=subindex 9000B→1200B cache hit"}, nil},
+		{"all", nil, []string{"TIME", "SESSION", "STATUS", "search_prompts", "gate=open matched=4 sent=3 (1 critical) 2900B", "resources/read", "NOT_FOUND", "pipeline=subindex 9000B→1200B cache hit"}, nil},
 		{"by session prefix", []string{"--session", "bbbb"}, []string{"resources/read"}, []string{"search_prompts"}},
 		{"by method", []string{"--method", "tools/call"}, []string{"begin_session", "12.5"}, []string{"resources/read"}},
 		{"the last one", []string{"-n", "1"}, []string{"resources/read"}, []string{"search_prompts", "begin_session"}},
