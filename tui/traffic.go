@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -398,6 +400,16 @@ func appendTerminalSafe(out []byte, s string) []byte {
 			out = append(out, `\t`...)
 		case r < 0x20, r >= 0x7f && r < 0xa0, r == 0x2028, r == 0x2029, bidiControl(r):
 			out = fmt.Appendf(out, `\u%04x`, r)
+		case unicode.Is(unicode.Cf, r) && r != 0x200d:
+			// Invisible: zero-width spaces, soft hyphens, tag characters (U+E0000…, which
+			// display would drop as an emoji's) would hide words in the very view that
+			// inspects what a client received. The joiner inside 👨‍💻 is display's to drop.
+			// Beyond U+FFFF as JSON writes it: a surrogate pair.
+			if r1, r2 := utf16.EncodeRune(r); r1 != utf8.RuneError {
+				out = fmt.Appendf(out, `\u%04x\u%04x`, r1, r2)
+			} else {
+				out = fmt.Appendf(out, `\u%04x`, r)
+			}
 		default:
 			out = utf8.AppendRune(out, r)
 		}

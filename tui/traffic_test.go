@@ -17,11 +17,11 @@ import (
 // separators and bidirectional overrides.
 func TestEventDetailDecodesStrings(t *testing.T) {
 	payload := `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text",` +
-		`"text":"From client \ud83d\ude80 \u003cprompt name=\"code-review\"\u003e \u0026 caf\u00e9\n\u001b[2J\u0007 \u202eright-to-left\u2028 a\\b \u009b"}]}}`
+		`"text":"From client \ud83d\ude80 \u003cprompt name=\"code-review\"\u003e \u0026 caf\u00e9\n\u001b[2J\u0007 \u202eright-to-left\u2028 a\\b \u009b hid\u200bden \udb40\udc49\udb40\udc47 soft\u00ad"}]}}`
 	e := traffic.Event{TS: clock, Session: "s1", Kind: traffic.KindResponse, Method: "tools/call", ID: "7", Name: "get_prompt",
 		Status: traffic.StatusOK, Payload: json.RawMessage(payload)}
 	got := eventDetail(e, time.UTC, 400)
-	want := `"text": "From client 🚀 <prompt name=\"code-review\"> & café\n\u001b[2J\u0007 \u202eright-to-left\u2028 a\\b \u009b"`
+	want := `"text": "From client 🚀 <prompt name=\"code-review\"> & café\n\u001b[2J\u0007 \u202eright-to-left\u2028 a\\b \u009b hid\u200bden \udb40\udc49\udb40\udc47 soft\u00ad"`
 	if !strings.Contains(got, want) {
 		t.Errorf("the detail does not show the text decoded, its controls escaped:\n%s\nwant it to hold:\n%s", got, want)
 	}

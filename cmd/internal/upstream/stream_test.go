@@ -80,7 +80,7 @@ func TestServerThatStopsReadingIsRestarted(t *testing.T) {
 	var ue *UnavailableError
 	te := ToolError(err)
 	if !errors.As(err, &ue) || !strings.Contains(ue.Reason, "stopped reading its input") ||
-		te.Code != promptlib.CodeUpstreamUnavailable || !strings.Contains(te.Message, "try smaller arguments") {
+		te.Code != promptlib.CodeUpstreamUnavailable || !strings.Contains(te.Hint(), "try smaller arguments") {
 		t.Fatalf("got %v (%+v), want UPSTREAM_UNAVAILABLE saying it stopped reading its input and what to do", err, te)
 	}
 	restarted(t, sup, "tu", "stopped reading its input")
@@ -128,7 +128,7 @@ func TestOversizedMessageIsRefused(t *testing.T) {
 	var ue *UnavailableError
 	te := ToolError(err)
 	if !errors.As(err, &ue) || !strings.Contains(ue.Reason, "a message larger than 100 KiB") ||
-		te.Code != promptlib.CodeUpstreamUnavailable || !strings.Contains(te.Message, "ask for less at a time") {
+		te.Code != promptlib.CodeUpstreamUnavailable || !strings.Contains(te.Hint(), "ask for less at a time") {
 		t.Fatalf("got %v (%+v), want UPSTREAM_UNAVAILABLE naming the 100 KiB cap and what to do", err, te)
 	}
 	restarted(t, sup, "tu", "larger than 100 KiB")
@@ -149,7 +149,7 @@ func TestDeeplyNestedMessageIsRefused(t *testing.T) {
 	var ue *UnavailableError
 	te := ToolError(err)
 	if !errors.As(err, &ue) || !strings.Contains(ue.Reason, "nested more than 10000 levels deep") ||
-		te.Code != promptlib.CodeUpstreamUnavailable || !strings.Contains(te.Message, "use another tool") {
+		te.Code != promptlib.CodeUpstreamUnavailable || !strings.Contains(te.Hint(), "use another tool") {
 		t.Fatalf("got %v (%+v), want UPSTREAM_UNAVAILABLE saying the reply is nested too deep", err, te)
 	}
 	restarted(t, sup, "tu", "nested more than 10000 levels deep")
