@@ -26,6 +26,7 @@ func TestDetectMarkdownOrYAML(t *testing.T) {
 		{"status report of keys and headings", "# Weekly status\n\nStatus: green\nOwner: alice\nReviewer: bob\n\n## Risks\n\nNone: all clear\nBudget: on track\n", FormatMarkdown},
 		{"setext title over keys", "Release notes\n=============\n\nStatus: done\nOwner: bob\nVersion: 1.2\n", FormatMarkdown},
 		{"keys with a fence", "Status: done\nOwner: bob\nCommand: build\n\n```\nmake build\n```\n", FormatMarkdown},
+		{"keys with underscore bold", "Status: done, see __the notes__.\nOwner: bob\nTeam: core\n", FormatProse},
 		{"keys with a link and emphasis", "Status: done, see **the notes**\nOwner: bob, see [his page](https://example.com/bob)\nTeam: core\n", FormatText},
 		{"k8s manifest", "# Deployment for the api\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: api\n  labels:\n    app: api\nspec:\n  # Three replicas behind the service\n  replicas: 3\n  selector:\n    matchLabels:\n      app: api\n  template:\n    metadata:\n      labels:\n        app: api\n    spec:\n      containers:\n        - name: api\n          image: example/api:1.4\n          ports:\n            - containerPort: 8080\n---\n# Service for the api\napiVersion: v1\nkind: Service\nmetadata:\n  name: api\nspec:\n  ports:\n    - port: 80\n      targetPort: 8080\n", FormatYAML},
 		{"github workflow", "# CI for every push\nname: CI\n\n# Run on pushes and pull requests to main\non:\n  push:\n    branches: [main]\n  pull_request:\n\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      # Check the code out\n      - uses: actions/checkout@v4\n      - uses: actions/setup-go@v5\n        with:\n          go-version: '1.24'\n      - run: go test ./...\n", FormatYAML},
@@ -35,6 +36,7 @@ func TestDetectMarkdownOrYAML(t *testing.T) {
 		{"flat yaml under a comment set off", "# Service settings\n\nname: api\nreplicas: 3\nimage: example/api:1.4\nport: 8080\n", FormatYAML},
 		{"flat yaml under a comment", "# Deployment for the api\nname: api\nreplicas: 3\nimage: example/api:1.4\nport: 8080\n", FormatYAML},
 		{"log lines of key=value", logLines(), FormatText},
+		{"python package yaml", "name: pkg\nversion: 1.0\nfiles:\n  - __init__.py\n  - main.py\nlicense: MIT\n", FormatYAML},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := Detect(tc.text); got != tc.want {
@@ -85,6 +87,7 @@ func TestJSONAfterASummaryIsSplitAsJSON(t *testing.T) {
 		{"a report with JSON in a fence", "# Report\n\nThe data:\n\n```json\n" + array + "```\n"},
 		{"a long text in front", strings.Repeat("A line of the report that goes on.\n", 200) + array},
 		{"JSON with text after it", summary + array + "\nThat was all.\n"},
+		{"a report ending in a small example", strings.Repeat("A line of the report.\n", 100) + "[1]\n"},
 	} {
 		if f := Detect(tc.text); f == FormatJSON {
 			t.Errorf("%s: Detect = json", tc.name)

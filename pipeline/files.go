@@ -94,6 +94,11 @@ func pathLine(t string, at int) (string, bool) {
 	if !strings.ContainsAny(p, `/\`) && !pathExt.MatchString(p) {
 		return "", false
 	}
+	if strings.Contains(p, " ") && !strings.ContainsAny(p[:1], `/~.\`) && !(len(p) > 2 && p[1] == ':') {
+		// A path may hold spaces ("/Users/me/My Docs/a.md"), but a line of words ending in a
+		// colon ("See docs/setup.md:") is no path: server-filesystem gives absolute ones.
+		return "", false
+	}
 	return p, true
 }
 

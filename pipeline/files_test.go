@@ -108,6 +108,7 @@ func TestFilesNeedAPathAfterEveryRule(t *testing.T) {
 		{"yaml stream", "name: a\nreplicas: 1\n---\nname: b\nreplicas: 2\n"},
 		{"one file", "/repo/a.txt:\nhello\n"},
 		{"a heading first", "# /repo/a.txt:\nhello\n\n---\n/repo/b.txt:\nworld\n"},
+		{"sentences ending in paths", "See docs/setup.md:\nit says how.\n\n---\nThen read README.md:\nit says why.\n"},
 	} {
 		if f := Detect(tc.text); f == FormatFiles {
 			t.Errorf("%s: Detect = files", tc.name)

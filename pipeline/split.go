@@ -178,8 +178,9 @@ var (
 	// mdHeading is an ATX heading with text, "# Release notes"; "#" alone is no evidence.
 	mdHeading = regexp.MustCompile(`^ {0,3}#{1,6}[ \t]+\S`)
 	yamlKey   = regexp.MustCompile(`^(- |-$|[\w"'$./-][^:#]*:(\s|$)|#|---|\.\.\.)`)
-	// mdInline is markdown inside a line: a link to somewhere, or a bold phrase.
-	mdInline = regexp.MustCompile(`\[[^\]\n]+\]\((https?://|/|\.|#)[^)\s]*\)|\*\*\w[^*\n]*\*\*|__\w[^_\n]*__`)
+	// mdInline is markdown inside a line: a link to somewhere, or a bold phrase ("__bold__" set
+	// off by spaces: "__init__.py" is a Python file's name).
+	mdInline = regexp.MustCompile(`\[[^\]\n]+\]\((https?://|/|\.|#)[^)\s]*\)|\*\*\w[^*\n]*\*\*|(^|\s)__\w[^_\n]*__([.,;:!?]?(\s|$))`)
 )
 
 // Detect returns the format of t, judged from its content.
@@ -352,7 +353,8 @@ func jsonStart(t string) int {
 		s := i + 1
 		if s < len(t) && (t[s] == '{' || t[s] == '[') {
 			tries++
-			if valid(s) {
+			// The JSON is the bulk: a report ending in a small JSON example is a report.
+			if len(t)-s >= s && valid(s) {
 				return s
 			}
 		}

@@ -17,7 +17,8 @@
 // records every answer in applied_ops in the transaction that applies it, so a crash at any
 // point replays into the recorded answer rather than a second apply. (When the database itself
 // fails, on a full disk say, the transaction rolls back and the answer, "not applied" with the
-// cause, cannot be recorded; the processor keeps it until the operation is filed.) Operation
+// cause, cannot be recorded; the processor files the operation in failed/ before it answers, so
+// nothing is left to decide again.) Operation
 // ids compare without case everywhere, applied_ops included (it records them in lower case).
 //
 // CheckDir is the one check of a queue directory, run by the Writer before every operation and

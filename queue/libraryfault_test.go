@@ -249,12 +249,9 @@ func TestFailureUnfiledIsNotAnswered(t *testing.T) {
 	big := createPrompt("not answered")
 	big.Content = strings.Repeat("x", 60<<10)
 	id := dropOp(t, l.Queue, promptlib.OpCreatePrompt, big)
-	// The filing failed; the operation waits in processing/ (the failed write alone fails the
-	// processor too, earlier: its reason says which).
-	waitFor(t, "the filing to fail", func() bool {
-		state, err := status.State()
-		return state == ProcFailed && err != nil && strings.Contains(err.Error(), "cannot file the operation")
-	})
+	// The filing failed; the operation waits in processing/. (A failed write is no state of
+	// its own: only the filing, then each rescan's remaking of the directories, fails it.)
+	waitState(t, status, ProcFailed)
 	if exists(filepath.Join(l.Queue, responseName(id))) {
 		t.Fatal("answered a failure it could not file")
 	}

@@ -137,8 +137,8 @@ func Running(dir string) (bool, error) {
 
 // HolderStopped is why the process holding the lock of the queue in dir cannot process it: it
 // is stopped (suspended with Ctrl-Z or SIGSTOP, or held by a debugger), so it keeps the lock and
-// answers nothing, and every write waited out its attempts before it was told to try again.
-// nil when it is not, or where that cannot be told (only Linux can, from /proc); else a
+// answers nothing: a write told so at once, with the fix, does not wait out its attempts. nil
+// when it is not, or where that cannot be told (only Linux can, from /proc); else a
 // *StoppedHolderError.
 func HolderStopped(dir string) error {
 	pid, held, ok := flockHolder(join(dir, lockName))

@@ -74,7 +74,7 @@ func (p *Processor) handle(ctx context.Context, id, path string) {
 	}
 	p.hook(HookDone, id)
 	delete(p.answered, id)
-	p.done(op, resp, reused, start)
+	p.done(id, op, resp, reused, start)
 }
 
 // failNow files an operation that failed, then answers it: the other order left a failure
@@ -88,7 +88,7 @@ func (p *Processor) failNow(id, path string, op promptlib.Operation, resp prompt
 	if !p.file(id, path, failedDir, fmt.Sprintf("%s: %s", deref(resp.Error), resp.Message)) {
 		return
 	}
-	for _, dir := range []string{join(p.Dir, processingDir), join(p.Dir, failedDir)} {
+	for _, dir := range []string{join(p.Dir, failedDir), join(p.Dir, processingDir)} { // where it went first
 		if err := syncDir(dir); err != nil {
 			p.Log.Warn("queue: cannot fsync a queue directory; a power cut could undo the filing", "dir", dir, "err", err)
 		}
@@ -104,7 +104,7 @@ func (p *Processor) failNow(id, path string, op promptlib.Operation, resp prompt
 	}
 	p.hook(HookAfterResponse, id)
 	p.hook(HookDone, id)
-	p.done(op, resp, reused, start)
+	p.done(id, op, resp, reused, start)
 }
 
 // file moves a handled operation from processing/ into dir (processed/ or failed/, where
@@ -132,10 +132,11 @@ func (p *Processor) file(id, path, dir, reason string) bool {
 	return true
 }
 
-// done logs a handled operation and marks the processor running again.
-func (p *Processor) done(op promptlib.Operation, resp promptlib.Response, reused bool, start time.Time) {
+// done logs a handled operation and marks the processor running again. id is its file's: op is
+// zero for a file that could not be read as one.
+func (p *Processor) done(id string, op promptlib.Operation, resp promptlib.Response, reused bool, start time.Time) {
 	p.running()
-	attrs := []any{"operationId", op.ID, "operation", string(op.Operation), "status", resp.Status,
+	attrs := []any{"operationId", id, "operation", string(op.Operation), "status", resp.Status,
 		"durationMs", float64(time.Since(start).Microseconds()) / 1000}
 	if reused {
 		attrs = append(attrs, "reused", true)
@@ -414,8 +415,10 @@ func (p *Processor) respond(id string, resp promptlib.Response) error {
 		os.Remove(tmp)
 		return &Error{Op: "respond", Path: tmp, Err: err}
 	}
-	// No directory fsync: the durable record of the outcome is applied_ops, committed before
+	// No directory fsync: the durable record of a success is applied_ops, committed before
 	// this. A response whose rename a crash undoes is re-answered from that record, because the
-	// operation, whose move to processed/ comes later, is then still in processing/.
+	// operation, whose move to processed/ comes later, is then still in processing/. A failure
+	// was filed, durably, before it was answered (failNow): a response lost with it leaves its
+	// writer "outcome pending", and get_operation_status finds it in failed/.
 	return nil
 }

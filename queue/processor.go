@@ -50,8 +50,9 @@ type Processor struct {
 	Status *ProcessorStatus
 
 	// stuck is set (by the Run goroutine only) when an operation was left in processing/
-	// because it could not be answered or filed: the next rescan retries it, so a disk that
-	// fills and frees again does not leave it "processing" until a restart.
+	// because it could not be answered or filed, or a failure filed could not be answered: the
+	// next rescan retries what is in processing/ and clears it, so a disk that fills and frees
+	// again does not leave the processor failed until a restart.
 	stuck bool
 	// replaced is set (by the Run goroutine only) when the library file was replaced under
 	// DB: Run stops with it, leaving the operation in hand in processing/ for the processor

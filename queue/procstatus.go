@@ -50,18 +50,17 @@ func (s *ProcessorStatus) State() (state string, err error) {
 // another process's processor that can run), and the reason otherwise. Pass it to
 // Writer.WithProcessor.
 func (s *ProcessorStatus) Alive() error {
-	state, err := s.State()
+	s.mu.Lock()
+	state, err, holder := s.state, s.err, s.holder
+	s.mu.Unlock()
 	switch state {
 	case ProcFailed:
 		return err
 	case ProcStopped:
 		return ErrProcessorStopped
 	case ProcWaiting:
-		s.mu.Lock()
-		holder := s.holder
-		s.mu.Unlock()
 		if holder != nil {
-			return holder()
+			return holder() // outside the lock: it reads /proc
 		}
 	}
 	return nil
@@ -73,10 +72,9 @@ func (s *ProcessorStatus) waiting(holder func() error) {
 	if s == nil {
 		return
 	}
-	s.set(ProcWaiting, nil)
 	s.mu.Lock()
-	s.holder = holder
-	s.mu.Unlock()
+	defer s.mu.Unlock()
+	s.state, s.err, s.writeErr, s.holder = ProcWaiting, nil, nil, holder // as set does
 }
 
 // WriteError is why the processor's last attempt to write the library failed (the disk is
