@@ -104,7 +104,7 @@ func (s *Server) unavailable(reason, hint string) *UnavailableError {
 	switch {
 	case reason != "":
 	case s.state == Stopped:
-		reason, hint = "mcpctl is not running it", "It runs while mcpctl serve does"
+		reason, hint = "mcpctl is not running it", "mcpctl serve is shutting down, and its servers with it; the client starts it again on its next connection"
 	default:
 		reason = s.reason
 	}

@@ -146,11 +146,9 @@ func ToolError(err error) *promptlib.Error {
 			// it, the code's generic hint ("try again in a few seconds") said otherwise.
 			advice := ue.Hint
 			if ue.RestartIn > 0 {
-				// Calling again before then fails the same way.
-				if advice != "" {
-					advice += ". "
-				}
-				advice += "Its next start is in about " + roughly(ue.RestartIn) + ", and a call made from then on waits for it: use other tools until then"
+				// Calling again before then fails the same way, whatever the hint said of a call
+				// made meanwhile.
+				advice = "Its next start is in about " + roughly(ue.RestartIn) + ", and a call made from then on waits for it: use other tools until then"
 			}
 			if advice != "" {
 				e.Advice = advice + "."

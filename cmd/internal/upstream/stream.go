@@ -57,7 +57,7 @@ func (w *stdinWriter) Write(b []byte) (int, error) {
 		}
 		if errors.Is(err, os.ErrDeadlineExceeded) {
 			w.p.fail(fmt.Sprintf("it stopped reading its input: mcpctl could not send it a %s message within %v, so mcpctl stopped it", sizeText(len(b)), w.timeout),
-				fmt.Sprintf("mcpctl restarts it with backoff: try again in a few seconds. If it stops reading again, it hangs on this request: try smaller arguments, or tell the user that servers.%s stops reading its stdin", w.server))
+				fmt.Sprintf("mcpctl restarts it, and a call made meanwhile waits for the restart. If it stops reading again, it hangs on this request: try smaller arguments, or tell the user that servers.%s stops reading its stdin", w.server))
 			return written, w.p.failure()
 		}
 		if err != nil {
