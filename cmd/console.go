@@ -122,9 +122,6 @@ func openConsoleLibrary(ctx context.Context, env Env, lf *libraryFlags) (*dbread
 	return nil, err
 }
 
-// standaloneDefault is the Source of the library resolve falls back on when none is named.
-const standaloneDefault = "standalone default"
-
 func exists(path string) bool {
 	_, err := os.Stat(path)
 	return !errors.Is(err, fs.ErrNotExist)

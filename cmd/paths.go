@@ -23,6 +23,9 @@ type Library = mcpserver.Library
 // libraryFlags are the flags every subcommand that touches a library accepts.
 type libraryFlags struct{ library, db, queue string }
 
+// standaloneDefault is the Source of the library resolve falls back on when none is named.
+const standaloneDefault = "standalone default"
+
 func addLibraryFlags(fs *flagSet) *libraryFlags {
 	f := &libraryFlags{}
 	fs.StringVar(&f.library, "library", "", "library `DIR` holding prompts.db and import-queue/")
@@ -60,7 +63,7 @@ func (f *libraryFlags) resolve(ctx context.Context, env Env, create bool) (Libra
 		if found != "" {
 			lib = Library{DB: filepath.Join(found, queue.DBName), Source: "Prompteka app"}
 		} else {
-			lib = Library{DB: filepath.Join(dataHome(env), "mcpctl", "library", queue.DBName), Source: "standalone default"}
+			lib = Library{DB: filepath.Join(dataHome(env), "mcpctl", "library", queue.DBName), Source: standaloneDefault}
 			if create {
 				if err := ensureStandalone(ctx, filepath.Dir(lib.DB)); err != nil {
 					return lib, &libraryError{msg: err.Error() + " (the standalone default: no --library, --db or PROMPTEKA_DB_PATH was given)",

@@ -577,7 +577,7 @@ func libraryProblem(cfg Config) string {
 		return "No library yet.\n\nmcpctl keeps its prompts in a library at\n  " + dir + "\n\n" +
 			"The first 'mcpctl serve' creates it there, with a few starter prompts: start your AI client (its MCP config " +
 			"runs 'mcpctl serve'; 'mcpctl mcp-config' prints the entry), or create it now with\n  mcpctl library init " +
-			promptlib.ShellWord(dir) + "\n\nThis screen shows the library as soon as it exists. To look at another library, " +
+			display(promptlib.ShellWord(cfg.LibraryDir)) + "\n\nThis screen shows the library as soon as it exists. To look at another library, " +
 			"start the console with --library DIR."
 	case cfg.LibraryErr == nil:
 		return "No library is open.\n\n" + libraryAdvice(nil)
