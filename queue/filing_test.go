@@ -91,6 +91,7 @@ func TestStatusFindsUpperCaseFileNames(t *testing.T) {
 		if got := filed(t, l.Queue, id); got != where {
 			t.Fatalf("%s filed in %s, want %s", id, got, where)
 		}
+		readResponseFile(t, l.Queue, id) // a failure is answered after it is filed
 	}
 	w := NewWriter(l.Queue, testLogger(t))
 	check := func(when string, withResponse bool) {

@@ -47,7 +47,7 @@ func TestProcessorLibraryDiskFull(t *testing.T) {
 	if n := l.count(t, `SELECT COUNT(*) FROM applied_ops WHERE op_id = ?`, pe.OperationID); n != 0 {
 		t.Errorf("applied_ops holds %d rows for the operation that was not applied, want none", n)
 	}
-	// Filed after its answer: wait for it.
+	// Filed before its answer (failNow), so filed already; filed waits all the same.
 	if where := filed(t, l.Queue, pe.OperationID); where != failedDir {
 		t.Errorf("filed in %s, want failed/", where)
 	}
