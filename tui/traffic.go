@@ -196,7 +196,7 @@ func parseFilter(text string) ([]filterTerm, error) {
 		k, known := filterKeys[strings.ToLower(field)]
 		switch {
 		case !known:
-			return nil, fmt.Errorf("%q is not a filter key (in %s): the keys are session:, project:, method:, name:, status: and kind:", field, w)
+			return nil, fmt.Errorf("%q is not a filter key (in %s): the keys are session, project, method, name, status and kind, each before a colon", field, w)
 		case val == "":
 			return nil, fmt.Errorf("%s has no value: write what to match after the colon, as in %s", w, map[string]string{
 				"session": "session:a1b2", "project": "project:web", "method": "method:tools/call", "name": "name:search_prompts",

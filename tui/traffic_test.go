@@ -66,7 +66,7 @@ func TestTrafficFilterSaysWhyNothingMatches(t *testing.T) {
 	m.Update(keyMsg("esc"))
 
 	v := filter("sttus:eror", "enter")
-	for _, want := range []string{`"sttus" is not a filter key (in sttus:eror): the keys are session:, project:, method:, name:, status: and kind:`,
+	for _, want := range []string{`"sttus" is not a filter key (in sttus:eror): the keys are session, project, method, name, status and kind, each before a colon`,
 		"esc keeps the one before"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("an unknown key: the screen does not say %q:\n%s", want, m.View())
