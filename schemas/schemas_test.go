@@ -118,3 +118,21 @@ func TestNullWhereNoneIsTaken(t *testing.T) {
 		t.Errorf("an update clearing the folder, emoji, color and url: %v", err)
 	}
 }
+
+// A propertyNames problem is placed at the object that holds the key, every time: the
+// validator's location of it could be overwritten by a sibling validated after it, and the
+// env key of a server was reported at the server's command about one run in six, as map order
+// fell (placeKey).
+func TestPropertyNamesProblemKeepsItsPlace(t *testing.T) {
+	doc := []byte(`{"servers": {"db": {"command": "x", "args": ["a"], "env": {"MY VAR": "a"}}}}`)
+	for range 100 {
+		err := Validate("project", doc)
+		var se *Error
+		if !errors.As(err, &se) || len(se.Problems) != 1 {
+			t.Fatalf("got %v, want one problem", err)
+		}
+		if p := se.Problems[0]; p.Pointer != "/servers/db/env" || len(p.Keys) != 1 || p.Keys[0] != "MY VAR" {
+			t.Fatalf("problem at %q keys %q, want /servers/db/env, MY VAR", p.Pointer, p.Keys)
+		}
+	}
+}
