@@ -176,6 +176,9 @@ type lineIndex struct {
 	lineEnd int // offset of the end of that line (its '\n' or len(body))
 	heading string
 	code    Fence // fenced code, where "#" starts a comment, not a heading
+	// para says the last line read can be a setext heading's text (ParagraphLine), last is it.
+	para bool
+	last string
 }
 
 func newLineIndex(body string) *lineIndex { return &lineIndex{body: body, lineEnd: -1} }
@@ -188,19 +191,26 @@ func (l *lineIndex) at(n int) PlaceholderUse {
 			end = start + nl
 		}
 		text := strings.TrimSpace(l.body[start:end])
-		// A heading that holds the placeholder counts as its own.
-		if !l.code.Code(text) && isHeading(text) {
+		// A heading that holds the placeholder counts as its own. A setext heading's text is
+		// the line above its underline: the placeholder on that line is under it already.
+		switch {
+		case l.code.Code(text):
+			l.para = false
+		case text == "":
+			l.para = false
+		case l.para && SetextLevel(text) > 0:
+			l.heading = strings.Clone(clip(l.last, 80))
+			l.para = false
+		case ATXHeading(text):
 			l.heading = strings.Clone(clip(text, 80))
+			l.para = false
+		default:
+			l.para, l.last = ParagraphLine(text), text
 		}
 		l.line++
 		l.lineEnd = end
 	}
 	return PlaceholderUse{Line: l.line, Heading: l.heading}
-}
-
-func isHeading(line string) bool {
-	hashes := len(line) - len(strings.TrimLeft(line, "#"))
-	return hashes >= 1 && hashes <= 6 && (len(line) == hashes || line[hashes] == ' ' || line[hashes] == '\t')
 }
 
 // ArgumentError is a Render call whose values do not fit the body's placeholders. Both lists

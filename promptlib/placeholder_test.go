@@ -192,3 +192,11 @@ func FuzzPlaceholders(f *testing.F) {
 		}
 	})
 }
+
+// A placeholder under a setext heading is placed under it, as under an ATX one.
+func TestPlaceholderUnderSetextHeading(t *testing.T) {
+	ps := Placeholders("Intro.\n\nContext\n-------\n\nUse {{x}} here.\n")
+	if len(ps) != 1 || len(ps[0].Uses) != 1 || ps[0].Uses[0].Heading != "Context" || ps[0].Uses[0].Line != 6 {
+		t.Errorf("got %+v, want x on line 6 under Context", ps)
+	}
+}

@@ -18,7 +18,7 @@ const MaxSummary = 160
 // "~~~", "```x``` is code" included, and took the lines between them as text); version 3 keeps
 // link syntax inside a code span as written (`m[k](v)` is code, not a link); version 2 removes '*', '_', '`' and '~' only where they delimit emphasis, strikethrough or
 // code; version 1 removed them all.
-const SummaryVersion = 4
+const SummaryVersion = 5
 
 var (
 	mdLink   = regexp.MustCompile(`!?\[([^\]]*)\]\([^)]*\)`)
@@ -47,6 +47,14 @@ func Summary(body string) string {
 			if inCode && code == "" && t != "" && fence.InCode() {
 				code = plain(t)
 			}
+			continue
+		}
+		if len(lines) > 0 && SetextLevel(t) > 0 {
+			// "Title" over "===" or "---": the lines above were a heading, not text.
+			if heading == "" {
+				heading = strings.Join(lines, " ")
+			}
+			lines, size = nil, 0
 			continue
 		}
 		// A thematic break ("***", "___") holds no text, and stripMarks keeps marks that

@@ -218,3 +218,18 @@ func isSubsequence(sub, s string) bool {
 func isAlnum(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
+
+// A setext heading ("Title" over "=====") is a heading, as Headings reads it: the summary is the
+// text under it, not "Title =====".
+func TestSummarySetextHeading(t *testing.T) {
+	for body, want := range map[string]string{
+		"Title\n=====\n\nBody text here.":  "Body text here.",
+		"Title\n-----\n\nBody text here.":  "Body text here.",
+		"Only a title\n============\n":     "Only a title",
+		"Text first.\n\n---\n\nMore text.": "Text first.",
+	} {
+		if got := Summary(body); got != want {
+			t.Errorf("Summary(%q) = %q, want %q", body, got, want)
+		}
+	}
+}

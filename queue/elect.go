@@ -44,7 +44,9 @@ func RunElected(ctx context.Context, cfg ElectConfig) {
 	for {
 		lock, err := TryLock(cfg.Dir)
 		if errors.Is(err, ErrLocked) {
-			cfg.Status.waiting(func() error { return HolderStopped(cfg.Dir) })
+			// Asked on every poll of a waiting write: /proc read at most once a second while the
+			// holder runs (aliveFor keeps no answer that it is stopped).
+			cfg.Status.waiting(aliveFor(time.Second, func() error { return HolderStopped(cfg.Dir) }))
 			log.Debug("queue: another process is processing this library")
 			if lock, err = awaitLock(ctx, cfg.Dir, cfg.Retry); ctx.Err() != nil {
 				if lock != nil {

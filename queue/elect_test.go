@@ -1,19 +1,12 @@
 package queue
 
 import (
-	"bufio"
 	"context"
 	"database/sql"
-	"errors"
-	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
-	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -169,83 +162,5 @@ func replaceUnderProcessor(t *testing.T, reading bool) {
 		if n != want {
 			t.Errorf("%d prompts titled %q in the library now at the path, want %d", n, title, want)
 		}
-	}
-}
-
-// A processor in another process that is stopped (Ctrl-Z, SIGSTOP) holds the queue's lock and
-// answers nothing: a write is told so at once, with its pid and how to resume it, not after
-// waiting out its attempts (17 s) to be told to try again, and health_check (Alive) says why.
-func TestStoppedLockHolderIsNamed(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("only Linux tells a stopped process from another (/proc)")
-	}
-	l := newLib(t, 1)
-	holder := exec.Command(os.Args[0], "-test.run=^$")
-	holder.Env = append(os.Environ(), envChildLock+"="+l.Queue)
-	holder.Stderr = os.Stderr
-	stdin, err := holder.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := holder.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := holder.Start(); err != nil {
-		t.Fatal(err)
-	}
-	pid := holder.Process.Pid
-	t.Cleanup(func() {
-		syscall.Kill(pid, syscall.SIGCONT)
-		stdin.Close()
-		holder.Wait()
-	})
-	if line, err := bufio.NewReader(stdout).ReadString('\n'); line != "locked\n" {
-		t.Fatalf("holder: %q, %v", line, err)
-	}
-
-	var status ProcessorStatus
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		RunElected(ctx, ElectConfig{Dir: l.Queue, DB: filepath.Join(l.Dir, DBName), Retry: time.Hour, Status: &status})
-	}()
-	t.Cleanup(func() { cancel(); <-done })
-	waitFor(t, "the election to wait for the holder", func() bool {
-		state, _ := status.State()
-		return state == ProcWaiting
-	})
-	if err := status.Alive(); err != nil {
-		t.Fatalf("a running holder: %v, want alive", err)
-	}
-
-	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "the holder to stop", func() bool { return stopped(pid) })
-	if err := status.Alive(); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("kill -CONT %d", pid)) {
-		t.Errorf("a stopped holder: %v, want it named, with how to resume it", err)
-	}
-	w := patientWriter(t, l.Queue).WithProcessor(status.Alive)
-	_, err = w.Submit(context.Background(), promptlib.OpCreatePrompt, createPrompt("while stopped"))
-	var pe *promptlib.Error
-	if !errors.As(err, &pe) || pe.Code != promptlib.CodeProcessorStopped || pe.Outcome != promptlib.NotApplied ||
-		!strings.Contains(pe.Message, "is stopped") {
-		t.Errorf("a write while the holder is stopped: %v, want PROCESSOR_STOPPED, not applied, saying it is stopped", err)
-	}
-	// So is a write to a Prompteka library whose 'queue process --force' is the one stopped.
-	_, err = patientWriter(t, l.Queue).WithForcedProcessor(l.Dir).Submit(context.Background(), promptlib.OpCreatePrompt, createPrompt("while stopped"))
-	if !errors.As(err, &pe) || pe.Code != promptlib.CodeProcessorStopped || !strings.Contains(pe.Message, "is stopped") ||
-		!strings.Contains(pe.Hint(), "resumed") {
-		t.Errorf("a forced processor's write while it is stopped: %v (hint %q), want PROCESSOR_STOPPED saying it is stopped, and to have it resumed", err, pe.Hint())
-	}
-
-	if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "the holder to run again", func() bool { return !stopped(pid) })
-	if err := status.Alive(); err != nil {
-		t.Errorf("a resumed holder: %v, want alive", err)
 	}
 }

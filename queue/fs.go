@@ -5,6 +5,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"syscall"
 )
 
 // FS is the file system the Writer works through. The real one is OSFS; tests wrap it to fail
@@ -45,8 +46,10 @@ func (OSFS) Lstat(name string) (fs.FileInfo, error)     { return os.Lstat(name) 
 func (OSFS) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(name) }
 func (OSFS) SyncDir(name string) error                  { return syncDir(name) }
 
+// syncDir never follows a symlink nor blocks on a FIFO swapped in for the directory: either
+// fails the open instead (ELOOP, ENOTDIR).
 func syncDir(name string) error {
-	d, err := os.Open(name)
+	d, err := os.OpenFile(name, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return err
 	}

@@ -136,7 +136,7 @@ func Running(dir string) (bool, error) {
 }
 
 // HolderStopped is why the process holding the lock of the queue in dir cannot process it: it
-// is stopped (suspended with Ctrl-Z or SIGSTOP, or held by a debugger), so it keeps the lock and
+// is stopped (suspended with Ctrl-Z or SIGSTOP), so it keeps the lock and
 // answers nothing: a write told so at once, with the fix, does not wait out its attempts. nil
 // when it is not, or where that cannot be told (only Linux can, from /proc); else a
 // *StoppedHolderError.

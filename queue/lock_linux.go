@@ -43,8 +43,9 @@ func flockHolder(path string) (pid int, held, ok bool) {
 	return lockListed(f, uint64(st.Dev), st.Ino)
 }
 
-// stopped reports whether process pid is stopped: suspended (Ctrl-Z, SIGSTOP) or held by a
-// debugger. /proc/PID/stat gives its state after its name, which may itself hold ")".
+// stopped reports whether process pid is stopped: suspended (Ctrl-Z, SIGSTOP). /proc/PID/stat
+// gives its state after its name, which may itself hold ")". A tracing stop ('t') is not
+// counted: a processor run under strace passes through it at every system call.
 func stopped(pid int) bool {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
@@ -54,7 +55,7 @@ func stopped(pid int) bool {
 	if i < 0 || i+2 >= len(b) {
 		return false
 	}
-	return b[i+2] == 'T' || b[i+2] == 't'
+	return b[i+2] == 'T'
 }
 
 // lockListed reads a /proc/locks listing for a flock on the file dev, ino, and its holder's pid.

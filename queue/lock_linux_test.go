@@ -1,11 +1,20 @@
 package queue
 
 import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
+	"github.com/mcpctl/mcpctl/promptlib"
 	"golang.org/x/sys/unix"
 )
 
@@ -73,4 +82,83 @@ func flockWaiting(path string) (waiting, ok bool) {
 		}
 	}
 	return false, true
+}
+
+// A processor in another process that is stopped (Ctrl-Z, SIGSTOP) holds the queue's lock and
+// answers nothing: a write is told so at once, with its pid and how to resume it, not after
+// waiting out its attempts (17 s) to be told to try again, and health_check (Alive) says why.
+func TestStoppedLockHolderIsNamed(t *testing.T) {
+	l := newLib(t, 1)
+	holder := exec.Command(os.Args[0], "-test.run=^$")
+	holder.Env = append(os.Environ(), envChildLock+"="+l.Queue)
+	holder.Stderr = os.Stderr
+	// Killed with the test binary, however it ends: a child left stopped would hold the lock
+	// and its directory for good.
+	holder.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	stdin, err := holder.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := holder.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := holder.Process.Pid
+	t.Cleanup(func() {
+		stdin.Close()
+		holder.Process.Kill() // stopped or not
+		holder.Wait()
+	})
+	if line, err := bufio.NewReader(stdout).ReadString('\n'); line != "locked\n" {
+		t.Fatalf("holder: %q, %v", line, err)
+	}
+
+	var status ProcessorStatus
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		RunElected(ctx, ElectConfig{Dir: l.Queue, DB: filepath.Join(l.Dir, DBName), Retry: time.Hour, Status: &status})
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	waitFor(t, "the election to wait for the holder", func() bool {
+		state, _ := status.State()
+		return state == ProcWaiting
+	})
+	if err := status.Alive(); err != nil {
+		t.Fatalf("a running holder: %v, want alive", err)
+	}
+
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	// Alive keeps "running" for up to a second (aliveFor): it is asked until it tells.
+	waitFor(t, "the stopped holder to be seen", func() bool { return status.Alive() != nil })
+	if err := status.Alive(); !strings.Contains(err.Error(), fmt.Sprintf("kill -CONT %d", pid)) {
+		t.Errorf("a stopped holder: %v, want it named, with how to resume it", err)
+	}
+	w := patientWriter(t, l.Queue).WithProcessor(status.Alive)
+	_, err = w.Submit(context.Background(), promptlib.OpCreatePrompt, createPrompt("while stopped"))
+	var pe *promptlib.Error
+	if !errors.As(err, &pe) || pe.Code != promptlib.CodeProcessorStopped || pe.Outcome != promptlib.NotApplied ||
+		!strings.Contains(pe.Message, "is stopped") {
+		t.Errorf("a write while the holder is stopped: %v, want PROCESSOR_STOPPED, not applied, saying it is stopped", err)
+	}
+	// So is a write to a Prompteka library whose 'queue process --force' is the one stopped.
+	_, err = patientWriter(t, l.Queue).WithForcedProcessor(l.Dir).Submit(context.Background(), promptlib.OpCreatePrompt, createPrompt("while stopped"))
+	if !errors.As(err, &pe) || pe.Code != promptlib.CodeProcessorStopped || !strings.Contains(pe.Message, "is stopped") ||
+		!strings.Contains(pe.Hint(), "resumed") {
+		t.Errorf("a forced processor's write while it is stopped: %v (hint %q), want PROCESSOR_STOPPED saying it is stopped, and to have it resumed", err, pe.Hint())
+	}
+
+	if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the holder to run again", func() bool { return !stopped(pid) })
+	if err := status.Alive(); err != nil {
+		t.Errorf("a resumed holder: %v, want alive", err)
+	}
 }

@@ -49,7 +49,7 @@ func (p *Processor) handle(ctx context.Context, id, path string) {
 		p.checkpoint(ctx)
 		p.hook(HookAfterCommit, id)
 	}
-	if !resp.OK() && !answered {
+	if !resp.OK() { // never one answered already: p.answered holds successes only
 		p.failNow(id, path, op, resp, reused, start)
 		return
 	}

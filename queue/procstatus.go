@@ -74,7 +74,7 @@ func (s *ProcessorStatus) waiting(holder func() error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.state, s.err, s.writeErr, s.holder = ProcWaiting, nil, nil, holder // as set does
+	s.state, s.err, s.writeErr, s.holder = ProcWaiting, nil, nil, holder // as set does, in one step
 }
 
 // WriteError is why the processor's last attempt to write the library failed (the disk is
@@ -104,7 +104,7 @@ func (s *ProcessorStatus) set(state string, err error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.state, s.err = state, err
+	s.state, s.err, s.holder = state, err, nil // a holder is waiting's alone
 	if state == ProcWaiting || state == ProcStopped {
 		// Another process writes the library now, or none does: this one's last write says
 		// nothing about it any more.

@@ -88,8 +88,9 @@ func (w *Writer) WithProcessor(alive func() error) *Writer {
 // WithForcedProcessor makes w a writer for the Prompteka library libraryDir where the app cannot
 // run (it is a macOS app): there only an 'mcpctl queue process --force' the user starts answers
 // its queue. While none holds the queue's lock a write fails at once (PROCESSOR_STOPPED, not
-// applied) saying what to run, where it would wait out every attempt for nothing; when whether
-// one runs cannot be told, writes wait as for the app. It returns w.
+// applied) saying what to run, where it would wait out every attempt for nothing, and so it
+// does while the one that holds it is suspended (HolderStopped); when whether one runs cannot be
+// told, writes wait as for the app. It returns w.
 func (w *Writer) WithForcedProcessor(libraryDir string) *Writer {
 	w.forced = libraryDir
 	w.alive = aliveFor(time.Second, func() error {
