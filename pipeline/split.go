@@ -116,8 +116,23 @@ func (sp splitter) split(ctx context.Context, t string) (Format, []Section) {
 // groupFlat groups a long flat run of prose or line sections, which tile t, into ranges titled
 // by the lines they span.
 func (sp splitter) groupFlat(t string, sections []Section) []Section {
+	// The line each section starts on, and (last) the line at the end of t, counted in one pass:
+	// counting from the start of t for each title, as grouping tries several sizes, took a
+	// 64 MB log from 71 ms to 2 s.
+	lines := make([]int, len(sections)+1)
+	n, at := 1, 0
+	for i, s := range sections {
+		n += strings.Count(t[at:s.Start], "\n")
+		lines[i], at = n, s.Start
+	}
+	lines[len(sections)] = n + strings.Count(t[at:], "\n")
 	return sp.groupBySize(sections, len(t), func(a, b int) string {
-		return linesTitle(t, sections[a].Start, endOf(sections, b, len(t)))
+		start, end := sections[a].Start, endOf(sections, b, len(t))
+		last := lines[b+1]
+		if end > start && t[end-1] == '\n' {
+			last-- // the line a trailing newline ends is the range's last
+		}
+		return linesTitle(lines[a], last, start, end)
 	})
 }
 
@@ -129,11 +144,10 @@ func endOf(sections []Section, i, end int) int {
 	return end
 }
 
-// linesTitle titles t[start:end] by the lines it spans, "lines 12–40", or, within one long line
-// (minified JSON, a one-line log), by its bytes, which tell its parts apart.
-func linesTitle(t string, start, end int) string {
-	first := 1 + strings.Count(t[:start], "\n")
-	last := first + strings.Count(strings.TrimSuffix(t[start:end], "\n"), "\n")
+// linesTitle titles the bytes [start, end) on lines first to last by those lines, "lines
+// 12–40", or, within one long line (minified JSON, a one-line log), by its bytes, which tell
+// its parts apart.
+func linesTitle(first, last, start, end int) string {
 	if last == first {
 		return "line " + strconv.Itoa(first) + ", bytes " + strconv.Itoa(start) + "–" + strconv.Itoa(end-1)
 	}
