@@ -137,15 +137,22 @@ func TestCallWaitingForTheFirstStartWhenServeStops(t *testing.T) {
 func TestDeniedToolSaysSo(t *testing.T) {
 	lib := projectLibrary(t)
 	env := testHome(t)
-	writeProject(t, env, "web", fmt.Sprintf("folder: Web App\ngated: false\nservers:\n  db:\n    command: %q\n    env: {MCPCTL_BE_UPSTREAM: db}\n    tools: {deny: [ech*]}\n", os.Args[0]))
+	writeProject(t, env, "web", fmt.Sprintf("folder: Web App\ngated: false\nservers:\n  db:\n    command: %q\n    env: {MCPCTL_BE_UPSTREAM: db}\n    tools: {deny: [ech*]}\n  gone:\n    command: mcpctl-no-such-server\n    tools: {deny: [ech*]}\n", os.Args[0]))
 	s := serve(t, env, "--library", lib.Dir, "--project", "web")
 	eventually(t, 20*time.Second, "db is ready", func() bool {
 		var h mcpserver.HealthResult
 		s.call(t, "health_check", map[string]any{}, &h)
-		return len(h.Upstreams) == 1 && h.Upstreams[0].State == "ready"
+		for _, u := range h.Upstreams {
+			if u.Name == "db" {
+				return u.State == "ready"
+			}
+		}
+		return false
 	})
 	for name, want := range map[string]string{
 		"db__echo":   "tool 'db__echo' is not served: the project's servers.db.tools.deny leaves it out",
+		// Left out whatever the server's state: one that cannot start was told to try again.
+		"gone__echo": "tool 'gone__echo' is not served: the project's servers.gone.tools.deny leaves it out",
 		"db__nosuch": "unknown tool 'db__nosuch': server db is running and offers no tool of that name. Call tools/list",
 	} {
 		if _, err := callTool(context.Background(), s.Client, name, map[string]any{"text": "hi"}, nil); err == nil || !strings.Contains(err.Error(), want) {

@@ -798,12 +798,14 @@ func (u *upstreams) notServed(kind, name string) (msg string, ok bool) {
 		return "", false
 	}
 	st := srv.State()
+	// The project's allow/deny is the file's, whatever the server's state: a starting or failed
+	// server's left-out tool was told to try again.
+	if rule := srv.HiddenBy(strings.TrimPrefix(name, st.Name+upstream.Separator)); kind == "tool" && rule != "" {
+		return fmt.Sprintf("tool '%s' is not served: the project's servers.%s.%s leaves it out. Use another tool, or ask the user to change the project file if this one is needed.",
+			name, st.Name, rule), true
+	}
 	switch st.State {
 	case upstream.Ready:
-		if rule := srv.HiddenBy(strings.TrimPrefix(name, st.Name+upstream.Separator)); kind == "tool" && rule != "" {
-			return fmt.Sprintf("tool '%s' is not served: the project's servers.%s.%s leaves it out. Use another tool, or ask the user to change the project file if this one is needed.",
-				name, st.Name, rule), true
-		}
 		msg = fmt.Sprintf("unknown %s '%s': server %s is running and offers no %s of that name", kind, name, st.Name, kind)
 		return msg + fmt.Sprintf(". Call %ss/list for its %ss.", kind, kind), true
 	case upstream.Starting:

@@ -607,7 +607,8 @@ func TestChildChain(t *testing.T) {
 // A server that prints to stdout what belongs on stderr never answers initialize there: its
 // start times out, and the failure names the line, which is the cause, not only the wait.
 func TestStartPrintingOnStdoutSaysSo(t *testing.T) {
-	spec := gate.ServerSpec{Command: "sh", Args: []string{"-c", `echo '  hello, not json'; echo '{"jsonrpc":"2.0","method":"x"}'; exec sleep 1000`}, TimeoutMs: 200}
+	spec := gate.ServerSpec{Command: "sh", Args: []string{"-c", `echo '  hello, not json'; echo '{"jsonrpc":"2.0","method":"x"}'; exec sleep 1000`}, TimeoutMs: 2000}
+	// 2 s, not 200 ms: on a busy machine sh had not written its line when the start timed out.
 	sup, _ := startSupervisor(t, map[string]gate.ServerSpec{"chatty": spec}, Options{})
 	st := waitState(t, sup.Server("chatty"), Failed)
 	if !strings.Contains(st.LastError, `it wrote "hello, not json" on stdout`) {
