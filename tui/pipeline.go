@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/table"
@@ -398,20 +400,31 @@ func transformable(e traffic.Event) bool {
 // readInput reads a file for the Pipeline screen. Its errors are shown there as they are, so
 // they are worded for the user who typed the path: no package prefix, which means nothing to
 // them, and no "stat PATH:" of the os error, which would say the path twice.
+//
+// The file is checked once open, not before: a pipe or device put at the path between a check and
+// the open would hang the console (the open never blocks: O_NONBLOCK), and one that grows after
+// the check is read no further than the bound.
 func readInput(path string) (string, error) {
-	fi, err := os.Stat(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return "", fmt.Errorf("cannot read %s: %w. Check the path, or press o to open another file", path, pathCause(err))
 	}
-	if !fi.Mode().IsRegular() {
+	defer f.Close()
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("cannot read %s: %w. Check the path, or press o to open another file", path, pathCause(err))
+	case !fi.Mode().IsRegular():
 		return "", fmt.Errorf("%s is not a regular file (a directory, a device or a pipe); press o to open a file", path)
-	}
-	if fi.Size() > maxPipelineInput {
+	case fi.Size() > maxPipelineInput:
 		return "", fmt.Errorf("%s is larger than %s; press o to open a smaller file", path, size(maxPipelineInput))
 	}
-	b, err := os.ReadFile(path)
-	if err != nil {
+	b, err := io.ReadAll(io.LimitReader(f, maxPipelineInput+1))
+	switch {
+	case err != nil:
 		return "", fmt.Errorf("cannot read %s: %w. Check the path, or press o to open another file", path, pathCause(err))
+	case len(b) > maxPipelineInput:
+		return "", fmt.Errorf("%s is larger than %s; press o to open a smaller file", path, size(maxPipelineInput))
 	}
 	return string(b), nil
 }
