@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 	"unicode/utf8"
 )
@@ -33,10 +34,26 @@ func Printable(s string) string {
 			b.WriteByte(byte(r) + '@')
 		case r == 0x7f:
 			b.WriteString("^?")
+		case hidesText(r):
+			fmt.Fprintf(&b, "<U+%04X>", r)
 		default:
 			b.WriteString(s[i : i+size])
 		}
 		i += size
 	}
 	return b.String()
+}
+
+// hidesText is true for a character that, drawn raw, hides or disguises text on a terminal: a
+// bidi control makes what follows it read reversed ("Trojan Source"); a tag character (U+E0020…,
+// "ASCII smuggling") or a zero-width space or word joiner carries or splits words unseen. Each
+// is shown as its code point, in prompts, payloads and results alike. Joiners inside emoji
+// (U+200D) and soft hyphens are typography, and stay.
+func hidesText(r rune) bool {
+	return bidiControl(r) || r >= 0xe0000 && r <= 0xe007f || r == 0x200b || r == 0x2060 || r == 0xfeff
+}
+
+// bidiControl is true for the characters that change the direction text is drawn in.
+func bidiControl(r rune) bool {
+	return r == 0x061c || r == 0x200e || r == 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
 }

@@ -417,12 +417,6 @@ func appendTerminalSafe(out []byte, s string) []byte {
 	return append(out, '"')
 }
 
-// bidiControl is true for the characters that change the direction text is drawn in: shown
-// raw, one makes a terminal draw what follows it reversed ("Trojan Source").
-func bidiControl(r rune) bool {
-	return r == 0x061c || r == 0x200e || r == 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
-}
-
 // gateCounts splits a call's gate counts into the critical prompts sent (priority 10, sent
 // whatever the tags) and the matched prompts with how many of them were sent, so that sent is
 // never more than matched. A server that did not record Critical counted critical prompts in Sent
