@@ -96,7 +96,13 @@ func TestScrollingViewsTakeTheListedKeys(t *testing.T) {
 				t.Errorf("pgdown: the view is at line %d, want a page down, %d", got, vp.Height)
 			}
 			press(m, "down")
+			if got := vp.YOffset; got != vp.Height+1 {
+				t.Errorf("down: the view is at line %d, want one line further, %d", got, vp.Height+1)
+			}
 			press(m, "up")
+			if got := vp.YOffset; got != vp.Height {
+				t.Errorf("up: the view is at line %d, want one line back, %d", got, vp.Height)
+			}
 			press(m, "pgup")
 			if !vp.AtTop() {
 				t.Errorf("pgdown, down, up, pgup: the view is at line %d, want back at the top", vp.YOffset)
