@@ -149,9 +149,9 @@ func TestDeniedToolSaysSo(t *testing.T) {
 		}
 		return false
 	})
+	// Left out whatever the server's state: gone, which cannot start, was told to try again.
 	for name, want := range map[string]string{
 		"db__echo":   "tool 'db__echo' is not served: the project's servers.db.tools.deny leaves it out",
-		// Left out whatever the server's state: one that cannot start was told to try again.
 		"gone__echo": "tool 'gone__echo' is not served: the project's servers.gone.tools.deny leaves it out",
 		"db__nosuch": "unknown tool 'db__nosuch': server db is running and offers no tool of that name. Call tools/list",
 	} {
