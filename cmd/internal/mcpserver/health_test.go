@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -167,5 +168,48 @@ func TestHealthSaysNothingAppliesWritesWithoutTheApp(t *testing.T) {
 	defer lock.Release()
 	if state, problem := appProcessor("linux", l); state != queue.ProcWaiting || problem != nil {
 		t.Errorf("on Linux, a processor running: %s, %v; want waiting (another process answers), no problem", state, deref(problem))
+	}
+}
+
+// A queue on a full disk is not healthy: every write would fail with the disk full, and
+// health_check says so before one does. A 1 MB tmpfs, filled, is the full disk (mounting one
+// needs root, as CI's container has; the test is skipped elsewhere).
+func TestHealthSaysTheQueueDiskIsFull(t *testing.T) {
+	lib := librarytest.New(t, 3)
+	disk := t.TempDir()
+	if err := syscall.Mount("tmpfs", disk, "tmpfs", 0, "size=1m,mode=0700"); err != nil {
+		t.Skipf("cannot mount a small tmpfs to fill (%v): needs root", err)
+	}
+	t.Cleanup(func() { syscall.Unmount(disk, syscall.MNT_DETACH) })
+	q := filepath.Join(disk, "import-queue")
+	if err := os.Mkdir(q, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	c := healthCore(t, Library{Dir: lib.Dir, DB: lib.DB, Queue: q})
+	// The lock stands for the app, as in TestHealthSaysTheQueueIsFull.
+	lock, err := queue.TryLock(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lock.Release() })
+
+	if h := health(t, c); h.Queue.Error == nil || !strings.Contains(*h.Queue.Error, "KB free") || h.Status != "degraded" {
+		// 1 MB is less than a write may need already.
+		t.Fatalf("a 1 MB disk: health %s, queue error %v; want degraded, saying how little is free", h.Status, deref(h.Queue.Error))
+	}
+	// Fill it, and a write fails as health_check said it would.
+	f, err := os.Create(filepath.Join(disk, "filler"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write(make([]byte, 1<<20)) // until the disk is full: the error is the point
+	f.Close()
+	h := health(t, c)
+	if h.Status != "degraded" || h.Queue.Error == nil || !strings.Contains(*h.Queue.Error, " 0 KB free") {
+		t.Fatalf("a full disk: health %s, queue error %v; want degraded, 0 KB free", h.Status, deref(h.Queue.Error))
+	}
+	_, err = queue.NewWriter(q, nil).Submit(context.Background(), promptlib.OpCreatePrompt, promptlib.CreatePromptData{Title: "t", Content: "c"})
+	if pe, ok := err.(*promptlib.Error); !ok || !strings.Contains(pe.Message, "the disk is full") {
+		t.Errorf("the write: %v; want it refused, the disk full", err)
 	}
 }

@@ -345,6 +345,8 @@ func (d readTools) healthCheck(ctx context.Context, _ json.RawMessage) (any, err
 	} else if ferr := queue.FullError(h.Queue.Pending, queue.MaxPending); ferr != nil {
 		// The directory is fine, but every write is refused with QUEUE_FULL.
 		h.Queue.Error = promptlib.Ptr(ferr.Message)
+	} else if serr := queue.SpaceProblem(d.lib.Queue); serr != nil {
+		h.Queue.Error = promptlib.Ptr(serr.Error())
 	}
 	h.Queue.Processor.State, h.Queue.Processor.Error = appProcessor(runtime.GOOS, d.lib)
 	if d.lib.Standalone {
