@@ -103,6 +103,9 @@ func (s *Server) unavailable(reason, hint string) *UnavailableError {
 	defer s.mu.Unlock()
 	switch {
 	case reason != "":
+	case s.state == Stopped && s.starts == 0:
+		// Its supervisor was never started (Start makes every server Starting at once).
+		reason, hint = "mcpctl has not started it", "mcpctl serve starts a project's servers as it starts; reconnect the client to start them"
 	case s.state == Stopped:
 		reason, hint = "mcpctl is not running it", "mcpctl serve is shutting down, and its servers with it; the client starts it again on its next connection"
 	default:

@@ -484,6 +484,16 @@ func TestCommandErrorSaysWhoCanMendIt(t *testing.T) {
 	}
 }
 
+// A server whose supervisor was never started is not "shutting down": nothing started it.
+func TestUnstartedServerSaysSo(t *testing.T) {
+	spec, _ := testSpec(t, nil)
+	sup := New(map[string]gate.ServerSpec{"tu": spec}, Options{})
+	ue := sup.Server("tu").Unavailable()
+	if ue.State != Stopped || ue.Reason != "mcpctl has not started it" || strings.Contains(ue.Hint, "shutting down") {
+		t.Errorf("a server never started: %s, %q, hint %q; want stopped, not started, and no word of a shutdown", ue.State, ue.Reason, ue.Hint)
+	}
+}
+
 func TestCloseKillsProcessGroup(t *testing.T) {
 	tests := []struct {
 		name string
@@ -512,8 +522,8 @@ func TestCloseKillsProcessGroup(t *testing.T) {
 				t.Errorf("after Close the state is %s, want stopped", got)
 			}
 			var ue *UnavailableError
-			if _, err := sup.CallTool(context.Background(), "tu__small", nil, nil); !errors.As(err, &ue) || ue.State != Stopped {
-				t.Errorf("call after Close: got %v, want an UnavailableError for a stopped server", err)
+			if _, err := sup.CallTool(context.Background(), "tu__small", nil, nil); !errors.As(err, &ue) || ue.State != Stopped || !strings.Contains(ue.Hint, "shutting down") {
+				t.Errorf("call after Close: got %v, want an UnavailableError for a stopped server, saying serve is shutting down", err)
 			}
 			for _, pid := range []int{st.PID, grandchild} {
 				eventually(t, "process "+strconv.Itoa(pid)+" to be gone", func() bool { return gone(pid) })
