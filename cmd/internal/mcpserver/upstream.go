@@ -759,17 +759,21 @@ func (u *upstreams) known(server string) bool {
 }
 
 // awaitFirstStart waits, as a call to it would (upstream's Await), for a server that was never
-// ready, and once it is, within its timeout, until its lists are registered. It returns why the
-// server cannot be called now (an *upstream.UnavailableError), or nil once it is ready.
+// ready, and once it is, until its lists are registered: all within the server's timeout. It
+// returns why the server cannot be called now (an *upstream.UnavailableError), or nil once it
+// is ready.
 func (u *upstreams) awaitFirstStart(ctx context.Context, srv *upstream.Server) error {
 	if srv.State().State == upstream.Starting {
 		u.log.Info("upstream: a call waits for its server's first start", "server", srv.Name())
 	}
+	// One deadline for both waits: Await's own is the same timeout, and a second one started
+	// after it could have the call wait twice as long as the project says.
+	deadline := time.Now().Add(srv.Timeout())
 	if err := srv.Await(ctx); err != nil {
 		return err
 	}
 	// Ready: the sync that follows (OnChange) registers its tools.
-	ctx, cancel := context.WithTimeout(ctx, srv.Timeout())
+	ctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 	for {
 		u.mu.Lock()
