@@ -50,7 +50,7 @@ func TestProcessedKeptFromWhenFiled(t *testing.T) {
 			if err := os.Remove(filepath.Join(l.Queue, responseName(id))); err != nil {
 				t.Fatal(err)
 			}
-			if st, err := NewWriter(l.Queue, testLogger(t)).Status(id); err != nil || st.Status != StateApplied {
+			if st, err := NewWriter(l.Queue, testLogger(t)).Status(context.Background(), id); err != nil || st.Status != StateApplied {
 				t.Errorf("Status = %+v, %v; want applied", st, err)
 			}
 			// Six days after it was applied, it is still there; eight days after, it goes.
@@ -98,7 +98,7 @@ func TestStatusFindsUpperCaseFileNames(t *testing.T) {
 		t.Helper()
 		for id, want := range map[string]OpState{applied: StateApplied, failed: StateFailed} {
 			for _, asked := range []string{strings.ToLower(id), id} {
-				st, err := w.Status(asked)
+				st, err := w.Status(context.Background(), asked)
 				if err != nil || st.Status != want || (st.Response != nil) != withResponse {
 					t.Errorf("%s: Status(%s) = %s (response %v), %v; want %s", when, asked, st.Status, st.Response != nil, err, want)
 				}

@@ -130,7 +130,7 @@ func TestProcessorFullDiskThenRecovers(t *testing.T) {
 		t.Errorf("got %s/%s %q, want PROCESSOR_STOPPED/unknown saying the answer cannot be written", pe.Code, pe.Outcome, pe.Message)
 	}
 	noApp(t, pe)
-	st, err := w.Status(op.ID)
+	st, err := w.Status(context.Background(), op.ID)
 	if err != nil || st.Status != StateProcessing || st.Reason == nil || !strings.Contains(*st.Reason, "not running") {
 		t.Errorf("Status = %+v (reason %v), %v; want processing with the processor's reason", st, deref(st.Reason), err)
 	}
@@ -140,7 +140,7 @@ func TestProcessorFullDiskThenRecovers(t *testing.T) {
 	}
 	waitState(t, status, ProcRunning)
 	waitFor(t, "the operation answered", func() bool {
-		st, err = w.Status(op.ID)
+		st, err = w.Status(context.Background(), op.ID)
 		return err == nil && st.Status == StateApplied
 	})
 	if n := l.titled(t, "disk full"); n != 1 {
@@ -182,7 +182,7 @@ func TestProcessorOutOfDescriptorsThenRecovers(t *testing.T) {
 	exhausted.Store(false)
 	waitState(t, status, ProcRunning)
 	waitFor(t, "the operation answered", func() bool {
-		st, err := w.Status(op.ID)
+		st, err := w.Status(context.Background(), op.ID)
 		return err == nil && st.Status == StateApplied
 	})
 	if n := l.titled(t, "no descriptors"); n != 1 {

@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"reflect"
@@ -36,11 +37,12 @@ type OpStatus struct {
 // OpID is the operation id, for the tool call's log line.
 func (s OpStatus) OpID() string { return s.OperationID }
 
-// Status reports what became of operation id from the files in the queue. It reads, never
-// deletes: asking twice gives the same answer. An answer wins (collected by this writer, else
-// still on disk); otherwise the places are checked in the order an operation moves through
-// them, so one that moves while Status looks is seen in its later place rather than missed.
-func (w *Writer) Status(id string) (OpStatus, error) {
+// Status reports what became of operation id from the files in the queue, and from what the
+// processor recorded (WithRecord). It reads, never deletes: asking twice gives the same answer.
+// An answer wins (collected by this writer, else still on disk, else recorded); otherwise the
+// places are checked in the order an operation moves through them, so one that moves while
+// Status looks is seen in its later place rather than missed.
+func (w *Writer) Status(ctx context.Context, id string) (OpStatus, error) {
 	st := OpStatus{OperationID: id, Status: StateUnknown}
 	if !promptlib.ValidID(id) {
 		e := promptlib.Errorf(promptlib.CodeInvalidUUID, "operationId %q is not a UUID", id)
@@ -75,6 +77,15 @@ func (w *Writer) Status(id string) (OpStatus, error) {
 			answered = err == nil && !(recalled && reflect.DeepEqual(disk, a.r))
 			r = disk
 		}
+	}
+	if !answered && w.record != nil {
+		// The durable record: applied, but its response not written (a full disk stopped it,
+		// the operation still in processing/), or written and collected long ago.
+		rec, ok, err := w.record(ctx, id)
+		if err != nil {
+			w.Log.Warn("queue: cannot read the processor's record of an operation", "id", id, "err", err)
+		}
+		r, answered = rec, ok
 	}
 	if answered {
 		st.Response = &r

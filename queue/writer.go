@@ -39,6 +39,9 @@ type Writer struct {
 	// forced, set by WithForcedProcessor, is the Prompteka library whose queue only an
 	// 'mcpctl queue process --force' answers here.
 	forced string
+	// record, set by WithRecord, reads the answer the processor recorded as it applied an
+	// operation (applied_ops): nil where the Prompteka app answers.
+	record func(ctx context.Context, id string) (promptlib.Response, bool, error)
 
 	// answered holds the responses this writer collected (at most maxAnswered): the app writes
 	// a response before it moves the operation's file, so for a moment after a write returns
@@ -82,6 +85,13 @@ func (w *Writer) recalled(id string) (answer, bool) {
 // speak of mcpctl's queue processor, never of the Prompteka app. It returns w.
 func (w *Writer) WithProcessor(alive func() error) *Writer {
 	w.alive = alive
+	return w
+}
+
+// WithRecord has Status read what mcpctl's processor recorded of an operation when the queue
+// files do not tell it (record: a standalone library's applied_ops, read-only). It returns w.
+func (w *Writer) WithRecord(record func(ctx context.Context, id string) (promptlib.Response, bool, error)) *Writer {
+	w.record = record
 	return w
 }
 

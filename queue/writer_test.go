@@ -48,7 +48,7 @@ func TestWriterRoundTrip(t *testing.T) {
 	if got := files(t, filepath.Join(l.Queue, processedDir)); len(got) != 1 || got[0] != res.OperationID+".json" {
 		t.Errorf("processed/ holds %v, want the operation", got)
 	}
-	st, err := w.Status(res.OperationID)
+	st, err := w.Status(context.Background(), res.OperationID)
 	if err != nil || st.Status != StateApplied {
 		t.Errorf("Status: got %+v, %v; want applied", st, err)
 	}
@@ -58,7 +58,7 @@ func TestWriterRoundTrip(t *testing.T) {
 	if pe.Code != promptlib.CodeFolderNotFound || pe.Outcome != promptlib.NotApplied {
 		t.Errorf("got %s/%s, want FOLDER_NOT_FOUND/not_applied", pe.Code, pe.Outcome)
 	}
-	st, _ = w.Status(pe.OperationID)
+	st, _ = w.Status(context.Background(), pe.OperationID)
 	if st.Status != StateFailed || st.Reason == nil || !strings.Contains(*st.Reason, "FOLDER_NOT_FOUND") {
 		t.Errorf("Status of the failed op: got %+v, want failed with its reason", st)
 	}
@@ -89,7 +89,7 @@ func TestWriterNoProcessorWithdraws(t *testing.T) {
 		}
 	})
 	<-ready
-	st, _ := w.Status(strings.ToUpper(pe.OperationID)) // a model may give the id back in upper case
+	st, _ := w.Status(context.Background(), strings.ToUpper(pe.OperationID)) // a model may give the id back in upper case
 	if st.Status != StateUnknown {
 		t.Errorf("Status: got %s, want unknown", st.Status)
 	}
@@ -118,12 +118,12 @@ func TestWriterSlowProcessorOutcomePending(t *testing.T) {
 	if id := <-claimed; id != pe.OperationID {
 		t.Fatalf("processor claimed %s, want %s", id, pe.OperationID)
 	}
-	if st, _ := w.Status(pe.OperationID); st.Status != StateProcessing {
+	if st, _ := w.Status(context.Background(), pe.OperationID); st.Status != StateProcessing {
 		t.Errorf("Status while stalled: got %s, want processing", st.Status)
 	}
 	close(release)
-	waitFor(t, "the late answer", func() bool { st, _ := w.Status(pe.OperationID); return st.Status == StateApplied })
-	st, _ := w.Status(pe.OperationID)
+	waitFor(t, "the late answer", func() bool { st, _ := w.Status(context.Background(), pe.OperationID); return st.Status == StateApplied })
+	st, _ := w.Status(context.Background(), pe.OperationID)
 	if st.Response == nil || !st.Response.OK() {
 		t.Errorf("Status: got %+v, want applied with its response", st)
 	}
@@ -161,13 +161,13 @@ func TestWriterCorruptResponse(t *testing.T) {
 				t.Errorf("got outcome %s (%q), want unknown", pe.Outcome, pe.Message)
 			}
 			// Asked afterwards, the writer does not call applied what it refused...
-			if st, err := w.Status(op.ID); err != nil || st.Status == StateApplied || st.Status == StateFailed {
+			if st, err := w.Status(context.Background(), op.ID); err != nil || st.Status == StateApplied || st.Status == StateFailed {
 				t.Errorf("Status: %+v, %v; want neither applied nor failed", st, err)
 			}
 			// ...but once a processor answers the operation for real, it says so.
 			startProcessor(t, l, nil)
 			filed(t, l.Queue, op.ID)
-			if st, err := w.Status(op.ID); err != nil || st.Status != StateApplied || st.Response == nil || !st.Response.OK() {
+			if st, err := w.Status(context.Background(), op.ID); err != nil || st.Status != StateApplied || st.Response == nil || !st.Response.OK() {
 				t.Errorf("Status once the processor answered: %+v, %v; want applied with its response", st, err)
 			}
 		})
@@ -491,7 +491,7 @@ func TestWriterCancelledAfterClaim(t *testing.T) {
 		strings.Contains(pe.Message, "within") || !strings.Contains(pe.Hint(), "get_operation_status") {
 		t.Errorf("got %s/%s %q (hint %q), want TIMEOUT/unknown: the call ended, outcome pending", pe.Code, pe.Outcome, pe.Message, pe.Hint())
 	}
-	waitFor(t, "the late answer", func() bool { st, _ := w.Status(pe.OperationID); return st.Status == StateApplied })
+	waitFor(t, "the late answer", func() bool { st, _ := w.Status(context.Background(), pe.OperationID); return st.Status == StateApplied })
 }
 
 // Fault: a symlinked queue is refused at start: the cleanup deletes nothing through it.

@@ -47,7 +47,7 @@ func newWriteTools(ctx context.Context, c *core) (*writeTools, error) {
 	if d.lib.Standalone {
 		// A write to a library whose own processor cannot run fails at once with the reason,
 		// instead of waiting for an answer that cannot come.
-		w.WithProcessor(d.proc.Alive)
+		w.WithProcessor(d.proc.Alive).WithRecord(d.db.AppliedResponse)
 		ctx, cancel := context.WithCancel(ctx)
 		var wg sync.WaitGroup
 		wg.Add(1)
@@ -116,7 +116,7 @@ func (d *writeTools) tools() []server.ServerTool {
 				if err := decodeToolArgs(args, &in); err != nil {
 					return nil, err
 				}
-				st, err := w.Status(in.OperationID)
+				st, err := w.Status(ctx, in.OperationID)
 				if err != nil {
 					return nil, err
 				}
