@@ -108,32 +108,16 @@ func openConsoleLibrary(ctx context.Context, env Env, lf *libraryFlags) (*dbread
 			return db, nil
 		}
 	}
-	var le *libraryError
-	switch {
-	case lib.Source == standaloneDefault && lib.DB != "" && !exists(lib.DB):
+	if lib.Source == standaloneDefault && lib.DB != "" && !exists(lib.DB) {
 		return nil, fmt.Errorf("%w: %w", tui.ErrNoLibraryYet, err)
-	case errors.As(err, &le):
-		// Its message holds its fix, for the command line's one line; the console says each once.
-		return nil, &consoleError{msg: le.msg, hint: le.fix, err: err}
 	}
 	if h := libraryHint(err); h != "" {
-		return nil, &consoleError{msg: err.Error(), hint: h, err: err}
+		return nil, &hintError{msg: err.Error(), hint: h, err: err}
 	}
-	return nil, err
+	return nil, err // a *hintError with its fix already, or one the command line has none for
 }
 
 func exists(path string) bool {
 	_, err := os.Stat(path)
 	return !errors.Is(err, fs.ErrNotExist)
 }
-
-// consoleError is an error as the command line reports it: the message and, apart, the hint it
-// prints under it. It matches what it wraps.
-type consoleError struct {
-	msg, hint string
-	err       error
-}
-
-func (e *consoleError) Error() string    { return e.msg }
-func (e *consoleError) UserHint() string { return e.hint }
-func (e *consoleError) Unwrap() error    { return e.err }

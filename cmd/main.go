@@ -142,11 +142,17 @@ func report(stderr io.Writer, err error) int {
 	return 1
 }
 
-// hintError is a failure (exit 1) the user can fix, and how.
-type hintError struct{ msg, hint string }
+// hintError is a failure (exit 1) the user can fix, and how: the command line prints the hint
+// on a line of its own, the console beside the error, and serve's session, which runs without
+// the library, after it (unservedLibrary). It matches what it wraps, if anything.
+type hintError struct {
+	msg, hint string
+	err       error
+}
 
 func (e *hintError) Error() string    { return e.msg }
 func (e *hintError) UserHint() string { return e.hint }
+func (e *hintError) Unwrap() error    { return e.err }
 
 // usageError is a bad invocation: exit 2 with a hint.
 type usageError struct{ msg, hint string }

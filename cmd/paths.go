@@ -66,8 +66,8 @@ func (f *libraryFlags) resolve(ctx context.Context, env Env, create bool) (Libra
 			lib = Library{DB: filepath.Join(dataHome(env), "mcpctl", "library", queue.DBName), Source: standaloneDefault}
 			if create {
 				if err := ensureStandalone(ctx, filepath.Dir(lib.DB)); err != nil {
-					return lib, &libraryError{msg: err.Error() + " (the standalone default: no --library, --db or PROMPTEKA_DB_PATH was given)",
-						fix: fmt.Sprintf("make %s writable by the user mcpctl runs as (or set XDG_DATA_HOME to a directory that is), "+
+					return lib, &hintError{msg: err.Error() + " (the standalone default: no --library, --db or PROMPTEKA_DB_PATH was given)",
+						hint: fmt.Sprintf("make %s writable by the user mcpctl runs as (or set XDG_DATA_HOME to a directory that is), "+
 							"or serve a library of your own with --library DIR, made with 'mcpctl library init DIR'", dataHome(env))}
 				}
 			}
@@ -124,27 +124,20 @@ func findPrompteka(env Env) (string, error) {
 func dbAccessError(lib Library, err error) error {
 	switch {
 	case errors.Is(err, fs.ErrPermission):
-		return &libraryError{msg: fmt.Sprintf("cannot read the library at %s (found by %s): permission denied", lib.DB, lib.Source),
-			fix: "on macOS, give the app that starts mcpctl (Terminal, Claude, Cursor) Full Disk Access in " +
+		return &hintError{msg: fmt.Sprintf("cannot read the library at %s (found by %s): permission denied", lib.DB, lib.Source),
+			hint: "on macOS, give the app that starts mcpctl (Terminal, Claude, Cursor) Full Disk Access in " +
 				"System Settings → Privacy & Security, then start it again"}
 	case errors.Is(err, fs.ErrNotExist) && filepath.Base(lib.DB) != queue.DBName:
 		// library init makes DIR/prompts.db: it cannot make a database of another name.
-		return &libraryError{msg: fmt.Sprintf("no library database at %s (found by %s)", lib.DB, lib.Source),
-			fix: "check the path, or create a library with 'mcpctl library init DIR' and serve it with --library DIR"}
+		return &hintError{msg: fmt.Sprintf("no library database at %s (found by %s)", lib.DB, lib.Source),
+			hint: "check the path, or create a library with 'mcpctl library init DIR' and serve it with --library DIR"}
 	case errors.Is(err, fs.ErrNotExist):
-		return &libraryError{msg: fmt.Sprintf("no library database at %s (found by %s)", lib.DB, lib.Source),
-			fix: "check the path, or create a library there with " + promptlib.Quoted("mcpctl library init "+promptlib.ShellWord(filepath.Dir(lib.DB)))}
+		return &hintError{msg: fmt.Sprintf("no library database at %s (found by %s)", lib.DB, lib.Source),
+			hint: "check the path, or create a library there with " + promptlib.Quoted("mcpctl library init "+promptlib.ShellWord(filepath.Dir(lib.DB)))}
 	default:
 		return fmt.Errorf("cannot open the library at %s (found by %s): %v", lib.DB, lib.Source, err)
 	}
 }
-
-// libraryError is a library that cannot be used: what is wrong, naming the path and what chose
-// it, and what fixes it. The CLI prints the fix on a line of its own; serve's session, which
-// runs without the library, says both (unservedLibrary).
-type libraryError struct{ msg, fix string }
-
-func (e *libraryError) Error() string { return e.msg + ".\n" + capitalize(e.fix) }
 
 // The XDG base directories mcpctl keeps its files under: the library ($XDG_DATA_HOME), config
 // files, proxymodels and projects ($XDG_CONFIG_HOME), the content cache ($XDG_CACHE_HOME), trust

@@ -137,8 +137,8 @@ func unservedLibrary(log *slog.Logger, lib Library, err error) string {
 	// The CLI's messages put their advice on a line of their own; the session's text is one line.
 	msg = strings.Join(strings.Fields(msg), " ")
 	hint := libraryHint(err) // a file that is no library, or another program's database
-	if le := (*libraryError)(nil); errors.As(err, &le) {
-		msg, hint = le.msg, le.fix
+	if h := (*hintError)(nil); errors.As(err, &h) {
+		hint = h.hint // no library there, or one mcpctl may not read
 	}
 	problem := strings.TrimSuffix(msg, ".") + "."
 	if hint != "" {
