@@ -140,14 +140,9 @@ func unservedLibrary(log *slog.Logger, lib Library, err error) string {
 	if h := (*hintError)(nil); errors.As(err, &h) {
 		hint = h.hint // no library there, or one mcpctl may not read
 	}
-	problem := strings.TrimSuffix(msg, ".") + "."
-	if hint != "" {
-		problem += " To fix: " + strings.TrimSuffix(hint, ".") + "."
-	}
-	problem += " Then restart the MCP server (or reconnect it in the client)."
 	log.Error("the library cannot be opened: only health_check is served until it is fixed",
 		"library", lib.DB, "source", lib.Source, "problem", msg, "fix", hint)
-	return problem
+	return sessionProblem(msg, hint)
 }
 
 // unservedProject logs why the project serve was started for cannot be served (err: its file
@@ -160,13 +155,18 @@ func unservedProject(log *slog.Logger, err error) string {
 	if errors.As(err, &h) {
 		hint = h.UserHint()
 	}
+	log.Error("the project cannot be served: only health_check is served until it is fixed", "problem", msg, "fix", hint)
+	return sessionProblem(msg, hint)
+}
+
+// sessionProblem is what a session that cannot be served says (health_check, and every call):
+// the problem, its fix, and that the server must start again to see the fix, in one line.
+func sessionProblem(msg, hint string) string {
 	problem := strings.TrimSuffix(msg, ".") + "."
 	if hint != "" {
-		problem += " To fix: " + hint + "."
+		problem += " To fix: " + strings.TrimSuffix(hint, ".") + "."
 	}
-	problem += " Then restart the MCP server (or reconnect it in the client)."
-	log.Error("the project cannot be served: only health_check is served until it is fixed", "problem", msg, "fix", hint)
-	return problem
+	return problem + " Then restart the MCP server (or reconnect it in the client)."
 }
 
 // newLogger writes JSON lines to stderr at LOG_LEVEL (default info).
