@@ -221,13 +221,17 @@ func detect(t string) detection {
 		return detection{format: FormatJSON, jsonAt: s}
 	}
 	var goPkg bool
-	var goN, pyN, tsN, headings, lines, yamlish, yamlKeys, indented, blankRuns, letters, sentenceEnds int
+	var goN, pyN, tsN, headings, lines, yamlish, yamlKeys, letters, sentenceEnds int
 	// Status reports of "Owner: bob" lines under headings parsed as YAML and were split by key,
 	// and so did logs of "line 12: token=…". What tells them apart: markdown YAML would not
 	// have (mdOnly: a fence, a setext heading, a link or bold text; mdHeadings: headings set off
-	// by blank lines), YAML markdown would not have (yamlOnly: keys nested under keys, comments
-	// after a value), and keys that are phrases (spacedKeys), which YAML files' keys are not.
+	// by blank lines), YAML markdown would not have (yamlOnly: keys nested under a key with no
+	// value, comments after a value), and keys that are phrases (spacedKeys), which YAML files'
+	// keys are not.
 	var mdOnly, mdHeadings, yamlOnly, spacedKeys int
+	// opened: the last line that was not blank, a comment or code was a key with no value
+	// ("spec:", "- env:"), indented by openedAt; a key line indented further is nested in it.
+	opened, openedAt := false, 0
 	var code promptlib.Fence
 	prevBlank, prevPara, prevKey := true, false, false
 	// atx: the last line was an ATX heading after a blank line (or the start), which a blank
@@ -247,9 +251,6 @@ func detect(t string) detection {
 			return true
 		}
 		if trimmed == "" {
-			if !prevBlank {
-				blankRuns++
-			}
 			if atx {
 				mdHeadings++
 			}
@@ -284,25 +285,35 @@ func detect(t string) detection {
 		} else if c == '#' && promptlib.ATXHeading(line) && !strings.HasPrefix(line, "#!") {
 			headings++
 		}
-		if line[0] == ' ' || line[0] == '\t' {
-			indented++
-		}
+		indent := len(line) - len(strings.TrimLeft(line, " \t"))
 		prevKey = false
+		opens := false
 		if yamlKey.MatchString(trimmed) {
 			yamlish++
 			if strings.Contains(trimmed, ":") && !strings.HasPrefix(trimmed, "#") {
 				yamlKeys++
-				key := trimmed[:strings.IndexByte(trimmed, ':')]
+				key, value, _ := strings.Cut(trimmed, ":")
+				value = strings.TrimSpace(value)
+				// A phrase ending in a colon ("1. **Pick a template** for it:") opens nothing: a
+				// list item's paragraph under it is no nested key.
+				opens = (value == "" || value[0] == '#') && !strings.ContainsAny(strings.TrimPrefix(key, "- "), " \t")
 				if !strings.HasPrefix(trimmed, "-") {
 					prevKey = true
 					if strings.ContainsAny(key, " \t") {
 						spacedKeys++
 					}
-					if line[0] == ' ' || line[0] == '\t' || strings.Contains(trimmed[len(key):]+" ", " # ") {
-						yamlOnly++ // "  replicas: 3" under "spec:", or "ko_fi: # a username"
+					// "  replicas: 3" under "spec:", or "ko_fi: # a username". A key indented
+					// under anything else says nothing: a markdown list item's next line ("- Status:
+					// green" over "  Owner: bob") is indented as a YAML list item's next key is
+					// ("- name: api" over "  image: nginx"), which YAML keeps under "containers:".
+					if opened && indent > openedAt || strings.Contains(" "+value+" ", " # ") {
+						yamlOnly++
 					}
 				}
 			}
+		}
+		if trimmed[0] != '#' {
+			opened, openedAt = opens, indent
 		}
 		if trimmed[0] != '#' && (strings.Contains(trimmed, "](") || strings.Contains(trimmed, "**") || strings.Contains(trimmed, "__")) && mdInline.MatchString(trimmed) {
 			mdOnly++ // in a comment it says nothing: YAML comments are often markdown
