@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -95,6 +96,50 @@ func BenchmarkSubindexKinds(b *testing.B) {
 				out = transform(b, e, "subindex", tc.text)
 			}
 			report(b, out)
+		})
+	}
+}
+
+// manyFiles is what read_multiple_files answers for n small files of a source tree: about
+// 200 bytes each, markdown, Go and plain text by turns.
+func manyFiles(n int) string {
+	files := make([][2]string, n)
+	for i := range files {
+		var body string
+		switch i % 3 {
+		case 0:
+			body = fmt.Sprintf("# Notes %d\n\nWhat this directory holds, and who owns it: team %d.\n\n- Status: green\n", i, i%17)
+		case 1:
+			body = fmt.Sprintf("package p%d\n\n// F%d says hello.\nfunc F%d() string { return \"hello %d\" }\n", i%100, i, i, i)
+		default:
+			body = fmt.Sprintf("build %d passed at 12:%02d\nartifacts: %d\nwarnings: none\n", i, i%60, i%9)
+		}
+		body += "Last changed by the nightly job, which rewrites this file whenever its inputs change.\n"
+		files[i] = [2]string{fmt.Sprintf("/repo/pkg%03d/sub%02d/file%06d.txt", i%1000, i%37, i), body}
+	}
+	return readMultipleFiles(files)
+}
+
+// BenchmarkManyFiles32MB: the paginate and section-split stages on 32 MB of 166,000 files as
+// read_multiple_files gives them, which are cut and split where files start.
+func BenchmarkManyFiles32MB(b *testing.B) {
+	text := manyFiles(166_000)
+	for _, st := range []struct {
+		name string
+		run  StageFunc
+	}{{"paginate", paginate}, {"section-split", sectionSplit}} {
+		b.Run(st.name, func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			env := Env{Config: map[string]any{}}
+			var r Result
+			for b.Loop() {
+				var err error
+				if r, err = st.run(b.Context(), Content{Text: text}, env); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(len(text)), "bytes")
+			b.ReportMetric(float64(len(r.Sections)), "sections")
 		})
 	}
 }

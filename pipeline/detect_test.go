@@ -37,6 +37,12 @@ func TestDetectMarkdownOrYAML(t *testing.T) {
 		{"flat yaml under a comment", "# Deployment for the api\nname: api\nreplicas: 3\nimage: example/api:1.4\nport: 8080\n", FormatYAML},
 		{"log lines of key=value", logLines(), FormatText},
 		{"python package yaml", "name: pkg\nversion: 1.0\nfiles:\n  - __init__.py\n  - main.py\nlicense: MIT\n", FormatYAML},
+		// A list item's next line is indented as a YAML item's next key is: it is no nesting.
+		{"status report of list items with a second line", "# Weekly status\n\n## API\n\n- Status: green\n  Owner: bob\n- Risk: none\n  Reviewer: carol\n\n## Billing\n\n- Status: amber\n  Owner: alice\n", FormatMarkdown},
+		{"steps with a paragraph under an item, under front matter", "---\ndescription: File an issue\n---\n\n## Steps\n\n1. **Pick the template** for the issue:\n   The template asks for: a title and a body.\n2. **File it**:\n   Run: gh issue create\n\n## Notes\n\n- Owner: bob\n", FormatMarkdown},
+		{"pre-commit hooks", "# Hooks for pre-commit\n- id: gofmt\n  name: gofmt\n  entry: gofmt -l\n  language: golang\n- id: vet\n  name: go vet\n  entry: go vet\n  language: golang\n", FormatYAML},
+		{"ansible tasks", "- name: Install nginx\n  apt:\n    name: nginx\n    state: present\n- name: Start nginx\n  service:\n    name: nginx\n    state: started\n", FormatYAML},
+		{"pod containers", "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  - name: web\n    image: nginx\n  - name: sidecar\n    image: envoy\n", FormatYAML},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := Detect(tc.text); got != tc.want {

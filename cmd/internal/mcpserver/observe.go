@@ -50,6 +50,9 @@ func (o *observer) close() {
 	}
 }
 
+// traced reports whether the session's events hold content, not only lengths.
+func (o *observer) traced() bool { return o.trace && o.events != nil }
+
 func (o *observer) emit(e traffic.Event, payload []byte) {
 	if o.events == nil {
 		return
@@ -99,7 +102,7 @@ func (o *observer) response(c *call, size, rpcCode int, rpcMessage string, isErr
 	e := traffic.Event{Kind: traffic.KindResponse, Method: c.method, ID: c.id, Name: c.name, DurationMs: ms(took),
 		BytesIn: c.bytesIn, BytesOut: size, Status: traffic.StatusOK, ErrorCode: c.code,
 		Gate: c.gate, Pipeline: c.pipeline, Upstream: c.upstream}
-	if o.trace && c.pipeline != nil {
+	if c.traced && c.pipeline != nil {
 		// A traced event holds the content: what the model transformed too, as the payload
 		// holds only what it made of it.
 		p := *c.pipeline

@@ -171,8 +171,9 @@ func withheldError(source string, err error) error {
 			"because a stage of their proxymodel failed, and how to fix it: " + we.Fix() + "."}
 }
 
-// recordPipeline puts what a transform of input did in the call's traffic event. A briefing's
-// tables of contents (toc) are not the call's content and are not recorded.
+// recordPipeline puts what a transform of input did in the call's traffic event, and input
+// itself when the event is traced. A briefing's tables of contents (toc) are not the call's
+// content and are not recorded.
 func (p *contentPipeline) recordPipeline(ctx context.Context, out pipeline.Output, typ pipeline.ContentType, source, input string) {
 	if typ == pipeline.TypeBriefing {
 		return
@@ -181,7 +182,11 @@ func (p *contentPipeline) recordPipeline(ctx context.Context, out pipeline.Outpu
 	c := callFrom(ctx)
 	c.mu.Lock()
 	c.pipeline = &traffic.Pipeline{Model: m.Model, Stages: m.StageNames(), BytesBefore: m.BytesBefore, BytesAfter: m.BytesAfter, CacheHit: m.CacheHit}
-	c.input = tracedInput{text: input, typ: string(typ), source: source}
+	if c.traced {
+		// Untraced, the input is never written: kept on the call anyway, a big result's whole
+		// text stayed in memory until its response left.
+		c.input = tracedInput{text: input, typ: string(typ), source: source}
+	}
 	c.mu.Unlock()
 }
 

@@ -1,13 +1,20 @@
 package mcpserver
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpctl/mcpctl/pipeline"
 	"github.com/mcpctl/mcpctl/schemas"
+	"github.com/mcpctl/mcpctl/tui/traffic"
 )
 
 // elements is a JSON-array-like text of n elements and the sections over it: one parent, one
@@ -143,5 +150,66 @@ func TestReadSectionLargeLeafIsPaged(t *testing.T) {
 	}
 	if _, err := readSection(testRef, s, text, first.Pages+1); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("has %d pages", first.Pages)) {
 		t.Errorf("page past the end: %v", err)
+	}
+}
+
+// What the pipeline transformed is kept on a call only when its traffic event is traced (serve
+// --trace-content, with a traffic file), where the console's Pipeline screen runs it again:
+// kept on every call, a result's whole text stayed in memory until its response left.
+func TestPipelineInputKeptOnlyWhenTraced(t *testing.T) {
+	e, err := pipeline.NewEngine(pipeline.Options{ConfigDir: t.TempDir(), NoLLM: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	p := &contentPipeline{core: &core{log: slog.New(slog.DiscardHandler)}, engine: e}
+	big := strings.Repeat("## Step\n\nCheck the replica lag first.\n\n", 2000) // paged by the default model
+	const uri = "prompteka://prompt/big"
+	read := p.resources(func(context.Context, mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+		return []mcp.ResourceContents{mcp.TextResourceContents{URI: uri, Text: big}}, nil
+	})
+	for _, tc := range []struct {
+		name        string
+		trace, file bool
+		want        bool
+	}{
+		{"lengths only", false, true, false},
+		{"traced", true, true, true},
+		{"traced without a traffic file", true, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			obs := &observer{log: slog.New(slog.DiscardHandler), trace: tc.trace}
+			if tc.file {
+				if obs.events, err = traffic.Open(t.TempDir(), time.Now()); err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(obs.close)
+			}
+			// The call record as the wire opens it for the request.
+			w := obs.wire(strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`+"\n"+
+				`{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"`+uri+`"}}`+"\n"), io.Discard)
+			forwarded := make(chan struct{})
+			go func() { io.Copy(io.Discard, w.pr); close(forwarded) }()
+			if err := w.read(); err != nil {
+				t.Fatal(err)
+			}
+			w.pw.Close()
+			<-forwarded
+			c := w.calls["2"]
+			if c == nil {
+				t.Fatal("the wire opened no call for the request")
+			}
+			var req mcp.ReadResourceRequest
+			req.Params.URI = uri
+			if _, err := read(withCall(t.Context(), c), req); err != nil {
+				t.Fatal(err)
+			}
+			if c.pipeline == nil || c.pipeline.BytesBefore != len(big) {
+				t.Fatalf("the call's pipeline part is %+v; want what the default model did to %d bytes", c.pipeline, len(big))
+			}
+			if kept := c.input.text == big && c.input.typ == "resource" && c.input.source == uri; kept != tc.want || !tc.want && c.input != (tracedInput{}) {
+				t.Errorf("the call keeps %d bytes of input typed %q from %q; want the whole input kept: %v", len(c.input.text), c.input.typ, c.input.source, tc.want)
+			}
+		})
 	}
 }

@@ -22,13 +22,16 @@ type call struct {
 	name    string // the tool or prompt name, or the resource URI
 	start   time.Time
 	bytesIn int
+	// traced says the call's traffic event holds its content (serve --trace-content, with a
+	// traffic file): only then is what the pipeline transformed kept on it (input).
+	traced bool
 
 	mu          sync.Mutex
 	code        string // the error code a tool result carries
 	operationID string
 	gate        *traffic.Gate
 	pipeline    *traffic.Pipeline
-	input       tracedInput // what the pipeline transformed, for a traced event
+	input       tracedInput // what the pipeline transformed, when traced
 	upstream    string
 	cancelled   bool
 	carried     []string           // ids of the prompts the result carries in full, for the gate

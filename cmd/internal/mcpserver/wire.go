@@ -230,7 +230,8 @@ func (w *wire) inbound(line []byte) error {
 		w.reply(env.ID, mcp.INVALID_REQUEST, "Invalid Request: the session is not initialized; send initialize first")
 		return nil
 	}
-	c := &call{id: string(env.ID), key: canonicalID(env.ID), method: method, name: requestName(method, env.Params), start: time.Now(), bytesIn: len(line)}
+	c := &call{id: string(env.ID), key: canonicalID(env.ID), method: method, name: requestName(method, env.Params), start: time.Now(), bytesIn: len(line),
+		traced: w.obs.traced()}
 	w.mu.Lock()
 	if _, inFlight := w.calls[c.key]; inFlight {
 		// A response names its request by id alone: two in flight under one id (a client that
