@@ -38,7 +38,7 @@ func describeProject(ctx context.Context, env Env, args []string) error {
 	if fs.NArg() > 1 {
 		return fs.usageError("want at most one project NAME")
 	}
-	c, err := needProject(env, fs.Arg(0))
+	c, err := needProject(env, fs.Arg(0), "a project NAME")
 	if err != nil {
 		return err
 	}

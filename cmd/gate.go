@@ -45,7 +45,7 @@ func runGate(ctx context.Context, env Env, args []string) error {
 		}
 		return err
 	}
-	c, err := needProject(env, *name)
+	c, err := needProject(env, *name, "--project NAME")
 	if err != nil {
 		return err
 	}

@@ -139,12 +139,17 @@ func TestCommandsDefaultToTheRepositoryProject(t *testing.T) {
 
 	// Outside any repository: no project, and the commands that need one say how to give it.
 	outside := t.TempDir()
-	for _, args := range [][]string{
-		{"gate", "preview", "--library", lib.Dir, "sql"},
-		{"describe", "project", "--library", lib.Dir},
+	// describe project takes the NAME as its argument: it has no --project to give.
+	for _, tc := range []struct {
+		args []string
+		give string
+	}{
+		{[]string{"gate", "preview", "--library", lib.Dir, "sql"}, "give --project NAME"},
+		{[]string{"describe", "project", "--library", lib.Dir}, "give a project NAME"},
 	} {
+		args := tc.args
 		code, _, stderr := runIn(t, outside, env, args...)
-		if code != 2 || !strings.Contains(stderr, "no project: give --project NAME") || !strings.Contains(stderr, ".mcpctl/project.yaml") {
+		if code != 2 || !strings.Contains(stderr, "no project: "+tc.give) || !strings.Contains(stderr, ".mcpctl/project.yaml") {
 			t.Errorf("mcpctl %v outside a repository: exit %d, stderr %q; want 2 and how to name a project", args, code, stderr)
 		}
 	}

@@ -304,11 +304,13 @@ func repoProjectIn(env Env, dir string) (*trust.Repo, error) {
 	return &r, nil
 }
 
-// needProject is chooseProject for the commands that want a project: none is a usage error.
-func needProject(env Env, name string) (projectChoice, error) {
+// needProject is chooseProject for the commands that want a project: none is a usage error,
+// saying how the command takes a NAME (arg: "--project NAME", or "NAME" where it is the command's
+// argument).
+func needProject(env Env, name, arg string) (projectChoice, error) {
 	c, err := chooseProject(env, name)
 	if err == nil && c.Project == nil {
-		err = &usageError{msg: "no project: give --project NAME (or set " + projectEnv + "), or run this inside a repository with .mcpctl/project.yaml",
+		err = &usageError{msg: "no project: give " + arg + " (or set " + projectEnv + "), or run this inside a repository with .mcpctl/project.yaml",
 			hint: "mcpctl get projects lists the projects in " + projectsDir(env)}
 	}
 	return c, err

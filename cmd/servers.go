@@ -71,7 +71,7 @@ func getServers(ctx context.Context, env Env, args []string) error {
 	if err := fs.parseFlagsOnly(env, args); err != nil {
 		return err
 	}
-	p, err := needProject(env, *name)
+	p, err := needProject(env, *name, "--project NAME")
 	if err != nil {
 		return err
 	}
@@ -164,7 +164,7 @@ func describeServer(ctx context.Context, env Env, args []string) error {
 	if fs.NArg() != 1 {
 		return fs.usageError("want one server NAME")
 	}
-	p, err := needProject(env, *name)
+	p, err := needProject(env, *name, "--project NAME")
 	if err != nil {
 		return err
 	}
