@@ -1,30 +1,38 @@
 package queue
 
+import "github.com/mcpctl/mcpctl/promptlib"
+
 // Answerer is who applies the operations of a library's queue, as 'mcpctl queue status', the
 // console and health_check tell it (by one test, so they never disagree).
 type Answerer struct {
-	App        bool  // the Prompteka app: a Prompteka library on macOS; nothing else is known then
-	Standalone bool  // the library is mcpctl's own (it carries the marker)
-	Running    bool  // an mcpctl processor holds the queue's lock now
-	Err        error // why whether one runs cannot be told
+	App        bool   // the Prompteka app: a Prompteka library on macOS; nothing else is known then
+	Standalone bool   // the library is mcpctl's own (it carries the marker)
+	Running    bool   // an mcpctl processor holds the queue's lock now
+	Err        error  // why whether one runs cannot be told
+	Library    string // the library's directory, for the command that starts a processor
 }
 
-// WhoAnswers says who answers the queue in queueDir of a library, standalone or Prompteka's, on
-// the system goos (runtime.GOOS). The Prompteka app runs only on macOS: elsewhere its library's
-// queue is answered only by an mcpctl processor the user forces on it.
-func WhoAnswers(standalone bool, queueDir, goos string) Answerer {
+// WhoAnswers says who answers the queue in queueDir of the library in libraryDir, standalone or
+// Prompteka's, on the system goos (runtime.GOOS). The Prompteka app runs only on macOS: elsewhere
+// its library's queue is answered only by an mcpctl processor the user forces on it.
+func WhoAnswers(standalone bool, libraryDir, queueDir, goos string) Answerer {
 	if !standalone && goos == "darwin" {
-		return Answerer{App: true}
+		return Answerer{App: true, Library: libraryDir}
 	}
 	running, err := Running(queueDir)
-	return Answerer{Standalone: standalone, Running: running, Err: err}
+	return Answerer{Standalone: standalone, Running: running, Err: err, Library: libraryDir}
 }
 
 // Idle reports whether nothing answers the queue now: its operations wait until something does.
 func (a Answerer) Idle() bool { return !a.App && !a.Running && a.Err == nil }
 
-// String says who answers, and what to start when nothing does.
+// String says who answers, and what to start when nothing does: for this library, as a command
+// without --library would start one for the default library instead.
 func (a Answerer) String() string {
+	lib := ""
+	if a.Library != "" {
+		lib = " --library " + promptlib.ShellWord(a.Library)
+	}
 	switch {
 	case a.App:
 		return "the Prompteka app"
@@ -33,7 +41,7 @@ func (a Answerer) String() string {
 	case a.Running:
 		return "mcpctl, running"
 	case a.Standalone:
-		return "mcpctl, not running (start 'mcpctl serve' or 'mcpctl queue process')"
+		return "mcpctl, not running (start " + promptlib.Quoted("mcpctl serve"+lib) + " or " + promptlib.Quoted("mcpctl queue process"+lib) + ")"
 	}
-	return "none: the app is macOS-only (start 'mcpctl queue process --force')"
+	return "none: the app is macOS-only (start " + promptlib.Quoted("mcpctl queue process --force"+lib) + ")"
 }

@@ -13,12 +13,14 @@ func TestWhoAnswers(t *testing.T) {
 		goos, want string
 	}{
 		{false, "darwin", "the Prompteka app"},
-		{false, "linux", "none: the app is macOS-only (start 'mcpctl queue process --force')"},
-		{true, "darwin", "mcpctl, not running (start 'mcpctl serve' or 'mcpctl queue process')"},
-		{true, "linux", "mcpctl, not running (start 'mcpctl serve' or 'mcpctl queue process')"},
+		{false, "linux", "none: the app is macOS-only (start `mcpctl queue process --force --library '/my lib'`)"},
+		{true, "darwin", "mcpctl, not running (start `mcpctl serve --library '/my lib'` or `mcpctl queue process --library '/my lib'`)"},
+		{true, "linux", "mcpctl, not running (start `mcpctl serve --library '/my lib'` or `mcpctl queue process --library '/my lib'`)"},
 	}
+	// The command names the library: without --library it would start a processor for the
+	// default library, and this one's operations would wait on.
 	for _, c := range free {
-		a := WhoAnswers(c.standalone, dir, c.goos)
+		a := WhoAnswers(c.standalone, "/my lib", dir, c.goos)
 		if a.String() != c.want || a.Idle() != !a.App {
 			t.Errorf("standalone %v on %s, no processor: %q (idle %v); want %q", c.standalone, c.goos, a, a.Idle(), c.want)
 		}
@@ -29,7 +31,7 @@ func TestWhoAnswers(t *testing.T) {
 	}
 	defer lock.Release()
 	for _, standalone := range []bool{false, true} {
-		if a := WhoAnswers(standalone, dir, "linux"); a.String() != "mcpctl, running" || a.Idle() {
+		if a := WhoAnswers(standalone, "/my lib", dir, "linux"); a.String() != "mcpctl, running" || a.Idle() {
 			t.Errorf("standalone %v, a processor holds the lock: %q (idle %v); want mcpctl, running", standalone, a, a.Idle())
 		}
 	}

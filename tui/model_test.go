@@ -697,13 +697,16 @@ func TestQueueProcessorAndReason(t *testing.T) {
 	}
 	// The app runs only on macOS: elsewhere nothing answers its library's queue unforced.
 	f.cfg.GOOS = "linux"
-	if v := screen().view(); !strings.Contains(v, "processor: none: the app is macOS-only (start 'mcpctl queue process --force')") {
+	// The command to start names the library, wrapped rather than cut: without --library it
+	// would start a processor for the default library.
+	squash := func(s string) string { return strings.Join(strings.Fields(s), "") }
+	if v := screen().view(); !strings.Contains(squash(v), squash("processor: none: the app is macOS-only (start 'mcpctl queue process --force --library "+f.lib.Dir+"')")) {
 		t.Errorf("a Prompteka library's queue on Linux: want none named, and what to start:\n%s", v)
 	}
 
 	writeFile(t, filepath.Join(f.lib.Dir, queue.MarkerName), "{}", time.Time{}) // a standalone library
 	s := screen()
-	if v := s.view(); !strings.Contains(v, "processor: mcpctl, not running (start 'mcpctl serve' or 'mcpctl queue process')") {
+	if v := s.view(); !strings.Contains(squash(v), squash("processor: mcpctl, not running (start 'mcpctl serve --library "+f.lib.Dir+"'")) {
 		t.Errorf("no processor runs: the view does not say so:\n%s", v)
 	}
 	lock, err := queue.TryLock(q) // what a running processor holds

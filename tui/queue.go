@@ -98,7 +98,7 @@ func (s *queueScreen) scan() tea.Cmd {
 		var proc string
 		var idle bool
 		if lib != "" && dir != "" {
-			a := queue.WhoAnswers(queue.IsStandalone(lib), dir, goos)
+			a := queue.WhoAnswers(queue.IsStandalone(lib), lib, dir, goos)
 			proc, idle = a.String(), a.Idle()
 		}
 		// Operation files, their names and error files are anyone's text (see display). The id
@@ -121,7 +121,7 @@ func (s *queueScreen) resize(w, h int) {
 func (s *queueScreen) layout() {
 	top := 4 // counts, directory, a blank line, the column titles
 	if s.proc != "" {
-		top++
+		top += strings.Count(s.procLine(), "\n") + 1
 	}
 	s.l.setHeight(max(1, s.h-top-len(s.detail())))
 }
@@ -151,6 +151,7 @@ func (s *queueScreen) handle(msg tea.Msg) tea.Cmd {
 			}
 		}
 		s.loaded, s.err, s.proc, s.idle = true, msg.err, msg.proc, msg.idle
+		s.layout() // the processor line may have come, gone or grown
 		if msg.err == nil {
 			var keep string
 			if len(s.state.Ops) > 0 {
@@ -218,6 +219,10 @@ func (s *queueScreen) key(msg tea.KeyMsg) tea.Cmd {
 	return nil
 }
 
+// procLine says who processes the queue, wrapped: what to start when nothing does is a command
+// naming the library, cut short it could not be copied.
+func (s *queueScreen) procLine() string { return wrap("processor: "+s.proc, s.w) }
+
 func (s *queueScreen) view() string {
 	switch {
 	case s.cfg.QueueDir == "":
@@ -234,7 +239,7 @@ func (s *queueScreen) view() string {
 	c := s.state.Counts
 	fmt.Fprintf(&b, "pending %d · processing %d · processed %d · failed %d\n", c["pending"], c["processing"], c["processed"], c["failed"])
 	if s.proc != "" {
-		proc := cell("processor: "+s.proc, s.w)
+		proc := s.procLine()
 		if s.idle && c["pending"]+c["processing"] > 0 { // operations that will wait
 			proc = s.st.warn.Render(proc)
 		}

@@ -395,7 +395,7 @@ func appProcessor(goos string, lib Library) (state string, problem *string) {
 	if lib.Standalone {
 		return "app", nil // the caller asks its own processor
 	}
-	switch a := queue.WhoAnswers(false, lib.Queue, goos); {
+	switch a := queue.WhoAnswers(false, lib.Dir, lib.Queue, goos); {
 	case a.App:
 		return "app", nil
 	case a.Err != nil:
