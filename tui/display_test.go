@@ -114,9 +114,10 @@ func TestScreensNeutraliseControlSequences(t *testing.T) {
 		m.Update(m.src.waitTraffic()()) // blocks until the follower has read more
 	}
 	noControls(t, "traffic", ts.view())
+	m.Update(keyMsg("3")) // enter goes to the screen shown
 	for i := range ts.shown {
 		ts.l.cursor = i
-		m.Update(keyMsg("enter"))
+		openEvent(t, m)
 		noControls(t, "traffic event", ts.view())
 		m.Update(keyMsg("esc"))
 	}

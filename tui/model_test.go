@@ -348,7 +348,7 @@ func TestTrafficDetailStays(t *testing.T) {
 	m.Update(trafficMsg{events: trafficEvents()})
 	m.Update(keyMsg("3"))
 	m.Update(keyMsg("j")) // the second newest: search_prompts #111 (8ms)
-	m.Update(keyMsg("enter"))
+	openEvent(t, m)
 	before := m.View()
 	if !strings.Contains(before, "id 1111 search_prompts") {
 		t.Fatalf("the detail does not show the selected event:\n%s", before)

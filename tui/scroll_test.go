@@ -32,7 +32,7 @@ func TestScrollingViewsTakeTheListedKeys(t *testing.T) {
 			m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 			m.Update(trafficMsg{events: []traffic.Event{ev}})
 			m.Update(keyMsg("3"))
-			m.Update(keyMsg("enter"))
+			openEvent(t, m)
 			return m, &m.screens[2].(*trafficScreen).vp
 		},
 		"gate briefing": func(t *testing.T) (*Model, *viewport.Model) {
