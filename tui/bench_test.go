@@ -120,7 +120,7 @@ func BenchmarkPipelineScroll(b *testing.B) {
 	s.update(keyMsg("m")) // the default model: the whole text on both sides
 	for _, k := range []string{"o", path, "enter"} {
 		if cmd := s.update(keyMsg(k)); cmd != nil && k == "enter" {
-			s.update(cmd())
+			settle(s, cmd)
 		}
 	}
 	if s.out == nil {

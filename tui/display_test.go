@@ -137,7 +137,7 @@ func TestPipelineTabsAndBinary(t *testing.T) {
 	s.resize(60, 22)
 	for _, path := range []string{gosrc, bin} {
 		s.source = "file:" + path
-		s.update(s.run()())
+		settle(s, s.run())
 		v := s.view()
 		if strings.Contains(v, "\t") {
 			t.Errorf("%s: a tab is drawn raw:\n%s", path, v)

@@ -204,3 +204,11 @@ func layOut(m *Model, cmd tea.Cmd) {
 		}
 	}
 }
+
+// settle runs a Pipeline screen's command and those its answers lead to, as the program does:
+// a file is read, then transformed.
+func settle(s *pipelineScreen, cmd tea.Cmd) {
+	for cmd != nil {
+		cmd = s.update(cmd())
+	}
+}

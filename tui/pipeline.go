@@ -33,12 +33,21 @@ var (
 	keyEvent = key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "next traced event"))
 )
 
-type pipelineMsg struct {
-	model, source string
-	input         string
-	out           Output
-	err           error
-}
+type (
+	// inputMsg is a file read for the screen, by a command: reading up to 8 MB, from a slow disk
+	// or a network mount, is no work for the UI goroutine.
+	inputMsg struct {
+		run int // the pipelineScreen.runs it is for
+		in  Input
+		err error
+	}
+	pipelineMsg struct {
+		run   int
+		input string
+		out   Output
+		err   error
+	}
+)
 
 // pipelineScreen is screen 5: a proxymodel applied to a file or a traced event's payload,
 // original beside transformed, with the section table, bytes and cache status.
@@ -61,7 +70,9 @@ type pipelineScreen struct {
 	left    wrappedLines
 	right   wrappedLines
 	table   table.Model
-	pending bool
+	runs    int    // counts the runs: the answer to one superseded since (another model or source) is dropped
+	reading string // the file being read, "" when none is
+	pending bool   // the transformation is on its way
 }
 
 func newPipelineScreen(e env) *pipelineScreen {
@@ -142,11 +153,21 @@ func (s *pipelineScreen) update(msg tea.Msg) tea.Cmd {
 			s.ev = min(s.ev, len(s.traced)-1)
 		}
 		return nil
-	case pipelineMsg:
-		s.pending = false
-		if msg.source != s.source || s.models == nil || msg.model != s.models[s.model] {
+	case inputMsg:
+		if msg.run != s.runs {
 			return nil
 		}
+		s.reading = ""
+		if msg.err != nil {
+			s.input, s.err, s.out, s.offset = "", msg.err, nil, 0
+			return nil
+		}
+		return s.transform(msg.in)
+	case pipelineMsg:
+		if msg.run != s.runs {
+			return nil
+		}
+		s.pending = false
 		// Any file or payload may come here: Go source with its tabs, a binary's control bytes.
 		// display makes them what the terminal draws as measured (expanded, in caret notation).
 		s.input, s.err = display(msg.input), msg.err
@@ -249,31 +270,33 @@ func expandHome(path string) string {
 	return filepath.Join(home, path[1:])
 }
 
-// run transforms the chosen source with the chosen model.
+// run transforms the chosen source with the chosen model: a file is read again first (it may
+// have changed since), by a command, and transformed once read.
 func (s *pipelineScreen) run() tea.Cmd {
 	if s.source == "" || len(s.models) == 0 {
 		return nil
 	}
-	p, model, source := s.cfg.Pipeline, s.models[s.model], s.source
-	in := Input{Type: "toolResult", Source: source}
-	var text string
-	var readErr error
-	if strings.HasPrefix(source, "file:") {
-		path := strings.TrimPrefix(source, "file:")
-		in.Source = path
-		text, readErr = readInput(path)
-	} else {
-		in = s.evIn
-		text = in.Text
+	s.runs++
+	s.reading, s.pending = "", false
+	path, ok := strings.CutPrefix(s.source, "file:")
+	if !ok {
+		return s.transform(s.evIn)
 	}
-	in.Text = text
+	s.reading = path
+	run := s.runs
+	return func() tea.Msg {
+		text, err := readInput(path)
+		return inputMsg{run: run, in: Input{Text: text, Type: "toolResult", Source: path}, err: err}
+	}
+}
+
+// transform runs the chosen model over in.
+func (s *pipelineScreen) transform(in Input) tea.Cmd {
+	p, model, run := s.cfg.Pipeline, s.models[s.model], s.runs
 	s.pending = true
 	return func() tea.Msg {
-		m := pipelineMsg{model: model, source: source, input: text, err: readErr}
-		if readErr == nil {
-			m.out, m.err = p.Transform(context.Background(), model, in)
-		}
-		return m
+		out, err := p.Transform(context.Background(), model, in)
+		return pipelineMsg{run: run, input: in.Text, out: out, err: err}
 	}
 }
 
@@ -475,11 +498,14 @@ func (s *pipelineScreen) view() string {
 		b.WriteString(wrap(s.note, s.w) + "\n")
 	}
 	switch {
-	case s.err != nil:
-		b.WriteString(wrap(display(s.err.Error()), s.w)) // it may name the file
+	case s.reading != "":
+		b.WriteString(wrap(display("reading "+s.reading+"…"), s.w))
 		return b.String()
 	case s.pending:
 		b.WriteString("transforming…")
+		return b.String()
+	case s.err != nil:
+		b.WriteString(wrap(display(s.err.Error()), s.w)) // it may name the file
 		return b.String()
 	case s.out == nil:
 		b.WriteString(wrap(fmt.Sprintf("Choose what to transform: o and a file path, or e for the text of a traced result (%d recorded). "+
