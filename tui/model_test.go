@@ -843,7 +843,7 @@ func TestHelpListsWorkingKeys(t *testing.T) {
 	}
 	for n := range 5 {
 		m := ready(n)
-		bound := append(append([]key.Binding(nil), globalKeys...), m.screens[n].keys()...)
+		bound := append(append([]key.Binding(nil), globalKeys...), screenKeys(m.screens[n])...)
 		title := m.screens[n].title()
 		m.Close()
 		for _, k := range universe {

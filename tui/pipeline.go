@@ -123,7 +123,7 @@ func (s *pipelineScreen) project() string {
 func (s *pipelineScreen) title() string   { return "Pipeline" }
 func (s *pipelineScreen) capturing() bool { return s.path.Focused() }
 func (s *pipelineScreen) keys() []key.Binding {
-	return []key.Binding{keyModel, keyOpen, keyEvent, keyUp, keyDown, keyPgUp, keyPgDn, keyHome, keyEnd}
+	return []key.Binding{keyModel, keyOpen, keyEvent}
 }
 func (s *pipelineScreen) init() tea.Cmd { return nil }
 
@@ -224,31 +224,21 @@ func (s *pipelineScreen) key(msg tea.KeyMsg) tea.Cmd {
 		return s.path.Focus()
 	case key.Matches(msg, keyEvent):
 		return s.nextEvent()
-	case key.Matches(msg, keyUp):
-		s.scroll(-1)
-	case key.Matches(msg, keyDown):
-		s.scroll(1)
-	case key.Matches(msg, keyPgDn):
-		s.scroll(s.colHeight())
-	case key.Matches(msg, keyPgUp):
-		s.scroll(-s.colHeight())
-	case key.Matches(msg, keyHome):
-		s.offset = 0
-	case key.Matches(msg, keyEnd):
-		s.scroll(maxPipelineInput) // scroll stops at the last page
+	}
+	if off, ok := scrollKeys.scroll(msg, s.offset, s.colHeight(), s.lastOffset()); ok {
+		s.offset = off
 	}
 	return nil
 }
 
-// scroll moves both columns by n lines, no further than the longer one's last page, so a key
+// lastOffset is the offset of the longer column's last page: scrolling stops there, so a key
 // held past the end is not owed back before scrolling up moves anything.
-func (s *pipelineScreen) scroll(n int) {
-	last := 0
-	if s.out != nil {
-		l, r := s.columns()
-		last = max(len(l), len(r)) - s.colHeight()
+func (s *pipelineScreen) lastOffset() int {
+	if s.out == nil {
+		return 0
 	}
-	s.offset = max(0, min(s.offset+n, last))
+	l, r := s.columns()
+	return max(len(l), len(r)) - s.colHeight()
 }
 
 // columns are the original and the transformed text, wrapped to their columns.

@@ -71,7 +71,7 @@ func newTrafficScreen(e env) *trafficScreen {
 func (s *trafficScreen) title() string   { return "Traffic" }
 func (s *trafficScreen) capturing() bool { return s.filter.Focused() }
 func (s *trafficScreen) keys() []key.Binding {
-	return []key.Binding{keyUp, keyDown, keyEnter, keyFilter, keyBack, keyPgUp, keyPgDn, keyHome, keyEnd}
+	return []key.Binding{keyEnter, keyFilter, keyBack}
 }
 
 func (s *trafficScreen) init() tea.Cmd {
