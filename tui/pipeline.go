@@ -92,9 +92,9 @@ func newPipelineScreen(e env) *pipelineScreen {
 			if i := slices.Index(s.models, pipeline.DefaultModel); i >= 0 {
 				s.model = i
 			}
-			whose := s.project()
-			if whose == "" {
-				whose = "the project"
+			whose := "the project"
+			if p := s.projectName(); p != "" {
+				whose = "project " + p
 			}
 			s.note = display(fmt.Sprintf("The proxyModel %q set for %s does not exist: its sessions get the built-in default. "+
 				"'mcpctl get proxymodels' lists the models there are.", m, whose))
@@ -108,14 +108,15 @@ func newPipelineScreen(e env) *pipelineScreen {
 	return s
 }
 
-// project names the project whose proxymodel the screen starts on ("project web"), "" when
-// the console runs for none.
-func (s *pipelineScreen) project() string {
+// projectName is the project the console runs for, "" for none: the one whose proxymodel the
+// screen starts on, and the one a file is transformed for, as 'mcpctl serve' started for it
+// would.
+func (s *pipelineScreen) projectName() string {
 	switch {
 	case s.cfg.Project != "":
-		return "project " + s.cfg.Project
+		return s.cfg.Project
 	case s.cfg.Repo != nil:
-		return "project " + s.cfg.Repo.Name
+		return s.cfg.Repo.Name
 	}
 	return ""
 }
@@ -273,10 +274,10 @@ func (s *pipelineScreen) run() tea.Cmd {
 		return s.transform(s.evIn)
 	}
 	s.reading = path
-	run := s.runs
+	run, project := s.runs, s.projectName()
 	return func() tea.Msg {
 		text, err := readInput(path)
-		return inputMsg{run: run, in: Input{Text: text, Type: "toolResult", Source: path}, err: err}
+		return inputMsg{run: run, in: Input{Text: text, Type: "toolResult", Source: path, Project: project}, err: err}
 	}
 }
 
@@ -299,13 +300,14 @@ func (s *pipelineScreen) nextEvent() tea.Cmd {
 	for i := 1; i <= n; i++ {
 		ev := (s.ev + i) % n
 		e := s.traced[n-1-ev]
-		in, ok := Input{Type: contentType(e.Method), Source: e.Name}, false
+		// For the project the server that traced it served, which it passed to custom stages.
+		in, ok := Input{Type: contentType(e.Method), Source: e.Name, Project: e.Project}, false
 		in.Text, ok = payloadText(e.Payload)
 		if p := e.Pipeline; p != nil && p.Input != "" {
 			// The payload is what serve's model made of the content; the screen starts from
 			// the content as serve had it, with that model, which may be a server's or an
 			// override's.
-			in, ok = Input{Text: p.Input, Type: cmp.Or(p.Type, in.Type), Source: cmp.Or(p.Source, in.Source)}, true
+			in, ok = Input{Text: p.Input, Type: cmp.Or(p.Type, in.Type), Source: cmp.Or(p.Source, in.Source), Project: e.Project}, true
 			if m := slices.Index(s.models, p.Model); m >= 0 {
 				s.model = m
 			}
@@ -315,6 +317,13 @@ func (s *pipelineScreen) nextEvent() tea.Cmd {
 		}
 		s.ev, s.evIn = ev, in
 		s.source = fmt.Sprintf("event:%s %s %s %s", e.TS.Format("15:04:05.000"), e.Session, e.Method, e.Name)
+		switch p := e.Project; { // its stages ran for the project it was served for, said when not the console's
+		case p == s.projectName():
+		case p == "":
+			s.source += " served for no project"
+		default:
+			s.source += " of project " + p
+		}
 		return s.run()
 	}
 	if s.payload == 0 {
@@ -470,8 +479,8 @@ func (s *pipelineScreen) view() string {
 	model := "(none)"
 	if len(s.models) > 0 {
 		model = s.models[s.model]
-		if p := s.project(); p != "" && model == s.cfg.ProxyModel {
-			model += " of " + p // the one its sessions get
+		if p := s.projectName(); p != "" && model == s.cfg.ProxyModel {
+			model += " of project " + p // the one its sessions get
 		}
 	}
 	if s.path.Focused() {

@@ -1,10 +1,14 @@
 package tui
 
 import (
+	"context"
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpctl/mcpctl/tui/traffic"
 )
 
 // A path typed at o may start with ~, as in a shell: there is no shell here to expand it.
@@ -48,5 +52,54 @@ func TestPipelineOpenReadsInACommand(t *testing.T) {
 	settle(s, again)
 	if v := s.view(); s.err != nil || !strings.Contains(v, "model default") || !strings.Contains(v, "## Written after enter") {
 		t.Errorf("the file read after m: err %v; want it shown whole by the default model:\n%s", s.err, v)
+	}
+}
+
+// recorder is a Transformer that keeps the inputs it is given.
+type recorder struct {
+	splitter
+	ins *[]Input
+}
+
+func (r recorder) Transform(ctx context.Context, model string, in Input) (Output, error) {
+	*r.ins = append(*r.ins, in)
+	return r.splitter.Transform(ctx, model, in)
+}
+
+// The Pipeline screen transforms content for the project it is served for, as serve does, which
+// tells custom stages (a redaction, a stage configured per project): a file for the project the
+// console runs for (named, or the repository's), a traced result for the project of the server
+// that traced it, named when it is not the console's. Both were transformed for none.
+func TestPipelineTransformsForTheProject(t *testing.T) {
+	f := newFixture(t, 1)
+	path := filepath.Join(t.TempDir(), "notes.md")
+	writeFile(t, path, "# Notes\n\n## One\n\nfirst\n", time.Time{})
+	ev := traffic.Event{TS: clock, Session: "s1", Project: "api", Kind: traffic.KindResponse, Method: "tools/call", Name: "get_prompt",
+		Status: traffic.StatusOK, Payload: json.RawMessage(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"# Doc\n\n## One\n\nfirst"}]}}`)}
+	for _, tc := range []struct {
+		name, project string
+		repo          *RepoProject
+		want          string
+	}{
+		{"a project named", "web", nil, "web"},
+		{"the repository's", "", &RepoProject{Name: "shop-front"}, "shop-front"},
+		{"none", "", nil, ""},
+	} {
+		var ins []Input
+		cfg := f.cfg
+		cfg.Project, cfg.Repo, cfg.Pipeline = tc.project, tc.repo, recorder{ins: &ins}
+		s := newPipelineScreen(env{cfg: &cfg, st: newStyles(false)})
+		s.resize(100, 22)
+		s.update(trafficMsg{events: []traffic.Event{ev}})
+		s.update(keyMsg("o"))
+		s.update(keyMsg(path))
+		settle(s, s.update(keyMsg("enter")))
+		settle(s, s.update(keyMsg("e")))
+		if len(ins) != 2 || ins[0].Project != tc.want || ins[1].Project != "api" {
+			t.Errorf("%s: transformed %+v; want the file for project %q, then the event for project api", tc.name, ins, tc.want)
+		}
+		if v := s.view(); !strings.Contains(v, "get_prompt of project api") {
+			t.Errorf("%s: the source does not say the event was served for project api:\n%s", tc.name, v)
+		}
 	}
 }
