@@ -18,17 +18,20 @@ func (c consolePipeline) Models() []string {
 	return names
 }
 
-// Transform runs model over in as serve does: a tool result the model leaves more than a result
-// may be is paged by the built-in default, as serve pages it, so a traced result run again
-// (e) shows the page serve sent, not the model's output the client never saw.
+// Transform runs model over in as serve does: for in's project, which custom stages are told
+// (a stage that redacts or is configured per project gave another result for none), and a tool
+// result the model leaves more than a result may be is paged by the built-in default, as serve
+// pages it, so a traced result run again (e) shows the page serve sent, not the model's output
+// the client never saw.
 func (c consolePipeline) Transform(ctx context.Context, model string, in tui.Input) (tui.Output, error) {
 	typ := pipeline.ContentType(in.Type)
-	out, err := c.e.Transform(ctx, pipeline.Request{Model: model, Content: pipeline.Content{Text: in.Text, Type: typ, Source: in.Source}})
+	out, err := c.e.Transform(ctx, pipeline.Request{Model: model, Project: in.Project,
+		Content: pipeline.Content{Text: in.Text, Type: typ, Source: in.Source}})
 	if err != nil {
 		return tui.Output{}, err
 	}
 	if typ == pipeline.TypeToolResult {
-		if paged, ok, _ := mcpserver.BoundToolResult(ctx, c.e, "", model, in.Source, in.Text, out); ok {
+		if paged, ok, _ := mcpserver.BoundToolResult(ctx, c.e, in.Project, model, in.Source, in.Text, out); ok {
 			out = paged
 		}
 	}

@@ -62,6 +62,8 @@ type screen interface {
 	update(msg tea.Msg) tea.Cmd
 	view() string
 	resize(w, h int)
+	// keys are the screen's own keys; the scrolling keys, which every screen takes, are added
+	// to them by screenKeys.
 	keys() []key.Binding
 	// capturing is true while a text input has the keys: then only ctrl+c is global.
 	capturing() bool
@@ -81,14 +83,8 @@ var (
 
 // Keys the screens share.
 var (
-	keyUp    = key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up"))
-	keyDown  = key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down"))
 	keyLeft  = key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "left pane"))
 	keyRight = key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "right pane"))
-	keyPgUp  = key.NewBinding(key.WithKeys("pgup", "ctrl+u"), key.WithHelp("pgup", "page up"))
-	keyPgDn  = key.NewBinding(key.WithKeys("pgdown", "ctrl+d", " "), key.WithHelp("pgdn", "page down"))
-	keyHome  = key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g", "top"))
-	keyEnd   = key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G", "bottom"))
 	keyEnter = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open"))
 	keyBack  = key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back"))
 )
@@ -335,17 +331,12 @@ func (m *Model) View() string {
 }
 
 // footer is the active screen's keys, as many as fit, then "? keys" and "q quit", which always
-// show: ? is how to find the rest. The paging keys every list shares are left to ?.
+// show: ? is how to find the rest. The paging keys every screen shares are left to ?.
 func (m *Model) footer() string {
 	h := m.help
 	h.Width = 0
 	tail := h.ShortHelpView([]key.Binding{keyHelp, keyQuit})
-	var own []key.Binding
-	for _, k := range m.screens[m.active].keys() {
-		if !slices.ContainsFunc(pagingKeys, func(p key.Binding) bool { return p.Help() == k.Help() }) {
-			own = append(own, k)
-		}
-	}
+	own := slices.Concat(m.screens[m.active].keys(), scrollKeys.lines())
 	sep := h.ShortSeparator
 	room := m.w - displayWidth(tail) - displayWidth(sep)
 	h.Width = max(0, room)
@@ -377,8 +368,10 @@ func (m *Model) header() string {
 	return padRight(strings.Join(parts, " "), m.w)
 }
 
-// pagingKeys move through any list: the help lists them, the footer leaves them out.
-var pagingKeys = []key.Binding{keyPgUp, keyPgDn, keyHome, keyEnd}
+// screenKeys are a screen's keys as its help lists them: its own, then the scrolling keys.
+func screenKeys(s screen) []key.Binding {
+	return slices.Concat(s.keys(), scrollKeys.lines(), scrollKeys.paging())
+}
 
 // globalKeys are the keys of every screen, as the help lists them.
 var globalKeys = []key.Binding{keyScreens, keyNext, keyPrev, keyHelp, keyQuit, keyInterrupt}
@@ -403,7 +396,7 @@ func (m *Model) helpLines() []string {
 	}
 	h := m.h - 2
 	layout := func(closes string) []string {
-		own := fmt.Sprintf("Keys on the %s screen %s\n\n", cur.title(), closes) + list(cur.keys())
+		own := fmt.Sprintf("Keys on the %s screen %s\n\n", cur.title(), closes) + list(screenKeys(cur))
 		all := "Everywhere\n\n" + list(globalKeys)
 		ownN, allN := strings.Count(own, "\n"), strings.Count(all, "\n")
 		text := own + "\n" + all
@@ -442,23 +435,9 @@ func (m *Model) scrollHelp(msg tea.KeyMsg) bool {
 		return false
 	}
 	rows := max(1, h-1)
-	last := lines - rows
-	switch {
-	case key.Matches(msg, keyUp):
-		m.helpTop--
-	case key.Matches(msg, keyDown):
-		m.helpTop++
-	case key.Matches(msg, keyPgUp):
-		m.helpTop -= rows
-	case key.Matches(msg, keyPgDn):
-		m.helpTop += rows
-	case key.Matches(msg, keyHome):
-		m.helpTop = 0
-	case key.Matches(msg, keyEnd):
-		m.helpTop = last
-	default:
-		return false
+	top, ok := scrollKeys.scroll(msg, m.helpTop, rows, lines-rows)
+	if ok {
+		m.helpTop = top
 	}
-	m.helpTop = max(0, min(m.helpTop, last))
-	return true
+	return ok
 }

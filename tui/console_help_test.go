@@ -18,7 +18,7 @@ func TestHelpScrollsOnASmallTerminal(t *testing.T) {
 		m.Update(keyMsg("?"))
 		// Every key's line of help, as the help lists it.
 		var all []string
-		for _, k := range append(m.screens[0].keys(), globalKeys...) {
+		for _, k := range append(screenKeys(m.screens[0]), globalKeys...) {
 			all = append(all, fmt.Sprintf("  %-12s %s", k.Help().Key, k.Help().Desc))
 		}
 		seen := ""

@@ -114,9 +114,10 @@ func TestScreensNeutraliseControlSequences(t *testing.T) {
 		m.Update(m.src.waitTraffic()()) // blocks until the follower has read more
 	}
 	noControls(t, "traffic", ts.view())
+	m.Update(keyMsg("3")) // enter goes to the screen shown
 	for i := range ts.shown {
 		ts.l.cursor = i
-		m.Update(keyMsg("enter"))
+		openEvent(t, m)
 		noControls(t, "traffic event", ts.view())
 		m.Update(keyMsg("esc"))
 	}
@@ -136,7 +137,7 @@ func TestPipelineTabsAndBinary(t *testing.T) {
 	s.resize(60, 22)
 	for _, path := range []string{gosrc, bin} {
 		s.source = "file:" + path
-		s.update(s.run()())
+		settle(s, s.run())
 		v := s.view()
 		if strings.Contains(v, "\t") {
 			t.Errorf("%s: a tab is drawn raw:\n%s", path, v)

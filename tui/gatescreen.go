@@ -72,7 +72,7 @@ func newGateScreen(e env) *gateScreen {
 func (s *gateScreen) title() string   { return "Gate" }
 func (s *gateScreen) capturing() bool { return s.tags.Focused() }
 func (s *gateScreen) keys() []key.Binding {
-	return []key.Binding{keyUp, keyDown, keyLeft, keyRight, keyTags, keyBriefing, keyPgUp, keyPgDn, keyHome, keyEnd}
+	return []key.Binding{keyLeft, keyRight, keyTags, keyBriefing}
 }
 
 func (s *gateScreen) init() tea.Cmd { return s.listProjects() }

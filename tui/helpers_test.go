@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 
@@ -174,4 +175,40 @@ func (splitter) Transform(_ context.Context, model string, in Input) (Output, er
 	out.Text = toc.String()
 	out.BytesAfter = len(out.Text)
 	return out, nil
+}
+
+// openEvent presses enter on the Traffic screen and shows the event once laid out, as the
+// program does with the command enter returns.
+func openEvent(tb testing.TB, m *Model) {
+	tb.Helper()
+	_, cmd := m.Update(keyMsg("enter"))
+	if cmd == nil {
+		tb.Fatal("enter opened no event")
+	}
+	layOut(m, cmd)
+}
+
+// resize gives the console a new size and returns the commands that asks for.
+func resize(m *Model, w, h int) tea.Cmd {
+	_, cmd := m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	return cmd
+}
+
+// layOut runs the Traffic detail's layouts among cmd's commands and those they lead to, and
+// shows them; the other commands (a preview's rendering) are left.
+func layOut(m *Model, cmd tea.Cmd) {
+	for _, msg := range runBatch(cmd) {
+		if d, ok := msg.(detailMsg); ok {
+			_, next := m.Update(d)
+			layOut(m, next)
+		}
+	}
+}
+
+// settle runs a Pipeline screen's command and those its answers lead to, as the program does:
+// a file is read, then transformed.
+func settle(s *pipelineScreen, cmd tea.Cmd) {
+	for cmd != nil {
+		cmd = s.update(cmd())
+	}
 }

@@ -111,7 +111,7 @@ func (s *libraryScreen) title() string   { return "Library" }
 func (s *libraryScreen) capturing() bool { return s.search.Focused() }
 
 func (s *libraryScreen) keys() []key.Binding {
-	return []key.Binding{keyUp, keyDown, keyLeft, keyRight, keyEnter, keySearch, keyBack, keyPgUp, keyPgDn, keyHome, keyEnd}
+	return []key.Binding{keyLeft, keyRight, keyEnter, keySearch, keyBack}
 }
 
 func (s *libraryScreen) init() tea.Cmd {
@@ -406,24 +406,6 @@ func (s *libraryScreen) key(msg tea.KeyMsg) tea.Cmd {
 		scrollText(&s.preview, msg)
 	}
 	return nil
-}
-
-// moveList applies a movement key to a list.
-func moveList(l *listView, msg tea.KeyMsg) {
-	switch {
-	case key.Matches(msg, keyUp):
-		l.move(-1)
-	case key.Matches(msg, keyDown):
-		l.move(1)
-	case key.Matches(msg, keyPgUp):
-		l.move(-l.height)
-	case key.Matches(msg, keyPgDn):
-		l.move(l.height)
-	case key.Matches(msg, keyHome):
-		l.top()
-	case key.Matches(msg, keyEnd):
-		l.bottom()
-	}
 }
 
 // renderSeed seeds the hash of a prompt's content in renderKey.

@@ -17,14 +17,7 @@ func (l *listView) setLen(n int) {
 
 func (l *listView) setHeight(h int) { l.height = max(1, h); l.scroll() }
 
-// move moves the cursor by d rows, stopping at the ends.
-func (l *listView) move(d int) {
-	l.cursor = max(0, min(l.cursor+d, l.n-1))
-	l.scroll()
-}
-
-func (l *listView) top()    { l.cursor = 0; l.scroll() }
-func (l *listView) bottom() { l.cursor = max(0, l.n-1); l.scroll() }
+func (l *listView) top() { l.cursor = 0; l.scroll() }
 
 // scroll keeps the cursor inside the window.
 func (l *listView) scroll() {

@@ -348,7 +348,7 @@ func TestTrafficDetailStays(t *testing.T) {
 	m.Update(trafficMsg{events: trafficEvents()})
 	m.Update(keyMsg("3"))
 	m.Update(keyMsg("j")) // the second newest: search_prompts #111 (8ms)
-	m.Update(keyMsg("enter"))
+	openEvent(t, m)
 	before := m.View()
 	if !strings.Contains(before, "id 1111 search_prompts") {
 		t.Fatalf("the detail does not show the selected event:\n%s", before)
@@ -378,7 +378,7 @@ func TestPipelineFile(t *testing.T) {
 		for _, k := range keys {
 			cmd := s.update(keyMsg(k))
 			if cmd != nil && (k == "enter" || k == "m") { // the others' are the cursor's blink
-				s.update(cmd())
+				settle(s, cmd)
 			}
 		}
 	}
@@ -469,7 +469,7 @@ func TestPipelineFileErrors(t *testing.T) {
 		s.resize(400, 22) // wide enough that the message is one line
 		for _, k := range []string{"o", tc.path, "enter"} {
 			if cmd := s.update(keyMsg(k)); cmd != nil && k == "enter" {
-				s.update(cmd())
+				settle(s, cmd)
 			}
 		}
 		v := s.view()
@@ -598,7 +598,7 @@ func TestPipelineEventKeepsTheFile(t *testing.T) {
 		s.update(trafficMsg{events: tc.events})
 		for _, k := range []string{"o", path, "enter", "e"} {
 			if cmd := s.update(keyMsg(k)); cmd != nil && k == "enter" {
-				s.update(cmd())
+				settle(s, cmd)
 			}
 		}
 		v := s.view()
@@ -839,14 +839,14 @@ func TestHelpListsWorkingKeys(t *testing.T) {
 				m.Update(keyMsg(k))
 			}
 			_, cmd := m.Update(press("enter"))
-			m.Update(cmd())
+			drain(m, cmd)
 			m.Update(press("down")) // somewhere to go up from
 		}
 		return m
 	}
 	for n := range 5 {
 		m := ready(n)
-		bound := append(append([]key.Binding(nil), globalKeys...), m.screens[n].keys()...)
+		bound := append(append([]key.Binding(nil), globalKeys...), screenKeys(m.screens[n])...)
 		title := m.screens[n].title()
 		m.Close()
 		for _, k := range universe {

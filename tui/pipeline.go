@@ -33,12 +33,21 @@ var (
 	keyEvent = key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "next traced event"))
 )
 
-type pipelineMsg struct {
-	model, source string
-	input         string
-	out           Output
-	err           error
-}
+type (
+	// inputMsg is a file read for the screen, by a command: reading up to 8 MB, from a slow disk
+	// or a network mount, is no work for the UI goroutine.
+	inputMsg struct {
+		run int // the pipelineScreen.runs it is for
+		in  Input
+		err error
+	}
+	pipelineMsg struct {
+		run   int
+		input string
+		out   Output
+		err   error
+	}
+)
 
 // pipelineScreen is screen 5: a proxymodel applied to a file or a traced event's payload,
 // original beside transformed, with the section table, bytes and cache status.
@@ -61,7 +70,9 @@ type pipelineScreen struct {
 	left    wrappedLines
 	right   wrappedLines
 	table   table.Model
-	pending bool
+	runs    int    // counts the runs: the answer to one superseded since (another model or source) is dropped
+	reading string // the file being read, "" when none is
+	pending bool   // the transformation is on its way
 }
 
 func newPipelineScreen(e env) *pipelineScreen {
@@ -81,9 +92,9 @@ func newPipelineScreen(e env) *pipelineScreen {
 			if i := slices.Index(s.models, pipeline.DefaultModel); i >= 0 {
 				s.model = i
 			}
-			whose := s.project()
-			if whose == "" {
-				whose = "the project"
+			whose := "the project"
+			if p := s.projectName(); p != "" {
+				whose = "project " + p
 			}
 			s.note = display(fmt.Sprintf("The proxyModel %q set for %s does not exist: its sessions get the built-in default. "+
 				"'mcpctl get proxymodels' lists the models there are.", m, whose))
@@ -97,14 +108,15 @@ func newPipelineScreen(e env) *pipelineScreen {
 	return s
 }
 
-// project names the project whose proxymodel the screen starts on ("project web"), "" when
-// the console runs for none.
-func (s *pipelineScreen) project() string {
+// projectName is the project the console runs for, "" for none: the one whose proxymodel the
+// screen starts on, and the one a file is transformed for, as 'mcpctl serve' started for it
+// would.
+func (s *pipelineScreen) projectName() string {
 	switch {
 	case s.cfg.Project != "":
-		return "project " + s.cfg.Project
+		return s.cfg.Project
 	case s.cfg.Repo != nil:
-		return "project " + s.cfg.Repo.Name
+		return s.cfg.Repo.Name
 	}
 	return ""
 }
@@ -112,7 +124,7 @@ func (s *pipelineScreen) project() string {
 func (s *pipelineScreen) title() string   { return "Pipeline" }
 func (s *pipelineScreen) capturing() bool { return s.path.Focused() }
 func (s *pipelineScreen) keys() []key.Binding {
-	return []key.Binding{keyModel, keyOpen, keyEvent, keyUp, keyDown, keyPgUp, keyPgDn, keyHome, keyEnd}
+	return []key.Binding{keyModel, keyOpen, keyEvent}
 }
 func (s *pipelineScreen) init() tea.Cmd { return nil }
 
@@ -142,11 +154,21 @@ func (s *pipelineScreen) update(msg tea.Msg) tea.Cmd {
 			s.ev = min(s.ev, len(s.traced)-1)
 		}
 		return nil
-	case pipelineMsg:
-		s.pending = false
-		if msg.source != s.source || s.models == nil || msg.model != s.models[s.model] {
+	case inputMsg:
+		if msg.run != s.runs {
 			return nil
 		}
+		s.reading = ""
+		if msg.err != nil {
+			s.input, s.err, s.out, s.offset = "", msg.err, nil, 0
+			return nil
+		}
+		return s.transform(msg.in)
+	case pipelineMsg:
+		if msg.run != s.runs {
+			return nil
+		}
+		s.pending = false
 		// Any file or payload may come here: Go source with its tabs, a binary's control bytes.
 		// display makes them what the terminal draws as measured (expanded, in caret notation).
 		s.input, s.err = display(msg.input), msg.err
@@ -203,31 +225,21 @@ func (s *pipelineScreen) key(msg tea.KeyMsg) tea.Cmd {
 		return s.path.Focus()
 	case key.Matches(msg, keyEvent):
 		return s.nextEvent()
-	case key.Matches(msg, keyUp):
-		s.scroll(-1)
-	case key.Matches(msg, keyDown):
-		s.scroll(1)
-	case key.Matches(msg, keyPgDn):
-		s.scroll(s.colHeight())
-	case key.Matches(msg, keyPgUp):
-		s.scroll(-s.colHeight())
-	case key.Matches(msg, keyHome):
-		s.offset = 0
-	case key.Matches(msg, keyEnd):
-		s.scroll(maxPipelineInput) // scroll stops at the last page
+	}
+	if off, ok := scrollKeys.scroll(msg, s.offset, s.colHeight(), s.lastOffset()); ok {
+		s.offset = off
 	}
 	return nil
 }
 
-// scroll moves both columns by n lines, no further than the longer one's last page, so a key
+// lastOffset is the offset of the longer column's last page: scrolling stops there, so a key
 // held past the end is not owed back before scrolling up moves anything.
-func (s *pipelineScreen) scroll(n int) {
-	last := 0
-	if s.out != nil {
-		l, r := s.columns()
-		last = max(len(l), len(r)) - s.colHeight()
+func (s *pipelineScreen) lastOffset() int {
+	if s.out == nil {
+		return 0
 	}
-	s.offset = max(0, min(s.offset+n, last))
+	l, r := s.columns()
+	return max(len(l), len(r)) - s.colHeight()
 }
 
 // columns are the original and the transformed text, wrapped to their columns.
@@ -249,31 +261,33 @@ func expandHome(path string) string {
 	return filepath.Join(home, path[1:])
 }
 
-// run transforms the chosen source with the chosen model.
+// run transforms the chosen source with the chosen model: a file is read again first (it may
+// have changed since), by a command, and transformed once read.
 func (s *pipelineScreen) run() tea.Cmd {
 	if s.source == "" || len(s.models) == 0 {
 		return nil
 	}
-	p, model, source := s.cfg.Pipeline, s.models[s.model], s.source
-	in := Input{Type: "toolResult", Source: source}
-	var text string
-	var readErr error
-	if strings.HasPrefix(source, "file:") {
-		path := strings.TrimPrefix(source, "file:")
-		in.Source = path
-		text, readErr = readInput(path)
-	} else {
-		in = s.evIn
-		text = in.Text
+	s.runs++
+	s.reading, s.pending = "", false
+	path, ok := strings.CutPrefix(s.source, "file:")
+	if !ok {
+		return s.transform(s.evIn)
 	}
-	in.Text = text
+	s.reading = path
+	run, project := s.runs, s.projectName()
+	return func() tea.Msg {
+		text, err := readInput(path)
+		return inputMsg{run: run, in: Input{Text: text, Type: "toolResult", Source: path, Project: project}, err: err}
+	}
+}
+
+// transform runs the chosen model over in.
+func (s *pipelineScreen) transform(in Input) tea.Cmd {
+	p, model, run := s.cfg.Pipeline, s.models[s.model], s.runs
 	s.pending = true
 	return func() tea.Msg {
-		m := pipelineMsg{model: model, source: source, input: text, err: readErr}
-		if readErr == nil {
-			m.out, m.err = p.Transform(context.Background(), model, in)
-		}
-		return m
+		out, err := p.Transform(context.Background(), model, in)
+		return pipelineMsg{run: run, input: in.Text, out: out, err: err}
 	}
 }
 
@@ -286,13 +300,14 @@ func (s *pipelineScreen) nextEvent() tea.Cmd {
 	for i := 1; i <= n; i++ {
 		ev := (s.ev + i) % n
 		e := s.traced[n-1-ev]
-		in, ok := Input{Type: contentType(e.Method), Source: e.Name}, false
+		// For the project the server that traced it served, which it passed to custom stages.
+		in, ok := Input{Type: contentType(e.Method), Source: e.Name, Project: e.Project}, false
 		in.Text, ok = payloadText(e.Payload)
 		if p := e.Pipeline; p != nil && p.Input != "" {
 			// The payload is what serve's model made of the content; the screen starts from
 			// the content as serve had it, with that model, which may be a server's or an
 			// override's.
-			in, ok = Input{Text: p.Input, Type: cmp.Or(p.Type, in.Type), Source: cmp.Or(p.Source, in.Source)}, true
+			in, ok = Input{Text: p.Input, Type: cmp.Or(p.Type, in.Type), Source: cmp.Or(p.Source, in.Source), Project: e.Project}, true
 			if m := slices.Index(s.models, p.Model); m >= 0 {
 				s.model = m
 			}
@@ -302,6 +317,13 @@ func (s *pipelineScreen) nextEvent() tea.Cmd {
 		}
 		s.ev, s.evIn = ev, in
 		s.source = fmt.Sprintf("event:%s %s %s %s", e.TS.Format("15:04:05.000"), e.Session, e.Method, e.Name)
+		switch p := e.Project; { // its stages ran for the project it was served for, said when not the console's
+		case p == s.projectName():
+		case p == "":
+			s.source += " served for no project"
+		default:
+			s.source += " of project " + p
+		}
 		return s.run()
 	}
 	if s.payload == 0 {
@@ -457,8 +479,8 @@ func (s *pipelineScreen) view() string {
 	model := "(none)"
 	if len(s.models) > 0 {
 		model = s.models[s.model]
-		if p := s.project(); p != "" && model == s.cfg.ProxyModel {
-			model += " of " + p // the one its sessions get
+		if p := s.projectName(); p != "" && model == s.cfg.ProxyModel {
+			model += " of project " + p // the one its sessions get
 		}
 	}
 	if s.path.Focused() {
@@ -475,11 +497,14 @@ func (s *pipelineScreen) view() string {
 		b.WriteString(wrap(s.note, s.w) + "\n")
 	}
 	switch {
-	case s.err != nil:
-		b.WriteString(wrap(display(s.err.Error()), s.w)) // it may name the file
+	case s.reading != "":
+		b.WriteString(wrap(display("reading "+s.reading+"…"), s.w))
 		return b.String()
 	case s.pending:
 		b.WriteString("transforming…")
+		return b.String()
+	case s.err != nil:
+		b.WriteString(wrap(display(s.err.Error()), s.w)) // it may name the file
 		return b.String()
 	case s.out == nil:
 		b.WriteString(wrap(fmt.Sprintf("Choose what to transform: o and a file path, or e for the text of a traced result (%d recorded). "+

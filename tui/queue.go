@@ -81,7 +81,7 @@ func newQueueScreen(e env) *queueScreen {
 func (s *queueScreen) title() string   { return "Queue" }
 func (s *queueScreen) capturing() bool { return s.confirm != "" }
 func (s *queueScreen) keys() []key.Binding {
-	return []key.Binding{keyUp, keyDown, keyRetry, keyDiscard, keyPgUp, keyPgDn, keyHome, keyEnd}
+	return []key.Binding{keyRetry, keyDiscard}
 }
 
 func (s *queueScreen) init() tea.Cmd {

@@ -48,7 +48,12 @@ type trafficScreen struct {
 	match   []filterTerm   // the filter in force, parsed
 	badTerm error          // why the filter being typed cannot be applied, shown until corrected
 	detail  *traffic.Event // the event Enter opened; it stays while new events arrive
-	detailW int            // the width the detail is wrapped to
+	opened  int            // counts the events opened: a layout for one closed since is dropped
+	// text is the open event's detail for any width (eventText), kept once laid out: a resize
+	// only wraps it again, where decoding and indenting a 5 MB payload each time took 170 ms.
+	text    string
+	detailW int  // the width the shown detail is wrapped to; 0 until its first layout arrives
+	laying  bool // a layout of the open event is on its way
 	vp      viewport.Model
 	latency map[string][]float64 // per method, the latest durations
 	calls   map[string]int       // per method, responses seen
@@ -66,7 +71,7 @@ func newTrafficScreen(e env) *trafficScreen {
 func (s *trafficScreen) title() string   { return "Traffic" }
 func (s *trafficScreen) capturing() bool { return s.filter.Focused() }
 func (s *trafficScreen) keys() []key.Binding {
-	return []key.Binding{keyUp, keyDown, keyEnter, keyFilter, keyBack, keyPgUp, keyPgDn, keyHome, keyEnd}
+	return []key.Binding{keyEnter, keyFilter, keyBack}
 }
 
 func (s *trafficScreen) init() tea.Cmd {
@@ -81,18 +86,68 @@ func (s *trafficScreen) resize(w, h int) {
 	s.l.setHeight(max(1, h-3-s.sparkRows()))
 	s.vp.Width, s.vp.Height = w, max(1, h-1)
 	s.filter.Width = w - 10
-	if s.detail != nil && s.detailW != w {
-		// The detail is wrapped to the width: wrapped for the old one, its lines would be cut at
-		// the new edge (or leave half of a wider one empty). Kept at about the same place.
-		s.showDetail(s.vp.YOffset * s.detailW / max(1, w))
-	}
 }
 
-// showDetail lays the open event out for the screen's width, from line top.
-func (s *trafficScreen) showDetail(top int) {
-	s.detailW = s.w
-	s.vp.SetContent(eventDetail(*s.detail, s.cfg.Now().Location(), s.w))
-	s.vp.SetYOffset(top)
+// detailMsg is the open event's detail laid out for a width, by a command: a payload of
+// megabytes takes a fifth of a second to decode, indent and wrap, which on the UI goroutine froze
+// the console on every resize (dozens while a window's edge is dragged).
+type detailMsg struct {
+	opened int    // the trafficScreen.opened it is for
+	text   string // eventText
+	width  int
+	// vp holds text wrapped to width: its SetContent measures every line (20 ms for 5 MB), which
+	// the command does too.
+	vp viewport.Model
+}
+
+// layDetail is text wrapped to w in a viewport: a command's work.
+func layDetail(opened int, text string, w int) detailMsg {
+	vp := viewport.New(w, 1)
+	vp.SetContent(wrap(text, w))
+	return detailMsg{opened: opened, text: text, width: w, vp: vp}
+}
+
+// open shows event e, once laid out for the screen's width.
+func (s *trafficScreen) open(e traffic.Event) tea.Cmd {
+	s.detail, s.text, s.detailW, s.laying = &e, "", 0, true
+	s.opened++
+	s.vp.SetContent("") // keys pressed before the layout arrives scroll nothing of the last event
+	s.vp.GotoTop()
+	opened, w, loc := s.opened, s.w, s.cfg.Now().Location()
+	return func() tea.Msg { return layDetail(opened, eventText(e, loc), w) }
+}
+
+// relayout wraps the open event's detail again for the screen's width: wrapped for the old one,
+// its lines would be cut at the new edge (or leave half of a wider one empty). Only the wrapping
+// is done again, from the text kept. One layout is on its way at a time: when it arrives, the
+// next is asked for the width the screen has then, so a burst of resizes costs two.
+func (s *trafficScreen) relayout() tea.Cmd {
+	if s.detail == nil || s.laying || s.detailW == s.w {
+		return nil
+	}
+	s.laying = true
+	text, opened, w := s.text, s.opened, s.w
+	return func() tea.Msg { return layDetail(opened, text, w) }
+}
+
+// laidOut shows a layout that arrived, when it is still for the open event and the screen's
+// width, at about the line shown before.
+func (s *trafficScreen) laidOut(msg detailMsg) tea.Cmd {
+	if s.detail == nil || msg.opened != s.opened {
+		return nil // closed, or another event opened since: its own layout is on its way
+	}
+	s.text, s.laying = msg.text, false
+	if msg.width == s.w {
+		top := 0
+		if s.detailW > 0 {
+			top = s.vp.YOffset * s.detailW / max(1, msg.width)
+		}
+		vp := msg.vp
+		vp.Width, vp.Height = s.vp.Width, s.vp.Height
+		vp.SetYOffset(top)
+		s.vp, s.detailW = vp, msg.width
+	}
+	return s.relayout()
 }
 
 // sparkRows is how many methods get a sparkline: sparkMethods at 80×24, more on a taller
@@ -108,6 +163,10 @@ func (s *trafficScreen) update(msg tea.Msg) tea.Cmd {
 		}
 		s.add(msg.events)
 		return s.src.waitTraffic()
+	case tea.WindowSizeMsg:
+		return s.relayout()
+	case detailMsg:
+		return s.laidOut(msg)
 	case tea.KeyMsg:
 		return s.key(msg)
 	}
@@ -271,7 +330,7 @@ func (s *trafficScreen) key(msg tea.KeyMsg) tea.Cmd {
 	}
 	if s.detail != nil {
 		if key.Matches(msg, keyBack) || key.Matches(msg, keyEnter) {
-			s.detail = nil
+			s.detail, s.text = nil, "" // a payload's megabytes are not kept for nothing
 			return nil
 		}
 		scrollText(&s.vp, msg)
@@ -287,9 +346,7 @@ func (s *trafficScreen) key(msg tea.KeyMsg) tea.Cmd {
 		return nil
 	case key.Matches(msg, keyEnter):
 		if len(s.shown) > 0 {
-			e := s.events[s.shown[s.l.cursor]]
-			s.detail = &e
-			s.showDetail(0)
+			return s.open(s.events[s.shown[s.l.cursor]])
 		}
 		return nil
 	}
@@ -297,8 +354,9 @@ func (s *trafficScreen) key(msg tea.KeyMsg) tea.Cmd {
 	return nil
 }
 
-// eventDetail is one event in full: its fields, then its payload pretty-printed when traced.
-func eventDetail(e traffic.Event, loc *time.Location, w int) string {
+// eventText is one event in full, for any width: its fields, then its payload pretty-printed
+// when traced.
+func eventText(e traffic.Event, loc *time.Location) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "time      %s\n", e.TS.In(loc).Format("2006-01-02 15:04:05.000"))
 	fmt.Fprintf(&b, "session   %s  project %s\n", e.Session, orNone(e.Project))
@@ -341,7 +399,7 @@ func eventDetail(e traffic.Event, loc *time.Location, w int) string {
 		b.WriteString("payload:\n")
 		b.Write(payload)
 	}
-	return wrap(display(b.String()), w) // the payload is as the client sent it
+	return display(b.String()) // the payload is as the client sent it
 }
 
 // prettyJSON is a JSON payload indented, its strings decoded for reading: serve writes them
@@ -455,7 +513,11 @@ func (s *trafficScreen) view() string {
 			wrap("Events appear here as they happen. 'mcpctl demo' does not write here: its server keeps its traffic in a directory of its own.", s.w)
 	}
 	if e := s.detail; e != nil {
-		return s.st.title.Render(cell(fmt.Sprintf("%s %s %s (esc closes)", e.Kind, e.Method, e.Name), s.w)) + "\n" + s.vp.View()
+		head := s.st.title.Render(cell(fmt.Sprintf("%s %s %s (esc closes)", e.Kind, e.Method, e.Name), s.w)) + "\n"
+		if s.detailW == 0 {
+			return head + fmt.Sprintf("Laying out the event (%s of payload)…", size(len(e.Payload)))
+		}
+		return head + s.vp.View() // at a new width, the last layout until this one's arrives
 	}
 	var b strings.Builder
 	if s.filter.Focused() {

@@ -20,7 +20,7 @@ func TestEventDetailDecodesStrings(t *testing.T) {
 		`"text":"From client \ud83d\ude80 \u003cprompt name=\"code-review\"\u003e \u0026 caf\u00e9\n\u001b[2J\u0007 \u202eright-to-left\u2028 a\\b \u009b hid\u200bden \udb40\udc49\udb40\udc47 soft\u00ad"}]}}`
 	e := traffic.Event{TS: clock, Session: "s1", Kind: traffic.KindResponse, Method: "tools/call", ID: "7", Name: "get_prompt",
 		Status: traffic.StatusOK, Payload: json.RawMessage(payload)}
-	got := eventDetail(e, time.UTC, 400)
+	got := eventText(e, time.UTC)
 	want := `"text": "From client 🚀 <prompt name=\"code-review\"> & café\n\u001b[2J\u0007 \u202eright-to-left\u2028 a\\b \u009b hid\u200bden \udb40\udc49\udb40\udc47 soft\u00ad"`
 	if !strings.Contains(got, want) {
 		t.Errorf("the detail does not show the text decoded, its controls escaped:\n%s\nwant it to hold:\n%s", got, want)
@@ -32,7 +32,7 @@ func TestEventDetailDecodesStrings(t *testing.T) {
 
 	// A payload that is not JSON is shown as it is, made safe.
 	e.Payload = json.RawMessage("not json \x1b[2J")
-	if got := eventDetail(e, time.UTC, 400); !strings.Contains(got, "not json ^[[2J") {
+	if got := eventText(e, time.UTC); !strings.Contains(got, "not json ^[[2J") {
 		t.Errorf("a payload that is not JSON:\n%s", got)
 	}
 }
@@ -110,7 +110,7 @@ func TestTrafficGateCountsAddUp(t *testing.T) {
 		if v := m.View(); !strings.Contains(v, " "+tc.cell+" ") {
 			t.Errorf("%s: the GATE/PIPE column does not show %q:\n%s", tc.name, tc.cell, v)
 		}
-		m.Update(keyMsg("enter"))
+		openEvent(t, m)
 		if v := strings.Join(strings.Fields(m.View()), " "); !strings.Contains(v, tc.detail) {
 			t.Errorf("%s: the detail does not say %q:\n%s", tc.name, tc.detail, m.View())
 		}
@@ -128,12 +128,12 @@ func TestTrafficDetailFollowsTheWidth(t *testing.T) {
 	for range 5 { // resources/read, the event with the longest payload line
 		m.Update(keyMsg("j"))
 	}
-	m.Update(keyMsg("enter"))
+	openEvent(t, m)
 	if v := m.View(); !strings.Contains(v, "payload:") {
 		t.Fatalf("no event detail open:\n%s", v)
 	}
 	for _, w := range []int{60, 200} {
-		m.Update(tea.WindowSizeMsg{Width: w, Height: 40})
+		layOut(m, resize(m, w, 40))
 		v := m.View()
 		checkSize(t, v, w, 40)
 		// The screen's lines, without the tabs above and the keys below, which are cut at 60.
@@ -143,5 +143,70 @@ func TestTrafficDetailFollowsTheWidth(t *testing.T) {
 		if got := strings.Join(strings.Fields(v), ""); !strings.Contains(got, `##Checklist\n\n-names\n-tests\n"`) {
 			t.Errorf("at %d columns the payload's end is not shown:\n%s", w, v)
 		}
+	}
+}
+
+// Laying an event out (decoding, indenting and wrapping its payload: a fifth of a second for
+// 5 MB) is a command's work, never the UI goroutine's: enter and a resize return at once, the
+// screen saying so, or showing the last layout until the new width's arrives. A burst of
+// resizes costs the layout on its way and one for the last width; a layout for an event closed
+// since is dropped.
+func TestTrafficDetailLaidOutOffTheUIGoroutine(t *testing.T) {
+	f := newFixture(t, 5)
+	m := newModel(t, f.cfg)
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 40})
+	m.Update(trafficMsg{events: trafficEvents()})
+	m.Update(keyMsg("3"))
+	for range 5 { // resources/read, the event with the longest payload line
+		m.Update(keyMsg("j"))
+	}
+	ts := m.screens[2].(*trafficScreen)
+	_, open := m.Update(keyMsg("enter"))
+	if v := m.View(); open == nil || !strings.Contains(v, "Laying out the event (186B of payload)…") {
+		t.Fatalf("enter laid the event out itself (command %v):\n%s", open != nil, v)
+	}
+	layOut(m, open)
+	wide := ts.vp.TotalLineCount()
+
+	var layouts []detailMsg
+	for _, w := range []int{60, 70, 40} {
+		for _, msg := range runBatch(resize(m, w, 40)) {
+			if d, ok := msg.(detailMsg); ok {
+				layouts = append(layouts, d)
+			}
+		}
+		if got := ts.vp.TotalLineCount(); got != wide {
+			t.Errorf("the resize to %d columns laid the event out itself: %d lines, %d at 160 columns", w, got, wide)
+		}
+	}
+	if len(layouts) != 1 || layouts[0].width != 60 {
+		t.Fatalf("three resizes asked for %d layouts; want one, for the first width (60), while it is on its way", len(layouts))
+	}
+	_, next := m.Update(layouts[0]) // for 60 columns, where the screen has 40 now: the next is asked
+	var last []detailMsg
+	for _, msg := range runBatch(next) {
+		if d, ok := msg.(detailMsg); ok {
+			last = append(last, d)
+		}
+	}
+	if len(last) != 1 || last[0].width != 40 {
+		t.Fatalf("the layout for 60 columns arrived at 40: %d asked next, want one for 40", len(last))
+	}
+	m.Update(last[0])
+	v := m.View()
+	checkSize(t, v, 40, 40)
+	if got := ts.vp.TotalLineCount(); got <= wide || strings.Contains(strings.Join(strings.Split(v, "\n")[2:39], "\n"), "…") {
+		t.Errorf("at 40 columns the detail is %d lines (%d at 160), or cut, not wrapped:\n%s", got, wide, v)
+	}
+
+	m.Update(keyMsg("esc"))
+	_, first := m.Update(keyMsg("enter"))
+	m.Update(keyMsg("esc"))
+	m.Update(keyMsg("k")) // get_prompt, answered NOT_FOUND
+	openEvent(t, m)
+	before := m.View()
+	m.Update(first())
+	if after := m.View(); after != before || !strings.Contains(after, "NOT_FOUND") {
+		t.Errorf("the layout of an event closed since replaced the open one's:\n%s\nwas:\n%s", after, before)
 	}
 }

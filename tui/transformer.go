@@ -17,6 +17,10 @@ type Input struct {
 	Text   string
 	Type   string // prompt, toolResult, resource or briefing
 	Source string // a prompt name, server/tool or URI
+	// Project is the project the content is served for, "" for none: serve passes its name to
+	// custom stages (a redaction, a stage's config per project), so the same stages give the
+	// same result only with the same project.
+	Project string
 }
 
 // Output is a transformation's result.
