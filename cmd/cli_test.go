@@ -178,14 +178,22 @@ func TestResolveOrder(t *testing.T) {
 	}
 	delete(vars, "PROMPTEKA_DB_PATH")
 	delete(vars, "PROMPTEKA_QUEUE_PATH")
-	if _, err := (&libraryFlags{}).resolve(ctx, env, false); err == nil || !strings.Contains(err.Error(), "library init") {
-		t.Errorf("missing standalone without create: err %v, want advice to run library init", err)
+	// hint is the advice an error carries for the user (the command line's "hint:" line).
+	hint := func(err error) string {
+		var h interface{ UserHint() string }
+		if errors.As(err, &h) {
+			return h.UserHint()
+		}
+		return ""
+	}
+	if _, err := (&libraryFlags{}).resolve(ctx, env, false); err == nil || !strings.Contains(hint(err), "library init") {
+		t.Errorf("missing standalone without create: err %v, hint %q, want advice to run library init", err, hint(err))
 	}
 	// A --db of another name than library init makes: its advice is to make a DIR and serve that.
 	odd := filepath.Join(home, "nowhere", "x.db")
-	if _, err := (&libraryFlags{db: odd}).resolve(ctx, env, false); err == nil || strings.Contains(err.Error(), "library init "+filepath.Dir(odd)) ||
-		!strings.Contains(err.Error(), "--library DIR") {
-		t.Errorf("missing --db x.db: err %v, want advice to init a DIR and serve it with --library", err)
+	if _, err := (&libraryFlags{db: odd}).resolve(ctx, env, false); err == nil || strings.Contains(hint(err), "library init "+filepath.Dir(odd)) ||
+		!strings.Contains(hint(err), "--library DIR") {
+		t.Errorf("missing --db x.db: err %v, hint %q, want advice to init a DIR and serve it with --library", err, hint(err))
 	}
 	got, err = (&libraryFlags{}).resolve(ctx, env, true)
 	want := filepath.Join(home, "data", "mcpctl", "library", "prompts.db")
@@ -316,6 +324,26 @@ func TestFailuresSayWhatToDo(t *testing.T) {
 		code, _, stderr := run(t, nil, tc.args...)
 		if code != 1 || !strings.Contains(stderr, tc.hint) {
 			t.Errorf("mcpctl %v: exit %d, stderr %q; want 1 and %q", tc.args, code, stderr, tc.hint)
+		}
+	}
+
+	// A fresh machine: nobody named a library, and none has been made; and --library given the
+	// database file instead of its directory.
+	fresh := map[string]string{"HOME": filepath.Join(tmp, "home"), "XDG_DATA_HOME": filepath.Join(tmp, "data")}
+	for _, tc := range []struct {
+		vars map[string]string
+		args []string
+		want []string
+	}{
+		{fresh, []string{"get", "prompts"}, []string{"no library yet", "hint: the first 'mcpctl serve' creates it", "'mcpctl library init " + filepath.Join(tmp, "data", "mcpctl", "library") + "'"}},
+		{fresh, []string{"queue", "status"}, []string{"no library yet", "hint: the first 'mcpctl serve' creates it"}},
+		{nil, []string{"get", "prompts", "--library", filepath.Join(junk, queue.DBName)}, []string{"is not a directory", "hint: --library takes the library's directory", "--db FILE"}},
+	} {
+		code, _, stderr := run(t, tc.vars, tc.args...)
+		for _, w := range tc.want {
+			if code != 1 || !strings.Contains(stderr, w) {
+				t.Errorf("mcpctl %v: exit %d, stderr %q; want 1 and %q", tc.args, code, stderr, w)
+			}
 		}
 	}
 

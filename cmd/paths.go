@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 
 	"github.com/adrg/xdg"
 
@@ -127,6 +128,15 @@ func dbAccessError(lib Library, err error) error {
 		return &hintError{msg: fmt.Sprintf("cannot read the library at %s (found by %s): permission denied", lib.DB, lib.Source),
 			hint: "on macOS, give the app that starts mcpctl (Terminal, Claude, Cursor) Full Disk Access in " +
 				"System Settings → Privacy & Security, then start it again"}
+	case errors.Is(err, fs.ErrNotExist) && lib.Source == standaloneDefault:
+		// Nobody gave a path to check: this is a fresh machine, where the first serve makes it.
+		return &hintError{msg: fmt.Sprintf("no library yet: mcpctl keeps its prompts at %s, and nothing has created it", filepath.Dir(lib.DB)),
+			hint: "the first 'mcpctl serve' creates it, with a few starter prompts (start your AI client, whose MCP config runs it; " +
+				"'mcpctl mcp-config' prints the entry), or create it now with " + promptlib.Quoted("mcpctl library init "+promptlib.ShellWord(filepath.Dir(lib.DB)))}
+	case errors.Is(err, syscall.ENOTDIR) && lib.Source == "--library":
+		// --library took the database file for the directory holding it.
+		return &hintError{msg: fmt.Sprintf("--library %s is not a directory", filepath.Dir(lib.DB)),
+			hint: "--library takes the library's directory, the one holding prompts.db; give a database file with --db FILE"}
 	case errors.Is(err, fs.ErrNotExist) && filepath.Base(lib.DB) != queue.DBName:
 		// library init makes DIR/prompts.db: it cannot make a database of another name.
 		return &hintError{msg: fmt.Sprintf("no library database at %s (found by %s)", lib.DB, lib.Source),
