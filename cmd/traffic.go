@@ -22,10 +22,12 @@ func runTraffic(ctx context.Context, env Env, args []string) error {
 		"Prints the traffic events of every 'mcpctl serve' session (requests, responses and notifications,\n"+
 			"from $XDG_STATE_HOME/mcpctl/traffic) as a table, oldest first. With --follow it keeps printing\n"+
 			"new events as servers write them, until interrupted.")
-	last := fs.Int("n", 0, "print only the last `N` events that match (with --follow, then the new ones); 0 for all")
+	// A tail: the log keeps up to 20 MB of events, which printed whole by default scrolled what
+	// was asked for out of sight.
+	last := fs.Int("n", 20, "print only the last `N` events that match (with --follow, then the new ones); 0 for all")
 	follow := fs.Bool("follow", false, "keep printing new events as they are written")
 	session := fs.String("session", "", "only events of the session `S` (a prefix is enough)")
-	method := fs.String("method", "", "only events of the method `M` (e.g. tools/call)")
+	method := fs.String("method", "", "only events of the method `M` (tools/call), or of the tool, prompt or resource of that name (search_prompts), as the console's method: filter")
 	if err := fs.parseFlagsOnly(env, args[1:]); err != nil {
 		return err
 	}
@@ -34,7 +36,8 @@ func runTraffic(ctx context.Context, env Env, args []string) error {
 	}
 	dir := traffic.Dir(stateHome(env))
 	keep := func(e traffic.Event) bool {
-		return strings.HasPrefix(e.Session, *session) && (*method == "" || e.Method == *method)
+		// The table's METHOD says tools/call, its NAME which tool: either is what a user names.
+		return strings.HasPrefix(e.Session, *session) && (*method == "" || e.Method == *method || e.Name == *method)
 	}
 	var events, kept []traffic.Event
 	var read traffic.Position // where the history ends: --follow goes on from there

@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -53,6 +54,8 @@ func TestTrafficTail(t *testing.T) {
 		{"by method", []string{"--method", "tools/call"}, []string{"begin_session", "12.5"}, []string{"resources/read"}},
 		{"the last one", []string{"-n", "1"}, []string{"resources/read"}, []string{"search_prompts", "begin_session"}},
 		{"the last one of a method", []string{"-n", "1", "--method", "tools/call"}, []string{"begin_session"}, []string{"search_prompts", "resources/read"}},
+		// NAME shows the tool: --method takes it as the console's method: filter does.
+		{"by the name beside the method", []string{"--method", "search_prompts"}, []string{"search_prompts"}, []string{"begin_session", "resources/read"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, stderr := run(t, vars, append([]string{"traffic", "tail"}, tc.args...)...)
@@ -71,6 +74,26 @@ func TestTrafficTail(t *testing.T) {
 			}
 		})
 	}
+	// A tail: the last 20 unless -n says otherwise, -n 0 all of them.
+	many := t.TempDir()
+	var evs []traffic.Event
+	for i := range 25 {
+		evs = append(evs, traffic.Event{TS: ts.Add(time.Duration(i) * time.Second), Session: "cccc3333", Kind: traffic.KindRequest,
+			Method: "tools/call", ID: fmt.Sprint(i), Name: fmt.Sprintf("tool%02d", i)})
+	}
+	writeTraffic(t, many, evs...)
+	for _, tc := range []struct {
+		args        []string
+		first, last string
+		rows        int
+	}{{nil, "tool05", "tool24", 20}, {[]string{"-n", "0"}, "tool00", "tool24", 25}, {[]string{"-n", "3"}, "tool22", "tool24", 3}} {
+		_, out, _ := run(t, map[string]string{"XDG_STATE_HOME": many}, append([]string{"traffic", "tail"}, tc.args...)...)
+		rows := strings.Split(strings.TrimSpace(out), "\n")[1:]
+		if len(rows) != tc.rows || !strings.Contains(rows[0], tc.first) || !strings.Contains(rows[len(rows)-1], tc.last) {
+			t.Errorf("traffic tail %v: %d rows, want %d, %s to %s:\n%s", tc.args, len(rows), tc.rows, tc.first, tc.last, out)
+		}
+	}
+
 	// Oldest first across files.
 	_, out, _ := run(t, vars, "traffic", "tail")
 	if i, j := strings.Index(out, "search_prompts"), strings.Index(out, "resources/read"); i < 0 || j < i {
