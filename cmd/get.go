@@ -10,6 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/mcpctl/mcpctl/cmd/internal/mcpserver"
 	"github.com/mcpctl/mcpctl/gate"
 	"github.com/mcpctl/mcpctl/tui"
 )
@@ -42,14 +43,19 @@ func subjectList[F any](m map[string]F) string {
 	return strings.Join(names, ", ")
 }
 
-func getProjects(_ context.Context, env Env, args []string) error {
-	fs := newFlagSet("get projects", "mcpctl get projects",
+func getProjects(ctx context.Context, env Env, args []string) error {
+	fs := newFlagSet("get projects", "mcpctl get projects [--library DIR]",
 		"Lists the projects in $XDG_CONFIG_HOME/mcpctl/projects and, run inside a repository, its\n"+
 			".mcpctl/project.yaml (FROM 'repository'), which serve uses when no project is named.\n"+
-			"A file that is not a valid project is listed as invalid, with the reason.")
+			"A file that is not a valid project is listed as invalid, with the reason; a project whose\n"+
+			"folder the library does not have is warned of, as serve would refuse it.")
+	lf := addLibraryFlags(fs)
 	if err := fs.parseFlagsOnly(env, args); err != nil {
 		return err
 	}
+	// The folders are checked where there is a library to check them in: without one, the list
+	// is still worth having.
+	lib, libErr := readLibrary(ctx, env, lf)
 	files, err := projectFiles(projectsDir(env))
 	if err != nil {
 		return err
@@ -65,7 +71,15 @@ func getProjects(_ context.Context, env Env, args []string) error {
 	// made a row of 250 characters.
 	var warnings []string
 	row := func(p gate.Project, from string) {
-		if problems := projectModelProblems(env, &p); len(problems) > 0 {
+		problems := projectModelProblems(env, &p)
+		if p.Folder != "" && libErr == nil {
+			if _, err := gate.ResolveFolder(lib.Folders, p.Folder); err != nil {
+				// serve answers PROJECT_UNAVAILABLE for it: first, as it stops the project.
+				problems = append([]mcpserver.ModelProblem{{Field: "folder",
+					Message: fmt.Sprintf("%s (%q), so serve refuses the project (PROJECT_UNAVAILABLE)", folderProblem(err), p.Folder)}}, problems...)
+			}
+		}
+		if len(problems) > 0 {
 			describe := "'mcpctl describe project " + p.Name + "'"
 			if from != "projects" {
 				// describe finds a repository's project from the working directory, not by name.
@@ -115,6 +129,16 @@ func getProjects(_ context.Context, env Env, args []string) error {
 		fmt.Fprintln(env.Stderr, "hint:", repo.Reason)
 	}
 	return nil
+}
+
+// folderProblem is why gate.ResolveFolder found no one folder: none of the name, or which to
+// write instead of an ambiguous one (the last line of its message).
+func folderProblem(err error) string {
+	msg := err.Error()
+	if i := strings.LastIndexByte(msg, '\n'); i >= 0 {
+		return msg[i+1:]
+	}
+	return "the library has no such folder"
 }
 
 // projectFile is a *.yaml file in the projects directory: a project's, or, with err, one

@@ -24,9 +24,16 @@ func TestProjectCommands(t *testing.T) {
 	lib := projectLibrary(t)
 	vars := projectVars(t, webProject)
 
-	code, out, stderr := run(t, vars, "get", "projects")
-	if code != 0 || !strings.Contains(out, "web") || !strings.Contains(out, "Web App") {
+	code, out, stderr := run(t, vars, "get", "projects", "--library", lib.Dir)
+	if code != 0 || !strings.Contains(out, "web") || !strings.Contains(out, "Web App") || stderr != "" {
 		t.Errorf("get projects: exit %d\n%s%s", code, out, stderr)
+	}
+	// A project whose folder the library lacks is warned of: serve refuses it.
+	nope := projectVars(t, strings.Replace(webProject, "Web App", "Nope", 1))
+	code, out, stderr = run(t, nope, "get", "projects", "--library", lib.Dir)
+	if code != 0 || !strings.Contains(out, "(1 warning)") ||
+		!strings.Contains(stderr, `warning: web: folder: the library has no such folder ("Nope"), so serve refuses the project (PROJECT_UNAVAILABLE)`) {
+		t.Errorf("get projects, a folder the library lacks: exit %d\n%s%s", code, out, stderr)
 	}
 
 	code, out, stderr = run(t, vars, "get", "prompts", "--project", "web", "--library", lib.Dir)
