@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 )
@@ -47,6 +48,7 @@ func (p *process) readStderr() {
 	dropped := drops{log: p.log, after: afterFunc}
 	defer dropped.close()
 	r := bufio.NewReaderSize(p.stderrR, 4096)
+	var last lastLine
 	for {
 		line, err := r.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
@@ -63,13 +65,48 @@ func (p *process) readStderr() {
 				text = text[:maxStderrLine] + "…"
 			}
 			p.mu.Lock()
-			p.lastStderr = text
+			p.lastStderr = last.see(text)
 			p.mu.Unlock()
 		}
 		if err != nil {
 			return
 		}
 	}
+}
+
+// lastLine is the stderr line that says why a server failed: the last one, except after npm's
+// "npm error code": npx, which most project servers are started with, ends a failure with lines
+// of advice and a pointer to its debug log ("npm error A complete log of this run can be found
+// in: …"), and the cause is the line after the code ("404 Not Found - GET …"). That pair is kept
+// until a line comes that is not npm's.
+type lastLine struct {
+	line  string
+	npm   bool // line is npm's code, and its cause while cause is false
+	cause bool // the cause has been added to line
+}
+
+// see takes the next line and returns the line to report.
+func (l *lastLine) see(text string) string {
+	rest, isNPM := npmError(text)
+	switch {
+	case isNPM && strings.HasPrefix(rest, "code "):
+		l.line, l.npm, l.cause = text, true, false
+	case isNPM && l.npm && !l.cause:
+		l.line, l.cause = l.line+": "+rest, true
+	case isNPM && l.npm:
+		// advice and the log's path: the code and its cause stand
+	default:
+		l.line, l.npm = text, false
+	}
+	return l.line
+}
+
+// npmError is what follows npm's error prefix ("npm error ", older npm's "npm ERR! ").
+func npmError(text string) (rest string, ok bool) {
+	if rest, ok := strings.CutPrefix(text, "npm error "); ok {
+		return rest, true
+	}
+	return strings.CutPrefix(text, "npm ERR! ")
 }
 
 // drops counts the stderr lines the log's budget drops and says so in the log: the first at

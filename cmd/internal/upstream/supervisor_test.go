@@ -625,3 +625,42 @@ func TestStartPrintingOnStdoutSaysSo(t *testing.T) {
 		t.Errorf("last error %q, want it to name the line written on stdout", st.LastError)
 	}
 }
+
+// A server started with npx that npm cannot fetch is reported by npm's cause, not by the
+// pointer to its debug log that npm ends with (which is all "its last stderr line" said), nor
+// by its advice. The lines are npm 10's for a package the registry does not have, and older
+// npm's ("npm ERR!"); a line from the server itself after them is reported as it is.
+func TestNpmFailureIsReportedByItsCause(t *testing.T) {
+	npm10 := `npm warn Unknown user config "nodedir". This will stop working in the next major version of npm.
+npm error code E404
+npm error 404 Not Found - GET https://registry.npmjs.org/@modelcontextprotocol%2fserver-nopeexample
+npm error 404
+npm error 404  The requested resource '@modelcontextprotocol/server-nopeexample@*' could not be found or you do not have permission to access it.
+npm error 404
+npm error 404 Note that you can also install from a
+npm error 404 tarball, folder, http url, or git url.
+npm error A complete log of this run can be found in: /root/.npm/_logs/2026-11-25T04_19_20_263Z-debug-0.log`
+	npm6 := `npm ERR! code E404
+npm ERR! 404 Not Found - GET https://registry.npmjs.org/server-nope - Not found
+npm ERR! 404
+npm ERR! A complete log of this run can be found in:
+npm ERR!     /root/.npm/_logs/2020-01-01T00_00_00_000Z-debug.log`
+	for _, tc := range []struct{ name, stderr, want string }{
+		{"npm 10", npm10, "npm error code E404: 404 Not Found - GET https://registry.npmjs.org/@modelcontextprotocol%2fserver-nopeexample"},
+		{"npm 6", npm6, "npm ERR! code E404: 404 Not Found - GET https://registry.npmjs.org/server-nope - Not found"},
+		{"the server's own line after npm's", npm10 + "\nserver: cannot open the database", "server: cannot open the database"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			file := filepath.Join(dir, "stderr.txt")
+			if err := os.WriteFile(file, []byte(tc.stderr+"\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			spec := gate.ServerSpec{Command: "sh", Args: []string{"-c", `cat "$1" >&2; exit 1`, "sh", file}}
+			sup, _ := startSupervisor(t, map[string]gate.ServerSpec{"fs": spec}, Options{MinBackoff: time.Hour, MaxBackoff: time.Hour})
+			if st := waitState(t, sup.Server("fs"), Failed); st.LastStderr != tc.want {
+				t.Errorf("last stderr line %q, want %q", st.LastStderr, tc.want)
+			}
+		})
+	}
+}
