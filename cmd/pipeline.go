@@ -58,7 +58,7 @@ func runPipeline(ctx context.Context, env Env, args []string) error {
 	typ := fs.String("type", string(pipeline.TypeToolResult), "what the content is: toolResult, resource, prompt or briefing")
 	section := fs.String("section", "", "print only the section `ID`, exactly")
 	asJSON := fs.Bool("json", false, "print the whole result as JSON")
-	verbose := fs.Bool("verbose", false, "log every stage's diagnostics, custom stages' stderr included")
+	verbose := fs.Bool("verbose", false, "run every stage, whatever the cache holds, and log its diagnostics, custom stages' stderr included")
 	source := fs.String("source", "", "the content's source as stages see it (default: the file name)")
 	if err := fs.parse(env, args[1:]); err != nil {
 		return err
@@ -84,7 +84,8 @@ func runPipeline(ctx context.Context, env Env, args []string) error {
 		return err
 	}
 	defer e.Close()
-	out, err := e.Transform(ctx, pipeline.Request{Model: *model, Content: pipeline.Content{Text: text, Type: pipeline.ContentType(*typ), Source: *source}})
+	// --verbose is for watching the stages: a cached result would show none of their diagnostics.
+	out, err := e.Transform(ctx, pipeline.Request{Model: *model, Content: pipeline.Content{Text: text, Type: pipeline.ContentType(*typ), Source: *source}, Fresh: *verbose})
 	if err != nil {
 		return err
 	}

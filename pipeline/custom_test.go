@@ -398,3 +398,26 @@ func TestAStageCreatedLaterCountsAtTheNextRequest(t *testing.T) {
 		t.Errorf("after creating the stage: %q, want ABC", out.Text)
 	}
 }
+
+// A fresh request runs every stage whatever the cache holds ('pipeline run --verbose', where a
+// cached result showed none of the stages' diagnostics), and a later request finds its result.
+func TestFreshRequestRunsTheStages(t *testing.T) {
+	te := newTestEngine(t)
+	runs := filepath.Join(t.TempDir(), "runs")
+	te.writeStage(t, "tag", "#!/bin/sh\necho run >> '"+runs+"'\necho one\n")
+	te.writeModel(t, "tagged", modelWith("tag", ""))
+	text := jsonArray(t, 50)
+	ran := func() int {
+		b, _ := os.ReadFile(runs)
+		return strings.Count(string(b), "run")
+	}
+	for i, tc := range []struct {
+		fresh, hit bool
+		runs       int
+	}{{false, false, 1}, {false, true, 1}, {true, false, 2}, {false, true, 2}} {
+		out, err := te.Transform(t.Context(), Request{Model: "tagged", Content: Content{Text: text, Type: TypeToolResult}, Fresh: tc.fresh})
+		if err != nil || out.Text != "one\n" || out.Metrics.CacheHit != tc.hit || ran() != tc.runs {
+			t.Errorf("request %d (fresh %v): %q, %v, hit %v, stage ran %d times; want hit %v, %d runs", i+1, tc.fresh, out.Text, err, out.Metrics.CacheHit, ran(), tc.hit, tc.runs)
+		}
+	}
+}

@@ -151,6 +151,9 @@ type Request struct {
 	// user's model must not undo, nor the model's minBytes (28 KB of ids is over a result's
 	// tokens, under the default's 32 KB).
 	BuiltIn bool
+	// Fresh runs every stage whatever the cache holds (their results are cached as ever): for
+	// one who is watching the stages' diagnostics, which a cached result has none of.
+	Fresh bool
 }
 
 // Output is a transformed piece of content.
@@ -337,7 +340,7 @@ func (e *Engine) Transform(ctx context.Context, req Request) (Output, error) {
 	allHit := false
 	// Keys depend only on the input and the stages, not on what the stages made, so a cached
 	// result of the last stage stands for the whole chain: one lookup on a repeated request.
-	if hit, ok := e.lookupQuiet("r-" + key); ok && resolvable {
+	if hit, ok := e.lookupQuiet("r-" + key); ok && resolvable && !req.Fresh {
 		e.hits.Add(1)
 		cur, allHit = withOriginal(hit, orig), true
 		for i, spec := range m.Stages {
@@ -359,7 +362,7 @@ func (e *Engine) Transform(ctx context.Context, req Request) (Output, error) {
 			sm := StageMetric{Name: spec.Type, BytesIn: len(cur.Text)}
 			start := time.Now()
 			key = e.stageKey(key, spec, r.version, req)
-			if r.err == nil {
+			if r.err == nil && !req.Fresh {
 				if hit, ok := e.lookup("r-" + key); ok {
 					cur, sm.CacheHit = withOriginal(hit, orig), true
 				}
