@@ -63,6 +63,10 @@ func runValidate(ctx context.Context, env Env, args []string) error {
 		}
 	}
 	fmt.Fprintf(env.Stderr, "%d %s checked, %d invalid\n", len(files), countNoun(len(files), "file", "files"), bad)
+	if len(files) == 0 {
+		// Valid (an empty queue is), but a path that missed its files would pass unseen.
+		fmt.Fprintln(env.Stderr, "no *.json files under "+strings.Join(fs.Args(), ", ")+": nothing was checked")
+	}
 	if bad > 0 {
 		return exitError(1)
 	}
@@ -72,8 +76,10 @@ func runValidate(ctx context.Context, env Env, args []string) error {
 // queueFiles expands path: a file stands for itself, a directory for the *.json files below it.
 func queueFiles(path string) ([]string, error) {
 	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, err
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s does not exist", path)
+	} else if err != nil {
+		return nil, fmt.Errorf("cannot read %s: %s", path, rootErr(err))
 	}
 	if !fi.IsDir() {
 		return []string{path}, nil

@@ -89,6 +89,16 @@ func TestValidateUsage(t *testing.T) {
 			t.Errorf("mcpctl %v: exit %d, want %d\n%s%s", tt.args, code, tt.code, out, errOut)
 		}
 	}
+	// A path that is not there says so in words; a directory without queue files passes (an
+	// empty queue is valid), saying nothing was checked.
+	missing := filepath.Join(t.TempDir(), "missing.json")
+	if code, _, errOut := run(t, nil, "validate", missing); code != 2 || !strings.Contains(errOut, "validate: "+missing+" does not exist") {
+		t.Errorf("validate a missing path: exit %d\n%s", code, errOut)
+	}
+	empty := t.TempDir()
+	if code, _, errOut := run(t, nil, "validate", empty); code != 0 || !strings.Contains(errOut, "no *.json files under "+empty+": nothing was checked") {
+		t.Errorf("validate an empty directory: exit %d\n%s", code, errOut)
+	}
 	// A dot-file is not failed by the processor but never taken: the line says which.
 	dot := filepath.Join(filepath.Dir(fixture), ".create-folder.json")
 	if err := os.Rename(fixture, dot); err != nil {
