@@ -62,9 +62,8 @@ func (u unserved) health() HealthResult {
 			h.Queue.Error = promptlib.Ptr(classify(qerr).Message)
 		}
 	}
-	const none = "no library is open, so nothing is applied"
-	h.Queue.Processor.State, h.Queue.Processor.Error = "none", promptlib.Ptr(none)
-	h.Search.Index, h.Search.Error = "unavailable", promptlib.Ptr(none)
+	h.Queue.Processor.State, h.Queue.Processor.Error = "none", promptlib.Ptr("no library is open, so nothing is applied")
+	h.Search.Index, h.Search.Error = "unavailable", promptlib.Ptr("no library is open, so there is nothing to search")
 	h.LLM, h.Project = c.cfg.LLMProblem, c.cfg.ProjectProblem
 	return h
 }
