@@ -74,9 +74,11 @@ func TestHelpAndVersion(t *testing.T) {
 			}
 		}
 	}
-	code, out, _ = run(t, nil, "version")
-	if code != 0 || !strings.HasPrefix(out, "mcpctl ") {
-		t.Errorf("version: exit %d, output %q", code, out)
+	for _, v := range []string{"version", "--version", "-v"} { // the flags most tools take too
+		code, out, _ = run(t, nil, v)
+		if code != 0 || !strings.HasPrefix(out, "mcpctl ") {
+			t.Errorf("%s: exit %d, output %q", v, code, out)
+		}
 	}
 	// 'mcpctl help' sends users to 'mcpctl help <command>' for flags: a group's help shows each
 	// subcommand's flags, and 'help GROUP SUB' is that subcommand's -h.

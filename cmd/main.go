@@ -66,8 +66,11 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		return 2
 	}
 	name := args[0]
-	if name == "-h" || name == "--help" {
+	switch name {
+	case "-h", "--help":
 		name = "help"
+	case "--version", "-v":
+		name = "version" // what most tools take; the command is the one listed
 	}
 	c, ok := commands()[name]
 	if !ok {
