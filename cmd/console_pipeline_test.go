@@ -56,3 +56,28 @@ func TestConsolePipelineRunsStagesForTheProject(t *testing.T) {
 		t.Errorf("the console's run of the trace (err %v):\n%.300s\nwant the page serve sent:\n%.300s", err, again.Text, sent)
 	}
 }
+
+// 'pipeline run --project' tells custom stages the project, as serve does: serve's advice for a
+// stage that withholds content is to debug it with pipeline run, which told it none.
+func TestPipelineRunTellsStagesTheProject(t *testing.T) {
+	env := testHome(t)
+	writeModelAndStage(t, env, "redact", projectRedactScript, "safe", "appliesTo: [toolResult]\nminBytes: 0\nstages: [{type: redact}]\n")
+	writeProject(t, env, "web", "folder: Web App\n")
+	in := filepath.Join(t.TempDir(), "result.txt")
+	if err := os.WriteFile(in, []byte("write to ann@example.com\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--project", "web"}, "write to ann@web.invalid\n"},
+		{nil, "write to ann@.invalid\n"}, // no project: the stage is told none
+	} {
+		var out, errOut strings.Builder
+		args := append([]string{"pipeline", "run", "--model", "safe"}, append(tc.args, in)...)
+		if code := Main(context.Background(), args, nil, &out, &errOut, envGetter(env)); code != 0 || !strings.HasPrefix(out.String(), tc.want) {
+			t.Errorf("mcpctl %v: exit %d, %q; want %q\n%s", args, code, out.String(), tc.want, errOut.String())
+		}
+	}
+}

@@ -49,17 +49,18 @@ func runPipeline(ctx context.Context, env Env, args []string) error {
 			return &usageError{msg: "pipeline: want 'run'", hint: "mcpctl pipeline run --model NAME FILE|-"}
 		}
 	}
-	fs := newFlagSet("pipeline run", "mcpctl pipeline run --model NAME [--type toolResult|resource|prompt|briefing] [--source S] [--section ID] [--json] [--verbose] FILE|-",
+	fs := newFlagSet("pipeline run", "mcpctl pipeline run --model NAME [--type toolResult|resource|prompt|briefing] [--source S] [--project NAME] [--section ID] [--json] [--verbose] FILE|-",
 		"Runs a proxymodel over a file (or stdin, '-') as the server would: prints the transformed content on\n"+
 			"stdout and the section table on stderr. --section prints one section exactly as the splitting stage\n"+
 			"received it (the file's text, unless an earlier stage such as a redaction rewrote it); --json prints\n"+
 			"{content, ref, sections, metadata}, or with --section {ref, section, title, bytes, content}.")
 	model := fs.String("model", "", "the proxymodel `NAME` (see 'mcpctl get proxymodels')")
-	typ := fs.String("type", string(pipeline.TypeToolResult), "what the content is: toolResult, resource, prompt or briefing")
+	typ := fs.String("type", string(pipeline.TypeToolResult), "what the content is, its `TYPE`: toolResult, resource, prompt or briefing")
 	section := fs.String("section", "", "print only the section `ID`, exactly")
 	asJSON := fs.Bool("json", false, "print the whole result as JSON")
 	verbose := fs.Bool("verbose", false, "run every stage, whatever the cache holds, and log its diagnostics, custom stages' stderr included")
-	source := fs.String("source", "", "the content's source as stages see it (default: the file name)")
+	source := fs.String("source", "", "the content's source `S` as stages see it (default: the file name)")
+	project := fs.String("project", "", projectHelp+": the project custom stages are told, as serve tells them")
 	if err := fs.parse(env, args[1:]); err != nil {
 		return err
 	}
@@ -79,13 +80,24 @@ func runPipeline(ctx context.Context, env Env, args []string) error {
 	if *source == "" {
 		*source = fs.Arg(0)
 	}
+	// Custom stages are told the project serve serves (one that redacts per project gives another
+	// result for none): debugging one here must see what it sees there.
+	c, err := chooseProject(env, *project)
+	if err != nil {
+		return err
+	}
+	var projectName string
+	if c.Project != nil {
+		projectName = c.Name
+	}
 	e, err := newEngine(env, *verbose)
 	if err != nil {
 		return err
 	}
 	defer e.Close()
 	// --verbose is for watching the stages: a cached result would show none of their diagnostics.
-	out, err := e.Transform(ctx, pipeline.Request{Model: *model, Content: pipeline.Content{Text: text, Type: pipeline.ContentType(*typ), Source: *source}, Fresh: *verbose})
+	out, err := e.Transform(ctx, pipeline.Request{Model: *model, Content: pipeline.Content{Text: text, Type: pipeline.ContentType(*typ), Source: *source},
+		Project: projectName, Fresh: *verbose})
 	if err != nil {
 		return err
 	}
