@@ -71,7 +71,7 @@ func runConsole(ctx context.Context, env Env, args []string) error {
 	// A library that cannot be found or opened is said on the screens that need it; the queue,
 	// traffic and gate texts stay useful. resolve names the directories even when it fails.
 	lib, _ := lf.resolve(ctx, env, false)
-	cfg.LibraryDir, cfg.QueueDir = lib.Dir, lib.Queue
+	cfg.LibraryDir, cfg.LibraryDB, cfg.QueueDir = lib.Dir, lib.DB, lib.Queue
 	open := func(ctx context.Context) (*dbread.DB, error) { return openConsoleLibrary(ctx, env, lf) }
 	db, err := open(ctx)
 	if err == nil {

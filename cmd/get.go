@@ -54,8 +54,13 @@ func getProjects(ctx context.Context, env Env, args []string) error {
 		return err
 	}
 	// The folders are checked where there is a library to check them in: without one, the list
-	// is still worth having.
+	// is still worth having, but a library the user named and that cannot be read is said.
 	lib, libErr := readLibrary(ctx, env, lf)
+	if ue := (*usageError)(nil); errors.As(libErr, &ue) {
+		return libErr
+	} else if libErr != nil && (lf.library != "" || lf.db != "") {
+		defer fmt.Fprintf(env.Stderr, "warning: the projects' folders were not checked: %s\n", cell(libErr.Error()))
+	}
 	files, err := projectFiles(projectsDir(env))
 	if err != nil {
 		return err

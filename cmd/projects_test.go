@@ -35,6 +35,12 @@ func TestProjectCommands(t *testing.T) {
 		!strings.Contains(stderr, `warning: web: folder: the library has no such folder ("Nope"), so serve refuses the project (PROJECT_UNAVAILABLE)`) {
 		t.Errorf("get projects, a folder the library lacks: exit %d\n%s%s", code, out, stderr)
 	}
+	// A library named that cannot be read: the list still, saying the folders went unchecked.
+	missing := filepath.Join(t.TempDir(), "missing")
+	code, out, stderr = run(t, nope, "get", "projects", "--library", missing)
+	if code != 0 || !strings.Contains(out, "Nope") || !strings.Contains(stderr, "warning: the projects' folders were not checked: no library database at "+missing) {
+		t.Errorf("get projects, a library that cannot be read: exit %d\n%s%s", code, out, stderr)
+	}
 
 	code, out, stderr = run(t, vars, "get", "prompts", "--project", "web", "--library", lib.Dir)
 	if code != 0 {

@@ -116,7 +116,7 @@ func runQueueStatus(ctx context.Context, env Env, args []string) error {
 		fmt.Fprintf(out, " (oldest %s ago)", time.Since(s.OldestPending).Round(time.Second))
 	}
 	fmt.Fprintf(out, "\nprocessing: %d\nprocessed:  %d\nfailed:     %d\n", s.Processing, s.Processed, s.Failed)
-	fmt.Fprintf(out, "processor:  %s\n", queue.WhoAnswers(lib.Standalone, lib.Dir, lib.Queue, runtime.GOOS))
+	fmt.Fprintf(out, "processor:  %s\n", queue.WhoAnswers(lib.Standalone, queue.LibraryArgs(lib.DB, lib.Queue), lib.Queue, runtime.GOOS))
 	if len(s.Failures) > 0 {
 		fmt.Fprintf(out, "last failures:\n")
 		for _, f := range s.Failures {

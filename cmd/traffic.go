@@ -27,7 +27,7 @@ func runTraffic(ctx context.Context, env Env, args []string) error {
 	last := fs.Int("n", 20, "print only the last `N` events that match (with --follow, then the new ones); 0 for all")
 	follow := fs.Bool("follow", false, "keep printing new events as they are written")
 	session := fs.String("session", "", "only events of the session `S` (a prefix is enough)")
-	method := fs.String("method", "", "only events of the method `M` (tools/call), or of the tool, prompt or resource of that name (search_prompts), as the console's method: filter")
+	method := fs.String("method", "", "only events of the method `M` (tools/call), or of the tool, prompt or resource of that name (search_prompts)")
 	if err := fs.parseFlagsOnly(env, args[1:]); err != nil {
 		return err
 	}

@@ -14,8 +14,8 @@ import (
 // AppliedResponse is the answer mcpctl's queue processor recorded for operation id as it
 // applied it, in the same transaction (applied_ops, DESIGN §4 step 3): what became of a write
 // when its response file is not there, not yet written (a full disk stopped it) or already
-// collected. ok is false when none is recorded, and always for a Prompteka library, which has
-// no such table (the app keeps its own record).
+// collected. ok is false when none is recorded, and always for a library only the Prompteka app
+// has applied writes to: it keeps no such table.
 func (db *DB) AppliedResponse(ctx context.Context, id string) (r promptlib.Response, ok bool, err error) {
 	pool, release, err := db.acquire()
 	if err != nil {

@@ -1,6 +1,10 @@
 package queue
 
-import "github.com/mcpctl/mcpctl/promptlib"
+import (
+	"path/filepath"
+
+	"github.com/mcpctl/mcpctl/promptlib"
+)
 
 // Answerer is who applies the operations of a library's queue, as 'mcpctl queue status', the
 // console and health_check tell it (by one test, so they never disagree).
@@ -9,29 +13,41 @@ type Answerer struct {
 	Standalone bool   // the library is mcpctl's own (it carries the marker)
 	Running    bool   // an mcpctl processor holds the queue's lock now
 	Err        error  // why whether one runs cannot be told
-	Library    string // the library's directory, for the command that starts a processor
+	Args       string // the flags that name the library (LibraryArgs), for the command that starts a processor
 }
 
-// WhoAnswers says who answers the queue in queueDir of the library in libraryDir, standalone or
-// Prompteka's, on the system goos (runtime.GOOS). The Prompteka app runs only on macOS: elsewhere
-// its library's queue is answered only by an mcpctl processor the user forces on it.
-func WhoAnswers(standalone bool, libraryDir, queueDir, goos string) Answerer {
+// WhoAnswers says who answers the queue in queueDir of a library, standalone or Prompteka's, on
+// the system goos (runtime.GOOS); args are the flags that name the library (LibraryArgs). The
+// Prompteka app runs only on macOS: elsewhere its library's queue is answered only by an mcpctl
+// processor the user forces on it.
+func WhoAnswers(standalone bool, args, queueDir, goos string) Answerer {
 	if !standalone && goos == "darwin" {
-		return Answerer{App: true, Library: libraryDir}
+		return Answerer{App: true, Args: args}
 	}
 	running, err := Running(queueDir)
-	return Answerer{Standalone: standalone, Running: running, Err: err, Library: libraryDir}
+	return Answerer{Standalone: standalone, Running: running, Err: err, Args: args}
+}
+
+// LibraryArgs are the flags that name the library with the database db and the queue queueDir
+// to a command: --library DIR where both are DIR's own, else --db and --queue, as a --library
+// would have a processor watch DIR's queue while the operations wait in another.
+func LibraryArgs(db, queueDir string) string {
+	dir := filepath.Dir(db)
+	if filepath.Base(db) == DBName && filepath.Clean(queueDir) == filepath.Join(dir, QueueName) {
+		return "--library " + promptlib.ShellWord(dir)
+	}
+	return "--db " + promptlib.ShellWord(db) + " --queue " + promptlib.ShellWord(queueDir)
 }
 
 // Idle reports whether nothing answers the queue now: its operations wait until something does.
 func (a Answerer) Idle() bool { return !a.App && !a.Running && a.Err == nil }
 
 // String says who answers, and what to start when nothing does: for this library, as a command
-// without --library would start one for the default library instead.
+// without its flags would start one for the default library instead.
 func (a Answerer) String() string {
 	lib := ""
-	if a.Library != "" {
-		lib = " --library " + promptlib.ShellWord(a.Library)
+	if a.Args != "" {
+		lib = " " + a.Args
 	}
 	switch {
 	case a.App:

@@ -148,7 +148,7 @@ func TestStoppedLockHolderIsNamed(t *testing.T) {
 		t.Errorf("a write while the holder is stopped: %v, want PROCESSOR_STOPPED, not applied, saying it is stopped", err)
 	}
 	// So is a write to a Prompteka library whose 'queue process --force' is the one stopped.
-	_, err = patientWriter(t, l.Queue).WithForcedProcessor(l.Dir).Submit(context.Background(), promptlib.OpCreatePrompt, createPrompt("while stopped"))
+	_, err = patientWriter(t, l.Queue).WithForcedProcessor(filepath.Join(l.Dir, DBName)).Submit(context.Background(), promptlib.OpCreatePrompt, createPrompt("while stopped"))
 	if !errors.As(err, &pe) || pe.Code != promptlib.CodeProcessorStopped || !strings.Contains(pe.Message, "is stopped") ||
 		!strings.Contains(pe.Hint(), "resumed") {
 		t.Errorf("a forced processor's write while it is stopped: %v (hint %q), want PROCESSOR_STOPPED saying it is stopped, and to have it resumed", err, pe.Hint())

@@ -36,8 +36,8 @@ type Writer struct {
 	// alive says whether mcpctl's processor can answer: set by WithProcessor (a standalone
 	// library) and by WithForcedProcessor; nil where the Prompteka app answers.
 	alive func() error
-	// forced, set by WithForcedProcessor, is the Prompteka library whose queue only an
-	// 'mcpctl queue process --force' answers here.
+	// forced, set by WithForcedProcessor, are the flags naming the Prompteka library whose queue
+	// only an 'mcpctl queue process --force' answers here (LibraryArgs).
 	forced string
 	// record, set by WithRecord, reads the answer the processor recorded as it applied an
 	// operation (applied_ops): nil where the Prompteka app answers.
@@ -95,14 +95,14 @@ func (w *Writer) WithRecord(record func(ctx context.Context, id string) (promptl
 	return w
 }
 
-// WithForcedProcessor makes w a writer for the Prompteka library libraryDir where the app cannot
+// WithForcedProcessor makes w a writer for the Prompteka library of database db where the app cannot
 // run (it is a macOS app): there only an 'mcpctl queue process --force' the user starts answers
 // its queue. While none holds the queue's lock a write fails at once (PROCESSOR_STOPPED, not
 // applied) saying what to run, where it would wait out every attempt for nothing, and so it
 // does while the one that holds it is suspended (HolderStopped); when whether one runs cannot be
 // told, writes wait as for the app. It returns w.
-func (w *Writer) WithForcedProcessor(libraryDir string) *Writer {
-	w.forced = libraryDir
+func (w *Writer) WithForcedProcessor(db string) *Writer {
+	w.forced = LibraryArgs(db, w.Dir)
 	w.alive = aliveFor(time.Second, func() error {
 		switch running, err := Running(w.Dir); {
 		case err != nil:
@@ -209,10 +209,10 @@ func standaloneAdvice(pe *promptlib.Error) string {
 }
 
 // forcedAdvice is the hint for pe where only an 'mcpctl queue process --force' the user runs by
-// hand answers the Prompteka library libraryDir. It runs in a terminal of its own: what it did
-// and why it failed are in its log there, not in health_check.
-func forcedAdvice(pe *promptlib.Error, libraryDir string) string {
-	run := promptlib.Quoted("mcpctl queue process --force --library " + promptlib.ShellWord(libraryDir))
+// hand answers the Prompteka library that args name (LibraryArgs). It runs in a terminal of its
+// own: what it did and why it failed are in its log there, not in health_check.
+func forcedAdvice(pe *promptlib.Error, args string) string {
+	run := promptlib.Quoted("mcpctl queue process --force " + args)
 	switch pe.Code {
 	case promptlib.CodeQueueFull:
 		return fmt.Sprintf("1000 operations wait in this library's queue for %s to apply them; ask the user to check that it runs, wait until it catches up, then try again.", run)

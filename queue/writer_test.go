@@ -534,7 +534,7 @@ func TestAdviceFitsWhoAnswers(t *testing.T) {
 				t.Errorf("hint %q, want health_check named, neither the app nor a forced processor", hint)
 			}
 		}},
-		{"a forced processor's", NewWriter("q", nil).WithForcedProcessor(lib), func(t *testing.T, code promptlib.Code, outcome promptlib.Outcome, hint string) {
+		{"a forced processor's", NewWriter(lib+"/import-queue", nil).WithForcedProcessor(lib + "/prompts.db"), func(t *testing.T, code promptlib.Code, outcome promptlib.Outcome, hint string) {
 			if !strings.Contains(hint, run) || strings.Contains(hint, "health_check") {
 				t.Errorf("hint %q, want %s named, not health_check (it cannot see that processor's work)", hint, run)
 			}
@@ -569,7 +569,7 @@ func TestForcedWriterTimeoutAdvice(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer lock.Release()
-	w := fastWriter(t, l.Queue).WithForcedProcessor(l.Dir)
+	w := fastWriter(t, l.Queue).WithForcedProcessor(filepath.Join(l.Dir, DBName))
 	run := "'mcpctl queue process --force --library " + l.Dir + "'"
 
 	_, err = w.Submit(context.Background(), promptlib.OpCreatePrompt, createPrompt("never claimed"))

@@ -22,6 +22,7 @@ type Config struct {
 	DB         *dbread.DB // the library, opened read-only; nil when it could not be opened
 	LibraryErr error      // why DB is nil, said on the Library and Gate screens
 	LibraryDir string     // where the library is, for messages
+	LibraryDB  string     // its database file; "" for LibraryDir's prompts.db
 	// OpenLibrary opens the library when DB is nil: the console calls it every libraryRetry
 	// until it succeeds, so a library created after the console started (as the Library
 	// screen advises) is followed without a restart. The console closes what it returns. nil:

@@ -93,12 +93,13 @@ func (s *queueScreen) init() tea.Cmd {
 
 func (s *queueScreen) scan() tea.Cmd {
 	dir, lib, kinds, goos := s.cfg.QueueDir, s.cfg.LibraryDir, s.kinds, cmp.Or(s.cfg.GOOS, runtime.GOOS)
+	db := cmp.Or(s.cfg.LibraryDB, filepath.Join(lib, queue.DBName))
 	return func() tea.Msg {
 		st, err := scanQueueWith(dir, kinds)
 		var proc string
 		var idle bool
 		if lib != "" && dir != "" {
-			a := queue.WhoAnswers(queue.IsStandalone(lib), lib, dir, goos)
+			a := queue.WhoAnswers(queue.IsStandalone(lib), queue.LibraryArgs(db, dir), dir, goos)
 			proc, idle = a.String(), a.Idle()
 		}
 		// Operation files, their names and error files are anyone's text (see display). The id

@@ -395,7 +395,7 @@ func appProcessor(goos string, lib Library) (state string, problem *string) {
 	if lib.Standalone {
 		return "app", nil // the caller asks its own processor
 	}
-	switch a := queue.WhoAnswers(false, lib.Dir, lib.Queue, goos); {
+	switch a := queue.WhoAnswers(false, queue.LibraryArgs(lib.DB, lib.Queue), lib.Queue, goos); {
 	case a.App:
 		return "app", nil
 	case a.Err != nil:
@@ -409,7 +409,7 @@ func appProcessor(goos string, lib Library) (state string, problem *string) {
 	}
 	return "none", promptlib.Ptr(fmt.Sprintf("nothing applies this library's writes here: the Prompteka app runs only on macOS, "+
 		"and no 'mcpctl queue process --force' runs for the library, so every write is refused (PROCESSOR_STOPPED) and nothing is saved. "+
-		"Ask the user to run %s in a terminal, or to serve a standalone library", promptlib.Quoted("mcpctl queue process --force --library "+promptlib.ShellWord(lib.Dir))))
+		"Ask the user to run %s in a terminal, or to serve a standalone library", promptlib.Quoted("mcpctl queue process --force "+queue.LibraryArgs(lib.DB, lib.Queue))))
 }
 
 // scope lists the folders the session reads, nil for the whole library.

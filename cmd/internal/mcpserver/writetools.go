@@ -32,7 +32,10 @@ const electionRetry = 5 * time.Second
 // when the library is standalone (one per library, elected by flock).
 func newWriteTools(ctx context.Context, c *core) (*writeTools, error) {
 	d := &writeTools{core: c, close: func() {}}
-	w := queue.NewWriter(d.lib.Queue, d.log)
+	// What mcpctl's processor recorded of a write answers get_operation_status when the queue's
+	// files cannot: a standalone library's, or a Prompteka library's that 'queue process --force'
+	// applied (the app keeps no such record, and then there is none to read).
+	w := queue.NewWriter(d.lib.Queue, d.log).WithRecord(d.db.AppliedResponse)
 	d.w = w
 	// A queue that cannot be cleaned (missing, unreadable) still lets the read tools work; each
 	// write then says what is wrong with it.
@@ -42,12 +45,12 @@ func newWriteTools(ctx context.Context, c *core) (*writeTools, error) {
 	if !d.lib.Standalone && runtime.GOOS != "darwin" {
 		// Only a forced processor answers a Prompteka library away from macOS: a write says
 		// so at once while none runs.
-		w.WithForcedProcessor(d.lib.Dir)
+		w.WithForcedProcessor(d.lib.DB)
 	}
 	if d.lib.Standalone {
 		// A write to a library whose own processor cannot run fails at once with the reason,
 		// instead of waiting for an answer that cannot come.
-		w.WithProcessor(d.proc.Alive).WithRecord(d.db.AppliedResponse)
+		w.WithProcessor(d.proc.Alive)
 		ctx, cancel := context.WithCancel(ctx)
 		var wg sync.WaitGroup
 		wg.Add(1)
