@@ -72,7 +72,7 @@ func TestFailedRedactStageWithholds(t *testing.T) {
 	eventually(t, 20*time.Second, "db's tools are listed", func() bool { return slicesContains(toolNames(t, s), "db__big") })
 	te := s.callError(t, "db__big", map[string]any{}, "CONTENT_WITHHELD")
 	all := te.Message + te.Hint
-	for _, want := range []string{"db/big", "stage redact", `"redact: no rules file"`, "mcpctl pipeline run --model safe", "onFailure: passthrough"} {
+	for _, want := range []string{"db/big", "stage redact", `"redact: no rules file"`, "mcpctl pipeline run --model safe --project web --verbose FILE", "onFailure: passthrough"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("the error %q / %q does not say %q", te.Message, te.Hint, want)
 		}

@@ -278,8 +278,8 @@ func withholds(spec StageSpec) bool {
 
 // withhold is Transform's answer when a stage that withholds failed: no part of the content,
 // a notice in its place, and a *WithheldError saying which stage failed, why and the fix.
-func (e *Engine) withhold(ctx context.Context, out Output, m Model, spec StageSpec, err error) (Output, error) {
-	we := &WithheldError{Model: m.Name, File: m.File, Stage: spec.Type, Err: err}
+func (e *Engine) withhold(ctx context.Context, out Output, m Model, spec StageSpec, project string, err error) (Output, error) {
+	we := &WithheldError{Model: m.Name, File: m.File, Stage: spec.Type, Project: project, Err: err}
 	if ctx.Err() != nil {
 		e.stopped(ctx, m, spec)
 	} else {
@@ -374,7 +374,7 @@ func (e *Engine) Transform(ctx context.Context, req Request) (Output, error) {
 					sm.Error = err.Error()
 					if withholds(spec) {
 						out.Metrics.Stages = append(out.Metrics.Stages, sm)
-						return e.withhold(ctx, out, m, spec, err)
+						return e.withhold(ctx, out, m, spec, req.Project, err)
 					}
 					if ctx.Err() != nil {
 						e.stopped(ctx, m, spec)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mcpctl/mcpctl/promptlib"
 	"github.com/mcpctl/mcpctl/schemas"
 )
 
@@ -35,7 +36,10 @@ type WithheldError struct {
 	Model string // the proxymodel
 	File  string // the proxymodel's file, "" for a built-in
 	Stage string // the stage that failed
-	Err   error  // why, wrapping ErrStageFailed
+	// Project is the project the stage was told, "" for none: run again without it, a stage
+	// that works per project would be told none, and not fail as it did.
+	Project string
+	Err     error // why, wrapping ErrStageFailed
 }
 
 func (e *WithheldError) Error() string {
@@ -48,8 +52,12 @@ func (e *WithheldError) Fix() string {
 	if e.File != "" {
 		where = "its config in " + e.File
 	}
-	return fmt.Sprintf("see why with 'mcpctl pipeline run --model %s --verbose FILE' and fix the stage (%s); "+
-		"if its work is optional, set onFailure: passthrough in %s", e.Model, e.Stage, where)
+	run := "mcpctl pipeline run --model " + promptlib.ShellWord(e.Model)
+	if e.Project != "" {
+		run += " --project " + promptlib.ShellWord(e.Project)
+	}
+	return fmt.Sprintf("see why with %s and fix the stage (%s); "+
+		"if its work is optional, set onFailure: passthrough in %s", promptlib.Quoted(run+" --verbose FILE"), e.Stage, where)
 }
 
 func (e *WithheldError) Unwrap() []error { return []error{ErrWithheld, e.Err} }
