@@ -396,3 +396,16 @@ func TestBrokenPipeElsewhereIsReported(t *testing.T) {
 		t.Errorf("a socket's broken pipe: exit %d, stderr %q; want 1 and the error", code, stderr.String())
 	}
 }
+
+// What a session that cannot be served says is one line: the problem, its fix and the restart,
+// each ending in one full stop whether or not its text brought one.
+func TestSessionProblem(t *testing.T) {
+	for _, tc := range []struct{ msg, hint, want string }{
+		{"no folder X", "create it.", "no folder X. To fix: create it. Then restart the MCP server (or reconnect it in the client)."},
+		{"no folder X.", "", "no folder X. Then restart the MCP server (or reconnect it in the client)."},
+	} {
+		if got := sessionProblem(tc.msg, tc.hint); got != tc.want {
+			t.Errorf("sessionProblem(%q, %q) = %q, want %q", tc.msg, tc.hint, got, tc.want)
+		}
+	}
+}
