@@ -27,6 +27,25 @@ func readLibrary(ctx context.Context, env Env, lf *libraryFlags) (promptlib.Libr
 	return db.Library(ctx)
 }
 
+// libraryFolders reads the resolved library's folders once, read-only, without its prompts.
+func libraryFolders(ctx context.Context, env Env, lf *libraryFlags) ([]promptlib.Folder, error) {
+	lib, err := lf.resolve(ctx, env, false)
+	if err != nil {
+		return nil, err
+	}
+	db, err := dbread.Open(ctx, lib.DB, dbread.Options{})
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	infos, err := db.Folders(ctx)
+	folders := make([]promptlib.Folder, len(infos))
+	for i, f := range infos {
+		folders[i] = f.Folder
+	}
+	return folders, err
+}
+
 // libraryHint says what to do about a library database that exists but is not one mcpctl can
 // read: not SQLite at all, damaged, or another program's database. Every command that opens a
 // library (get, describe, gate, queue process, serve …) reports its error through report, so

@@ -55,7 +55,7 @@ func getProjects(ctx context.Context, env Env, args []string) error {
 	}
 	// The folders are checked where there is a library to check them in: without one, the list
 	// is still worth having, but a library the user named and that cannot be read is said.
-	lib, libErr := readLibrary(ctx, env, lf)
+	folders, libErr := libraryFolders(ctx, env, lf) // the prompts, a library's bulk, are not needed
 	if ue := (*usageError)(nil); errors.As(libErr, &ue) {
 		return libErr
 	} else if libErr != nil && (lf.library != "" || lf.db != "") {
@@ -78,7 +78,7 @@ func getProjects(ctx context.Context, env Env, args []string) error {
 	row := func(p gate.Project, from string) {
 		problems := projectModelProblems(env, &p)
 		if p.Folder != "" && libErr == nil {
-			if _, err := gate.ResolveFolder(lib.Folders, p.Folder); err != nil {
+			if _, err := gate.ResolveFolder(folders, p.Folder); err != nil {
 				// serve answers PROJECT_UNAVAILABLE for it: first, as it stops the project.
 				problems = append([]mcpserver.ModelProblem{{Field: "folder",
 					Message: fmt.Sprintf("%s (%q), so serve refuses the project (PROJECT_UNAVAILABLE)", folderProblem(err), p.Folder)}}, problems...)

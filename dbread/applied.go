@@ -2,11 +2,6 @@ package dbread
 
 import (
 	"context"
-	"database/sql"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"strings"
 
 	"github.com/mcpctl/mcpctl/promptlib"
 )
@@ -26,17 +21,6 @@ func (db *DB) AppliedResponse(ctx context.Context, id string) (r promptlib.Respo
 	if err := pool.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'applied_ops'`).Scan(&n); err != nil || n == 0 {
 		return r, false, db.wrap("read applied operations", err)
 	}
-	// The processor records ids in lower case; an older version kept the spelling given.
-	var stored string
-	err = pool.QueryRowContext(ctx, `SELECT response FROM applied_ops WHERE op_id IN (?, ?)`, strings.ToLower(id), id).Scan(&stored)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return r, false, nil
-	case err != nil:
-		return r, false, db.wrap("read applied operations", err)
-	}
-	if err := json.Unmarshal([]byte(stored), &r); err != nil {
-		return r, false, fmt.Errorf("dbread: the recorded answer of operation %s is not JSON: %w", id, err)
-	}
-	return r, true, nil
+	r, ok, err = promptlib.RecordedAnswer(ctx, pool, id)
+	return r, ok, db.wrap("read applied operations", err)
 }

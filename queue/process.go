@@ -2,7 +2,6 @@ package queue
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -336,18 +335,11 @@ func (p *Processor) applyOnce(ctx context.Context, op promptlib.Operation) (prom
 	// Ids are recorded in lower case, as the rest of the queue compares them without case: one
 	// operation dropped as {id}.json and {ID}.json is applied once. A record an older version
 	// made under another spelling is still found by the id as given.
-	key := strings.ToLower(op.ID)
-	var stored string
-	err = tx.QueryRowContext(ctx, `SELECT response FROM applied_ops WHERE op_id IN (?, ?)`, key, op.ID).Scan(&stored)
-	switch {
-	case err == nil:
-		var r promptlib.Response
-		if err := json.Unmarshal([]byte(stored), &r); err != nil {
-			return r, false, fmt.Errorf("queue: recorded response of %s: %w", op.ID, err)
+	if r, ok, err := promptlib.RecordedAnswer(ctx, tx, op.ID); err != nil || ok {
+		if err != nil {
+			err = fmt.Errorf("queue: %w", err)
 		}
-		return r, true, nil
-	case !errors.Is(err, sql.ErrNoRows):
-		return promptlib.Response{}, false, fmt.Errorf("queue: applied_ops: %w", err)
+		return r, ok, err
 	}
 	// A failure of the database itself is an error, not an answer: the transaction is rolled
 	// back and the caller names the cause (a full disk, a read-only file) in the answer.
@@ -357,7 +349,7 @@ func (p *Processor) applyOnce(ctx context.Context, op promptlib.Operation) (prom
 	}
 	b, _ := json.Marshal(resp)
 	if _, err := tx.ExecContext(ctx, `INSERT INTO applied_ops (op_id, applied_at, response) VALUES (?, ?, ?)`,
-		key, p.Now().Unix(), string(b)); err != nil {
+		promptlib.Key(op.ID), p.Now().Unix(), string(b)); err != nil {
 		return promptlib.Response{}, false, fmt.Errorf("queue: record %s: %w", op.ID, err)
 	}
 	if err := tx.Commit(); err != nil {

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/mcpctl/mcpctl/dbread"
 	"github.com/mcpctl/mcpctl/promptlib"
 )
 
@@ -16,11 +15,6 @@ import (
 // record the first was "processing" and the second "unknown", for a write in the library.
 func TestStatusReadsTheProcessorsRecord(t *testing.T) {
 	l := newLib(t, 1)
-	db, err := dbread.Open(context.Background(), filepath.Join(l.Dir, DBName), dbread.Options{CacheDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
 	committed, release := make(chan string, 1), make(chan struct{})
 	startProcessor(t, l, func(point, id string) {
 		if point == HookAfterCommit {
@@ -31,7 +25,16 @@ func TestStatusReadsTheProcessorsRecord(t *testing.T) {
 	id := dropOp(t, l.Queue, promptlib.OpCreatePrompt, createPrompt("recorded"))
 	<-committed
 	bare := NewWriter(l.Queue, testLogger(t))
-	recorded := NewWriter(l.Queue, testLogger(t)).WithRecord(db.AppliedResponse)
+	// The record as serve reads it (dbread.AppliedResponse, tested in dbread), read here through
+	// another connection than the processor's.
+	reader, err := OpenStore(filepath.Join(l.Dir, DBName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { reader.Close() })
+	recorded := NewWriter(l.Queue, testLogger(t)).WithRecord(func(ctx context.Context, id string) (promptlib.Response, bool, error) {
+		return promptlib.RecordedAnswer(ctx, reader, id)
+	})
 	check := func(when string, w *Writer, want OpState, withResponse bool) {
 		t.Helper()
 		st, err := w.Status(context.Background(), id)
@@ -58,7 +61,4 @@ func TestStatusReadsTheProcessorsRecord(t *testing.T) {
 	}
 	check("applied long ago, files only", bare, StateUnknown, false)
 	check("applied long ago, with the record", recorded, StateApplied, true)
-	if _, ok, err := db.AppliedResponse(context.Background(), "11111111-1111-4111-8111-111111111111"); ok || err != nil {
-		t.Errorf("an operation never applied: recorded %v, %v; want no record", ok, err)
-	}
 }
