@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/mcpctl/mcpctl/promptlib"
-	"golang.org/x/text/unicode/norm"
 )
 
 // SystemFolder is the top-level library folder that holds the gate texts. Its prompts configure
@@ -104,13 +103,14 @@ func ResolveFolder(folders []promptlib.Folder, spec string) (string, error) {
 
 func quote(s string) string { return `"` + s + `"` }
 
-// normPath is a folder path as compared: its parts trimmed, in NFC, so that "Café" typed in a
-// project file finds the folder whose name the app stored decomposed (e + U+0301): they read
-// the same, and a user told to create a folder they can see could not fix it.
+// normPath is a folder path as compared: each part as promptlib.NameKey has it, in lower case,
+// so that the folder a name finds is the one create_folder calls the same ("Café" typed in a
+// project file and the app's decomposed e + U+0301; "Web  App" and "Web App"): a user told to
+// create a folder they can see could not fix it, as create_folder would refuse it as existing.
 func normPath(p string) string {
-	parts := strings.Split(norm.NFC.String(p), "/")
+	parts := strings.Split(p, "/")
 	for i, s := range parts {
-		parts[i] = strings.TrimSpace(s)
+		parts[i] = strings.ToLower(promptlib.NameKey(s))
 	}
 	return strings.Join(parts, "/")
 }

@@ -32,6 +32,10 @@ func TestResolveFolder(t *testing.T) {
 	backend := f.paths["Engineering / Backend"]
 	f.folder("Writing / Go")
 	cafe := f.folder("Engineering / Cafe\u0301")
+	// Names create_folder calls the same as what a project file says: two spaces, a zero-width
+	// space, another case. Told "not found", the user could not create them.
+	webApp := f.folder("Web  App")
+	personal := f.folder("Personal\u200b")
 	tests := []struct {
 		spec    string
 		want    string
@@ -47,6 +51,8 @@ func TestResolveFolder(t *testing.T) {
 		// Composed in the project file, decomposed in the library (or the other way): the same.
 		{"Café", cafe, ""},
 		{"Engineering / Cafe\u0301", cafe, ""},
+		{"Web App", webApp, ""},
+		{"personal", personal, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.spec, func(t *testing.T) {

@@ -6,7 +6,7 @@ import "strings"
 // pre-check and Apply both call them, so the two can never disagree.
 //
 // The sameness rule: sibling folder names are the same when they look the same in a list.
-// They compare by nameKey (visible.go: Unicode NFC, so "Données" composed and decomposed are one
+// They compare by NameKey (visible.go: Unicode NFC, so "Données" composed and decomposed are one
 // name; without invisible characters; spaces collapsed and trimmed, so "A" and "A " are one)
 // with Unicode simple case folding (strings.EqualFold), so "über" and "Über" are the same name,
 // as are "Ärger" and "ärger". SQLite's NOCASE folds ASCII only, which is why Apply checks
@@ -14,7 +14,7 @@ import "strings"
 
 // sameName reports whether two folder names count as the same under the write rules
 // (siblingNamed compares so, its own name's key made once).
-func sameName(a, b string) bool { return strings.EqualFold(nameKey(a), nameKey(b)) }
+func sameName(a, b string) bool { return strings.EqualFold(NameKey(a), NameKey(b)) }
 
 // folderIndex is folders by upper-cased id.
 type folderIndex map[string]Folder
@@ -35,9 +35,9 @@ func (t folderIndex) get(id string) (Folder, bool) {
 // siblingNamed returns a folder in parent (nil: the top level) named name (sameName), other
 // than except.
 func (t folderIndex) siblingNamed(parent *string, name, except string) (Folder, bool) {
-	key := nameKey(name)
+	key := NameKey(name)
 	for _, f := range t {
-		if sameParent(parent, f.ParentID) && !strings.EqualFold(f.ID, except) && strings.EqualFold(nameKey(f.Name), key) {
+		if sameParent(parent, f.ParentID) && !strings.EqualFold(f.ID, except) && strings.EqualFold(NameKey(f.Name), key) {
 			return f, true
 		}
 	}

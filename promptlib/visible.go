@@ -12,7 +12,7 @@ import (
 // line in lists, trees and clients' command pickers, so two that look the same there must not
 // be told apart by something nobody sees: a control character, a zero-width space, a bidi
 // override, an invisible filler. Such characters are refused where they are written, and
-// sibling folder names are compared without them (nameKey), as a library written by another
+// sibling folder names are compared without them (NameKey), as a library written by another
 // program may hold them.
 //
 // Two joiners and the variation selectors are kept where they do visible work, as refusing them
@@ -201,11 +201,12 @@ func lastIsSpace(s string) bool {
 	return unicode.IsSpace(last)
 }
 
-// nameKey is what a folder name is compared by with its siblings': what it looks like. It is the
+// NameKey is what a folder name is compared by, with its siblings' and with a project's folder:
+// what it looks like. It is the
 // name in Unicode NFC (so a letter composed and decomposed is one spelling), without what the
 // visible-text rules refuse, with each run of spaces as one space and none around. Case is left
 // to the comparison (sameName).
-func nameKey(s string) string {
+func NameKey(s string) string {
 	if plainASCII(s) {
 		return s // most names: nothing to normalise, nothing to allocate
 	}
@@ -230,7 +231,7 @@ func nameKey(s string) string {
 }
 
 // plainASCII reports a name of printable ASCII with single spaces between words and none
-// around: its own nameKey.
+// around: its own NameKey.
 func plainASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
