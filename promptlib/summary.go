@@ -14,7 +14,8 @@ const MaxSummary = 160
 // server's kept view) and computed again only for prompts that change, so any change to what
 // Summary returns must bump it: kept copies of another version are rebuilt.
 //
-// Version 4 skips fenced code as Fence reads it (version 3 skipped each line starting "```" or
+// Version 5 reads a setext heading (Title over "===" or "---") as a heading, where version 4
+// took "Title =====" as the first sentence; version 4 skips fenced code as Fence reads it (version 3 skipped each line starting "```" or
 // "~~~", "```x``` is code" included, and took the lines between them as text); version 3 keeps
 // link syntax inside a code span as written (`m[k](v)` is code, not a link); version 2 removes '*', '_', '`' and '~' only where they delimit emphasis, strikethrough or
 // code; version 1 removed them all.

@@ -200,7 +200,13 @@ func (g *gateComponent) intercept(next server.ToolHandlerFunc) server.ToolHandle
 			res.Content = append([]mcp.Content{mcp.NewTextContent(text)}, res.Content...)
 			g.carryBriefing(ctx, name, res, text)
 		}
-		g.record(ctx, b, len(text))
+		if berr != nil {
+			// The traffic says what reached the model, as the session does: what matched, but
+			// nothing sent.
+			g.record(ctx, b, 0, false)
+		} else {
+			g.record(ctx, b, len(text), true)
+		}
 		if b.Ungated {
 			g.ungated()
 		}
@@ -328,7 +334,9 @@ func (g *gateComponent) bodies(ctx context.Context, ids []string) (map[string]st
 }
 
 // record puts what the gate did into the call's record, for its traffic event.
-func (g *gateComponent) record(ctx context.Context, b gate.Briefing, bytes int) {
+// record puts the gate's part in the call's traffic event; sent is false when the briefing did
+// not reach the model, whose prompts then count as matched only.
+func (g *gateComponent) record(ctx context.Context, b gate.Briefing, bytes int, sent bool) {
 	state := "open"
 	if g.sess.Gated() {
 		state = "gated"
@@ -336,10 +344,12 @@ func (g *gateComponent) record(ctx context.Context, b gate.Briefing, bytes int) 
 	// A prompt sent as its table of contents is sent, and one held so is matched. Priority 10 is
 	// sent whatever the tags and is not matched: counted apart, so sent less critical is of matched.
 	sel := b.Selection
-	callFrom(ctx).setGate(traffic.Gate{State: state,
-		Matched:  len(sel.Full) + len(sel.TOC) + len(sel.Listed) + sel.MoreListed + len(sel.AlreadySent) + len(sel.AlreadyTOC),
-		Sent:     len(b.Sent()) + len(sel.TOC) + len(sel.CriticalTOC),
-		Critical: len(sel.Critical) + len(sel.CriticalTOC), Bytes: bytes})
+	tg := traffic.Gate{State: state, Bytes: bytes,
+		Matched: len(sel.Full) + len(sel.TOC) + len(sel.Listed) + sel.MoreListed + len(sel.AlreadySent) + len(sel.AlreadyTOC)}
+	if sent {
+		tg.Sent, tg.Critical = len(b.Sent())+len(sel.TOC)+len(sel.CriticalTOC), len(sel.Critical)+len(sel.CriticalTOC)
+	}
+	callFrom(ctx).setGate(tg)
 }
 
 // ungated tells the client the tool list changed: the library tools and read_prompts replace
@@ -423,7 +433,7 @@ func (g *gateComponent) brief(ctx context.Context, args json.RawMessage, call fu
 	g.sess.Unsent(chosen, b)
 	text = capText(b, text, wholeResult, asResult)
 	g.logUnknown(unknown)
-	g.record(ctx, b, len(text))
+	g.record(ctx, b, len(text), true)
 	if b.Ungated {
 		g.ungated()
 	}

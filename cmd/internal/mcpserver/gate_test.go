@@ -318,18 +318,24 @@ func TestInterceptWhoseBriefingFailedSendsItLater(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.Close)
+	var recorded *call // the traffic event's part of the last call
 	call := func(name string, args map[string]any) string {
 		t.Helper()
 		msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": map[string]any{"name": name, "arguments": args}})
-		raw, err := json.Marshal(s.srv.HandleMessage(ctx, msg))
+		recorded = &call{}
+		raw, err := json.Marshal(s.srv.HandleMessage(withCall(ctx, recorded), msg))
 		if err != nil {
 			t.Fatal(err)
 		}
 		return string(raw)
 	}
-	s.db.Close() // every body read now fails; the queue tool intercepted reads no library
+	s.db.Close() // every body read now fails; the queue tool intercepted needs no prompt
 	if out := call("get_operation_status", map[string]any{"operationId": "00000000-0000-4000-8000-000000000000"}); strings.Contains(out, "Never push to main.") {
 		t.Fatalf("the intercepted call carries the rule although bodies could not be read: %s", out)
+	}
+	// Its traffic says so too: nothing sent, not the prompts that would have been.
+	if g := recorded.gate; g == nil || g.Sent != 0 || g.Critical != 0 || g.Bytes != 0 {
+		t.Errorf("the failed briefing's traffic: %+v; want a gate part with nothing sent", g)
 	}
 	reopened, err := dbread.Open(ctx, lib.DB, dbread.Options{})
 	if err != nil {
