@@ -46,7 +46,7 @@ var builtinStages = map[string]Stage{
 // served: it is bumped when a built-in's output changes, and carries the build's VCS revision
 // where the binary has one.
 var builtinVersion = func() string {
-	v := "builtin-12"
+	v := "builtin-13"
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range bi.Settings {
 			if s.Key == "vcs.revision" || s.Key == "vcs.time" {

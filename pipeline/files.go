@@ -4,6 +4,7 @@ import (
 	"context"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // Several files in one text, each under its path and a "---" line between them, are what
@@ -127,9 +128,31 @@ func (sp splitter) splitFiles(ctx context.Context, t string, parts []filePart) [
 		}
 	}
 	if len(files) > sp.maxSections {
-		files = groupTitled(files, sp.maxSections)
+		// Ranges are named by their first and last file, without the directory all share, and
+		// by a long name's end: clipped at 36 characters, every absolute path under one project
+		// read the same ("/Users/alice/work/myproject/src/c… … /Users/alice/work/myproject/src/c…").
+		dir := commonDir(parts)
+		files = groupTitledBy(files, sp.maxSections, func(i int) string {
+			name := strings.TrimPrefix(parts[i].path, dir)
+			if n := utf8.RuneCountInString(name); n > 36 {
+				name = "…" + string([]rune(name)[n-35:])
+			}
+			return name
+		})
 	}
 	return files
+}
+
+// commonDir is the directory, with its final slash, that every part's path starts with; "" when
+// there is none.
+func commonDir(parts []filePart) string {
+	dir := parts[0].path[:strings.LastIndexByte(parts[0].path, '/')+1]
+	for _, p := range parts[1:] {
+		for !strings.HasPrefix(p.path, dir) {
+			dir = dir[:strings.LastIndexByte(dir[:len(dir)-1], '/')+1]
+		}
+	}
+	return dir
 }
 
 // pathTitle is a path as a section's title: its end, where the file's name is, when it is long.

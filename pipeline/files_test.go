@@ -115,3 +115,33 @@ func TestFilesNeedAPathAfterEveryRule(t *testing.T) {
 		}
 	}
 }
+
+// Many files under one long directory are grouped in ranges named by their files, not by the
+// directory they share: cut at 36 characters, every range of absolute paths read
+// "/Users/alice/work/myproject/src/c… … /Users/alice/work/myproject/src/c…".
+func TestFileRangesAreNamedByTheirFiles(t *testing.T) {
+	var files [][2]string
+	for i := range 30 {
+		files = append(files, [2]string{fmt.Sprintf("/Users/alice/work/myproject/src/components/widget%02d.tsx", i), "export const x = 1;\n"})
+	}
+	files = append(files, [2]string{"/Users/alice/work/myproject/src/a/very/deep/directory/of/many/levels/last.tsx", "export const y = 2;\n"})
+	text := readMultipleFiles(files)
+	_, sections := newSplitter(nil).split(context.Background(), text)
+	checkTiling(t, text, sections)
+	seen := map[string]bool{}
+	for _, s := range sections {
+		if s.Kind != KindRange {
+			continue
+		}
+		if seen[s.Title] || strings.Contains(s.Title, "/Users/alice") || !strings.Contains(s.Title, ".tsx") {
+			t.Errorf("range %q: want each range named by its first and last file, below the directory they share", s.Title)
+		}
+		seen[s.Title] = true
+	}
+	if len(seen) < 2 {
+		t.Fatalf("%d ranges in %d sections; want the 31 files grouped", len(seen), len(sections))
+	}
+	if want := "components/widget00.tsx … components/widget04.tsx"; sections[0].Title != want {
+		t.Errorf("first range %q, want %q", sections[0].Title, want)
+	}
+}

@@ -85,6 +85,12 @@ func (sp *splitter) groupBySize(secs []Section, end int, title func(a, b int) st
 // a range that would hold one section is that section, which keeps its own title and summary.
 // Such sections are few and each is read for its own title, so they are grouped by count.
 func groupTitled(items []Section, max int) []Section {
+	return groupTitledBy(items, max, func(i int) string { return items[i].Title })
+}
+
+// groupTitledBy is groupTitled with a range's ends named by name(i), where the items' titles
+// would not tell ranges apart (files' paths under one long directory).
+func groupTitledBy(items []Section, max int, name func(i int) string) []Section {
 	size := niceSize((len(items) + max - 1) / max)
 	var out []Section
 	for a := 0; a < len(items); a += size {
@@ -93,7 +99,7 @@ func groupTitled(items []Section, max int) []Section {
 			out = append(out, items[a])
 			continue
 		}
-		out = append(out, Section{Start: items[a].Start, Kind: KindRange, Title: clip(items[a].Title, 36) + " … " + clip(items[b-1].Title, 36), Children: items[a:b:b]})
+		out = append(out, Section{Start: items[a].Start, Kind: KindRange, Title: clip(name(a), 36) + " … " + clip(name(b-1), 36), Children: items[a:b:b]})
 	}
 	return out
 }
